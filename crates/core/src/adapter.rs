@@ -1,0 +1,125 @@
+//! The `Adapter` trait: everything gatehouse knows about one agent, behind one interface. An
+//! adapter turns the agent's hook events into prompts and observations, turns verdicts back into
+//! the agent's native output, and states its capability flags. Adapters are registered by id in
+//! an [`AdapterRegistry`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::answer::Verdict;
+use crate::capability::AdapterCapabilities;
+use crate::prompt::NewPrompt;
+
+/// Something a hook saw the agent do that may settle pending prompts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Observation {
+    /// A tool call finished: the person allowed it somewhere, so a pending prompt for the same
+    /// call (same adapter, session and correlation key) is over.
+    ToolFinished { adapter: String, session: String, correlation: String },
+    /// The agent's turn ended: nothing of that session is still waiting.
+    TurnEnded { adapter: String, session: String },
+    /// The session ended.
+    SessionEnded { adapter: String, session: String },
+}
+
+impl Observation {
+    /// Why the prompts this observation settles are withdrawn, in words.
+    pub fn withdrawal_reason(&self) -> &'static str {
+        match self {
+            Observation::ToolFinished { .. } => "the tool ran: it was allowed in the agent's terminal",
+            Observation::TurnEnded { .. } => "the agent's turn ended",
+            Observation::SessionEnded { .. } => "the agent's session ended",
+        }
+    }
+}
+
+/// How long the hook of a prompt stays with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldMode {
+    /// Wait for a verdict, a release, a withdrawal or the deadline.
+    UntilOutcome,
+    /// Register the prompt for watching and return at once, with no verdict.
+    RegisterOnly,
+}
+
+/// What one hook event asks of gatehouse.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookEvent {
+    /// The agent shows a prompt.
+    Prompt { prompt: NewPrompt, hold: HoldMode },
+    /// The agent did something that may settle prompts.
+    Observe(Observation),
+    /// Nothing for gatehouse.
+    Ignore,
+}
+
+/// Why a hook's input could not be read as an event of the agent.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ParseError {
+    #[error("the hook input is not JSON: {0}")]
+    NotJson(String),
+    #[error("the hook input is JSON but not a hook event: {0}")]
+    NotAnEvent(String),
+}
+
+/// One agent.
+#[async_trait]
+pub trait Adapter: Send + Sync {
+    /// A short stable id, such as `claude`; used in commands, prompts and the wire.
+    fn id(&self) -> &'static str;
+
+    /// The agent's name for people, such as `Claude Code`.
+    fn name(&self) -> &'static str;
+
+    /// The adapter's capability flags. Asynchronous because an adapter may need to look at the
+    /// installed agent (its version, a probe record) to know what is proven.
+    async fn capabilities(&self) -> AdapterCapabilities;
+
+    /// Reads one hook event from the bytes the agent wrote to the hook's stdin.
+    fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError>;
+
+    /// The bytes the hook writes to stdout so that the agent applies `verdict` to `prompt`.
+    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String;
+}
+
+/// Adapters by id.
+#[derive(Default, Clone)]
+pub struct AdapterRegistry {
+    adapters: BTreeMap<&'static str, Arc<dyn Adapter>>,
+}
+
+impl AdapterRegistry {
+    pub fn new() -> Self {
+        AdapterRegistry::default()
+    }
+
+    pub fn register(&mut self, adapter: Arc<dyn Adapter>) {
+        self.adapters.insert(adapter.id(), adapter);
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<dyn Adapter>> {
+        self.adapters.get(id).cloned()
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.adapters.keys().copied()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Adapter>> {
+        self.adapters.values()
+    }
+
+    /// Every adapter's capability flags, in id order.
+    pub async fn capabilities(&self) -> Vec<AdapterCapabilities> {
+        let mut all = Vec::with_capacity(self.adapters.len());
+        for adapter in self.adapters.values() {
+            all.push(adapter.capabilities().await);
+        }
+        all
+    }
+}

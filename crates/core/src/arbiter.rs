@@ -1,0 +1,363 @@
+//! The arbiter: the one owner of every decision. It registers prompts, works out which actions
+//! each may offer, accepts at most one answer per prompt, and moves prompts through their states.
+//!
+//! Invariant: nothing but [`Arbiter::answer`] with an offered action and a valid answer produces
+//! a verdict. Deadlines, withdrawals, releases, disconnects and unknown ids never do.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::adapter::Observation;
+use crate::answer::{Answer, QuestionResponse, Verdict};
+use crate::capability::{Action, AdapterCapabilities};
+use crate::prompt::{DecisionId, NewPrompt, Prompt, PromptState};
+use crate::time::Timestamp;
+
+/// How many finished prompts are remembered, so that a late answer to one is refused as
+/// `not_pending` (with its final state) rather than `not_found`.
+const REMEMBERED_FINISHED_PROMPTS: usize = 65_536;
+
+/// A transition, as front ends see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A prompt was registered and is pending.
+    Added { prompt: Prompt },
+    /// A prompt moved to a new state.
+    Changed {
+        id: DecisionId,
+        state: PromptState,
+        at: Timestamp,
+        /// The front end that answered or released it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+        /// The action taken, for `resolved`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        action: Option<Action>,
+        /// Why, for `withdrawn` and the other endings, in words.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+}
+
+impl Event {
+    pub fn id(&self) -> DecisionId {
+        match self {
+            Event::Added { prompt } => prompt.id,
+            Event::Changed { id, .. } => *id,
+        }
+    }
+}
+
+/// How a held prompt ended, as its waiting hook learns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// A front end answered; the hook delivers this verdict to the agent.
+    Verdict { verdict: Verdict },
+    /// Handed back to the agent's own terminal.
+    Released,
+    /// Answered in the terminal, or otherwise over.
+    Withdrawn { reason: String },
+    /// The deadline passed with no answer.
+    Expired,
+}
+
+/// Why the arbiter refused a request. Each variant has a stable name for the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ArbiterError {
+    #[error("no adapter named `{adapter}` is known to this gateway")]
+    UnknownAdapter { adapter: String },
+    #[error("no prompt has the id {id}; run `gatehouse list` to see the pending ones")]
+    NotFound { id: DecisionId },
+    #[error("prompt {id} is no longer pending: it is {state}")]
+    NotPending { id: DecisionId, state: PromptState },
+    #[error("prompt {id} is read-only: {reason}")]
+    ReadOnly { id: DecisionId, reason: String },
+    #[error("`{action}` is not offered for prompt {id}; it offers: {offered}")]
+    ActionNotOffered { id: DecisionId, action: Action, offered: String },
+    #[error("the answer for prompt {id} is not valid: {problem}")]
+    InvalidAnswer { id: DecisionId, problem: String },
+    #[error("prompt {id} is {state}, so no verdict of it awaits a delivery receipt")]
+    NoVerdictAwaitingReceipt { id: DecisionId, state: PromptState },
+}
+
+impl ArbiterError {
+    /// The stable name of the error, as used on the wire.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ArbiterError::UnknownAdapter { .. } => "unknown_adapter",
+            ArbiterError::NotFound { .. } => "not_found",
+            ArbiterError::NotPending { .. } => "not_pending",
+            ArbiterError::ReadOnly { .. } => "read_only",
+            ArbiterError::ActionNotOffered { .. } => "action_not_offered",
+            ArbiterError::InvalidAnswer { .. } => "invalid_answer",
+            ArbiterError::NoVerdictAwaitingReceipt { .. } => "no_verdict_awaiting_receipt",
+        }
+    }
+}
+
+/// Owns every prompt that is pending or resolved, and remembers how recent others ended.
+#[derive(Debug, Default)]
+pub struct Arbiter {
+    adapters: BTreeMap<String, AdapterCapabilities>,
+    live: HashMap<DecisionId, Prompt>,
+    finished: HashMap<DecisionId, PromptState>,
+    finished_order: VecDeque<DecisionId>,
+}
+
+impl Arbiter {
+    pub fn new(adapters: impl IntoIterator<Item = AdapterCapabilities>) -> Self {
+        let adapters = adapters.into_iter().map(|caps| (caps.adapter.clone(), caps)).collect();
+        Arbiter { adapters, ..Arbiter::default() }
+    }
+
+    /// The adapters and their capability flags, in id order.
+    pub fn adapters(&self) -> impl Iterator<Item = &AdapterCapabilities> {
+        self.adapters.values()
+    }
+
+    /// Replaces one adapter's capability flags (for example after a probe). Prompts already
+    /// registered keep the actions they were offered.
+    pub fn set_capabilities(&mut self, capabilities: AdapterCapabilities) {
+        self.adapters.insert(capabilities.adapter.clone(), capabilities);
+    }
+
+    /// Registers a prompt, gives it a fresh decision id and works out its actions.
+    pub fn register(&mut self, new_prompt: NewPrompt, now: Timestamp) -> Result<Event, ArbiterError> {
+        let capabilities = self
+            .adapters
+            .get(&new_prompt.adapter)
+            .ok_or_else(|| ArbiterError::UnknownAdapter { adapter: new_prompt.adapter.clone() })?;
+        let actions = if new_prompt.read_only_reason.is_some() {
+            Vec::new()
+        } else {
+            capabilities.offered(new_prompt.kind, &new_prompt.tool)
+        };
+        let prompt = Prompt {
+            id: DecisionId::new_v7(),
+            prompt: new_prompt,
+            actions,
+            state: PromptState::Pending,
+            created_at: now,
+        };
+        self.live.insert(prompt.id, prompt.clone());
+        Ok(Event::Added { prompt })
+    }
+
+    /// The prompts that are pending, oldest first.
+    pub fn pending(&self) -> Vec<Prompt> {
+        let mut prompts: Vec<Prompt> =
+            self.live.values().filter(|prompt| prompt.state == PromptState::Pending).cloned().collect();
+        prompts.sort_by_key(|prompt| prompt.id);
+        prompts
+    }
+
+    pub fn pending_count(&self) -> usize {
+        self.live.values().filter(|prompt| prompt.state == PromptState::Pending).count()
+    }
+
+    pub fn get(&self, id: DecisionId) -> Option<&Prompt> {
+        self.live.get(&id)
+    }
+
+    /// The state of any prompt this arbiter knows, live or recently finished.
+    pub fn state_of(&self, id: DecisionId) -> Option<PromptState> {
+        self.live.get(&id).map(|prompt| prompt.state).or_else(|| self.finished.get(&id).copied())
+    }
+
+    /// Accepts a front end's answer if it is the first valid one, and returns the verdict.
+    pub fn answer(
+        &mut self,
+        id: DecisionId,
+        answer: Answer,
+        by: &str,
+        now: Timestamp,
+    ) -> Result<(Verdict, Event), ArbiterError> {
+        let prompt = self.pending_prompt(id)?;
+        if prompt.is_read_only() {
+            let reason = match &prompt.prompt.read_only_reason {
+                Some(reason) => reason.clone(),
+                None => self.read_only_reason(prompt),
+            };
+            return Err(ArbiterError::ReadOnly { id, reason });
+        }
+        let action = answer.action();
+        if !prompt.actions.contains(&action) {
+            let offered = prompt.actions.iter().map(|action| action.as_str()).collect::<Vec<_>>().join(", ");
+            return Err(ArbiterError::ActionNotOffered { id, action, offered });
+        }
+        if let Answer::Answer { responses } = &answer {
+            check_responses(prompt, responses).map_err(|problem| ArbiterError::InvalidAnswer { id, problem })?;
+        }
+        let event = self.set_state(id, PromptState::Resolved, now, Some(by), Some(action), None);
+        Ok((Verdict(answer), event))
+    }
+
+    /// Hands a pending prompt back to the agent's own terminal.
+    pub fn release(&mut self, id: DecisionId, by: &str, now: Timestamp) -> Result<Event, ArbiterError> {
+        self.pending_prompt(id)?;
+        Ok(self.set_state(id, PromptState::Released, now, Some(by), None, Some("handed back to the terminal")))
+    }
+
+    /// Withdraws a pending prompt: it was answered elsewhere, or its waiting hook went away.
+    pub fn withdraw(&mut self, id: DecisionId, reason: &str, now: Timestamp) -> Result<Event, ArbiterError> {
+        self.pending_prompt(id)?;
+        Ok(self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason)))
+    }
+
+    /// Ends a pending prompt whose deadline has passed. It never yields a verdict.
+    pub fn expire(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
+        self.pending_prompt(id)?;
+        Ok(self.set_state(id, PromptState::Expired, now, None, None, Some("no answer before the deadline")))
+    }
+
+    /// Records the hook's receipt: the verdict reached the agent.
+    pub fn confirm_delivery(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
+        self.resolved_prompt(id)?;
+        Ok(self.set_state(id, PromptState::Delivered, now, None, None, None))
+    }
+
+    /// Records that no receipt came in time: the verdict may or may not have reached the agent.
+    pub fn mark_unconfirmed(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
+        self.resolved_prompt(id)?;
+        Ok(self.set_state(id, PromptState::Unconfirmed, now, None, None, Some("no delivery receipt in time")))
+    }
+
+    /// Applies what a hook saw the agent do, withdrawing the pending prompts it settles.
+    pub fn observe(&mut self, observation: &Observation, now: Timestamp) -> Vec<Event> {
+        let settled: Vec<DecisionId> = match observation {
+            Observation::ToolFinished { adapter, session, correlation } => {
+                // Only the oldest match is withdrawn: two identical calls pending at once are two
+                // prompts, and one finished call settles one of them.
+                self.pending()
+                    .into_iter()
+                    .find(|prompt| {
+                        prompt.prompt.adapter == *adapter
+                            && prompt.prompt.session == *session
+                            && prompt.prompt.correlation == *correlation
+                    })
+                    .map(|prompt| vec![prompt.id])
+                    .unwrap_or_default()
+            }
+            Observation::SessionEnded { adapter, session } | Observation::TurnEnded { adapter, session } => self
+                .pending()
+                .into_iter()
+                .filter(|prompt| prompt.prompt.adapter == *adapter && prompt.prompt.session == *session)
+                .map(|prompt| prompt.id)
+                .collect(),
+        };
+        let reason = observation.withdrawal_reason();
+        settled.into_iter().map(|id| self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason))).collect()
+    }
+
+    fn pending_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
+        match self.live.get(&id) {
+            Some(prompt) if prompt.state == PromptState::Pending => Ok(prompt),
+            Some(prompt) => Err(ArbiterError::NotPending { id, state: prompt.state }),
+            None => match self.finished.get(&id) {
+                Some(state) => Err(ArbiterError::NotPending { id, state: *state }),
+                None => Err(ArbiterError::NotFound { id }),
+            },
+        }
+    }
+
+    fn resolved_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
+        match self.live.get(&id) {
+            Some(prompt) if prompt.state == PromptState::Resolved => Ok(prompt),
+            Some(prompt) => Err(ArbiterError::NoVerdictAwaitingReceipt { id, state: prompt.state }),
+            None => match self.finished.get(&id) {
+                Some(state) => Err(ArbiterError::NoVerdictAwaitingReceipt { id, state: *state }),
+                None => Err(ArbiterError::NotFound { id }),
+            },
+        }
+    }
+
+    fn read_only_reason(&self, prompt: &Prompt) -> String {
+        let agent = self.adapters.get(&prompt.prompt.adapter).map_or(prompt.prompt.adapter.as_str(), |caps| caps.name.as_str());
+        format!(
+            "{agent} offers no verified action for {} prompts of {}; answer it in the agent's terminal",
+            prompt.prompt.kind.as_str(),
+            prompt.prompt.tool
+        )
+    }
+
+    /// Moves a live prompt to `state` and builds the event. Callers have checked the transition.
+    fn set_state(
+        &mut self,
+        id: DecisionId,
+        state: PromptState,
+        now: Timestamp,
+        by: Option<&str>,
+        action: Option<Action>,
+        reason: Option<&str>,
+    ) -> Event {
+        if state.is_final() {
+            self.live.remove(&id);
+            self.remember_finished(id, state);
+        } else if let Some(prompt) = self.live.get_mut(&id) {
+            prompt.state = state;
+        }
+        Event::Changed {
+            id,
+            state,
+            at: now,
+            by: by.map(str::to_owned),
+            action,
+            reason: reason.map(str::to_owned),
+        }
+    }
+
+    fn remember_finished(&mut self, id: DecisionId, state: PromptState) {
+        if self.finished.len() >= REMEMBERED_FINISHED_PROMPTS {
+            if let Some(oldest) = self.finished_order.pop_front() {
+                self.finished.remove(&oldest);
+            }
+        }
+        self.finished.insert(id, state);
+        self.finished_order.push_back(id);
+    }
+}
+
+/// Checks a question answer: every question answered once, by known labels or text, and a
+/// single-choice question with exactly one choice.
+fn check_responses(prompt: &Prompt, responses: &[QuestionResponse]) -> Result<(), String> {
+    let questions = &prompt.prompt.questions;
+    let mut answered = HashSet::new();
+    for response in responses {
+        let question = questions
+            .iter()
+            .find(|question| question.id == response.question)
+            .ok_or_else(|| format!("there is no question `{}`; this prompt has {}", response.question, question_ids(prompt)))?;
+        if !answered.insert(question.id.as_str()) {
+            return Err(format!("question `{}` is answered twice", question.id));
+        }
+        for pick in &response.picks {
+            if !question.options.iter().any(|option| option.label == *pick) {
+                let labels = question.options.iter().map(|option| format!("`{}`", option.label)).collect::<Vec<_>>();
+                return Err(format!("`{pick}` is not an option of `{}`; its options are {}", question.id, labels.join(", ")));
+            }
+        }
+        let text = response.text.as_deref().map(str::trim).filter(|text| !text.is_empty());
+        let choices = response.picks.len() + usize::from(text.is_some());
+        if choices == 0 {
+            return Err(format!("question `{}` has neither a pick nor text", question.id));
+        }
+        if !question.multi && choices > 1 {
+            return Err(format!("question `{}` takes one choice, and the answer has {choices}", question.id));
+        }
+    }
+    if let Some(missing) = questions.iter().find(|question| !answered.contains(question.id.as_str())) {
+        return Err(format!("question `{}` ({}) has no answer; every question needs one", missing.id, missing.text));
+    }
+    Ok(())
+}
+
+fn question_ids(prompt: &Prompt) -> String {
+    prompt.prompt.questions.iter().map(|question| format!("`{}`", question.id)).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests;

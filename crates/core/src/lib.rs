@@ -1,0 +1,20 @@
+//! The domain of gatehouse, with no I/O: what a prompt is, which actions an adapter may offer,
+//! what an answer and a verdict are, and the arbiter that owns every pending decision.
+//!
+//! Architecture invariant: this crate knows no wire format, no socket and no particular agent.
+//! Time comes in as a [`Timestamp`] from the caller, so every transition is deterministic and can
+//! be driven by tests.
+
+pub mod adapter;
+pub mod answer;
+pub mod arbiter;
+pub mod capability;
+pub mod prompt;
+pub mod time;
+
+pub use adapter::{Adapter, AdapterRegistry, HookEvent, HoldMode, Observation, ParseError};
+pub use answer::{Answer, QuestionResponse, Verdict};
+pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
+pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};
+pub use prompt::{DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption};
+pub use time::Timestamp;

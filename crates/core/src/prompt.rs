@@ -1,0 +1,178 @@
+//! Prompts: what an agent asks, as an adapter describes it ([`NewPrompt`]), and the same prompt
+//! once the arbiter holds it ([`Prompt`]), with its decision id, offered actions and state.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::capability::Action;
+use crate::time::Timestamp;
+
+/// The opaque id the arbiter gives a prompt when it registers it: a UUID v7, never derived from
+/// the prompt's text, so an id drawn for one prompt can never name another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DecisionId(Uuid);
+
+impl DecisionId {
+    /// A fresh id. Version 7 ids sort by creation time, which keeps listings in arrival order.
+    pub fn new_v7() -> Self {
+        DecisionId(Uuid::now_v7())
+    }
+}
+
+impl fmt::Display for DecisionId {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(formatter)
+    }
+}
+
+impl FromStr for DecisionId {
+    type Err = uuid::Error;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Uuid::parse_str(text).map(DecisionId)
+    }
+}
+
+/// What sort of prompt the agent shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptKind {
+    /// "May I use this tool with this input?"
+    Permission,
+    /// One or more multiple-choice questions to the person.
+    Question,
+    /// A plan the agent wants approved before it acts.
+    Plan,
+    /// Something to look at that asks for nothing.
+    Notice,
+}
+
+impl PromptKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptKind::Permission => "permission",
+            PromptKind::Question => "question",
+            PromptKind::Plan => "plan",
+            PromptKind::Notice => "notice",
+        }
+    }
+}
+
+/// One choice of a [`Question`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionOption {
+    pub label: String,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// One question of a question prompt. `id` is gatehouse's own (`q1`, `q2`, ...), stable for the
+/// prompt's life; the agent's own key for the question is the adapter's business at delivery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Question {
+    pub id: String,
+    pub text: String,
+    #[serde(default)]
+    pub header: String,
+    /// Whether several options may be chosen.
+    #[serde(default)]
+    pub multi: bool,
+    pub options: Vec<QuestionOption>,
+}
+
+/// A prompt as an adapter hands it over, before the arbiter has seen it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewPrompt {
+    /// The id of the adapter that raised it, such as `claude`.
+    pub adapter: String,
+    /// The agent's own session id.
+    pub session: String,
+    /// The folder the agent works in.
+    pub cwd: String,
+    pub kind: PromptKind,
+    /// The agent's name for the tool, such as `Bash`.
+    pub tool: String,
+    /// A snapshot of the agent's native input for the tool, exactly as the agent sent it.
+    pub input: serde_json::Value,
+    /// One line for people, such as the command to run.
+    pub summary: String,
+    /// The questions of a question prompt, empty for every other kind.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<Question>,
+    /// The adapter's key for recognising the same tool call in later observations: a tool that
+    /// finished with the same key in the same session withdraws this prompt.
+    #[serde(default)]
+    pub correlation: String,
+    /// Set by the adapter when this particular prompt cannot be answered safely, whatever its
+    /// capability flags say; the text says why, and the prompt is read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_reason: Option<String>,
+}
+
+/// Where a prompt is in its life. Every change is an [`crate::Event`].
+///
+/// ```text
+/// pending ─┬─> resolved ─┬─> delivered
+///          │             └─> unconfirmed
+///          ├─> withdrawn   (answered in the terminal, or the waiting hook went away)
+///          ├─> expired     (deadline)
+///          └─> released    (handed back to the terminal)
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptState {
+    Pending,
+    Resolved,
+    Delivered,
+    Unconfirmed,
+    Withdrawn,
+    Expired,
+    Released,
+}
+
+impl PromptState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptState::Pending => "pending",
+            PromptState::Resolved => "resolved",
+            PromptState::Delivered => "delivered",
+            PromptState::Unconfirmed => "unconfirmed",
+            PromptState::Withdrawn => "withdrawn",
+            PromptState::Expired => "expired",
+            PromptState::Released => "released",
+        }
+    }
+
+    /// Whether no further transition can happen.
+    pub fn is_final(self) -> bool {
+        !matches!(self, PromptState::Pending | PromptState::Resolved)
+    }
+}
+
+impl fmt::Display for PromptState {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+/// A prompt held by the arbiter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prompt {
+    pub id: DecisionId,
+    #[serde(flatten)]
+    pub prompt: NewPrompt,
+    /// The actions a front end may take; empty means read-only.
+    pub actions: Vec<Action>,
+    pub state: PromptState,
+    pub created_at: Timestamp,
+}
+
+impl Prompt {
+    pub fn is_read_only(&self) -> bool {
+        self.actions.is_empty()
+    }
+}
