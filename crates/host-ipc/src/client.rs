@@ -1,0 +1,167 @@
+//! The client library that hooks and front ends use: one connection, `hello` first, then typed
+//! calls. Notifications that arrive while a call waits for its response are queued and read
+//! with [`Client::next_notification`].
+
+use std::collections::VecDeque;
+use std::path::Path;
+
+use gatehouse_core::{Answer, DecisionId, NewPrompt, Observation, Prompt};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+use tokio::io::{AsyncRead, AsyncWrite, ReadHalf, WriteHalf};
+
+use crate::framing::{write_frame, FrameError, FrameReader};
+use crate::protocol::{
+    method, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams, Notification, ObserveParams,
+    ObserveResult, Request, Response, Role, RpcError, StateResult, StatusResult, SubscribeResult, PROTOCOL_VERSION,
+};
+use crate::socket::{self, SocketError};
+
+#[derive(Debug, Error)]
+pub enum ClientError {
+    #[error(transparent)]
+    Socket(#[from] SocketError),
+    #[error("the connection to the gateway failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the gateway sent a frame that is too large: {0}")]
+    Frame(String),
+    #[error("the gateway closed the connection")]
+    Closed,
+    #[error("the gateway sent something that is not a valid reply: {0}")]
+    BadReply(String),
+    #[error(transparent)]
+    Rpc(#[from] RpcError),
+}
+
+impl ClientError {
+    /// The stable error name, for errors the gateway returned.
+    pub fn rpc_name(&self) -> Option<&str> {
+        match self {
+            ClientError::Rpc(error) => Some(error.name()),
+            _ => None,
+        }
+    }
+}
+
+/// A connection to the gateway.
+pub struct Client<S> {
+    reader: FrameReader<ReadHalf<S>>,
+    writer: WriteHalf<S>,
+    next_request_id: u64,
+    notifications: VecDeque<Notification>,
+    hello: HelloResult,
+}
+
+impl Client<interprocess::local_socket::tokio::Stream> {
+    /// Connects to the gateway's socket and says hello.
+    pub async fn connect(path: &Path, role: Role, name: &str) -> Result<Self, ClientError> {
+        let stream = socket::connect(path).await?;
+        Client::over(stream, role, name).await
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite> Client<S> {
+    /// Says hello over any byte stream (a socket, or an in-memory duplex in tests).
+    pub async fn over(stream: S, role: Role, name: &str) -> Result<Self, ClientError> {
+        let (read_half, writer) = tokio::io::split(stream);
+        let mut client = Client {
+            reader: FrameReader::new(read_half),
+            writer,
+            next_request_id: 1,
+            notifications: VecDeque::new(),
+            hello: HelloResult { protocol: PROTOCOL_VERSION, server: String::new(), adapters: Vec::new() },
+        };
+        let params = HelloParams { protocol: PROTOCOL_VERSION, role, client: Some(name.to_owned()) };
+        client.hello = client.call(method::HELLO, &params).await?;
+        Ok(client)
+    }
+
+    /// What the server said in reply to `hello`: its version and the adapters' capability flags.
+    pub fn hello(&self) -> &HelloResult {
+        &self.hello
+    }
+
+    /// Sends one request and waits for its response, queueing notifications that come first.
+    pub async fn call<P: Serialize, R: DeserializeOwned>(&mut self, method: &str, params: &P) -> Result<R, ClientError> {
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        let params = serde_json::to_value(params).map_err(|error| ClientError::BadReply(error.to_string()))?;
+        let request = Request { jsonrpc: "2.0".into(), id: Some(Value::from(id)), method: method.into(), params };
+        write_frame(&mut self.writer, &request).await?;
+        loop {
+            let frame = self.read_frame().await?;
+            let value: Value = serde_json::from_slice(&frame).map_err(|error| ClientError::BadReply(error.to_string()))?;
+            if value.get("id").is_none() {
+                let notification = serde_json::from_value(value).map_err(|error| ClientError::BadReply(error.to_string()))?;
+                self.notifications.push_back(notification);
+                continue;
+            }
+            let response: Response = serde_json::from_value(value).map_err(|error| ClientError::BadReply(error.to_string()))?;
+            if let Some(error) = response.error {
+                return Err(ClientError::Rpc(error));
+            }
+            if response.id != Value::from(id) {
+                return Err(ClientError::BadReply(format!("a response to request {} while waiting for {id}", response.id)));
+            }
+            let result = response.result.unwrap_or(Value::Null);
+            return serde_json::from_value(result).map_err(|error| ClientError::BadReply(error.to_string()));
+        }
+    }
+
+    /// The next notification: a queued one, or the next frame from the server.
+    pub async fn next_notification(&mut self) -> Result<Notification, ClientError> {
+        if let Some(notification) = self.notifications.pop_front() {
+            return Ok(notification);
+        }
+        let frame = self.read_frame().await?;
+        serde_json::from_slice(&frame).map_err(|error| ClientError::BadReply(error.to_string()))
+    }
+
+    async fn read_frame(&mut self) -> Result<Vec<u8>, ClientError> {
+        match self.reader.next_frame().await {
+            Ok(Some(frame)) => Ok(frame),
+            Ok(None) => Err(ClientError::Closed),
+            Err(FrameError::Io(error)) => Err(ClientError::Io(error)),
+            Err(error @ FrameError::TooLarge { .. }) => Err(ClientError::Frame(error.to_string())),
+        }
+    }
+
+    pub async fn list(&mut self) -> Result<Vec<Prompt>, ClientError> {
+        self.call(method::LIST, &serde_json::json!({})).await
+    }
+
+    pub async fn status(&mut self) -> Result<StatusResult, ClientError> {
+        self.call(method::STATUS, &serde_json::json!({})).await
+    }
+
+    /// Subscribes to events; read them with [`Client::next_notification`].
+    pub async fn subscribe(&mut self) -> Result<Vec<Prompt>, ClientError> {
+        let result: SubscribeResult = self.call(method::SUBSCRIBE, &serde_json::json!({})).await?;
+        Ok(result.snapshot)
+    }
+
+    pub async fn answer(&mut self, id: DecisionId, answer: Answer) -> Result<StateResult, ClientError> {
+        self.call(method::ANSWER, &AnswerParams { id, answer }).await
+    }
+
+    pub async fn release(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
+        self.call(method::RELEASE, &IdParams { id }).await
+    }
+
+    /// Registers a prompt and waits for its outcome. The `hook.registered` notification with the
+    /// prompt's id is queued for [`Client::next_notification`].
+    pub async fn hold(&mut self, prompt: NewPrompt, wait: std::time::Duration) -> Result<HoldResult, ClientError> {
+        let params = HoldParams { prompt, wait_ms: wait.as_millis() as u64 };
+        self.call(method::HOOK_HOLD, &params).await
+    }
+
+    pub async fn observe(&mut self, observation: Observation) -> Result<ObserveResult, ClientError> {
+        self.call(method::HOOK_OBSERVE, &ObserveParams { observation }).await
+    }
+
+    pub async fn confirm_delivery(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
+        self.call(method::HOOK_DELIVERED, &IdParams { id }).await
+    }
+}

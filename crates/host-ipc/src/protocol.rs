@@ -1,0 +1,341 @@
+//! The wire types of gatehouse's protocol: JSON-RPC 2.0 envelopes, each method's parameters and
+//! result, the notifications, and the stable error codes. Types only: no I/O.
+//!
+//! docs/PROTOCOL.md describes every method, notification and error with an example.
+
+use gatehouse_core::{AdapterCapabilities, Answer, DecisionId, Event, NewPrompt, Observation, Outcome, Prompt, PromptState, Timestamp};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol version this build speaks. `hello` refuses any other.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Method names.
+pub mod method {
+    pub const HELLO: &str = "hello";
+    pub const LIST: &str = "list";
+    pub const SUBSCRIBE: &str = "subscribe";
+    pub const ANSWER: &str = "answer";
+    pub const RELEASE: &str = "release";
+    pub const STATUS: &str = "status";
+    pub const HOOK_HOLD: &str = "hook.hold";
+    pub const HOOK_OBSERVE: &str = "hook.observe";
+    pub const HOOK_DELIVERED: &str = "hook.delivered";
+}
+
+/// Notification names (server to client).
+pub mod notification {
+    /// A live event, after `subscribe`.
+    pub const EVENT: &str = "event";
+    /// A fresh snapshot, sent to a subscriber that fell behind and missed events.
+    pub const SNAPSHOT: &str = "snapshot";
+    /// The prompt of a `hook.hold` call is registered; its id, before the outcome.
+    pub const REGISTERED: &str = "hook.registered";
+}
+
+/// A request or a notification from the peer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    pub jsonrpc: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    pub method: String,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub params: Value,
+}
+
+/// A response: exactly one of `result` and `error`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Response {
+    pub jsonrpc: String,
+    pub id: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RpcError>,
+}
+
+impl Response {
+    pub fn success(id: Value, result: Value) -> Self {
+        Response { jsonrpc: "2.0".into(), id, result: Some(result), error: None }
+    }
+
+    pub fn failure(id: Value, error: RpcError) -> Self {
+        Response { jsonrpc: "2.0".into(), id, result: None, error: Some(error) }
+    }
+}
+
+/// A notification from the server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Notification {
+    pub jsonrpc: String,
+    pub method: String,
+    #[serde(default)]
+    pub params: Value,
+}
+
+impl Notification {
+    pub fn new(method: &str, params: impl Serialize) -> Self {
+        Notification {
+            jsonrpc: "2.0".into(),
+            method: method.into(),
+            params: serde_json::to_value(params).expect("protocol values always serialize"),
+        }
+    }
+}
+
+/// The stable error codes. Each has a name, carried in the error's `data.name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    ParseError,
+    InvalidRequest,
+    MethodNotFound,
+    InvalidParams,
+    InternalError,
+    FrameTooLarge,
+    NotFound,
+    NotPending,
+    ReadOnly,
+    ActionNotOffered,
+    InvalidAnswer,
+    VersionMismatch,
+    HelloRequired,
+    WrongRole,
+    UnknownAdapter,
+    NoVerdictAwaitingReceipt,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::ParseError,
+        ErrorCode::InvalidRequest,
+        ErrorCode::MethodNotFound,
+        ErrorCode::InvalidParams,
+        ErrorCode::InternalError,
+        ErrorCode::FrameTooLarge,
+        ErrorCode::NotFound,
+        ErrorCode::NotPending,
+        ErrorCode::ReadOnly,
+        ErrorCode::ActionNotOffered,
+        ErrorCode::InvalidAnswer,
+        ErrorCode::VersionMismatch,
+        ErrorCode::HelloRequired,
+        ErrorCode::WrongRole,
+        ErrorCode::UnknownAdapter,
+        ErrorCode::NoVerdictAwaitingReceipt,
+    ];
+
+    pub fn code(self) -> i64 {
+        match self {
+            ErrorCode::ParseError => -32700,
+            ErrorCode::InvalidRequest => -32600,
+            ErrorCode::MethodNotFound => -32601,
+            ErrorCode::InvalidParams => -32602,
+            ErrorCode::InternalError => -32603,
+            ErrorCode::FrameTooLarge => -32000,
+            ErrorCode::NotFound => -32001,
+            ErrorCode::NotPending => -32002,
+            ErrorCode::ReadOnly => -32003,
+            ErrorCode::ActionNotOffered => -32004,
+            ErrorCode::InvalidAnswer => -32005,
+            ErrorCode::VersionMismatch => -32006,
+            ErrorCode::HelloRequired => -32007,
+            ErrorCode::WrongRole => -32008,
+            ErrorCode::UnknownAdapter => -32009,
+            ErrorCode::NoVerdictAwaitingReceipt => -32010,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::ParseError => "parse_error",
+            ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::MethodNotFound => "method_not_found",
+            ErrorCode::InvalidParams => "invalid_params",
+            ErrorCode::InternalError => "internal_error",
+            ErrorCode::FrameTooLarge => "frame_too_large",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::NotPending => "not_pending",
+            ErrorCode::ReadOnly => "read_only",
+            ErrorCode::ActionNotOffered => "action_not_offered",
+            ErrorCode::InvalidAnswer => "invalid_answer",
+            ErrorCode::VersionMismatch => "version_mismatch",
+            ErrorCode::HelloRequired => "hello_required",
+            ErrorCode::WrongRole => "wrong_role",
+            ErrorCode::UnknownAdapter => "unknown_adapter",
+            ErrorCode::NoVerdictAwaitingReceipt => "no_verdict_awaiting_receipt",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|code| code.name() == name)
+    }
+}
+
+/// A JSON-RPC error object. `data.name` is the stable name of the code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    #[serde(default)]
+    pub data: Value,
+}
+
+impl RpcError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        RpcError { code: code.code(), message: message.into(), data: serde_json::json!({ "name": code.name() }) }
+    }
+
+    /// The stable name, such as `not_pending`, or `unknown` for an error from another server.
+    pub fn name(&self) -> &str {
+        self.data.get("name").and_then(Value::as_str).unwrap_or("unknown")
+    }
+}
+
+impl From<gatehouse_core::ArbiterError> for RpcError {
+    fn from(error: gatehouse_core::ArbiterError) -> Self {
+        let code = ErrorCode::from_name(error.name()).unwrap_or(ErrorCode::InternalError);
+        RpcError::new(code, error.to_string())
+    }
+}
+
+/// Who is calling: a front end (lists and answers) or a hook (holds prompts and reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Frontend,
+    Hook,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HelloParams {
+    pub protocol: u32,
+    pub role: Role,
+    /// A name for the caller, shown as who answered (such as `gatehouse-cli`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HelloResult {
+    pub protocol: u32,
+    /// The server's name and version, such as `gatehouse 0.1.0`.
+    pub server: String,
+    pub adapters: Vec<AdapterCapabilities>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SubscribeResult {
+    pub snapshot: Vec<Prompt>,
+}
+
+/// The params of the `snapshot` notification.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SnapshotParams {
+    pub prompts: Vec<Prompt>,
+    /// Why a snapshot was sent, such as falling behind.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AnswerParams {
+    pub id: DecisionId,
+    #[serde(flatten)]
+    pub answer: Answer,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IdParams {
+    pub id: DecisionId,
+}
+
+/// The result of `answer`, `release` and `hook.delivered`: the prompt's new state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StateResult {
+    pub id: DecisionId,
+    pub state: PromptState,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StatusResult {
+    pub server: String,
+    pub protocol: u32,
+    pub pid: u32,
+    pub socket: String,
+    pub started_at: Timestamp,
+    pub pending: usize,
+    pub connections: usize,
+    pub adapters: Vec<AdapterCapabilities>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HoldParams {
+    pub prompt: NewPrompt,
+    /// How long to wait for an outcome before the prompt expires.
+    pub wait_ms: u64,
+}
+
+/// The params of the `hook.registered` notification.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RegisteredParams {
+    pub id: DecisionId,
+    pub actions: Vec<gatehouse_core::Action>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HoldResult {
+    pub id: DecisionId,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ObserveParams {
+    pub observation: Observation,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ObserveResult {
+    pub withdrawn: Vec<DecisionId>,
+}
+
+/// The params of the `event` notification.
+pub type EventParams = Event;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_codes_and_names_are_unique_and_round_trip() {
+        let mut codes: Vec<i64> = ErrorCode::ALL.iter().map(|code| code.code()).collect();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes.len(), ErrorCode::ALL.len());
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_name(code.name()), Some(code));
+        }
+    }
+
+    #[test]
+    fn every_arbiter_error_has_a_wire_code() {
+        use gatehouse_core::{ArbiterError, DecisionId, PromptState};
+        let id = DecisionId::new_v7();
+        let errors = [
+            ArbiterError::UnknownAdapter { adapter: "x".into() },
+            ArbiterError::NotFound { id },
+            ArbiterError::NotPending { id, state: PromptState::Expired },
+            ArbiterError::ReadOnly { id, reason: "r".into() },
+            ArbiterError::ActionNotOffered { id, action: gatehouse_core::Action::Once, offered: String::new() },
+            ArbiterError::InvalidAnswer { id, problem: "p".into() },
+            ArbiterError::NoVerdictAwaitingReceipt { id, state: PromptState::Pending },
+        ];
+        for error in errors {
+            let name = error.name();
+            let wire = RpcError::from(error);
+            assert_eq!(wire.name(), name);
+            assert_ne!(wire.code, ErrorCode::InternalError.code(), "{name}");
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! One connection: reads requests, checks `hello` and the caller's role, dispatches each method
+//! to the [`Gateway`], and writes responses and notifications through one writer task.
+//!
+//! When the connection ends, every prompt its hook was holding is withdrawn: the agent killed
+//! the hook (the person answered in the terminal) or the hook crashed. Neither ever approves.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
+
+use super::gateway::Gateway;
+use crate::framing::{encode_frame, FrameError, FrameReader};
+use crate::protocol::{
+    method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams, HoldResult, IdParams,
+    Notification, ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role, RpcError, SnapshotParams,
+    StateResult, StatusResult, SubscribeResult, PROTOCOL_VERSION,
+};
+use gatehouse_core::{DecisionId, Event};
+
+/// Frames queued for one connection's writer. When a peer stops reading, its queue fills and
+/// only that connection's tasks wait; the gateway never does.
+const OUTGOING_QUEUE: usize = 256;
+
+/// The longest a hook may ask to wait.
+const MAX_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long a closing connection may take to flush its last frames.
+const CLOSING_FLUSH: Duration = Duration::from_secs(1);
+
+/// Serves one connection until the peer hangs up or sends a frame that is too large.
+pub async fn serve_connection<S>(gateway: Arc<Gateway>, stream: S)
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    gateway.connection_opened();
+    let (read_half, write_half) = tokio::io::split(stream);
+    let (outgoing, outgoing_queue) = mpsc::channel(OUTGOING_QUEUE);
+    let writer = tokio::spawn(write_frames(write_half, outgoing_queue));
+    let mut connection = Connection { gateway: gateway.clone(), outgoing, caller: None, held: Vec::new(), tasks: Vec::new() };
+    let mut frames = FrameReader::new(read_half);
+    loop {
+        match frames.next_frame().await {
+            Ok(Some(frame)) => connection.handle_frame(&frame).await,
+            Ok(None) => break,
+            Err(FrameError::TooLarge { limit }) => {
+                tracing::warn!("closing a connection that sent a frame over {limit} bytes");
+                let message = format!("a frame is longer than the limit of {limit} bytes; the connection is closed");
+                connection.send(&Response::failure(Value::Null, RpcError::new(ErrorCode::FrameTooLarge, message))).await;
+                break;
+            }
+            Err(FrameError::Io(error)) => {
+                tracing::debug!("a connection failed: {error}");
+                break;
+            }
+        }
+    }
+    connection.close().await;
+    let _ = tokio::time::timeout(CLOSING_FLUSH, writer).await;
+    gateway.connection_closed();
+}
+
+async fn write_frames<W: AsyncWrite>(writer: W, mut queue: mpsc::Receiver<Vec<u8>>) {
+    let mut writer = std::pin::pin!(writer);
+    while let Some(frame) = queue.recv().await {
+        if writer.write_all(&frame).await.is_err() || writer.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+struct Caller {
+    role: Role,
+    name: String,
+}
+
+struct Connection {
+    gateway: Arc<Gateway>,
+    outgoing: mpsc::Sender<Vec<u8>>,
+    caller: Option<Caller>,
+    /// The prompts this connection's hook holds.
+    held: Vec<DecisionId>,
+    /// Tasks that write to this connection: hold outcomes and the subscription feed.
+    tasks: Vec<JoinHandle<()>>,
+}
+
+type Reply = Result<Value, RpcError>;
+
+impl Connection {
+    async fn send(&self, message: &impl Serialize) {
+        let _ = self.outgoing.send(encode_frame(message)).await;
+    }
+
+    async fn handle_frame(&mut self, frame: &[u8]) {
+        let request: Request = match serde_json::from_slice::<Value>(frame) {
+            Err(error) => {
+                let error = RpcError::new(ErrorCode::ParseError, format!("the frame is not JSON: {error}"));
+                return self.send(&Response::failure(Value::Null, error)).await;
+            }
+            Ok(value) => {
+                let id = value.get("id").cloned().unwrap_or(Value::Null);
+                match serde_json::from_value::<Request>(value) {
+                    Ok(request) if request.jsonrpc == "2.0" => request,
+                    _ => {
+                        let message = "not a JSON-RPC 2.0 request: it needs \"jsonrpc\":\"2.0\", a string \"method\" and an \"id\"";
+                        return self.send(&Response::failure(id, RpcError::new(ErrorCode::InvalidRequest, message))).await;
+                    }
+                }
+            }
+        };
+        // Requests without an id are notifications; nothing the server offers is one.
+        let Some(id) = request.id.clone() else { return };
+        if let Some(reply) = self.dispatch(&id, request).await {
+            let response = match reply {
+                Ok(result) => Response::success(id, result),
+                Err(error) => Response::failure(id, error),
+            };
+            self.send(&response).await;
+        }
+    }
+
+    /// Runs one request. `None` means the reply is sent later (by `hook.hold`).
+    async fn dispatch(&mut self, id: &Value, request: Request) -> Option<Reply> {
+        if request.method == method::HELLO {
+            return Some(self.hello(request.params));
+        }
+        let Some(caller) = &self.caller else {
+            let message = format!("call `hello` before `{}`", request.method);
+            return Some(Err(RpcError::new(ErrorCode::HelloRequired, message)));
+        };
+        let role = caller.role;
+        let needs = |wanted: Role| -> Result<(), RpcError> {
+            if role == wanted {
+                Ok(())
+            } else {
+                let message = format!("`{}` is for the {wanted:?} role; this connection said hello as {role:?}", request.method);
+                Err(RpcError::new(ErrorCode::WrongRole, message))
+            }
+        };
+        let method = request.method.as_str();
+        let reply = match method {
+            method::LIST => needs(Role::Frontend).map(|()| to_value(self.gateway.pending())),
+            method::STATUS => Ok(to_value(self.status())),
+            method::SUBSCRIBE => needs(Role::Frontend).map(|()| self.subscribe()),
+            method::ANSWER => needs(Role::Frontend).and_then(|()| self.answer(request.params)),
+            method::RELEASE => needs(Role::Frontend).and_then(|()| self.release(request.params)),
+            method::HOOK_HOLD => match needs(Role::Hook).and_then(|()| params::<HoldParams>(request.params)) {
+                Ok(hold) => return self.hold(id.clone(), hold).await,
+                Err(error) => Err(error),
+            },
+            method::HOOK_OBSERVE => needs(Role::Hook).and_then(|()| {
+                let observe: ObserveParams = params(request.params)?;
+                Ok(to_value(ObserveResult { withdrawn: self.gateway.observe(&observe.observation) }))
+            }),
+            method::HOOK_DELIVERED => needs(Role::Hook).and_then(|()| {
+                let IdParams { id } = params(request.params)?;
+                let state = self.gateway.confirm_delivery(id)?;
+                Ok(to_value(StateResult { id, state }))
+            }),
+            other => Err(RpcError::new(ErrorCode::MethodNotFound, format!("there is no method `{other}`"))),
+        };
+        Some(reply)
+    }
+
+    fn hello(&mut self, raw: Value) -> Reply {
+        let hello: HelloParams = params(raw)?;
+        if hello.protocol != PROTOCOL_VERSION {
+            let message = format!(
+                "this gateway speaks protocol {PROTOCOL_VERSION} and the caller speaks {}; use a gatehouse of the same version as the gateway",
+                hello.protocol
+            );
+            return Err(RpcError::new(ErrorCode::VersionMismatch, message));
+        }
+        let name = hello.client.unwrap_or_else(|| format!("{:?}", hello.role).to_lowercase());
+        self.caller = Some(Caller { role: hello.role, name });
+        Ok(to_value(HelloResult {
+            protocol: PROTOCOL_VERSION,
+            server: self.gateway.options().server_name.clone(),
+            adapters: self.gateway.adapters(),
+        }))
+    }
+
+    fn status(&self) -> StatusResult {
+        StatusResult {
+            server: self.gateway.options().server_name.clone(),
+            protocol: PROTOCOL_VERSION,
+            pid: std::process::id(),
+            socket: self.gateway.options().socket.clone(),
+            started_at: self.gateway.started_at(),
+            pending: self.gateway.pending_count(),
+            connections: self.gateway.connection_count(),
+            adapters: self.gateway.adapters(),
+        }
+    }
+
+    fn caller_name(&self) -> String {
+        self.caller.as_ref().map_or_else(String::new, |caller| caller.name.clone())
+    }
+
+    fn answer(&self, raw: Value) -> Reply {
+        let AnswerParams { id, answer } = params(raw)?;
+        let state = self.gateway.answer(id, answer, &self.caller_name())?;
+        Ok(to_value(StateResult { id, state }))
+    }
+
+    fn release(&self, raw: Value) -> Reply {
+        let IdParams { id } = params(raw)?;
+        let state = self.gateway.release(id, &self.caller_name())?;
+        Ok(to_value(StateResult { id, state }))
+    }
+
+    fn subscribe(&mut self) -> Value {
+        let (snapshot, receiver) = self.gateway.subscribe();
+        let feed = tokio::spawn(forward_events(self.gateway.clone(), receiver, self.outgoing.clone()));
+        self.tasks.push(feed);
+        to_value(SubscribeResult { snapshot })
+    }
+
+    async fn hold(&mut self, request_id: Value, hold: HoldParams) -> Option<Reply> {
+        let wait = Duration::from_millis(hold.wait_ms).min(MAX_WAIT);
+        let (prompt, outcome) = match self.gateway.hold(hold.prompt, wait) {
+            Ok(held) => held,
+            Err(error) => return Some(Err(error.into())),
+        };
+        let id = prompt.id;
+        self.held.push(id);
+        self.send(&Notification::new(notification::REGISTERED, RegisteredParams { id, actions: prompt.actions })).await;
+        let outgoing = self.outgoing.clone();
+        self.tasks.push(tokio::spawn(async move {
+            if let Ok(outcome) = outcome.await {
+                let response = Response::success(request_id, to_value(HoldResult { id, outcome }));
+                let _ = outgoing.send(encode_frame(&response)).await;
+            }
+        }));
+        None
+    }
+
+    async fn close(self) {
+        for id in &self.held {
+            self.gateway.hook_gone(*id);
+        }
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Sends a subscriber every event; one that fell behind gets a fresh snapshot and carries on.
+async fn forward_events(gateway: Arc<Gateway>, mut receiver: broadcast::Receiver<Event>, outgoing: mpsc::Sender<Vec<u8>>) {
+    loop {
+        let frame = match receiver.recv().await {
+            Ok(event) => encode_frame(&Notification::new(notification::EVENT, event)),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                let (prompts, fresh) = gateway.subscribe();
+                receiver = fresh;
+                let reason = format!("this subscriber fell {missed} events behind; here is the current state");
+                encode_frame(&Notification::new(notification::SNAPSHOT, SnapshotParams { prompts, reason }))
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        if outgoing.send(frame).await.is_err() {
+            return;
+        }
+    }
+}
+
+
+fn params<T: DeserializeOwned>(raw: Value) -> Result<T, RpcError> {
+    let raw = if raw.is_null() { Value::Object(Default::default()) } else { raw };
+    serde_json::from_value(raw).map_err(|error| RpcError::new(ErrorCode::InvalidParams, format!("the params are not valid: {error}")))
+}
+
+fn to_value(value: impl Serialize) -> Value {
+    serde_json::to_value(value).expect("protocol values always serialize")
+}

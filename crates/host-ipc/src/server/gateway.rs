@@ -1,0 +1,236 @@
+//! The gateway's shared state: the arbiter, the hooks waiting on their prompts, the event feed
+//! for subscribers, and the timers for deadlines and delivery receipts.
+//!
+//! Every change happens under one lock, and its event is published under that lock, so a
+//! subscriber's snapshot and its event feed never miss or repeat a transition. Publishing never
+//! waits: a subscriber that falls behind is sent a fresh snapshot instead (see `connection`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use gatehouse_core::{
+    AdapterCapabilities, Answer, Arbiter, ArbiterError, DecisionId, Event, NewPrompt, Observation, Outcome, Prompt,
+    PromptState, Timestamp,
+};
+use tokio::sync::{broadcast, oneshot};
+
+/// How many events a subscriber may fall behind before it is sent a fresh snapshot instead.
+const EVENT_BUFFER: usize = 4_096;
+
+/// Settings of a gateway.
+#[derive(Debug, Clone)]
+pub struct GatewayOptions {
+    /// The server's name and version, as `hello` and `status` report it.
+    pub server_name: String,
+    /// The socket path, for `status`.
+    pub socket: String,
+    /// How long a resolved prompt waits for its hook's delivery receipt before it is
+    /// unconfirmed.
+    pub receipt_timeout: Duration,
+}
+
+impl Default for GatewayOptions {
+    fn default() -> Self {
+        GatewayOptions {
+            server_name: format!("gatehouse {}", env!("CARGO_PKG_VERSION")),
+            socket: String::new(),
+            receipt_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+struct State {
+    arbiter: Arbiter,
+    /// The hooks waiting on their prompts, by decision id.
+    waiters: HashMap<DecisionId, oneshot::Sender<Outcome>>,
+}
+
+/// The gateway: one per `gatehouse serve`.
+pub struct Gateway {
+    state: Mutex<State>,
+    events: broadcast::Sender<Event>,
+    options: GatewayOptions,
+    started_at: Timestamp,
+    connections: AtomicUsize,
+}
+
+/// The wall clock, as the arbiter wants it.
+pub fn now() -> Timestamp {
+    let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    Timestamp::from_unix_millis(since_epoch.as_millis() as u64)
+}
+
+impl Gateway {
+    pub fn new(adapters: Vec<AdapterCapabilities>, options: GatewayOptions) -> Arc<Self> {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        Arc::new(Gateway {
+            state: Mutex::new(State { arbiter: Arbiter::new(adapters), waiters: HashMap::new() }),
+            events,
+            options,
+            started_at: now(),
+            connections: AtomicUsize::new(0),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock was held leaves the arbiter as it was before the panicking call
+        // (each call checks before it changes anything), so the state is still sound.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn publish(&self, event: Event) {
+        // No subscriber is not an error.
+        let _ = self.events.send(event);
+    }
+
+    pub fn options(&self) -> &GatewayOptions {
+        &self.options
+    }
+
+    pub fn started_at(&self) -> Timestamp {
+        self.started_at
+    }
+
+    pub fn adapters(&self) -> Vec<AdapterCapabilities> {
+        self.lock().arbiter.adapters().cloned().collect()
+    }
+
+    pub fn pending(&self) -> Vec<Prompt> {
+        self.lock().arbiter.pending()
+    }
+
+    pub fn pending_count(&self) -> usize {
+        self.lock().arbiter.pending_count()
+    }
+
+    pub fn connection_count(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn connection_opened(&self) {
+        self.connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn connection_closed(&self) {
+        self.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// The pending prompts and a feed of every event after them, taken atomically.
+    pub fn subscribe(&self) -> (Vec<Prompt>, broadcast::Receiver<Event>) {
+        let state = self.lock();
+        (state.arbiter.pending(), self.events.subscribe())
+    }
+
+    /// Registers a prompt whose hook waits for its outcome, and arms its deadline.
+    pub fn hold(
+        self: &Arc<Self>,
+        prompt: NewPrompt,
+        wait: Duration,
+    ) -> Result<(Prompt, oneshot::Receiver<Outcome>), ArbiterError> {
+        let (sender, receiver) = oneshot::channel();
+        let prompt = {
+            let mut state = self.lock();
+            let event = state.arbiter.register(prompt, now())?;
+            let Event::Added { prompt } = &event else { unreachable!("register always adds") };
+            let prompt = prompt.clone();
+            state.waiters.insert(prompt.id, sender);
+            self.publish(event);
+            prompt
+        };
+        let gateway = Arc::clone(self);
+        let id = prompt.id;
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            gateway.expire(id);
+        });
+        Ok((prompt, receiver))
+    }
+
+    /// Accepts a front end's answer and hands the verdict to the waiting hook.
+    pub fn answer(self: &Arc<Self>, id: DecisionId, answer: Answer, by: &str) -> Result<PromptState, ArbiterError> {
+        {
+            let mut state = self.lock();
+            let (verdict, event) = state.arbiter.answer(id, answer, by, now())?;
+            self.publish(event);
+            if let Some(waiter) = state.waiters.remove(&id) {
+                // If the hook is already gone, the receipt never comes and the prompt ends
+                // unconfirmed; the verdict is never applied later.
+                let _ = waiter.send(Outcome::Verdict { verdict });
+            }
+        }
+        let gateway = Arc::clone(self);
+        let receipt_timeout = self.options.receipt_timeout;
+        tokio::spawn(async move {
+            tokio::time::sleep(receipt_timeout).await;
+            let mut state = gateway.lock();
+            if let Ok(event) = state.arbiter.mark_unconfirmed(id, now()) {
+                tracing::warn!(%id, "no delivery receipt within {receipt_timeout:?}; the verdict is unconfirmed");
+                gateway.publish(event);
+            }
+        });
+        Ok(PromptState::Resolved)
+    }
+
+    /// Hands a prompt back to the agent's terminal: its hook exits without a verdict.
+    pub fn release(&self, id: DecisionId, by: &str) -> Result<PromptState, ArbiterError> {
+        self.end(id, Outcome::Released, |arbiter| arbiter.release(id, by, now()))
+    }
+
+    /// The hook waiting on `id` went away (the agent ended it, or it crashed).
+    pub fn hook_gone(&self, id: DecisionId) {
+        let reason = "the waiting hook went away: the prompt was answered in the terminal or the agent stopped";
+        let _ = self.end(id, Outcome::Withdrawn { reason: reason.into() }, |arbiter| arbiter.withdraw(id, reason, now()));
+    }
+
+    fn expire(&self, id: DecisionId) {
+        if self.end(id, Outcome::Expired, |arbiter| arbiter.expire(id, now())).is_ok() {
+            tracing::info!(%id, "prompt expired with no answer; the agent's terminal stays in charge");
+        }
+    }
+
+    /// Applies a hook's observation, withdrawing the prompts it settles.
+    pub fn observe(&self, observation: &Observation) -> Vec<DecisionId> {
+        let mut state = self.lock();
+        let events = state.arbiter.observe(observation, now());
+        let mut withdrawn = Vec::with_capacity(events.len());
+        for event in events {
+            let id = event.id();
+            if let (Some(waiter), Event::Changed { reason, .. }) = (state.waiters.remove(&id), &event) {
+                let _ = waiter.send(Outcome::Withdrawn { reason: reason.clone().unwrap_or_default() });
+            }
+            withdrawn.push(id);
+            self.publish(event);
+        }
+        withdrawn
+    }
+
+    /// Records the hook's delivery receipt.
+    pub fn confirm_delivery(&self, id: DecisionId) -> Result<PromptState, ArbiterError> {
+        let mut state = self.lock();
+        let event = state.arbiter.confirm_delivery(id, now())?;
+        self.publish(event);
+        Ok(PromptState::Delivered)
+    }
+
+    /// Ends a pending prompt with `transition` and tells its hook `outcome`.
+    fn end(
+        &self,
+        id: DecisionId,
+        outcome: Outcome,
+        transition: impl FnOnce(&mut Arbiter) -> Result<Event, ArbiterError>,
+    ) -> Result<PromptState, ArbiterError> {
+        let mut state = self.lock();
+        let event = transition(&mut state.arbiter)?;
+        let new_state = match &event {
+            Event::Changed { state, .. } => *state,
+            Event::Added { .. } => PromptState::Pending,
+        };
+        if let Some(waiter) = state.waiters.remove(&id) {
+            let _ = waiter.send(outcome);
+        }
+        self.publish(event);
+        Ok(new_state)
+    }
+}

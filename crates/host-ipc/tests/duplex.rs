@@ -1,0 +1,276 @@
+//! The server and client tested together over in-memory duplex streams: no sockets, no agent.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gatehouse_core::{Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome, PromptKind, PromptState};
+use gatehouse_host_ipc::protocol::{notification, HoldResult, RegisteredParams, SnapshotParams};
+use gatehouse_host_ipc::server::serve_connection;
+use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+
+fn toy_gateway(receipt_timeout: Duration) -> Arc<Gateway> {
+    let capabilities = AdapterCapabilities {
+        adapter: "toy".into(),
+        name: "Toy Agent".into(),
+        rules: vec![CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: Some("Bash".into()),
+            actions: vec![ActionFlag::verified(Action::Once, "tested"), ActionFlag::verified(Action::Deny, "tested")],
+        }],
+    };
+    Gateway::new(vec![capabilities], GatewayOptions { receipt_timeout, ..GatewayOptions::default() })
+}
+
+fn raw_connection(gateway: &Arc<Gateway>) -> DuplexStream {
+    let (near, far) = tokio::io::duplex(1 << 16);
+    tokio::spawn(serve_connection(gateway.clone(), far));
+    near
+}
+
+async fn client(gateway: &Arc<Gateway>, role: Role) -> Client<DuplexStream> {
+    Client::over(raw_connection(gateway), role, "test").await.expect("hello succeeds")
+}
+
+fn bash(command: &str, tool: &str) -> NewPrompt {
+    NewPrompt {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        cwd: "/project".into(),
+        kind: PromptKind::Permission,
+        tool: tool.into(),
+        input: serde_json::json!({ "command": command }),
+        summary: command.into(),
+        questions: vec![],
+        correlation: command.into(),
+        read_only_reason: None,
+    }
+}
+
+/// Starts a hook that holds a prompt, and returns the prompt's id and the hook's pending outcome.
+async fn hold(
+    gateway: &Arc<Gateway>,
+    prompt: NewPrompt,
+    wait: Duration,
+) -> (gatehouse_core::DecisionId, tokio::task::JoinHandle<(Client<DuplexStream>, Result<HoldResult, gatehouse_host_ipc::ClientError>)>) {
+    let mut events = client(gateway, Role::Frontend).await;
+    events.subscribe().await.unwrap();
+    let gateway = gateway.clone();
+    let hook = tokio::spawn(async move {
+        let mut hook = client(&gateway, Role::Hook).await;
+        let result = hook.hold(prompt, wait).await;
+        (hook, result)
+    });
+    let added = events.next_notification().await.unwrap();
+    let id = added.params["prompt"]["id"].as_str().unwrap().parse().unwrap();
+    (id, hook)
+}
+
+#[tokio::test]
+async fn hello_reports_the_adapters_and_their_flags() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let client = client(&gateway, Role::Frontend).await;
+    let adapters = &client.hello().adapters;
+    assert_eq!(adapters.len(), 1);
+    assert_eq!(adapters[0].offered(PromptKind::Permission, "Bash"), vec![Action::Once, Action::Deny]);
+}
+
+#[tokio::test]
+async fn calls_before_hello_and_from_the_wrong_role_are_refused() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut stream = BufReader::new(raw_connection(&gateway));
+    stream.get_mut().write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list\"}\n").await.unwrap();
+    let mut line = String::new();
+    stream.read_line(&mut line).await.unwrap();
+    assert!(line.contains("\"hello_required\""), "{line}");
+
+    let mut hook = client(&gateway, Role::Hook).await;
+    assert_eq!(hook.list().await.unwrap_err().rpc_name(), Some("wrong_role"));
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    let observation = gatehouse_core::Observation::TurnEnded { adapter: "toy".into(), session: "s".into() };
+    assert_eq!(frontend.observe(observation).await.unwrap_err().rpc_name(), Some("wrong_role"));
+}
+
+#[tokio::test]
+async fn a_different_protocol_version_is_refused() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut stream = BufReader::new(raw_connection(&gateway));
+    let hello = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\",\"params\":{\"protocol\":99,\"role\":\"frontend\"}}\n";
+    stream.get_mut().write_all(hello.as_bytes()).await.unwrap();
+    let mut line = String::new();
+    stream.read_line(&mut line).await.unwrap();
+    assert!(line.contains("\"version_mismatch\"") && line.contains("-32006"), "{line}");
+}
+
+#[tokio::test]
+async fn garbage_gets_errors_and_the_connection_stays_usable() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut stream = BufReader::new(raw_connection(&gateway));
+    let inputs = [
+        ("not json\n", "parse_error"),
+        ("[1,2]\n", "invalid_request"),
+        ("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"list\"}\n", "invalid_request"),
+        ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hello\",\"params\":{\"role\":7}}\n", "invalid_params"),
+        ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"hello\",\"params\":{\"protocol\":1,\"role\":\"frontend\"}}\n", "\"result\""),
+        ("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"frobnicate\"}\n", "method_not_found"),
+        ("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"answer\",\"params\":{\"id\":\"nope\"}}\n", "invalid_params"),
+        ("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"list\"}\n", "\"result\":[]"),
+    ];
+    for (input, expected) in inputs {
+        stream.get_mut().write_all(input.as_bytes()).await.unwrap();
+        let mut line = String::new();
+        stream.read_line(&mut line).await.unwrap();
+        assert!(line.contains(expected), "{input} gave {line}");
+    }
+}
+
+#[tokio::test]
+async fn a_frame_that_is_too_large_gets_an_error_and_a_closed_connection() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let (mut near, far) = tokio::io::duplex(1 << 16);
+    tokio::spawn(serve_connection(gateway.clone(), far));
+    let writer = tokio::spawn(async move {
+        let chunk = vec![b'x'; 1 << 16];
+        for _ in 0..(gatehouse_host_ipc::framing::MAX_FRAME_BYTES / chunk.len() + 2) {
+            if near.write_all(&chunk).await.is_err() {
+                break;
+            }
+        }
+        near
+    });
+    let near = writer.await.unwrap();
+    let mut reader = BufReader::new(near);
+    let mut line = String::new();
+    reader.read_line(&mut line).await.unwrap();
+    assert!(line.contains("frame_too_large"), "{line}");
+    line.clear();
+    assert_eq!(reader.read_line(&mut line).await.unwrap(), 0, "the connection is closed");
+}
+
+#[tokio::test]
+async fn once_reaches_the_waiting_hook_and_a_receipt_delivers_it() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    let listed = frontend.list().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].actions, vec![Action::Once, Action::Deny]);
+    assert_eq!(frontend.answer(id, Answer::Once).await.unwrap().state, PromptState::Resolved);
+    let second = frontend.answer(id, Answer::Deny { message: None }).await.unwrap_err();
+    assert_eq!(second.rpc_name(), Some("not_pending"));
+
+    let (mut hook, result) = hook.await.unwrap();
+    let result = result.unwrap();
+    assert_eq!(result.id, id);
+    assert!(matches!(result.outcome, Outcome::Verdict { ref verdict } if verdict.allows()));
+    let registered = hook.next_notification().await.unwrap();
+    assert_eq!(registered.method, notification::REGISTERED);
+    let registered: RegisteredParams = serde_json::from_value(registered.params).unwrap();
+    assert_eq!(registered.id, id);
+    assert_eq!(hook.confirm_delivery(id).await.unwrap().state, PromptState::Delivered);
+    assert!(frontend.list().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_hook_that_goes_away_withdraws_its_prompt() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut watcher = client(&gateway, Role::Frontend).await;
+    watcher.subscribe().await.unwrap();
+    let mut hook = client(&gateway, Role::Hook).await;
+    let holding = tokio::spawn(async move {
+        let _ = tokio::time::timeout(Duration::from_millis(200), hook.hold(bash("ls", "Bash"), Duration::from_secs(60))).await;
+        drop(hook);
+    });
+    let added = watcher.next_notification().await.unwrap();
+    let id: gatehouse_core::DecisionId = added.params["prompt"]["id"].as_str().unwrap().parse().unwrap();
+    holding.await.unwrap();
+    let changed = watcher.next_notification().await.unwrap();
+    assert_eq!(changed.params["state"], "withdrawn", "{:?}", changed.params);
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    assert_eq!(frontend.answer(id, Answer::Once).await.unwrap_err().rpc_name(), Some("not_pending"));
+}
+
+#[tokio::test]
+async fn release_and_observation_end_the_hold_without_a_verdict() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    assert_eq!(frontend.release(id).await.unwrap().state, PromptState::Released);
+    assert_eq!(hook.await.unwrap().1.unwrap().outcome, Outcome::Released);
+
+    let (id, hook) = hold(&gateway, bash("make", "Bash"), Duration::from_secs(60)).await;
+    let mut observer = client(&gateway, Role::Hook).await;
+    let finished = gatehouse_core::Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "make".into() };
+    assert_eq!(observer.observe(finished).await.unwrap().withdrawn, vec![id]);
+    assert!(matches!(hook.await.unwrap().1.unwrap().outcome, Outcome::Withdrawn { .. }));
+}
+
+#[tokio::test]
+async fn a_read_only_prompt_refuses_answers() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let (id, hook) = hold(&gateway, bash("notes.txt", "Write"), Duration::from_secs(60)).await;
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    assert_eq!(frontend.list().await.unwrap()[0].actions, vec![]);
+    let error = frontend.answer(id, Answer::Once).await.unwrap_err();
+    assert_eq!(error.rpc_name(), Some("read_only"));
+    hook.abort();
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_deadline_expires_a_prompt_without_a_verdict() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(30)).await;
+    let (_, result) = hook.await.unwrap();
+    assert_eq!(result.unwrap().outcome, Outcome::Expired);
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    let late = frontend.answer(id, Answer::Once).await.unwrap_err();
+    assert_eq!(late.rpc_name(), Some("not_pending"));
+    assert!(late.to_string().contains("expired"), "{late}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_verdict_without_receipt_becomes_unconfirmed() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut watcher = client(&gateway, Role::Frontend).await;
+    watcher.subscribe().await.unwrap();
+    let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    frontend.answer(id, Answer::Deny { message: Some("no".into()) }).await.unwrap();
+    let (hook, _) = hook.await.unwrap();
+    drop(hook);
+    let mut states = Vec::new();
+    while states.last().map(String::as_str) != Some("unconfirmed") {
+        let event = watcher.next_notification().await.unwrap();
+        if let Some(state) = event.params["state"].as_str() {
+            states.push(state.to_owned());
+        }
+    }
+    assert_eq!(states, ["resolved", "unconfirmed"]);
+}
+
+#[tokio::test]
+async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up_by_snapshot() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut slow = client(&gateway, Role::Frontend).await;
+    slow.subscribe().await.unwrap();
+    // Far more events than the subscriber's buffers hold, while it reads nothing. Each call
+    // returns at once: publishing never waits for a subscriber.
+    let mut outcomes = Vec::new();
+    for index in 0..6_000 {
+        let (_, outcome) = gateway.hold(bash(&format!("p{index}"), "Bash"), Duration::from_secs(60)).unwrap();
+        outcomes.push(outcome);
+    }
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    assert_eq!(frontend.list().await.unwrap().len(), 6_000, "the gateway still answers while a subscriber is stuck");
+    let mut saw_snapshot = false;
+    for _ in 0..10_000 {
+        let notification = tokio::time::timeout(Duration::from_secs(10), slow.next_notification()).await.unwrap().unwrap();
+        if notification.method == notification::SNAPSHOT {
+            let snapshot: SnapshotParams = serde_json::from_value(notification.params).unwrap();
+            assert_eq!(snapshot.prompts.len(), 6_000);
+            saw_snapshot = true;
+            break;
+        }
+    }
+    assert!(saw_snapshot, "a subscriber that fell behind is sent a fresh snapshot");
+}
