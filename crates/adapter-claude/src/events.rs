@@ -1,0 +1,138 @@
+//! Claude Code's hook events, as its command hooks receive them on stdin, and what each means
+//! for gatehouse: a PermissionRequest is a prompt to hold; PostToolUse, Stop and SessionEnd are
+//! observations that settle prompts answered in the terminal; everything else is ignored.
+
+use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::{questions, ADAPTER_ID};
+
+/// The longest summary kept, in characters.
+const SUMMARY_CHARS: usize = 300;
+
+/// The fields gatehouse reads from every event. Others are ignored.
+#[derive(Debug, Deserialize)]
+struct RawEvent {
+    hook_event_name: String,
+    session_id: String,
+    #[serde(default)]
+    cwd: String,
+    #[serde(default)]
+    tool_name: Option<String>,
+    #[serde(default)]
+    tool_input: Option<Value>,
+}
+
+/// Reads one hook event.
+pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
+    let value: Value = serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
+    let event: RawEvent = serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+    let tool = || event.tool_name.clone().ok_or_else(|| missing(&event, "tool_name"));
+    let input = || event.tool_input.clone().ok_or_else(|| missing(&event, "tool_input"));
+    match event.hook_event_name.as_str() {
+        "PermissionRequest" => {
+            let prompt = prompt(&event, tool()?, input()?);
+            Ok(HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome })
+        }
+        "PostToolUse" => {
+            let tool = tool()?;
+            let correlation = correlation(&tool, &input()?);
+            Ok(HookEvent::Observe(Observation::ToolFinished { adapter: ADAPTER_ID.into(), session: event.session_id, correlation }))
+        }
+        "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded { adapter: ADAPTER_ID.into(), session: event.session_id })),
+        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded { adapter: ADAPTER_ID.into(), session: event.session_id })),
+        _ => Ok(HookEvent::Ignore),
+    }
+}
+
+fn missing(event: &RawEvent, field: &str) -> ParseError {
+    ParseError::NotAnEvent(format!("a {} event without `{field}`", event.hook_event_name))
+}
+
+fn prompt(event: &RawEvent, tool: String, input: Value) -> NewPrompt {
+    let mut prompt = NewPrompt {
+        adapter: ADAPTER_ID.into(),
+        session: event.session_id.clone(),
+        cwd: event.cwd.clone(),
+        kind: PromptKind::Permission,
+        summary: summary(&tool, &input),
+        correlation: correlation(&tool, &input),
+        tool,
+        input,
+        questions: Vec::new(),
+        read_only_reason: None,
+    };
+    match prompt.tool.as_str() {
+        "AskUserQuestion" => {
+            prompt.kind = PromptKind::Question;
+            match questions::from_input(&prompt.input) {
+                Ok(questions) => prompt.questions = questions,
+                Err(reason) => prompt.read_only_reason = Some(reason),
+            }
+        }
+        "ExitPlanMode" => prompt.kind = PromptKind::Plan,
+        _ => {}
+    }
+    prompt
+}
+
+/// One line for people: the command, the file, the address, the question, or the input.
+fn summary(tool: &str, input: &Value) -> String {
+    let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_owned);
+    let text = match tool {
+        "Bash" => field("command"),
+        "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => field("file_path").or_else(|| field("notebook_path")),
+        "WebFetch" => field("url"),
+        "WebSearch" => field("query"),
+        "ExitPlanMode" => field("plan"),
+        "AskUserQuestion" => input
+            .get("questions")
+            .and_then(Value::as_array)
+            .map(|questions| {
+                questions.iter().filter_map(|question| question.get("question").and_then(Value::as_str)).collect::<Vec<_>>().join(" / ")
+            }),
+        _ => None,
+    }
+    .unwrap_or_else(|| input.to_string());
+    one_line(&text, SUMMARY_CHARS)
+}
+
+fn one_line(text: &str, limit: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= limit {
+        flat
+    } else {
+        let mut cut: String = flat.chars().take(limit - 1).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// The key that recognises the same tool call across events: PermissionRequest carries no
+/// `tool_use_id`, so it is the tool and its input, with keys sorted. For AskUserQuestion only the
+/// questions count, since PostToolUse adds the answers to the input.
+pub fn correlation(tool: &str, input: &Value) -> String {
+    let relevant = match (tool, input.get("questions")) {
+        ("AskUserQuestion", Some(questions)) => questions,
+        _ => input,
+    };
+    format!("{tool}:{}", canonical_json(relevant))
+}
+
+fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> =
+                keys.into_iter().map(|key| format!("{}:{}", Value::from(key.as_str()), canonical_json(&map[key]))).collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(canonical_json).collect::<Vec<_>>().join(",")),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
