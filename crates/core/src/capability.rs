@@ -85,6 +85,21 @@ pub struct CapabilityRule {
     pub actions: Vec<ActionFlag>,
 }
 
+impl CapabilityRule {
+    /// The actions this rule offers: verified ones only, and never `always`.
+    pub fn offered(&self) -> Vec<Action> {
+        let mut actions: Vec<Action> = self
+            .actions
+            .iter()
+            .filter(|flag| flag.verified && flag.action != Action::Always)
+            .map(|flag| flag.action)
+            .collect();
+        actions.sort();
+        actions.dedup();
+        actions
+    }
+}
+
 /// Everything one adapter can do, as `hello` and `status` report it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdapterCapabilities {
@@ -106,18 +121,7 @@ impl AdapterCapabilities {
 
     /// The actions offered for a prompt: verified ones only, and never `always`.
     pub fn offered(&self, kind: PromptKind, tool: &str) -> Vec<Action> {
-        let Some(rule) = self.rule_for(kind, tool) else {
-            return Vec::new();
-        };
-        let mut actions: Vec<Action> = rule
-            .actions
-            .iter()
-            .filter(|flag| flag.verified && flag.action != Action::Always)
-            .map(|flag| flag.action)
-            .collect();
-        actions.sort();
-        actions.dedup();
-        actions
+        self.rule_for(kind, tool).map(CapabilityRule::offered).unwrap_or_default()
     }
 }
 

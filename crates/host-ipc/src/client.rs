@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadHalf, WriteHalf};
 use crate::framing::{write_frame, FrameError, FrameReader};
 use crate::protocol::{
     method, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams, Notification, ObserveParams,
-    ObserveResult, Request, Response, Role, RpcError, StateResult, StatusResult, SubscribeResult, PROTOCOL_VERSION,
+    ObserveResult, RegisteredParams, Request, Response, Role, RpcError, StateResult, StatusResult, SubscribeResult, PROTOCOL_VERSION,
 };
 use crate::socket::{self, SocketError};
 
@@ -45,6 +45,9 @@ impl ClientError {
     }
 }
 
+/// A client connected over the gateway's local socket.
+pub type SocketClient = Client<interprocess::local_socket::tokio::Stream>;
+
 /// A connection to the gateway.
 pub struct Client<S> {
     reader: FrameReader<ReadHalf<S>>,
@@ -54,7 +57,7 @@ pub struct Client<S> {
     hello: HelloResult,
 }
 
-impl Client<interprocess::local_socket::tokio::Stream> {
+impl SocketClient {
     /// Connects to the gateway's socket and says hello.
     pub async fn connect(path: &Path, role: Role, name: &str) -> Result<Self, ClientError> {
         let stream = socket::connect(path).await?;
@@ -155,6 +158,12 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
     pub async fn hold(&mut self, prompt: NewPrompt, wait: std::time::Duration) -> Result<HoldResult, ClientError> {
         let params = HoldParams { prompt, wait_ms: wait.as_millis() as u64 };
         self.call(method::HOOK_HOLD, &params).await
+    }
+
+    /// Registers a prompt for watching only, and returns at once.
+    pub async fn register(&mut self, prompt: NewPrompt, stale_after: std::time::Duration) -> Result<RegisteredParams, ClientError> {
+        let params = HoldParams { prompt, wait_ms: stale_after.as_millis() as u64 };
+        self.call(method::HOOK_REGISTER, &params).await
     }
 
     pub async fn observe(&mut self, observation: Observation) -> Result<ObserveResult, ClientError> {

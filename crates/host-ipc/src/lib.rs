@@ -16,6 +16,6 @@ pub mod protocol;
 pub mod server;
 pub mod socket;
 
-pub use client::{Client, ClientError};
+pub use client::{Client, ClientError, SocketClient};
 pub use protocol::{ErrorCode, Role, RpcError, PROTOCOL_VERSION};
 pub use server::{Gateway, GatewayOptions};

@@ -19,6 +19,7 @@ pub mod method {
     pub const RELEASE: &str = "release";
     pub const STATUS: &str = "status";
     pub const HOOK_HOLD: &str = "hook.hold";
+    pub const HOOK_REGISTER: &str = "hook.register";
     pub const HOOK_OBSERVE: &str = "hook.observe";
     pub const HOOK_DELIVERED: &str = "hook.delivered";
 }
@@ -269,14 +270,16 @@ pub struct StatusResult {
     pub adapters: Vec<AdapterCapabilities>,
 }
 
+/// The params of `hook.hold` and `hook.register`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HoldParams {
     pub prompt: NewPrompt,
-    /// How long to wait for an outcome before the prompt expires.
+    /// How long to wait for an outcome (`hook.hold`), or how long the prompt stays listed
+    /// without news of it (`hook.register`), before it expires.
     pub wait_ms: u64,
 }
 
-/// The params of the `hook.registered` notification.
+/// The params of the `hook.registered` notification, and the result of `hook.register`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RegisteredParams {
     pub id: DecisionId,

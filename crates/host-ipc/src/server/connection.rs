@@ -154,6 +154,11 @@ impl Connection {
                 Ok(hold) => return self.hold(id.clone(), hold).await,
                 Err(error) => Err(error),
             },
+            method::HOOK_REGISTER => needs(Role::Hook).and_then(|()| {
+                let HoldParams { prompt, wait_ms } = params(request.params)?;
+                let prompt = self.gateway.watch(prompt, Duration::from_millis(wait_ms).min(MAX_WAIT))?;
+                Ok(to_value(RegisteredParams { id: prompt.id, actions: prompt.actions }))
+            }),
             method::HOOK_OBSERVE => needs(Role::Hook).and_then(|()| {
                 let observe: ObserveParams = params(request.params)?;
                 Ok(to_value(ObserveResult { withdrawn: self.gateway.observe(&observe.observation) }))

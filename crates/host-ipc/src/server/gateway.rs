@@ -139,13 +139,31 @@ impl Gateway {
             self.publish(event);
             prompt
         };
+        self.arm_deadline(prompt.id, wait);
+        Ok((prompt, receiver))
+    }
+
+    /// Registers a prompt for watching only: no hook waits for it, so it stays listed until an
+    /// observation settles it or it goes stale after `stale_after`.
+    pub fn watch(self: &Arc<Self>, prompt: NewPrompt, stale_after: Duration) -> Result<Prompt, ArbiterError> {
+        let prompt = {
+            let mut state = self.lock();
+            let event = state.arbiter.register(prompt, now())?;
+            let Event::Added { prompt } = &event else { unreachable!("register always adds") };
+            let prompt = prompt.clone();
+            self.publish(event);
+            prompt
+        };
+        self.arm_deadline(prompt.id, stale_after);
+        Ok(prompt)
+    }
+
+    fn arm_deadline(self: &Arc<Self>, id: DecisionId, after: Duration) {
         let gateway = Arc::clone(self);
-        let id = prompt.id;
         tokio::spawn(async move {
-            tokio::time::sleep(wait).await;
+            tokio::time::sleep(after).await;
             gateway.expire(id);
         });
-        Ok((prompt, receiver))
     }
 
     /// Accepts a front end's answer and hands the verdict to the waiting hook.

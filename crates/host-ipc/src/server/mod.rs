@@ -6,7 +6,7 @@ mod connection;
 mod gateway;
 
 pub use connection::serve_connection;
-pub use gateway::{Gateway, GatewayOptions};
+pub use gateway::{now, Gateway, GatewayOptions};
 
 use std::sync::Arc;
 

@@ -1,0 +1,183 @@
+//! `gatehouse answer` and `gatehouse release`. Both exit 0 only when the gateway accepted the
+//! request; otherwise the reason goes to stderr and the exit code is 1.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::bail;
+use clap::Args;
+use gatehouse_core::{Answer, DecisionId, QuestionResponse};
+use gatehouse_host_ipc::{ClientError, SocketClient};
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  gatehouse answer 019ad3c1 once
+  gatehouse answer 019ad3c1 deny --message 'use make clean instead'
+  gatehouse answer 019ad3c1 --pick q1=Blue
+  gatehouse answer 019ad3c1 --pick q1=Cheese --pick q1=Olives --text q2='thin crust'
+
+Question ids (q1, q2, ...) and option labels are shown by `gatehouse list`.";
+
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
+    /// The prompt's id, as `gatehouse list` shows it (a unique prefix will do).
+    id: String,
+    /// `once` (allow this one call) or `deny`. Omit it when answering questions.
+    #[arg(value_parser = ["once", "deny"])]
+    action: Option<String>,
+    /// With `deny`: the reason, passed on to the agent.
+    #[arg(long, short, value_name = "TEXT")]
+    message: Option<String>,
+    /// Choose an option of a question; repeat for several questions, or several options of a
+    /// multi-select question.
+    #[arg(long, value_name = "QID=LABEL")]
+    pick: Vec<String>,
+    /// Answer a question in your own words.
+    #[arg(long, value_name = "QID=TEXT")]
+    text: Vec<String>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl AnswerArgs {
+    fn to_answer(&self) -> anyhow::Result<Answer> {
+        let answering_questions = !self.pick.is_empty() || !self.text.is_empty();
+        match (self.action.as_deref(), answering_questions) {
+            (Some(action), true) => bail!("`{action}` cannot be combined with --pick or --text: questions take only --pick/--text"),
+            (None, false) => bail!("say `once` or `deny`, or answer questions with --pick QID=LABEL / --text QID=TEXT"),
+            (Some("once"), false) if self.message.is_some() => bail!("--message goes with `deny`, not `once`"),
+            (Some("once"), false) => Ok(Answer::Once),
+            (Some(_), false) => Ok(Answer::Deny { message: self.message.clone() }),
+            (None, true) => {
+                if self.message.is_some() {
+                    bail!("--message goes with `deny`; questions take --pick and --text");
+                }
+                let mut responses: Vec<QuestionResponse> = Vec::new();
+                for pick in &self.pick {
+                    let (question, label) = split_pair(pick, "--pick", "QID=LABEL")?;
+                    response_for(&mut responses, question).picks.push(label.to_owned());
+                }
+                for text in &self.text {
+                    let (question, text) = split_pair(text, "--text", "QID=TEXT")?;
+                    if response_for(&mut responses, question).text.replace(text.to_owned()).is_some() {
+                        bail!("--text for `{question}` is given twice; give it once");
+                    }
+                }
+                Ok(Answer::Answer { responses })
+            }
+        }
+    }
+}
+
+/// The response for `question`, added in the order questions are first named.
+fn response_for<'a>(responses: &'a mut Vec<QuestionResponse>, question: &str) -> &'a mut QuestionResponse {
+    let index = match responses.iter().position(|response| response.question == question) {
+        Some(index) => index,
+        None => {
+            responses.push(QuestionResponse { question: question.to_owned(), picks: Vec::new(), text: None });
+            responses.len() - 1
+        }
+    };
+    &mut responses[index]
+}
+
+fn split_pair<'a>(pair: &'a str, flag: &str, shape: &str) -> anyhow::Result<(&'a str, &'a str)> {
+    match pair.split_once('=') {
+        Some((question, value)) if !question.is_empty() => Ok((question, value)),
+        _ => bail!("{flag} takes {shape}, such as q1=Blue; got `{pair}`"),
+    }
+}
+
+pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitCode> {
+    let answer = arguments.to_answer()?;
+    let mut client = super::connect_frontend(&socket).await?;
+    let id = resolve_id(&mut client, &arguments.id).await?;
+    let action = answer.action();
+    match client.answer(id, answer).await {
+        Ok(result) if arguments.json => println!("{}", serde_json::to_string(&result)?),
+        Ok(result) => println!("{action}: {id} is {}", result.state),
+        Err(error) => return refused(error),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn release(socket: PathBuf, id: String) -> anyhow::Result<ExitCode> {
+    let mut client = super::connect_frontend(&socket).await?;
+    let id = resolve_id(&mut client, &id).await?;
+    match client.release(id).await {
+        Ok(_) => println!("released: {id} is back with the agent's terminal"),
+        Err(error) => return refused(error),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn refused(error: ClientError) -> anyhow::Result<ExitCode> {
+    match error {
+        ClientError::Rpc(error) => {
+            eprintln!("gatehouse: refused ({}): {}", error.name(), error.message);
+            Ok(ExitCode::from(1))
+        }
+        other => Err(other.into()),
+    }
+}
+
+/// A full id as given, or the one pending prompt whose id starts with the given prefix.
+async fn resolve_id(client: &mut SocketClient, given: &str) -> anyhow::Result<DecisionId> {
+    if let Ok(id) = given.parse() {
+        return Ok(id);
+    }
+    if given.len() < 4 || !given.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+        bail!("`{given}` is not a prompt id; copy one from `gatehouse list` (at least 4 characters)");
+    }
+    let pending = client.list().await?;
+    let matches: Vec<DecisionId> = pending.iter().map(|prompt| prompt.id).filter(|id| id.to_string().starts_with(given)).collect();
+    match matches.as_slice() {
+        [id] => Ok(*id),
+        [] => bail!("no pending prompt has an id starting with `{given}`; run `gatehouse list` to see them"),
+        _ => bail!("{} pending prompts have ids starting with `{given}`; give more of the id", matches.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        arguments: AnswerArgs,
+    }
+
+    fn answer(line: &[&str]) -> Result<Answer, String> {
+        let wrapper = Wrapper::try_parse_from(std::iter::once("answer").chain(line.iter().copied())).map_err(|error| error.to_string())?;
+        wrapper.arguments.to_answer().map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn permissions_take_once_or_deny() {
+        assert_eq!(answer(&["abcd", "once"]), Ok(Answer::Once));
+        assert_eq!(answer(&["abcd", "deny", "--message", "no"]), Ok(Answer::Deny { message: Some("no".into()) }));
+        assert!(answer(&["abcd", "always"]).is_err(), "always is never offered");
+        assert!(answer(&["abcd"]).unwrap_err().contains("--pick"));
+        assert!(answer(&["abcd", "once", "--message", "x"]).is_err());
+    }
+
+    #[test]
+    fn questions_group_picks_and_text_by_question() {
+        let parsed = answer(&["abcd", "--pick", "q1=Red", "--pick", "q2=Yes", "--pick", "q1=Blue", "--text", "q1=teal too"]).unwrap();
+        assert_eq!(
+            parsed,
+            Answer::Answer {
+                responses: vec![
+                    QuestionResponse { question: "q1".into(), picks: vec!["Red".into(), "Blue".into()], text: Some("teal too".into()) },
+                    QuestionResponse { question: "q2".into(), picks: vec!["Yes".into()], text: None },
+                ]
+            }
+        );
+        assert!(answer(&["abcd", "--pick", "Red"]).unwrap_err().contains("QID=LABEL"));
+        assert!(answer(&["abcd", "once", "--pick", "q1=Red"]).is_err());
+        assert!(answer(&["abcd", "--text", "q1=a", "--text", "q1=b"]).unwrap_err().contains("twice"));
+    }
+}

@@ -1,0 +1,17 @@
+//! `gatehouse list`: the pending prompts of every agent.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::output;
+
+pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
+    let mut client = super::connect_frontend(&socket).await?;
+    let prompts = client.list().await?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&prompts)?);
+    } else {
+        print!("{}", output::prompt_table(&prompts, gatehouse_host_ipc::server::now()));
+    }
+    Ok(ExitCode::SUCCESS)
+}

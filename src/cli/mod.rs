@@ -1,0 +1,130 @@
+//! The command line: one module per command. This is the contract that scripts and front ends
+//! rely on; extend it, never break it.
+
+mod answer;
+mod hook;
+mod install;
+mod list;
+mod serve;
+mod status;
+mod watch;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use gatehouse_host_ipc::socket::SocketError;
+use gatehouse_host_ipc::{Client, ClientError, Role, SocketClient};
+
+use crate::config;
+
+const ABOUT: &str = "One gateway to approve, deny or answer the prompts of many AI coding agents.";
+
+const LONG_ABOUT: &str = "\
+One gateway to approve, deny or answer the prompts of many AI coding agents.
+
+An agent's hook (installed with `gatehouse install claude`) hands each prompt to the gateway
+(`gatehouse serve`); any front end lists and answers it; the first answer wins, and the agent's own
+terminal prompt stays live the whole time. Only actions proven against the real agent are offered;
+everything else is shown read-only.
+
+Quick start:
+  gatehouse serve &                     # run the gateway
+  gatehouse install claude              # add the hooks to ~/.claude/settings.json
+  gatehouse list                        # prompts waiting for you
+  gatehouse answer ID once              # allow one Bash command (or: deny --message TEXT)";
+
+#[derive(Debug, Parser)]
+#[command(name = "gatehouse", version, about = ABOUT, long_about = LONG_ABOUT)]
+pub struct Cli {
+    /// The gateway's socket [default: $XDG_RUNTIME_DIR/gatehouse/gatehouse.sock].
+    #[arg(long, global = true, env = "GATEHOUSE_SOCKET", value_name = "PATH")]
+    socket: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the gateway in the foreground (logs on stderr; set RUST_LOG=debug for more).
+    Serve,
+    /// Say whether the gateway is up, and what each agent allows; exits 1 when unreachable.
+    Status {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the prompts that are pending, from every agent.
+    List {
+        /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print live events as they happen, until interrupted.
+    Watch {
+        /// Print one JSON object a line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer a pending prompt: `once` or `deny` for a permission, --pick/--text for questions.
+    #[command(after_help = answer::AFTER_HELP)]
+    Answer(answer::AnswerArgs),
+    /// Hand a pending prompt back to the agent's own terminal.
+    Release {
+        /// The prompt's id, as `gatehouse list` shows it (a unique prefix will do).
+        id: String,
+    },
+    /// Run as an agent's hook: read the hook event on stdin, print the verdict if any. Always exits 0.
+    Hook {
+        /// The agent: claude or codex.
+        agent: String,
+    },
+    /// Add gatehouse's hooks to an agent's settings.
+    Install(install::InstallArgs),
+    /// Remove gatehouse's hooks (and only those) from an agent's settings.
+    Uninstall(install::InstallArgs),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let socket = cli.socket;
+    match cli.command {
+        Command::Serve => serve::run(socket),
+        Command::Hook { agent } => Ok(hook::run(socket, &agent)),
+        Command::Install(arguments) => install::install(arguments),
+        Command::Uninstall(arguments) => install::uninstall(arguments),
+        Command::Status { json } => block_on(status::run(socket_path(socket)?, json)),
+        Command::List { json } => block_on(list::run(socket_path(socket)?, json)),
+        Command::Watch { json } => block_on(watch::run(socket_path(socket)?, json)),
+        Command::Answer(arguments) => block_on(answer::run(socket_path(socket)?, arguments)),
+        Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
+    }
+}
+
+fn block_on<F: std::future::Future<Output = anyhow::Result<ExitCode>>>(future: F) -> anyhow::Result<ExitCode> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?.block_on(future)
+}
+
+/// The socket: the flag or `GATEHOUSE_SOCKET`, else the config file's, else the default.
+pub fn socket_path(from_flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    if let Some(path) = from_flag {
+        return Ok(path);
+    }
+    Ok(config::load()?.socket.unwrap_or_else(gatehouse_host_ipc::socket::default_socket_path))
+}
+
+/// Connects as a front end, with an error that says what to do when the gateway is not there.
+pub async fn connect_frontend(socket: &std::path::Path) -> anyhow::Result<SocketClient> {
+    Client::connect(socket, Role::Frontend, "gatehouse-cli").await.map_err(|error| unreachable_gateway(socket, error))
+}
+
+pub fn unreachable_gateway(socket: &std::path::Path, error: ClientError) -> anyhow::Error {
+    match error {
+        ClientError::Socket(SocketError::Connect { .. }) => anyhow::anyhow!(
+            "no gateway is running on {}; start one with `gatehouse serve` (or pass --socket / GATEHOUSE_SOCKET)",
+            socket.display()
+        ),
+        other => anyhow::Error::new(other).context(format!("the gateway on {} did not answer properly", socket.display())),
+    }
+}

@@ -1,0 +1,57 @@
+//! `gatehouse serve`: binds the socket, builds the gateway from the registered adapters'
+//! capability flags, and serves until interrupted.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use gatehouse_host_ipc::{socket, Gateway, GatewayOptions};
+use tracing_subscriber::EnvFilter;
+
+use crate::adapters;
+
+pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_writer(std::io::stderr)
+        .init();
+    let socket_path = super::socket_path(socket_flag)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = socket::bind(&socket_path).await?;
+        let registry = adapters::registry();
+        let capabilities = registry.capabilities().await;
+        let options = GatewayOptions { socket: socket_path.display().to_string(), ..GatewayOptions::default() };
+        let gateway = Gateway::new(capabilities, options);
+        let agents: Vec<&str> = registry.ids().collect();
+        tracing::info!("gatehouse {} listening on {} for {}", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
+        tokio::select! {
+            served = gatehouse_host_ipc::server::serve(gateway, listener) => served.context("the gateway stopped accepting connections")?,
+            () = shutdown_signal() => tracing::info!("shutting down; waiting hooks leave their prompts to the agents' terminals"),
+        }
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

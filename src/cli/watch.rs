@@ -1,0 +1,55 @@
+//! `gatehouse watch`: live events, as text or one JSON object a line, until interrupted or the
+//! gateway goes away.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use gatehouse_core::Event;
+use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
+use gatehouse_host_ipc::ClientError;
+
+use crate::output;
+
+pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
+    let mut client = super::connect_frontend(&socket).await?;
+    let snapshot = client.subscribe().await?;
+    let mut stdout = std::io::stdout();
+    if json {
+        writeln!(stdout, "{}", serde_json::json!({ "type": "snapshot", "prompts": snapshot }))?;
+    } else {
+        write!(stdout, "{}", output::prompt_table(&snapshot, gatehouse_host_ipc::server::now()))?;
+    }
+    stdout.flush()?;
+    loop {
+        let notification = match client.next_notification().await {
+            Ok(notification) => notification,
+            Err(ClientError::Closed) => {
+                eprintln!("gatehouse: the gateway went away");
+                return Ok(ExitCode::from(1));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        match notification.method.as_str() {
+            notification::EVENT => {
+                let event: Event = serde_json::from_value(notification.params)?;
+                if json {
+                    writeln!(stdout, "{}", serde_json::to_string(&event)?)?;
+                } else {
+                    writeln!(stdout, "{}", output::event_line(&event))?;
+                }
+            }
+            notification::SNAPSHOT => {
+                let snapshot: SnapshotParams = serde_json::from_value(notification.params)?;
+                if json {
+                    writeln!(stdout, "{}", serde_json::json!({ "type": "snapshot", "prompts": snapshot.prompts }))?;
+                } else {
+                    writeln!(stdout, "-- {} --", snapshot.reason)?;
+                    write!(stdout, "{}", output::prompt_table(&snapshot.prompts, gatehouse_host_ipc::server::now()))?;
+                }
+            }
+            _ => {}
+        }
+        stdout.flush()?;
+    }
+}

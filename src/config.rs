@@ -1,0 +1,77 @@
+//! Settings: `$XDG_CONFIG_HOME/gatehouse/config.toml` (or `~/.config/gatehouse/config.toml`),
+//! overridden by `GATEHOUSE_*` environment variables (`GATEHOUSE_SOCKET`,
+//! `GATEHOUSE_HOOK__WAIT_SECONDS`), overridden by command-line flags. Read only by the commands
+//! that need it, so the hook's fast path never parses a file it does not use.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// The gateway's socket; the default is under `$XDG_RUNTIME_DIR`.
+    pub socket: Option<PathBuf>,
+    pub hook: HookConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct HookConfig {
+    /// How long a hook holds a prompt for an answer before the agent's terminal is left alone in
+    /// charge. The installer sets the agent's hook timeout a margin above it.
+    pub wait_seconds: u64,
+}
+
+/// How much longer than the hook's wait the agent's own hook timeout is, so that gatehouse's
+/// deadline always comes first and the hook exits cleanly.
+pub const HOOK_TIMEOUT_MARGIN_SECONDS: u64 = 30;
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { socket: None, hook: HookConfig::default() }
+    }
+}
+
+impl Default for HookConfig {
+    fn default() -> Self {
+        HookConfig { wait_seconds: 600 }
+    }
+}
+
+impl HookConfig {
+    pub fn wait(&self) -> Duration {
+        Duration::from_secs(self.wait_seconds)
+    }
+
+    /// The `timeout` the installer writes for the agent's hook.
+    pub fn agent_timeout_seconds(&self) -> u64 {
+        self.wait_seconds + HOOK_TIMEOUT_MARGIN_SECONDS
+    }
+}
+
+/// Where the config file is looked for.
+pub fn config_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("gatehouse").join("config.toml"))
+}
+
+/// Loads the config file (if any) and the environment overrides.
+pub fn load() -> anyhow::Result<Config> {
+    let mut builder = config::Config::builder();
+    let path = config_path();
+    if let Some(path) = &path {
+        builder = builder.add_source(config::File::from(path.as_path()).format(config::FileFormat::Toml).required(false));
+    }
+    builder = builder.add_source(config::Environment::with_prefix("GATEHOUSE").separator("__").try_parsing(true));
+    let shown = path.map_or_else(|| "the config file".to_owned(), |path| path.display().to_string());
+    builder
+        .build()
+        .and_then(|config| config.try_deserialize())
+        .with_context(|| format!("cannot read the settings in {shown} or the GATEHOUSE_* environment; fix or remove them"))
+}

@@ -1,0 +1,158 @@
+//! Text for people: the prompt table, the status report and one line per event. JSON output
+//! is the wire types themselves and needs nothing here.
+
+use std::fmt::Write;
+
+use gatehouse_core::{AdapterCapabilities, Event, Prompt, Timestamp};
+use gatehouse_host_ipc::protocol::StatusResult;
+
+/// The widest summary shown in the table; `list --json` has the whole input.
+const SUMMARY_WIDTH: usize = 72;
+
+/// A duration in the largest unit that fits: `42s`, `5m`, `3h`, `2d`.
+pub fn age(millis: u64) -> String {
+    let seconds = millis / 1_000;
+    match seconds {
+        0..=59 => format!("{seconds}s"),
+        60..=3_599 => format!("{}m", seconds / 60),
+        3_600..=86_399 => format!("{}h", seconds / 3_600),
+        _ => format!("{}d", seconds / 86_400),
+    }
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        let mut cut: String = text.chars().take(width - 1).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+/// The pending prompts as an aligned table, with each question's options beneath its prompt.
+pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
+    if prompts.is_empty() {
+        return "No pending prompts.\n".into();
+    }
+    let rows: Vec<[String; 6]> = prompts
+        .iter()
+        .map(|prompt| {
+            let actions = if prompt.is_read_only() {
+                "read-only".to_owned()
+            } else {
+                prompt.actions.iter().map(|action| action.as_str()).collect::<Vec<_>>().join(",")
+            };
+            [
+                prompt.id.to_string(),
+                prompt.prompt.adapter.clone(),
+                prompt.prompt.tool.clone(),
+                age(now.millis_since(prompt.created_at)),
+                actions,
+                truncate(&prompt.prompt.summary, SUMMARY_WIDTH),
+            ]
+        })
+        .collect();
+    let headers = ["ID", "AGENT", "TOOL", "AGE", "ACTIONS", "SUMMARY"];
+    let mut widths = headers.map(str::len);
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let mut text = String::new();
+        for (index, cell) in cells.iter().enumerate() {
+            if index + 1 == cells.len() {
+                text.push_str(cell);
+            } else {
+                let _ = write!(text, "{cell:<width$}  ", width = widths[index]);
+            }
+        }
+        format!("{}\n", text.trim_end())
+    };
+    let mut out = line(&headers);
+    for (prompt, row) in prompts.iter().zip(&rows) {
+        out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
+        for question in &prompt.prompt.questions {
+            let options = question.options.iter().map(|option| option.label.as_str()).collect::<Vec<_>>().join(" | ");
+            let choose = if question.multi { "choose any" } else { "choose one" };
+            let _ = writeln!(out, "    {}: {} ({choose}: {options})", question.id, question.text);
+        }
+        if let Some(reason) = &prompt.prompt.read_only_reason {
+            let _ = writeln!(out, "    read-only: {reason}");
+        }
+    }
+    out
+}
+
+/// What `gatehouse status` prints.
+pub fn status(status: &StatusResult, now: Timestamp) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} is running on {}", status.server, status.socket);
+    let _ = writeln!(
+        out,
+        "pid {}, up {}, protocol {}; {} pending prompt{}, {} connection{}",
+        status.pid,
+        age(now.millis_since(status.started_at)),
+        status.protocol,
+        status.pending,
+        if status.pending == 1 { "" } else { "s" },
+        status.connections,
+        if status.connections == 1 { "" } else { "s" },
+    );
+    for adapter in &status.adapters {
+        out.push('\n');
+        out.push_str(&capabilities(adapter));
+    }
+    out
+}
+
+/// One adapter's capability flags: offered actions, and what is read-only.
+pub fn capabilities(adapter: &AdapterCapabilities) -> String {
+    let mut out = format!("{} ({})\n", adapter.name, adapter.adapter);
+    for rule in &adapter.rules {
+        let scope = match &rule.tool {
+            Some(tool) => format!("{} {tool}", rule.kind.as_str()),
+            None => format!("{} (any tool)", rule.kind.as_str()),
+        };
+        let offered = rule.offered();
+        let summary = if offered.is_empty() {
+            "read-only".to_owned()
+        } else {
+            offered.iter().map(|action| action.as_str()).collect::<Vec<_>>().join(", ")
+        };
+        let _ = writeln!(out, "  {scope:<28} {summary}");
+    }
+    out
+}
+
+/// One line for `gatehouse watch`.
+pub fn event_line(event: &Event) -> String {
+    match event {
+        Event::Added { prompt } => format!(
+            "{}  added        {}  {} {}: {}",
+            prompt.created_at,
+            prompt.id,
+            prompt.prompt.adapter,
+            prompt.prompt.tool,
+            truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
+        ),
+        Event::Changed { id, state, at, by, action, reason } => {
+            let mut line = format!("{at}  {:<11}  {id}", state.as_str());
+            if let Some(action) = action {
+                let _ = write!(line, "  {action}");
+            }
+            if let Some(by) = by {
+                let _ = write!(line, "  by {by}");
+            }
+            if let Some(reason) = reason {
+                let _ = write!(line, "  ({reason})");
+            }
+            line
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
