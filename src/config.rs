@@ -68,7 +68,7 @@ pub fn load() -> anyhow::Result<Config> {
     if let Some(path) = &path {
         builder = builder.add_source(config::File::from(path.as_path()).format(config::FileFormat::Toml).required(false));
     }
-    builder = builder.add_source(config::Environment::with_prefix("GATEHOUSE").separator("__").try_parsing(true));
+    builder = builder.add_source(config::Environment::with_prefix("GATEHOUSE").prefix_separator("_").separator("__").try_parsing(true));
     let shown = path.map_or_else(|| "the config file".to_owned(), |path| path.display().to_string());
     builder
         .build()

@@ -1,0 +1,289 @@
+//! The command-line contract, against a real gateway: `status`, `list --json`, `answer`,
+//! `release`, `watch --json`, `hook claude` and `install claude`.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{claude_fixture, finish, Gateway, Sandbox};
+
+const HOOK_EXIT: Duration = Duration::from_secs(10);
+
+fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn verdict(output: &std::process::Output) -> Value {
+    assert!(output.status.success(), "the hook always exits 0: {}", stderr(output));
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| panic!("the hook printed a verdict, not {:?}", stdout(output)))
+}
+
+fn held(gateway: &Gateway, fixture: &str) -> (std::process::Child, Value) {
+    let before = gateway.list().len();
+    let hook = gateway.spawn_hook("claude", claude_fixture(fixture).to_string().as_bytes(), &[]);
+    let prompts = gateway.wait_for_pending(before + 1);
+    (hook, prompts.last().unwrap().clone())
+}
+
+#[test]
+fn status_exits_1_and_says_what_to_do_when_no_gateway_runs() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&["status"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("gatehouse serve"), "{}", stderr(&output));
+    let json = sandbox.run(&["status", "--json"]);
+    assert_eq!(json.status.code(), Some(1));
+    assert_eq!(serde_json::from_slice::<Value>(&json.stdout).unwrap()["running"], false);
+}
+
+#[test]
+fn status_reports_the_adapters_and_their_capability_flags() {
+    let gateway = Gateway::start();
+    let output = gateway.run(&["status", "--json"]);
+    assert!(output.status.success());
+    let status: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(status["running"], true);
+    assert_eq!(status["pending"], 0);
+    let claude = status["adapters"].as_array().unwrap().iter().find(|adapter| adapter["adapter"] == "claude").unwrap();
+    let bash = claude["rules"].as_array().unwrap().iter().find(|rule| rule["tool"] == "Bash").unwrap();
+    let verified: Vec<&str> =
+        bash["actions"].as_array().unwrap().iter().filter(|flag| flag["verified"] == true).map(|flag| flag["action"].as_str().unwrap()).collect();
+    assert_eq!(verified, ["once", "deny"]);
+    assert!(stdout(&gateway.run(&["status"])).contains("Claude Code (claude)"));
+}
+
+#[test]
+fn a_second_gateway_on_the_same_socket_is_refused() {
+    let gateway = Gateway::start();
+    let output = gateway.run(&["serve"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("already running"), "{}", stderr(&output));
+}
+
+#[test]
+fn the_socket_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let gateway = Gateway::start();
+    let socket_mode = std::fs::metadata(gateway.socket()).unwrap().permissions().mode() & 0o777;
+    let folder_mode = std::fs::metadata(gateway.socket().parent().unwrap()).unwrap().permissions().mode() & 0o777;
+    assert_eq!((socket_mode, folder_mode), (0o600, 0o700));
+}
+
+#[test]
+fn list_json_has_the_documented_fields() {
+    let gateway = Gateway::start();
+    let (bash_hook, bash) = held(&gateway, "PermissionRequest-Bash");
+    let (question_hook, question) = held(&gateway, "PermissionRequest-AskUserQuestion");
+    for field in ["id", "adapter", "session", "cwd", "kind", "tool", "summary", "input", "actions", "state", "created_at"] {
+        assert!(bash.get(field).is_some(), "list --json lacks `{field}`: {bash}");
+    }
+    assert_eq!(bash["actions"], json!(["once", "deny"]));
+    assert_eq!(bash["state"], "pending");
+    assert_eq!(bash["input"]["command"], "printf hi > hi.txt");
+    assert_eq!(
+        question["questions"],
+        json!([{ "id": "q1", "text": "Which color?", "header": "Color", "multi": false,
+                 "options": [{ "label": "Red", "description": "warm" }, { "label": "Blue", "description": "cool" }] }])
+    );
+    drop((bash_hook, question_hook));
+}
+
+#[test]
+fn once_prints_allow_and_the_prompt_is_delivered() {
+    let gateway = Gateway::start();
+    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let id = prompt["id"].as_str().unwrap();
+    let answered = gateway.run(&["answer", id, "once"]);
+    assert!(answered.status.success(), "{}", stderr(&answered));
+    let output = finish(hook, HOOK_EXIT);
+    assert_eq!(verdict(&output), json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}));
+    let again = gateway.run(&["answer", id, "deny"]);
+    assert_eq!(again.status.code(), Some(1), "a second answer is refused");
+    assert!(stderr(&again).contains("not_pending"), "{}", stderr(&again));
+    assert!(gateway.list().is_empty());
+}
+
+#[test]
+fn deny_carries_the_message() {
+    let gateway = Gateway::start();
+    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let answered = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "deny", "--message", "use make clean"]);
+    assert!(answered.status.success());
+    let decision = &verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"];
+    assert_eq!(decision, &json!({"behavior": "deny", "message": "use make clean"}));
+}
+
+#[test]
+fn a_question_is_answered_by_pick_and_keyed_by_its_text_at_delivery() {
+    let gateway = Gateway::start();
+    let (hook, prompt) = held(&gateway, "PermissionRequest-AskUserQuestion");
+    let id = prompt["id"].as_str().unwrap();
+    let wrong = gateway.run(&["answer", id, "--pick", "q1=Green"]);
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(stderr(&wrong).contains("invalid_answer"), "{}", stderr(&wrong));
+    assert!(gateway.run(&["answer", id, "--pick", "q1=Blue"]).status.success());
+    let decision = &verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"];
+    assert_eq!(decision["behavior"], "allow");
+    assert_eq!(decision["updatedInput"]["answers"], json!({"Which color?": "Blue"}));
+    assert_eq!(decision["updatedInput"]["questions"], prompt["input"]["questions"]);
+}
+
+#[test]
+fn a_read_only_prompt_refuses_answers_and_release_hands_it_back() {
+    let gateway = Gateway::start();
+    let (hook, prompt) = held(&gateway, "PermissionRequest-Write");
+    let id = prompt["id"].as_str().unwrap();
+    assert_eq!(prompt["actions"], json!([]));
+    let refused = gateway.run(&["answer", id, "once"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("read_only"), "{}", stderr(&refused));
+    assert!(gateway.run(&["release", id]).status.success());
+    let output = finish(hook, HOOK_EXIT);
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), "", "a released prompt gets no verdict");
+}
+
+#[test]
+fn an_unknown_id_is_refused() {
+    let gateway = Gateway::start();
+    let output = gateway.run(&["answer", "01a22a7c-7184-7520-bb65-4d44b4eba60b", "once"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("not_found"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_killed_hook_withdraws_its_prompt_and_a_late_answer_is_refused() {
+    let gateway = Gateway::start();
+    let (mut hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    // Claude Code ends a waiting hook with SIGTERM when the person answers No in the terminal.
+    unsafe { libc::kill(hook.id() as i32, libc::SIGTERM) };
+    hook.wait().unwrap();
+    gateway.wait_for_pending(0);
+    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    assert_eq!(late.status.code(), Some(1));
+    assert!(stderr(&late).contains("withdrawn"), "{}", stderr(&late));
+}
+
+#[test]
+fn post_tool_use_withdraws_the_prompt_answered_in_the_terminal() {
+    let gateway = Gateway::start();
+    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let observer = gateway.spawn_hook("claude", claude_fixture("PostToolUse-Bash").to_string().as_bytes(), &[]);
+    assert_eq!(stdout(&finish(observer, HOOK_EXIT)), "");
+    let output = finish(hook, HOOK_EXIT);
+    assert_eq!(stdout(&output), "", "a withdrawn prompt gets no verdict");
+    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    assert!(stderr(&late).contains("withdrawn"), "{}", stderr(&late));
+}
+
+#[test]
+fn session_end_withdraws_what_the_session_still_has_pending() {
+    let gateway = Gateway::start();
+    let (bash, _) = held(&gateway, "PermissionRequest-Bash");
+    let (write, _) = held(&gateway, "PermissionRequest-Write");
+    finish(gateway.spawn_hook("claude", claude_fixture("SessionEnd").to_string().as_bytes(), &[]), HOOK_EXIT);
+    assert_eq!(stdout(&finish(bash, HOOK_EXIT)), "");
+    assert_eq!(stdout(&finish(write, HOOK_EXIT)), "");
+    assert!(gateway.list().is_empty());
+}
+
+#[test]
+fn the_deadline_expires_a_prompt_with_no_verdict() {
+    let gateway = Gateway::start();
+    let hook = gateway.spawn_hook(
+        "claude",
+        claude_fixture("PermissionRequest-Bash").to_string().as_bytes(),
+        &[("GATEHOUSE_HOOK__WAIT_SECONDS", "1")],
+    );
+    let output = finish(hook, HOOK_EXIT);
+    assert!(output.status.success());
+    assert_eq!(stdout(&output), "");
+    assert!(gateway.list().is_empty());
+}
+
+#[test]
+fn with_no_gateway_the_hook_exits_at_once_with_no_output() {
+    let sandbox = Sandbox::new();
+    for payload in [claude_fixture("PermissionRequest-Bash").to_string(), "not json".to_owned(), String::new()] {
+        let started = Instant::now();
+        let output = finish(sandbox.spawn_hook("claude", payload.as_bytes(), &[]), HOOK_EXIT);
+        assert!(output.status.success());
+        assert_eq!(stdout(&output), "", "no verdict without a gateway");
+        assert!(!stderr(&output).is_empty(), "a line on stderr says why");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
+
+#[test]
+fn garbage_on_the_hook_stdin_never_yields_a_verdict_and_the_gateway_stays_up() {
+    let gateway = Gateway::start();
+    let payloads = [
+        String::new(),
+        "{".to_owned(),
+        "[]".to_owned(),
+        json!({"hook_event_name": "PermissionRequest"}).to_string(),
+        json!({"hook_event_name": "PermissionRequest", "session_id": 5, "tool_name": "Bash", "tool_input": {}}).to_string(),
+        json!({"hook_event_name": "PostToolUse", "session_id": "s"}).to_string(),
+    ];
+    for payload in payloads {
+        let output = finish(gateway.spawn_hook("claude", payload.as_bytes(), &[]), HOOK_EXIT);
+        assert!(output.status.success(), "{payload}");
+        assert_eq!(stdout(&output), "", "{payload}");
+    }
+    assert!(gateway.run(&["status"]).status.success());
+}
+
+#[test]
+fn watch_json_streams_the_snapshot_then_each_transition() {
+    let gateway = Gateway::start();
+    let mut watch = gateway.command(&["watch", "--json"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
+    let snapshot: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(snapshot["type"], "snapshot");
+    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    assert!(gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]).status.success());
+    finish(hook, HOOK_EXIT);
+    let mut kinds = Vec::new();
+    while kinds.last().map(String::as_str) != Some("delivered") {
+        let event: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        assert_eq!(event["id"].as_str().or(event["prompt"]["id"].as_str()), prompt["id"].as_str());
+        kinds.push(event["state"].as_str().unwrap_or(event["type"].as_str().unwrap()).to_owned());
+    }
+    assert_eq!(kinds, ["added", "resolved", "delivered"]);
+    let _ = watch.kill();
+}
+
+#[test]
+fn install_claude_merges_is_idempotent_and_uninstall_removes_only_its_own() {
+    let sandbox = Sandbox::new();
+    let settings = sandbox.home().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let theirs = json!({"model": "opus", "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "prettier"}]}]}});
+    std::fs::write(&settings, theirs.to_string()).unwrap();
+
+    let first = sandbox.run(&["install", "claude"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(stdout(&first).contains("added the PermissionRequest hook"), "{}", stdout(&first));
+    let installed: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(installed["model"], "opus");
+    let permission = &installed["hooks"]["PermissionRequest"][0]["hooks"][0];
+    assert!(permission["command"].as_str().unwrap().ends_with("gatehouse' hook claude"), "{permission}");
+    assert!(permission["command"].as_str().unwrap().starts_with("'/"), "an absolute path: {permission}");
+    assert_eq!(permission["timeout"], 630, "the wait (600 s) plus a margin");
+    assert_eq!(installed["hooks"]["PostToolUse"][0], theirs["hooks"]["PostToolUse"][0]);
+    assert!(settings.with_file_name("settings.json.gatehouse-backup").exists());
+
+    let second = sandbox.run(&["install", "claude"]);
+    assert!(stdout(&second).contains("nothing to change"), "{}", stdout(&second));
+    assert_eq!(serde_json::from_slice::<Value>(&std::fs::read(&settings).unwrap()).unwrap(), installed);
+
+    let removed = sandbox.run(&["uninstall", "claude"]);
+    assert!(removed.status.success());
+    assert_eq!(serde_json::from_slice::<Value>(&std::fs::read(&settings).unwrap()).unwrap(), theirs);
+}

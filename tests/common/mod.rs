@@ -1,0 +1,149 @@
+//! Shared fixtures: a real `gatehouse serve` on a private socket in a temporary folder, and
+//! helpers that run the binary's commands against it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The `gatehouse` binary under test.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"))
+}
+
+/// Polls `condition` until it holds, or panics after `deadline` naming `what`.
+pub fn wait_for(deadline: Duration, what: &str, mut condition: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !condition() {
+        assert!(start.elapsed() < deadline, "timed out after {deadline:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A private folder for one test: socket, HOME and config live in it.
+pub struct Sandbox {
+    pub folder: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Sandbox { folder: tempfile::Builder::new().prefix("gh").tempdir_in("/tmp").expect("a temporary folder") }
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.folder.path().join("run").join("gatehouse.sock")
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.folder.path().join("home")
+    }
+
+    /// A `gatehouse` command that sees only this sandbox.
+    pub fn command(&self, arguments: &[&str]) -> Command {
+        let mut command = Command::new(binary());
+        command
+            .args(arguments)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home())
+            .env("XDG_CONFIG_HOME", self.folder.path().join("config"))
+            .env("XDG_RUNTIME_DIR", self.folder.path().join("run"))
+            .env("GATEHOUSE_SOCKET", self.socket());
+        command
+    }
+
+    /// Runs a command to completion.
+    pub fn run(&self, arguments: &[&str]) -> Output {
+        self.command(arguments).stdin(Stdio::null()).output().expect("gatehouse runs")
+    }
+
+    /// Starts `gatehouse hook AGENT` with `stdin` and extra environment.
+    pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Child {
+        let mut command = self.command(&["hook", agent]);
+        command.envs(env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().expect("the hook starts");
+        child.stdin.take().unwrap().write_all(stdin).expect("the hook reads its stdin");
+        child
+    }
+
+    /// The pending prompts, as `list --json` prints them.
+    pub fn list(&self) -> Vec<serde_json::Value> {
+        let output = self.run(&["list", "--json"]);
+        assert!(output.status.success(), "list failed: {}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice(&output.stdout).expect("list --json prints a JSON array")
+    }
+
+    /// Waits until `count` prompts are pending and returns them.
+    pub fn wait_for_pending(&self, count: usize) -> Vec<serde_json::Value> {
+        let mut prompts = Vec::new();
+        wait_for(Duration::from_secs(10), &format!("{count} pending prompts"), || {
+            prompts = self.list();
+            prompts.len() == count
+        });
+        prompts
+    }
+}
+
+/// A running `gatehouse serve`, stopped when dropped.
+pub struct Gateway {
+    pub sandbox: Sandbox,
+    process: Child,
+}
+
+impl Gateway {
+    pub fn start() -> Self {
+        Self::start_in(Sandbox::new())
+    }
+
+    pub fn start_in(sandbox: Sandbox) -> Self {
+        let process = sandbox.command(&["serve"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("serve starts");
+        let gateway = Gateway { sandbox, process };
+        wait_for(Duration::from_secs(10), "the gateway to answer `status`", || gateway.sandbox.run(&["status"]).status.success());
+        gateway
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.sandbox.socket()
+    }
+
+    /// Kills the gateway at once, as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl std::ops::Deref for Gateway {
+    type Target = Sandbox;
+
+    fn deref(&self) -> &Sandbox {
+        &self.sandbox
+    }
+}
+
+/// A hook payload from the captured fixtures, with its session replaced so tests do not collide.
+pub fn claude_fixture(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/adapter-claude/tests/data/claude-code-2.1.332").join(format!("{name}.json"));
+    serde_json::from_slice(&std::fs::read(&path).expect("the fixture exists")).expect("the fixture is JSON")
+}
+
+/// Waits for a child to exit and returns its output, panicking if it takes longer than `deadline`.
+pub fn finish(mut child: Child, deadline: Duration) -> Output {
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("the child can be waited on").is_some() {
+            return child.wait_with_output().expect("the child's output");
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            panic!("the child did not exit within {deadline:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
