@@ -12,6 +12,8 @@ pub mod capability;
 pub mod prompt;
 pub mod time;
 
+/// Re-exported so that an adapter crate implements [`Adapter`] with the same macro version.
+pub use async_trait::async_trait;
 pub use adapter::{Adapter, AdapterRegistry, HookEvent, HoldMode, Observation, ParseError};
 pub use answer::{Answer, QuestionResponse, Verdict};
 pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
