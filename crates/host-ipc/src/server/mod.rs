@@ -10,14 +10,47 @@ pub use gateway::{now, Gateway, GatewayOptions};
 
 use std::sync::Arc;
 
-use interprocess::local_socket::tokio::Listener;
+use interprocess::local_socket::tokio::{Listener, Stream};
 use interprocess::local_socket::traits::tokio::Listener as _;
+use interprocess::local_socket::traits::StreamCommon as _;
 
-/// Accepts connections until the listener fails, serving each on its own task.
+/// Accepts connections, serving each on its own task. A peer that runs as another user is
+/// refused before it can say anything.
 pub async fn serve(gateway: Arc<Gateway>, listener: Listener) -> std::io::Result<()> {
     loop {
-        let stream = listener.accept().await?;
+        let stream = match listener.accept().await {
+            Ok(stream) => stream,
+            // A peer that hung up before it was accepted, or a moment without file descriptors:
+            // neither may stop the gateway.
+            Err(error) => {
+                tracing::warn!("accepting a connection failed: {error}");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        if let Err(refusal) = check_peer(&stream) {
+            tracing::warn!("refused a connection: {refusal}");
+            continue;
+        }
         let gateway = gateway.clone();
         tokio::spawn(async move { serve_connection(gateway, stream).await });
     }
+}
+
+/// Only the user who runs the gateway may talk to it.
+#[cfg(unix)]
+fn check_peer(stream: &Stream) -> Result<(), String> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let own = unsafe { libc::geteuid() };
+    let credentials = stream.peer_creds().map_err(|error| format!("its peer credentials cannot be read: {error}"))?;
+    match credentials.euid() {
+        Some(peer) if peer == own => Ok(()),
+        Some(peer) => Err(format!("the peer runs as user {peer}, and this gateway answers only user {own}")),
+        None => Err("the peer's user cannot be told".into()),
+    }
+}
+
+#[cfg(not(unix))]
+fn check_peer(_stream: &Stream) -> Result<(), String> {
+    Ok(())
 }

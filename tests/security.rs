@@ -1,0 +1,42 @@
+//! Who may talk to the gateway: only the user who runs it.
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+
+use crate::common::{binary, Gateway};
+
+/// The user id of `nobody` on Debian.
+const NOBODY: u32 = 65_534;
+
+#[test]
+fn another_user_is_refused_even_when_the_socket_file_lets_them_in() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: only root can run a process as another user to knock on the socket");
+        return;
+    }
+    let gateway = Gateway::start();
+    let socket = gateway.socket();
+    // Open every permission that normally keeps other users out, so the peer check is all that is left.
+    for path in [gateway.sandbox.folder.path(), socket.parent().unwrap()] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
+
+    let stranger = Command::new(binary())
+        .args(["status", "--json", "--socket"])
+        .arg(&socket)
+        .env_clear()
+        .uid(NOBODY)
+        .gid(NOBODY)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs as nobody");
+    assert_eq!(stranger.status.code(), Some(1), "{}", String::from_utf8_lossy(&stranger.stderr));
+    let reply: serde_json::Value = serde_json::from_slice(&stranger.stdout).unwrap();
+    assert_eq!(reply["running"], false, "{reply}");
+
+    let owner = gateway.run(&["status"]);
+    assert!(owner.status.success(), "the owner still gets in");
+}
