@@ -6,3 +6,4 @@
 mod cli;
 mod client_library;
 mod common;
+mod security;
