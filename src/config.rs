@@ -61,6 +61,15 @@ pub fn config_path() -> Option<PathBuf> {
     Some(base.join("gatehouse").join("config.toml"))
 }
 
+/// gatehouse's state folder: `$XDG_STATE_HOME/gatehouse`, or `~/.local/state/gatehouse`.
+pub fn state_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state")))?;
+    Some(base.join("gatehouse"))
+}
+
 /// Loads the config file (if any) and the environment overrides.
 pub fn load() -> anyhow::Result<Config> {
     let mut builder = config::Config::builder();

@@ -6,4 +6,5 @@
 mod cli;
 mod client_library;
 mod common;
+mod restart;
 mod security;

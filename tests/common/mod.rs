@@ -96,10 +96,24 @@ impl Gateway {
     }
 
     pub fn start_in(sandbox: Sandbox) -> Self {
-        let process = sandbox.command(&["serve"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("serve starts");
+        let process = Self::spawn(&sandbox);
         let gateway = Gateway { sandbox, process };
-        wait_for(Duration::from_secs(10), "the gateway to answer `status`", || gateway.sandbox.run(&["status"]).status.success());
+        gateway.wait_until_up();
         gateway
+    }
+
+    fn spawn(sandbox: &Sandbox) -> Child {
+        sandbox.command(&["serve"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("serve starts")
+    }
+
+    fn wait_until_up(&self) {
+        wait_for(Duration::from_secs(10), "the gateway to answer `status`", || self.sandbox.run(&["status"]).status.success());
+    }
+
+    /// Starts a new gateway on the same socket, after [`Gateway::kill`].
+    pub fn start_again(&mut self) {
+        self.process = Self::spawn(&self.sandbox);
+        self.wait_until_up();
     }
 
     pub fn socket(&self) -> PathBuf {

@@ -19,6 +19,10 @@ use crate::time::Timestamp;
 /// `not_pending` (with its final state) rather than `not_found`.
 const REMEMBERED_FINISHED_PROMPTS: usize = 65_536;
 
+/// How many recent observations are remembered, so that a prompt registered again after a
+/// gateway restart is withdrawn at once if the terminal settled it while no gateway ran.
+const REMEMBERED_OBSERVATIONS: usize = 1_024;
+
 /// A transition, as front ends see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -106,6 +110,7 @@ pub struct Arbiter {
     live: HashMap<DecisionId, Prompt>,
     finished: HashMap<DecisionId, PromptState>,
     finished_order: VecDeque<DecisionId>,
+    recent_observations: VecDeque<(Observation, Timestamp)>,
 }
 
 impl Arbiter {
@@ -127,6 +132,20 @@ impl Arbiter {
 
     /// Registers a prompt, gives it a fresh decision id and works out its actions.
     pub fn register(&mut self, new_prompt: NewPrompt, now: Timestamp) -> Result<Event, ArbiterError> {
+        let mut events = self.register_held_since(new_prompt, now, now)?;
+        Ok(events.remove(0))
+    }
+
+    /// Registers a prompt that its hook has held since `held_since`: earlier than `now` when the
+    /// hook registers it again after a gateway restart. The first event adds the prompt; if an
+    /// observation made since `held_since` already settled it (the person answered in the
+    /// terminal while no gateway ran), a second event withdraws it at once.
+    pub fn register_held_since(
+        &mut self,
+        new_prompt: NewPrompt,
+        held_since: Timestamp,
+        now: Timestamp,
+    ) -> Result<Vec<Event>, ArbiterError> {
         let capabilities = self
             .adapters
             .get(&new_prompt.adapter)
@@ -142,9 +161,20 @@ impl Arbiter {
             actions,
             state: PromptState::Pending,
             created_at: now,
+            held_since: held_since.min(now),
         };
-        self.live.insert(prompt.id, prompt.clone());
-        Ok(Event::Added { prompt })
+        let settled_by = self
+            .recent_observations
+            .iter()
+            .find(|(observation, observed_at)| *observed_at >= prompt.held_since && settles(observation, &prompt))
+            .map(|(observation, _)| observation.withdrawal_reason());
+        let id = prompt.id;
+        self.live.insert(id, prompt.clone());
+        let mut events = vec![Event::Added { prompt }];
+        if let Some(reason) = settled_by {
+            events.push(self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason)));
+        }
+        Ok(events)
     }
 
     /// The prompts that are pending, oldest first.
@@ -226,28 +256,28 @@ impl Arbiter {
         Ok(self.set_state(id, PromptState::Unconfirmed, now, None, None, Some("no delivery receipt in time")))
     }
 
-    /// Applies what a hook saw the agent do, withdrawing the pending prompts it settles.
+    /// Applies what a hook saw the agent do just now, withdrawing the pending prompts it settles.
     pub fn observe(&mut self, observation: &Observation, now: Timestamp) -> Vec<Event> {
+        self.observe_at(observation, now, now)
+    }
+
+    /// Applies what a hook saw the agent do at `observed_at` (earlier than `now` when the hook
+    /// could not reach a gateway then and replays it). Only prompts held since before that moment
+    /// are settled by it.
+    pub fn observe_at(&mut self, observation: &Observation, observed_at: Timestamp, now: Timestamp) -> Vec<Event> {
+        if self.recent_observations.len() >= REMEMBERED_OBSERVATIONS {
+            self.recent_observations.pop_front();
+        }
+        self.recent_observations.push_back((observation.clone(), observed_at));
+        let candidates = self
+            .pending()
+            .into_iter()
+            .filter(|prompt| prompt.held_since <= observed_at && settles(observation, prompt));
         let settled: Vec<DecisionId> = match observation {
-            Observation::ToolFinished { adapter, session, correlation } => {
-                // Only the oldest match is withdrawn: two identical calls pending at once are two
-                // prompts, and one finished call settles one of them.
-                self.pending()
-                    .into_iter()
-                    .find(|prompt| {
-                        prompt.prompt.adapter == *adapter
-                            && prompt.prompt.session == *session
-                            && prompt.prompt.correlation == *correlation
-                    })
-                    .map(|prompt| vec![prompt.id])
-                    .unwrap_or_default()
-            }
-            Observation::SessionEnded { adapter, session } | Observation::TurnEnded { adapter, session } => self
-                .pending()
-                .into_iter()
-                .filter(|prompt| prompt.prompt.adapter == *adapter && prompt.prompt.session == *session)
-                .map(|prompt| prompt.id)
-                .collect(),
+            // Only the oldest match is withdrawn: two identical calls pending at once are two
+            // prompts, and one finished call settles one of them.
+            Observation::ToolFinished { .. } => candidates.take(1).map(|prompt| prompt.id).collect(),
+            Observation::SessionEnded { .. } | Observation::TurnEnded { .. } => candidates.map(|prompt| prompt.id).collect(),
         };
         let reason = observation.withdrawal_reason();
         settled.into_iter().map(|id| self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason))).collect()
@@ -318,6 +348,18 @@ impl Arbiter {
         }
         self.finished.insert(id, state);
         self.finished_order.push_back(id);
+    }
+}
+
+/// Whether an observation concerns a prompt: the same tool call, or the prompt's session.
+fn settles(observation: &Observation, prompt: &Prompt) -> bool {
+    match observation {
+        Observation::ToolFinished { adapter, session, correlation } => {
+            prompt.prompt.adapter == *adapter && prompt.prompt.session == *session && prompt.prompt.correlation == *correlation
+        }
+        Observation::SessionEnded { adapter, session } | Observation::TurnEnded { adapter, session } => {
+            prompt.prompt.adapter == *adapter && prompt.prompt.session == *session
+        }
     }
 }
 

@@ -168,7 +168,11 @@ pub struct Prompt {
     /// The actions a front end may take; empty means read-only.
     pub actions: Vec<Action>,
     pub state: PromptState,
+    /// When this gateway registered the prompt.
     pub created_at: Timestamp,
+    /// When the agent first asked: earlier than `created_at` when the hook registered the prompt
+    /// again after a gateway restart. Observations from before this time do not settle it.
+    pub held_since: Timestamp,
 }
 
 impl Prompt {

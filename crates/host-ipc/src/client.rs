@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::path::Path;
 
-use gatehouse_core::{Answer, DecisionId, NewPrompt, Observation, Prompt};
+use gatehouse_core::{Answer, DecisionId, NewPrompt, Observation, Prompt, Timestamp};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -156,18 +156,34 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
     /// Registers a prompt and waits for its outcome. The `hook.registered` notification with the
     /// prompt's id is queued for [`Client::next_notification`].
     pub async fn hold(&mut self, prompt: NewPrompt, wait: std::time::Duration) -> Result<HoldResult, ClientError> {
-        let params = HoldParams { prompt, wait_ms: wait.as_millis() as u64 };
+        self.hold_since(prompt, wait, None).await
+    }
+
+    /// Like [`Client::hold`], for a prompt the hook has held since `held_since`: registered again
+    /// after the gateway it was held by went away.
+    pub async fn hold_since(
+        &mut self,
+        prompt: NewPrompt,
+        wait: std::time::Duration,
+        held_since: Option<Timestamp>,
+    ) -> Result<HoldResult, ClientError> {
+        let params = HoldParams { prompt, wait_ms: wait.as_millis() as u64, held_since };
         self.call(method::HOOK_HOLD, &params).await
     }
 
     /// Registers a prompt for watching only, and returns at once.
     pub async fn register(&mut self, prompt: NewPrompt, stale_after: std::time::Duration) -> Result<RegisteredParams, ClientError> {
-        let params = HoldParams { prompt, wait_ms: stale_after.as_millis() as u64 };
+        let params = HoldParams { prompt, wait_ms: stale_after.as_millis() as u64, held_since: None };
         self.call(method::HOOK_REGISTER, &params).await
     }
 
+    /// Reports what the agent did; `observed_at` is set when replaying an older observation.
     pub async fn observe(&mut self, observation: Observation) -> Result<ObserveResult, ClientError> {
-        self.call(method::HOOK_OBSERVE, &ObserveParams { observation }).await
+        self.observe_at(observation, None).await
+    }
+
+    pub async fn observe_at(&mut self, observation: Observation, observed_at: Option<Timestamp>) -> Result<ObserveResult, ClientError> {
+        self.call(method::HOOK_OBSERVE, &ObserveParams { observation, observed_at }).await
     }
 
     pub async fn confirm_delivery(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {

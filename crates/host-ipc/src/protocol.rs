@@ -277,6 +277,10 @@ pub struct HoldParams {
     /// How long to wait for an outcome (`hook.hold`), or how long the prompt stays listed
     /// without news of it (`hook.register`), before it expires.
     pub wait_ms: u64,
+    /// When the hook first got the prompt, if that was before this call: a hook registers its
+    /// prompt again after a gateway restart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_since: Option<Timestamp>,
 }
 
 /// The params of the `hook.registered` notification, and the result of `hook.register`.
@@ -296,6 +300,9 @@ pub struct HoldResult {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ObserveParams {
     pub observation: Observation,
+    /// When the hook saw it, if earlier than now: replayed from the hook's spool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

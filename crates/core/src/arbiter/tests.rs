@@ -275,6 +275,32 @@ fn a_session_end_withdraws_everything_of_that_session() {
     assert_eq!(arbiter.state_of(other.id), Some(PromptState::Pending));
 }
 
+#[test]
+fn a_prompt_registered_again_is_withdrawn_at_once_if_the_terminal_settled_it_meanwhile() {
+    let mut arbiter = arbiter();
+    // The gateway was down from 10 to 20; the person allowed the command in the terminal at 15,
+    // and the hook's spool replays that observation when a gateway is back.
+    let finished = Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "Bash:ls".into() };
+    assert!(arbiter.observe_at(&finished, Timestamp(15), Timestamp(20)).is_empty());
+    let events = arbiter.register_held_since(bash("ls"), Timestamp(10), Timestamp(21)).unwrap();
+    assert_eq!(events.len(), 2);
+    assert_eq!(state(&events[1]), PromptState::Withdrawn);
+    assert_eq!(arbiter.answer(events[0].id(), Answer::Once, "cli", Timestamp(22)).unwrap_err().name(), "not_pending");
+}
+
+#[test]
+fn an_observation_older_than_the_prompt_settles_nothing() {
+    let mut arbiter = arbiter();
+    let earlier_ls = Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "Bash:ls".into() };
+    arbiter.observe_at(&earlier_ls, Timestamp(5), Timestamp(6));
+    let events = arbiter.register_held_since(bash("ls"), Timestamp(10), Timestamp(11)).unwrap();
+    assert_eq!(events.len(), 1, "an ls that finished before this one was asked is another call");
+    let prompt = events[0].id();
+    assert!(arbiter.observe_at(&earlier_ls, Timestamp(7), Timestamp(12)).is_empty(), "a late replay of the old call");
+    assert_eq!(arbiter.state_of(prompt), Some(PromptState::Pending));
+    assert_eq!(arbiter.observe(&earlier_ls, Timestamp(13)).len(), 1, "a call that finishes now settles it");
+}
+
 #[derive(Debug, Clone)]
 enum Step {
     Register(bool),
@@ -286,6 +312,9 @@ enum Step {
     Receipt(usize),
     NoReceipt(usize),
     SessionEnd,
+    /// The gateway crashes. `lose_last_verdict`: the last verdict it accepted never reached its
+    /// hook. Every hook still waiting registers its prompt again with a fresh arbiter.
+    Restart { lose_last_verdict: bool },
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -299,49 +328,92 @@ fn step() -> impl Strategy<Value = Step> {
         (0..8usize).prop_map(Step::Receipt),
         (0..8usize).prop_map(Step::NoReceipt),
         Just(Step::SessionEnd),
+        any::<bool>().prop_map(|lose_last_verdict| Step::Restart { lose_last_verdict }),
     ]
+}
+
+/// A hook as the property test models it: the prompt it holds, its current decision id, and
+/// what it has learnt.
+struct ModelHook {
+    prompt: NewPrompt,
+    held_since: Timestamp,
+    id: DecisionId,
+    /// Still waiting for an outcome (it registers again after a restart).
+    waiting: bool,
+    verdicts: Vec<Verdict>,
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2_000))]
 
-    /// Whatever happens in whatever order, each prompt gets at most one verdict, and a verdict
-    /// that allows exists only where an explicit `once` was accepted.
+    /// Whatever happens in whatever order, across gateway restarts, each hook receives at most one
+    /// verdict, a verdict that allows exists only where an explicit `once` was accepted for that
+    /// hook's current decision id, and a verdict lost in a crash is never applied later.
     #[test]
     fn at_most_one_verdict_and_never_allow_by_accident(steps in proptest::collection::vec(step(), 1..60)) {
         let mut arbiter = arbiter();
-        let mut ids: Vec<DecisionId> = Vec::new();
-        let mut verdicts: HashMap<DecisionId, Verdict> = HashMap::new();
-        let mut explicit_once: HashSet<DecisionId> = HashSet::new();
+        let mut hooks: Vec<ModelHook> = Vec::new();
+        let mut last_accepted: Option<usize> = None;
         for (tick, step) in steps.into_iter().enumerate() {
-            let now = Timestamp(tick as u64);
-            let id_at = |index: usize| ids.get(index % ids.len().max(1)).copied();
-            let answered = match step {
+            let now = Timestamp(tick as u64 + 1);
+            let index_of = |index: usize| if hooks.is_empty() { None } else { Some(index % hooks.len()) };
+            match step {
                 Step::Register(read_only) => {
                     let prompt = if read_only { write_file() } else { bash("ls") };
-                    ids.push(arbiter.register(prompt, now).unwrap().id());
-                    None
+                    let id = arbiter.register(prompt.clone(), now).unwrap().id();
+                    hooks.push(ModelHook { prompt, held_since: now, id, waiting: true, verdicts: Vec::new() });
                 }
-                Step::AnswerOnce(index) => id_at(index).map(|id| (id, true, arbiter.answer(id, Answer::Once, "p", now))),
-                Step::AnswerDeny(index) => id_at(index).map(|id| (id, false, arbiter.answer(id, Answer::Deny { message: None }, "p", now))),
-                Step::Release(index) => { if let Some(id) = id_at(index) { let _ = arbiter.release(id, "p", now); } None }
-                Step::Withdraw(index) => { if let Some(id) = id_at(index) { let _ = arbiter.withdraw(id, "gone", now); } None }
-                Step::Expire(index) => { if let Some(id) = id_at(index) { let _ = arbiter.expire(id, now); } None }
-                Step::Receipt(index) => { if let Some(id) = id_at(index) { let _ = arbiter.confirm_delivery(id, now); } None }
-                Step::NoReceipt(index) => { if let Some(id) = id_at(index) { let _ = arbiter.mark_unconfirmed(id, now); } None }
+                Step::AnswerOnce(index) | Step::AnswerDeny(index) => {
+                    let Some(index) = index_of(index) else { continue };
+                    let once = matches!(step, Step::AnswerOnce(_));
+                    let answer = if once { Answer::Once } else { Answer::Deny { message: None } };
+                    if let Ok((verdict, _)) = arbiter.answer(hooks[index].id, answer, "p", now) {
+                        prop_assert!(hooks[index].waiting, "a verdict for a hook that is no longer waiting");
+                        prop_assert_eq!(verdict.allows(), once, "allow only from an explicit once");
+                        hooks[index].verdicts.push(verdict);
+                        hooks[index].waiting = false;
+                        last_accepted = Some(index);
+                    }
+                }
+                Step::Release(index) | Step::Withdraw(index) | Step::Expire(index) => {
+                    let Some(index) = index_of(index) else { continue };
+                    let id = hooks[index].id;
+                    let ended = match step {
+                        Step::Release(_) => arbiter.release(id, "p", now),
+                        Step::Withdraw(_) => arbiter.withdraw(id, "gone", now),
+                        _ => arbiter.expire(id, now),
+                    };
+                    if ended.is_ok() {
+                        hooks[index].waiting = false;
+                    }
+                }
+                Step::Receipt(index) => { if let Some(index) = index_of(index) { let _ = arbiter.confirm_delivery(hooks[index].id, now); } }
+                Step::NoReceipt(index) => { if let Some(index) = index_of(index) { let _ = arbiter.mark_unconfirmed(hooks[index].id, now); } }
                 Step::SessionEnd => {
-                    arbiter.observe(&Observation::SessionEnded { adapter: "toy".into(), session: "s1".into() }, now);
-                    None
+                    let ended = Observation::SessionEnded { adapter: "toy".into(), session: "s1".into() };
+                    for event in arbiter.observe(&ended, now) {
+                        if let Some(hook) = hooks.iter_mut().find(|hook| hook.id == event.id()) {
+                            hook.waiting = false;
+                        }
+                    }
                 }
-            };
-            if let Some((id, was_once, Ok((verdict, _)))) = answered {
-                prop_assert!(verdicts.insert(id, verdict.clone()).is_none(), "a second verdict for {}", id);
-                if was_once { explicit_once.insert(id); }
-                prop_assert_eq!(verdict.allows(), was_once);
+                Step::Restart { lose_last_verdict } => {
+                    if let (true, Some(index)) = (lose_last_verdict, last_accepted) {
+                        // The verdict died with the gateway: the hook never got it and waits on.
+                        hooks[index].verdicts.pop();
+                        hooks[index].waiting = true;
+                    }
+                    last_accepted = None;
+                    arbiter = Arbiter::new([toy_capabilities()]);
+                    for hook in hooks.iter_mut().filter(|hook| hook.waiting) {
+                        let events = arbiter.register_held_since(hook.prompt.clone(), hook.held_since, now).unwrap();
+                        hook.id = events[0].id();
+                    }
+                }
             }
         }
-        for (id, verdict) in &verdicts {
-            prop_assert!(!verdict.allows() || explicit_once.contains(id));
+        for hook in &hooks {
+            prop_assert!(hook.verdicts.len() <= 1, "a hook got {} verdicts", hook.verdicts.len());
         }
     }
 }

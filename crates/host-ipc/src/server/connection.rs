@@ -155,13 +155,13 @@ impl Connection {
                 Err(error) => Err(error),
             },
             method::HOOK_REGISTER => needs(Role::Hook).and_then(|()| {
-                let HoldParams { prompt, wait_ms } = params(request.params)?;
+                let HoldParams { prompt, wait_ms, .. } = params(request.params)?;
                 let prompt = self.gateway.watch(prompt, Duration::from_millis(wait_ms).min(MAX_WAIT))?;
                 Ok(to_value(RegisteredParams { id: prompt.id, actions: prompt.actions }))
             }),
             method::HOOK_OBSERVE => needs(Role::Hook).and_then(|()| {
                 let observe: ObserveParams = params(request.params)?;
-                Ok(to_value(ObserveResult { withdrawn: self.gateway.observe(&observe.observation) }))
+                Ok(to_value(ObserveResult { withdrawn: self.gateway.observe(&observe.observation, observe.observed_at) }))
             }),
             method::HOOK_DELIVERED => needs(Role::Hook).and_then(|()| {
                 let IdParams { id } = params(request.params)?;
@@ -229,7 +229,7 @@ impl Connection {
 
     async fn hold(&mut self, request_id: Value, hold: HoldParams) -> Option<Reply> {
         let wait = Duration::from_millis(hold.wait_ms).min(MAX_WAIT);
-        let (prompt, outcome) = match self.gateway.hold(hold.prompt, wait) {
+        let (prompt, outcome) = match self.gateway.hold(hold.prompt, wait, hold.held_since) {
             Ok(held) => held,
             Err(error) => return Some(Err(error.into())),
         };

@@ -123,22 +123,16 @@ impl Gateway {
         (state.arbiter.pending(), self.events.subscribe())
     }
 
-    /// Registers a prompt whose hook waits for its outcome, and arms its deadline.
+    /// Registers a prompt whose hook waits for its outcome, and arms its deadline. `held_since`
+    /// is when the hook first got the prompt, for a hook that registers it again after a restart.
     pub fn hold(
         self: &Arc<Self>,
         prompt: NewPrompt,
         wait: Duration,
+        held_since: Option<Timestamp>,
     ) -> Result<(Prompt, oneshot::Receiver<Outcome>), ArbiterError> {
         let (sender, receiver) = oneshot::channel();
-        let prompt = {
-            let mut state = self.lock();
-            let event = state.arbiter.register(prompt, now())?;
-            let Event::Added { prompt } = &event else { unreachable!("register always adds") };
-            let prompt = prompt.clone();
-            state.waiters.insert(prompt.id, sender);
-            self.publish(event);
-            prompt
-        };
+        let prompt = self.register(prompt, held_since, Some(sender))?;
         self.arm_deadline(prompt.id, wait);
         Ok((prompt, receiver))
     }
@@ -146,15 +140,35 @@ impl Gateway {
     /// Registers a prompt for watching only: no hook waits for it, so it stays listed until an
     /// observation settles it or it goes stale after `stale_after`.
     pub fn watch(self: &Arc<Self>, prompt: NewPrompt, stale_after: Duration) -> Result<Prompt, ArbiterError> {
-        let prompt = {
-            let mut state = self.lock();
-            let event = state.arbiter.register(prompt, now())?;
-            let Event::Added { prompt } = &event else { unreachable!("register always adds") };
-            let prompt = prompt.clone();
-            self.publish(event);
-            prompt
-        };
+        let prompt = self.register(prompt, None, None)?;
         self.arm_deadline(prompt.id, stale_after);
+        Ok(prompt)
+    }
+
+    fn register(
+        &self,
+        prompt: NewPrompt,
+        held_since: Option<Timestamp>,
+        waiter: Option<oneshot::Sender<Outcome>>,
+    ) -> Result<Prompt, ArbiterError> {
+        let now = now();
+        let mut state = self.lock();
+        let events = state.arbiter.register_held_since(prompt, held_since.unwrap_or(now), now)?;
+        let Some(Event::Added { prompt }) = events.first() else { unreachable!("register always adds first") };
+        let prompt = prompt.clone();
+        match (waiter, events.get(1)) {
+            // Settled while no gateway ran: the hook learns at once, with no verdict.
+            (Some(waiter), Some(Event::Changed { reason, .. })) => {
+                let _ = waiter.send(Outcome::Withdrawn { reason: reason.clone().unwrap_or_default() });
+            }
+            (Some(waiter), _) => {
+                state.waiters.insert(prompt.id, waiter);
+            }
+            (None, _) => {}
+        }
+        for event in events {
+            self.publish(event);
+        }
         Ok(prompt)
     }
 
@@ -208,10 +222,12 @@ impl Gateway {
         }
     }
 
-    /// Applies a hook's observation, withdrawing the prompts it settles.
-    pub fn observe(&self, observation: &Observation) -> Vec<DecisionId> {
+    /// Applies a hook's observation, withdrawing the prompts it settles. `observed_at` is when
+    /// the hook saw it, for an observation replayed from a hook's spool.
+    pub fn observe(&self, observation: &Observation, observed_at: Option<Timestamp>) -> Vec<DecisionId> {
+        let now = now();
         let mut state = self.lock();
-        let events = state.arbiter.observe(observation, now());
+        let events = state.arbiter.observe_at(observation, observed_at.unwrap_or(now).min(now), now);
         let mut withdrawn = Vec::with_capacity(events.len());
         for event in events {
             let id = event.id();

@@ -1,0 +1,179 @@
+//! `gatehouse hook AGENT`: what the agent runs for each hook event. It reads the event on stdin,
+//! hands it to the gateway, and prints the verdict, if any, in the agent's own format.
+//!
+//! It always exits 0. Whenever it cannot do its job (no gateway, input that is not an event,
+//! an error on the wire) it prints nothing on stdout and one line on stderr, so the agent
+//! behaves exactly as if gatehouse were not installed. Nothing here ever prints an approval
+//! that did not come from the gateway as a verdict.
+//!
+//! If the gateway goes away while a prompt is held, the hook keeps waiting, and registers the
+//! prompt again, with its original snapshot, when a gateway is back. An observation that finds
+//! no gateway goes to the [`spool`], and the next hook that reaches one replays it.
+
+mod spool;
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use gatehouse_core::{Adapter, HoldMode, HookEvent, NewPrompt, Observation, Outcome, Timestamp};
+use gatehouse_host_ipc::server::now;
+use gatehouse_host_ipc::{ClientError, Role, SocketClient};
+use tokio::time::Instant;
+
+use self::spool::{Entry, Spool};
+use crate::{adapters, config};
+
+/// The most stdin that is read; an event larger than this is not held.
+const MAX_EVENT_BYTES: u64 = 32 * 1024 * 1024;
+
+/// How long a watched-only prompt stays listed without news of it.
+const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Extra time, beyond the gateway's own deadline, that the hook waits for the gateway's answer
+/// before it gives up on its own.
+const LOCAL_GRACE: Duration = Duration::from_secs(2);
+
+/// How often a hook whose gateway went away tries to reach a new one.
+const RECONNECT_EVERY: Duration = Duration::from_millis(250);
+
+pub fn run(socket_flag: Option<PathBuf>, agent: &str) -> ExitCode {
+    if let Err(reason) = handle(socket_flag, agent) {
+        eprintln!("gatehouse hook {agent}: {reason}; leaving this to the agent");
+    }
+    ExitCode::SUCCESS
+}
+
+fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
+    let registry = adapters::registry();
+    let adapter = registry.get(agent).ok_or_else(|| {
+        format!("unknown agent `{agent}` (known: {})", registry.ids().collect::<Vec<_>>().join(", "))
+    })?;
+    let mut stdin = Vec::new();
+    std::io::stdin()
+        .take(MAX_EVENT_BYTES + 1)
+        .read_to_end(&mut stdin)
+        .map_err(|error| format!("cannot read the hook event: {error}"))?;
+    if stdin.len() as u64 > MAX_EVENT_BYTES {
+        return Err(format!("the hook event is larger than {MAX_EVENT_BYTES} bytes"));
+    }
+    let event = adapter.parse_hook_event(&stdin).map_err(|error| error.to_string())?;
+    if event == HookEvent::Ignore {
+        return Ok(());
+    }
+    // Only a prompt that is held needs the config (for its wait); the socket may come from the flag.
+    let settings = match (&socket_flag, &event) {
+        (Some(_), HookEvent::Observe(_)) => config::Config::default(),
+        _ => config::load().map_err(|error| format!("{error:#}"))?,
+    };
+    let socket = socket_flag.or(settings.socket).unwrap_or_else(gatehouse_host_ipc::socket::default_socket_path);
+    let spool = Spool::default_path().map(Spool::new);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    runtime.block_on(async {
+        let observed_at = now();
+        let mut client = match connect(&socket, spool.as_ref()).await {
+            Ok(client) => client,
+            Err(reason) => {
+                if let (HookEvent::Observe(observation), Some(spool)) = (&event, &spool) {
+                    let entry = Entry { observed_at, observation: observation.clone() };
+                    spool.append(&entry).map_err(|error| format!("{reason}, and the spool cannot be written: {error}"))?;
+                }
+                return Err(reason);
+            }
+        };
+        match event {
+            HookEvent::Ignore => Ok(()),
+            HookEvent::Observe(observation) => observe(&mut client, observation).await,
+            HookEvent::Prompt { prompt, hold: HoldMode::RegisterOnly } => {
+                client.register(prompt, WATCH_STALE_AFTER).await.map(drop).map_err(wire)
+            }
+            HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome } => {
+                let waiting = Waiting { socket: &socket, spool: spool.as_ref(), held_since: observed_at };
+                waiting.hold(client, adapter.as_ref(), prompt, settings.hook.wait()).await
+            }
+        }
+    })
+}
+
+/// Connects, and replays the spool once connected.
+async fn connect(socket: &Path, spool: Option<&Spool>) -> Result<SocketClient, String> {
+    let mut client = SocketClient::connect(socket, Role::Hook, concat!("gatehouse-hook ", env!("CARGO_PKG_VERSION")))
+        .await
+        .map_err(|error| match error {
+            ClientError::Socket(_) => format!("no gateway is running on {}", socket.display()),
+            other => wire(other),
+        })?;
+    for entry in spool.map(|spool| spool.take(now())).unwrap_or_default() {
+        client.observe_at(entry.observation, Some(entry.observed_at)).await.map_err(wire)?;
+    }
+    Ok(client)
+}
+
+async fn observe(client: &mut SocketClient, observation: Observation) -> Result<(), String> {
+    client.observe(observation).await.map(drop).map_err(wire)
+}
+
+fn wire(error: ClientError) -> String {
+    format!("the gateway did not answer properly: {error}")
+}
+
+/// A prompt held until its outcome, across gateway restarts.
+struct Waiting<'a> {
+    socket: &'a Path,
+    spool: Option<&'a Spool>,
+    /// When the hook got the prompt: observations from then on settle it.
+    held_since: Timestamp,
+}
+
+impl Waiting<'_> {
+    /// Holds the prompt until its outcome, and delivers a verdict if there is one.
+    async fn hold(&self, mut client: SocketClient, adapter: &dyn Adapter, prompt: NewPrompt, wait: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let held = tokio::time::timeout(remaining + LOCAL_GRACE, client.hold_since(prompt.clone(), remaining, Some(self.held_since)));
+            let result = match held.await {
+                Err(_) => return Err("the gateway did not answer before the deadline".into()),
+                Ok(Ok(result)) => result,
+                Ok(Err(ClientError::Closed | ClientError::Io(_))) => {
+                    eprintln!("gatehouse hook: the gateway went away; the terminal is in charge, and the prompt returns when a gateway is back");
+                    match self.reconnect_before(deadline).await {
+                        Some(again) => {
+                            client = again;
+                            continue;
+                        }
+                        None => return Ok(()),
+                    }
+                }
+                Ok(Err(other)) => return Err(wire(other)),
+            };
+            let Outcome::Verdict { verdict } = result.outcome else {
+                return Ok(());
+            };
+            let rendered = adapter.render_verdict(&prompt, &verdict);
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(rendered.as_bytes())
+                .and_then(|()| stdout.write_all(b"\n"))
+                .and_then(|()| stdout.flush())
+                .map_err(|error| format!("cannot write the verdict to the agent: {error}"))?;
+            drop(stdout);
+            // The receipt: the verdict is out. Without it the gateway marks the prompt unconfirmed.
+            return client.confirm_delivery(result.id).await.map(drop).map_err(wire);
+        }
+    }
+
+    async fn reconnect_before(&self, deadline: Instant) -> Option<SocketClient> {
+        while Instant::now() + RECONNECT_EVERY < deadline {
+            tokio::time::sleep(RECONNECT_EVERY).await;
+            if let Ok(client) = connect(self.socket, self.spool).await {
+                return Some(client);
+            }
+        }
+        None
+    }
+}

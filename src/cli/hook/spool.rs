@@ -1,0 +1,151 @@
+//! The hook's spool: observations (a tool finished, a turn or session ended) that a hook could
+//! not hand to a gateway because none was running. The next hook that reaches a gateway replays
+//! them, with the time each was made, so that a prompt answered in the terminal while the
+//! gateway was down does not come back as answerable when a hook registers it again.
+//!
+//! The spool is small and bounded: at most [`MAX_ENTRIES`] entries, none older than
+//! [`MAX_AGE`]; older ones cannot matter, since no hook waits that long. Each entry is one line
+//! written with one `write` to a file opened for appending, so concurrent hooks never interleave.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gatehouse_core::{Observation, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// The most entries kept; the oldest go first.
+pub const MAX_ENTRIES: usize = 256;
+
+/// Entries older than this are dropped: every hook's wait is shorter.
+pub const MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Past this size the spool is compacted to its newest [`MAX_ENTRIES`] entries.
+const COMPACT_AT_BYTES: u64 = 256 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub observed_at: Timestamp,
+    pub observation: Observation,
+}
+
+pub struct Spool {
+    path: PathBuf,
+}
+
+impl Spool {
+    pub fn new(path: PathBuf) -> Self {
+        Spool { path }
+    }
+
+    /// `$XDG_STATE_HOME/gatehouse/spool.jsonl`, or `~/.local/state/gatehouse/spool.jsonl`.
+    pub fn default_path() -> Option<PathBuf> {
+        crate::config::state_dir().map(|folder| folder.join("spool.jsonl"))
+    }
+
+    /// Adds one observation.
+    pub fn append(&self, entry: &Entry) -> io::Result<()> {
+        if let Some(folder) = self.path.parent() {
+            create_private_folder(folder)?;
+        }
+        let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
+        line.push(b'\n');
+        let mut file = OpenOptions::new().create(true).append(true).open(&self.path)?;
+        file.write_all(&line)?;
+        if file.metadata()?.len() > COMPACT_AT_BYTES {
+            let newest = self.read_from(&self.path, Timestamp(0));
+            let keep = &newest[newest.len().saturating_sub(MAX_ENTRIES)..];
+            self.write_atomically(keep)?;
+        }
+        Ok(())
+    }
+
+    /// Takes every entry that is still fresh at `now`, leaving the spool empty. Renaming the file
+    /// first makes the take atomic: two hooks never replay the same entries.
+    pub fn take(&self, now: Timestamp) -> Vec<Entry> {
+        let taken = self.path.with_extension(format!("replaying.{}", std::process::id()));
+        if fs::rename(&self.path, &taken).is_err() {
+            return Vec::new();
+        }
+        let oldest_kept = Timestamp(now.unix_millis().saturating_sub(MAX_AGE.as_millis() as u64));
+        let entries = self.read_from(&taken, oldest_kept);
+        let _ = fs::remove_file(&taken);
+        let start = entries.len().saturating_sub(MAX_ENTRIES);
+        entries[start..].to_vec()
+    }
+
+    /// The entries of `path` made at or after `oldest_kept`; lines that cannot be read are skipped.
+    fn read_from(&self, path: &Path, oldest_kept: Timestamp) -> Vec<Entry> {
+        let Ok(text) = fs::read_to_string(path) else {
+            return Vec::new();
+        };
+        text.lines()
+            .filter_map(|line| serde_json::from_str::<Entry>(line).ok())
+            .filter(|entry| entry.observed_at >= oldest_kept)
+            .collect()
+    }
+
+    fn write_atomically(&self, entries: &[Entry]) -> io::Result<()> {
+        let temporary = self.path.with_extension(format!("compacting.{}", std::process::id()));
+        let mut text = Vec::new();
+        for entry in entries {
+            serde_json::to_writer(&mut text, entry).map_err(io::Error::other)?;
+            text.push(b'\n');
+        }
+        fs::write(&temporary, text)?;
+        fs::rename(&temporary, &self.path)
+    }
+}
+
+#[cfg(unix)]
+fn create_private_folder(folder: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)
+}
+
+#[cfg(not(unix))]
+fn create_private_folder(folder: &Path) -> io::Result<()> {
+    fs::create_dir_all(folder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finished(command: &str) -> Observation {
+        Observation::ToolFinished { adapter: "claude".into(), session: "s".into(), correlation: command.into() }
+    }
+
+    #[test]
+    fn entries_come_back_once_in_order() {
+        let folder = tempfile::tempdir().unwrap();
+        let spool = Spool::new(folder.path().join("state/spool.jsonl"));
+        assert!(spool.take(Timestamp(1_000)).is_empty(), "an absent spool is empty");
+        for (at, command) in [(100, "a"), (200, "b")] {
+            spool.append(&Entry { observed_at: Timestamp(at), observation: finished(command) }).unwrap();
+        }
+        let taken = spool.take(Timestamp(1_000));
+        assert_eq!(taken.iter().map(|entry| entry.observed_at.unix_millis()).collect::<Vec<_>>(), [100, 200]);
+        assert!(spool.take(Timestamp(1_000)).is_empty(), "taken entries are gone");
+    }
+
+    #[test]
+    fn old_entries_and_garbage_are_dropped_and_the_size_is_bounded() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("spool.jsonl");
+        let spool = Spool::new(path.clone());
+        let now = Timestamp(MAX_AGE.as_millis() as u64 + 10_000);
+        spool.append(&Entry { observed_at: Timestamp(1), observation: finished("ancient") }).unwrap();
+        fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{torn\n").unwrap();
+        for index in 0..3 * MAX_ENTRIES {
+            let observation = finished(&format!("{index}-{}", "x".repeat(400)));
+            spool.append(&Entry { observed_at: Timestamp(now.unix_millis() - 5_000 + index as u64), observation }).unwrap();
+        }
+        assert!(fs::metadata(&path).unwrap().len() <= COMPACT_AT_BYTES + 1_024, "compacted");
+        let taken = spool.take(now);
+        assert_eq!(taken.len(), MAX_ENTRIES);
+        assert!(taken.iter().all(|entry| entry.observed_at.unix_millis() > 1), "the ancient entry is gone");
+        assert_eq!(taken.last().unwrap().observation, finished(&format!("{}-{}", 3 * MAX_ENTRIES - 1, "x".repeat(400))));
+    }
+}
