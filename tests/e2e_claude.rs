@@ -1,0 +1,211 @@
+//! End-to-end: the real Claude Code (npm `@anthropic-ai/claude-code`, pinned in package.json) in
+//! tmux, against a scripted fake of the Anthropic API on loopback, with gatehouse's hooks
+//! installed by `gatehouse install claude` as a user would. What the fake records is the proof
+//! of what reached the model; what tmux shows is what the person saw.
+//!
+//! Without Claude Code installed these tests are skipped locally, and fail in CI (`CI` set).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::common::{wait_for, Gateway};
+use crate::support::claude_env::{
+    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, INTERRUPTED_TEXT, QUESTION_DIALOG, WRITE_DIALOG,
+};
+use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
+use crate::support::tmux::Tmux;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// One test's world: a gateway, the fake model, a private Claude Code home with gatehouse's
+/// hooks installed, and Claude Code running in tmux.
+struct World {
+    gateway: Gateway,
+    fake: FakeAnthropic,
+    claude: ClaudeEnv,
+    tmux: Option<Tmux>,
+}
+
+fn claude_bin() -> Option<PathBuf> {
+    let found = find_claude_bin();
+    if found.is_none() {
+        assert!(std::env::var_os("CI").is_none(), "Claude Code is not installed; run `npm ci` (.ci/run does)");
+        eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
+    }
+    found
+}
+
+impl World {
+    /// Everything but Claude Code itself; `with_gateway: false` stops the gateway after
+    /// installing, to show Claude Code as if gatehouse were not there.
+    fn new(script: Vec<ScriptedTurn>, with_gateway: bool) -> Option<World> {
+        let bin = claude_bin()?;
+        let mut gateway = Gateway::start();
+        let fake = FakeAnthropic::start(script);
+        let mut claude = ClaudeEnv::new(&bin, &fake);
+        claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        let installed = gateway.command(&["install", "claude"]).env("HOME", claude.home()).output().unwrap();
+        assert!(installed.status.success(), "install: {}", String::from_utf8_lossy(&installed.stderr));
+        if !with_gateway {
+            gateway.kill();
+        }
+        Some(World { gateway, fake, claude, tmux: None })
+    }
+
+    fn start(&mut self, prompt: &str) -> &Tmux {
+        let tmux = self.claude.start_in_tmux();
+        self.claude.submit_prompt(&tmux, prompt);
+        self.tmux.insert(tmux)
+    }
+
+    fn tmux(&self) -> &Tmux {
+        self.tmux.as_ref().expect("started")
+    }
+
+    fn workspace_file(&self, name: &str) -> PathBuf {
+        self.claude.workspace().join(name)
+    }
+
+    /// The one prompt the gateway holds, once it is there.
+    fn held_prompt(&self) -> Value {
+        self.gateway.wait_for_pending(1).remove(0)
+    }
+
+    fn answer(&self, id: &Value, arguments: &[&str]) -> std::process::Output {
+        let mut all = vec!["answer", id.as_str().unwrap()];
+        all.extend_from_slice(arguments);
+        self.gateway.run(&all)
+    }
+
+    fn single_tool_result(&self) -> Value {
+        self.fake.wait_for_tool_results(1, DEADLINE).remove(0)
+    }
+}
+
+fn bash_turn(command: &str) -> ScriptedTurn {
+    ScriptedTurn::tool_use("Bash", json!({ "command": command, "description": "write a file" }))
+}
+
+fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
+    let options: Vec<Value> = labels.iter().map(|label| json!({ "label": label, "description": format!("{label} option") })).collect();
+    ScriptedTurn::tool_use(
+        "AskUserQuestion",
+        json!({ "questions": [{ "question": question, "header": "Pick", "options": options, "multiSelect": multi }] }),
+    )
+}
+
+#[test]
+fn once_from_the_gateway_runs_the_command() {
+    let Some(mut world) = World::new(vec![bash_turn("printf hi > hi.txt")], true) else { return };
+    world.start("write hi.txt");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
+    assert_eq!(prompt["summary"], "printf hi > hi.txt");
+    world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
+    assert!(world.answer(&prompt["id"], &["once"]).status.success());
+    let result = world.single_tool_result();
+    assert_eq!(result["is_error"], json!(false), "{result}");
+    assert!(tool_result_text(&result).starts_with("(Bash completed with no output)"), "{result}");
+    assert_eq!(std::fs::read_to_string(world.workspace_file("hi.txt")).unwrap(), "hi");
+    world.tmux().wait_for_text("Allowed by PermissionRequest hook", DEADLINE);
+    assert!(world.gateway.list().is_empty());
+}
+
+#[test]
+fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
+    let Some(mut world) = World::new(vec![bash_turn("rm -rf build && printf x > gone.txt")], true) else { return };
+    world.start("clean the build");
+    let prompt = world.held_prompt();
+    world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
+    assert!(world.answer(&prompt["id"], &["deny", "--message", "use make clean instead"]).status.success());
+    let result = world.single_tool_result();
+    assert_eq!(result["is_error"], json!(true), "{result}");
+    assert!(tool_result_text(&result).starts_with("use make clean instead"), "{result}");
+    assert!(!world.workspace_file("gone.txt").exists(), "the command did not run");
+    world.tmux().wait_for_text("Denied by PermissionRequest hook", DEADLINE);
+}
+
+#[test]
+fn a_question_answered_from_the_gateway_reaches_the_model() {
+    let Some(mut world) = World::new(vec![question_turn("Which color?", false, &["Red", "Blue"])], true) else { return };
+    world.start("ask me a color");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["kind"], "question");
+    assert_eq!(prompt["questions"][0]["id"], "q1");
+    world.tmux().wait_for_text(QUESTION_DIALOG, DEADLINE);
+    assert!(world.answer(&prompt["id"], &["--pick", "q1=Blue"]).status.success());
+    let text = tool_result_text(&world.single_tool_result());
+    assert!(text.contains(r#""Which color?"="Blue""#), "{text}");
+}
+
+#[test]
+fn a_multi_select_question_with_free_text_reaches_the_model() {
+    let turn = question_turn("Which toppings?", true, &["Cheese", "Olives", "Basil"]);
+    let Some(mut world) = World::new(vec![turn], true) else { return };
+    world.start("ask me toppings");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["questions"][0]["multi"], true);
+    world.tmux().wait_for_text("Which toppings?", DEADLINE);
+    let answered = world.answer(&prompt["id"], &["--pick", "q1=Cheese", "--pick", "q1=Olives", "--text", "q1=extra garlic"]);
+    assert!(answered.status.success(), "{}", String::from_utf8_lossy(&answered.stderr));
+    let text = tool_result_text(&world.single_tool_result());
+    assert!(text.contains(r#""Which toppings?"="Cheese, Olives, extra garlic""#), "{text}");
+}
+
+#[test]
+fn yes_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
+    let Some(mut world) = World::new(vec![bash_turn("printf yes > yes.txt")], true) else { return };
+    world.start("write yes.txt");
+    let prompt = world.held_prompt();
+    answer_dialog(world.tmux(), BASH_DIALOG, "1", DEADLINE);
+    world.single_tool_result();
+    wait_for(DEADLINE, "the prompt to be withdrawn", || world.gateway.list().is_empty());
+    let late = world.answer(&prompt["id"], &["deny"]);
+    assert_eq!(late.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&late.stderr).contains("withdrawn"), "{}", String::from_utf8_lossy(&late.stderr));
+    assert!(world.workspace_file("yes.txt").exists());
+}
+
+#[test]
+fn esc_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
+    let Some(mut world) = World::new(vec![bash_turn("printf esc > esc.txt")], true) else { return };
+    world.start("write esc.txt");
+    let prompt = world.held_prompt();
+    answer_dialog(world.tmux(), BASH_DIALOG, "Escape", DEADLINE);
+    world.tmux().wait_for_text(INTERRUPTED_TEXT, DEADLINE);
+    wait_for(DEADLINE, "the prompt to be withdrawn", || world.gateway.list().is_empty());
+    let late = world.answer(&prompt["id"], &["once"]);
+    assert_eq!(late.status.code(), Some(1), "a late Once must never run the command");
+    assert!(String::from_utf8_lossy(&late.stderr).contains("withdrawn"), "{}", String::from_utf8_lossy(&late.stderr));
+    assert!(!world.workspace_file("esc.txt").exists());
+}
+
+#[test]
+fn a_write_prompt_is_read_only_and_the_terminal_decides() {
+    let turn = ScriptedTurn::tool_use("Write", json!({ "file_path": "notes.txt", "content": "hello\n" }));
+    let Some(mut world) = World::new(vec![turn], true) else { return };
+    world.start("write notes");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["tool"], "Write");
+    assert_eq!(prompt["actions"], json!([]));
+    let refused = world.answer(&prompt["id"], &["once"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("read_only"));
+    answer_dialog(world.tmux(), WRITE_DIALOG, "1", DEADLINE);
+    world.single_tool_result();
+    assert_eq!(std::fs::read_to_string(world.workspace_file("notes.txt")).unwrap(), "hello\n");
+    wait_for(DEADLINE, "the read-only prompt to be withdrawn", || world.gateway.list().is_empty());
+}
+
+#[test]
+fn with_the_gateway_down_claude_shows_its_own_prompt_as_usual() {
+    let Some(mut world) = World::new(vec![bash_turn("printf down > down.txt")], false) else { return };
+    world.start("write down.txt");
+    answer_dialog(world.tmux(), BASH_DIALOG, "1", DEADLINE);
+    let result = world.single_tool_result();
+    assert_eq!(result["is_error"], json!(false), "{result}");
+    assert_eq!(std::fs::read_to_string(world.workspace_file("down.txt")).unwrap(), "down");
+    wait_idle(world.tmux(), DEADLINE);
+}

@@ -1,0 +1,491 @@
+//! A scripted fake of the Anthropic Messages API for driving the real Claude Code CLI.
+//!
+//! The fake listens on `127.0.0.1` on a free port and answers every connection on its own thread
+//! with HTTP/1.1 and `Connection: close`. Each new user turn that Claude Code sends to
+//! `POST /v1/messages` (a streaming request that carries tools and whose last user message holds
+//! typed text) is answered with the next `ScriptedTurn`, streamed as server-sent events. When the
+//! following request carries `tool_result` blocks, the fake records them and answers with the
+//! short text `done.`, which ends the turn. Side requests (no tools, non-streaming requests, token
+//! counting) get short harmless answers, and unknown paths get a 404 JSON error. Every request
+//! body is recorded so that tests can inspect what Claude Code sent.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// The text the fake answers with once a tool result has arrived, and for unscripted turns.
+pub const DONE_TEXT: &str = "done.";
+
+/// One scripted answer to a user turn.
+#[derive(Debug, Clone)]
+pub enum ScriptedTurn {
+    /// The model asks to use the tool `name` with `input`; after the tool result arrives the
+    /// fake answers with the text `done.`.
+    ToolUse { name: String, input: Value },
+    /// The model answers with this text and no tool use.
+    Text(String),
+}
+
+impl ScriptedTurn {
+    /// Builds a tool-use turn from a tool name and its input.
+    pub fn tool_use(name: &str, input: Value) -> ScriptedTurn {
+        ScriptedTurn::ToolUse {
+            name: name.to_string(),
+            input,
+        }
+    }
+}
+
+/// One request as the fake received it.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    /// The HTTP method, such as `POST`.
+    pub method: String,
+    /// The request target including any query string, such as `/v1/messages?beta=true`.
+    pub path: String,
+    /// The parsed JSON body, or `Value::Null` when there was no body, or a string when the
+    /// body was not JSON.
+    pub body: Value,
+}
+
+/// The state shared between the test and the server threads.
+#[derive(Default)]
+struct State {
+    script: VecDeque<ScriptedTurn>,
+    requests: Vec<RecordedRequest>,
+    tool_results: Vec<Value>,
+    seen_tool_use_ids: HashSet<String>,
+    next_message: u64,
+}
+
+/// A running fake Anthropic API; it stops when dropped.
+pub struct FakeAnthropic {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    stop: Arc<AtomicBool>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl FakeAnthropic {
+    /// Starts the fake on a free loopback port with the given script of turns.
+    pub fn start(script: Vec<ScriptedTurn>) -> FakeAnthropic {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the fake Anthropic API");
+        let addr = listener
+            .local_addr()
+            .expect("local address of the fake Anthropic API");
+        let state = Arc::new(Mutex::new(State {
+            script: script.into(),
+            ..State::default()
+        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let acceptor = {
+            let state = Arc::clone(&state);
+            let stop = Arc::clone(&stop);
+            std::thread::Builder::new()
+                .name("fake-anthropic".to_string())
+                .spawn(move || accept_loop(&listener, &state, &stop))
+                .expect("spawn the fake Anthropic API thread")
+        };
+        FakeAnthropic {
+            addr,
+            state,
+            stop,
+            acceptor: Some(acceptor),
+        }
+    }
+
+    /// Returns the URL to put in `ANTHROPIC_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Returns the recorded `tool_result` content blocks, in the order they arrived.
+    pub fn tool_results(&self) -> Vec<Value> {
+        self.lock().tool_results.clone()
+    }
+
+    /// Returns the bodies of all requests received so far, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.lock()
+            .requests
+            .iter()
+            .map(|r| r.body.clone())
+            .collect()
+    }
+
+    /// Returns all requests received so far with their method and path.
+    pub fn recorded_requests(&self) -> Vec<RecordedRequest> {
+        self.lock().requests.clone()
+    }
+
+    /// Returns how many scripted turns have not been used yet.
+    pub fn remaining_turns(&self) -> usize {
+        self.lock().script.len()
+    }
+
+    /// Appends a turn to the end of the script.
+    pub fn push_turn(&self, turn: ScriptedTurn) {
+        self.lock().script.push_back(turn);
+    }
+
+    /// Waits until at least `n` tool results have arrived and returns them all; it panics when
+    /// `deadline` passes first.
+    pub fn wait_for_tool_results(&self, n: usize, deadline: Duration) -> Vec<Value> {
+        let what = format!("{n} tool result(s) at the fake Anthropic API");
+        super::wait_until(deadline, &what, || self.lock().tool_results.len() >= n);
+        self.tool_results()
+    }
+
+    /// Waits until at least `n` requests have arrived; it panics when `deadline` passes first.
+    pub fn wait_for_requests(&self, n: usize, deadline: Duration) -> Vec<Value> {
+        let what = format!("{n} request(s) at the fake Anthropic API");
+        super::wait_until(deadline, &what, || self.lock().requests.len() >= n);
+        self.requests()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic on a server thread must not hide the recorded data from the test.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Drop for FakeAnthropic {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // The accept loop polls the stop flag, so joining it ends within one poll interval.
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+    }
+}
+
+/// Accepts connections until the stop flag is set, serving each on its own thread.
+fn accept_loop(listener: &TcpListener, state: &Arc<Mutex<State>>, stop: &AtomicBool) {
+    listener
+        .set_nonblocking(true)
+        .expect("make the fake Anthropic listener non-blocking");
+    while !stop.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let state = Arc::clone(state);
+                let _ = std::thread::Builder::new()
+                    .name("fake-anthropic-conn".to_string())
+                    .spawn(move || serve_connection(stream, &state));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+}
+
+/// Reads one request from the connection, answers it and closes the connection.
+fn serve_connection(stream: TcpStream, state: &Mutex<State>) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(stream);
+    let Some((method, path, body)) = read_request(&mut reader) else {
+        return;
+    };
+    let body_json = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()))
+    };
+    let response = {
+        let mut state = state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.requests.push(RecordedRequest {
+            method: method.clone(),
+            path: path.clone(),
+            body: body_json.clone(),
+        });
+        respond(&mut state, &method, &path, &body_json)
+    };
+    let _ = writer.write_all(&response);
+    let _ = writer.flush();
+    let _ = writer.shutdown(Shutdown::Both);
+}
+
+/// Parses the request line, the headers and the body (by length or chunked) of one request.
+fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, String, Vec<u8>)> {
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_string();
+    let path = parts.next()?.to_string();
+    let mut content_length = 0usize;
+    let mut chunked = false;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).ok()? == 0 {
+            break;
+        }
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            let name = name.trim().to_ascii_lowercase();
+            let value = value.trim();
+            if name == "content-length" {
+                content_length = value.parse().unwrap_or(0);
+            } else if name == "transfer-encoding" && value.to_ascii_lowercase().contains("chunked")
+            {
+                chunked = true;
+            }
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        loop {
+            let mut size_line = String::new();
+            reader.read_line(&mut size_line).ok()?;
+            let size_text = size_line.trim().split(';').next().unwrap_or("0");
+            let size = usize::from_str_radix(size_text, 16).ok()?;
+            if size == 0 {
+                // The trailer section ends with an empty line.
+                loop {
+                    let mut trailer = String::new();
+                    if reader.read_line(&mut trailer).ok()? == 0 || trailer.trim().is_empty() {
+                        break;
+                    }
+                }
+                break;
+            }
+            let mut chunk = vec![0u8; size];
+            reader.read_exact(&mut chunk).ok()?;
+            body.extend_from_slice(&chunk);
+            let mut crlf = String::new();
+            reader.read_line(&mut crlf).ok()?;
+        }
+    } else if content_length > 0 {
+        body.resize(content_length, 0);
+        reader.read_exact(&mut body).ok()?;
+    }
+    Some((method, path, body))
+}
+
+/// Builds the complete HTTP response for one request.
+fn respond(state: &mut State, method: &str, path: &str, body: &Value) -> Vec<u8> {
+    let route = path.split('?').next().unwrap_or(path);
+    if method == "POST" && route == "/v1/messages/count_tokens" {
+        return json_response("200 OK", &json!({ "input_tokens": 10 }));
+    }
+    if method != "POST" || route != "/v1/messages" {
+        let error = json!({
+            "type": "error",
+            "error": { "type": "not_found_error", "message": format!("no route for {method} {path}") }
+        });
+        return json_response("404 Not Found", &error);
+    }
+    state.next_message += 1;
+    let message_id = format!("msg_fake_{:04}", state.next_message);
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("claude-haiku-4-5")
+        .to_string();
+    let has_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    let streaming = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let last_user = last_user_content(body);
+
+    // Tool results are recorded once each, even if Claude Code repeats a request.
+    let mut saw_new_user_text = false;
+    for block in &last_user {
+        match block.get("type").and_then(Value::as_str) {
+            Some("tool_result") => {
+                let id = block
+                    .get("tool_use_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if state.seen_tool_use_ids.insert(id) {
+                    state.tool_results.push(block.clone());
+                }
+            }
+            Some("text") => {
+                let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+                if !text.trim_start().starts_with("<system-reminder>") {
+                    saw_new_user_text = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // Only a main-loop request (streaming, with tools) that opens a new user turn uses the script.
+    let turn = if has_tools && streaming && saw_new_user_text {
+        state.script.pop_front()
+    } else {
+        None
+    };
+    let reply_text = if has_tools { DONE_TEXT } else { "OK" };
+    if !streaming {
+        let message = json!({
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{ "type": "text", "text": reply_text }],
+            "stop_reason": "end_turn",
+            "stop_sequence": null,
+            "usage": { "input_tokens": 10, "output_tokens": 2 }
+        });
+        return json_response("200 OK", &message);
+    }
+    let mut events = Vec::new();
+    events.push(sse(
+        "message_start",
+        &json!({
+            "type": "message_start",
+            "message": {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": null,
+                "stop_sequence": null,
+                "usage": { "input_tokens": 10, "output_tokens": 1 }
+            }
+        }),
+    ));
+    let stop_reason = match turn {
+        Some(ScriptedTurn::ToolUse { name, input }) => {
+            let tool_use_id = format!("toolu_fake_{:04}", state.next_message);
+            events.push(sse(
+                "content_block_start",
+                &json!({
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": { "type": "tool_use", "id": tool_use_id, "name": name, "input": {} }
+                }),
+            ));
+            events.push(sse(
+                "content_block_delta",
+                &json!({
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": { "type": "input_json_delta", "partial_json": input.to_string() }
+                }),
+            ));
+            "tool_use"
+        }
+        Some(ScriptedTurn::Text(text)) => {
+            push_text_block(&mut events, &text);
+            "end_turn"
+        }
+        None => {
+            push_text_block(&mut events, reply_text);
+            "end_turn"
+        }
+    };
+    events.push(sse(
+        "content_block_stop",
+        &json!({ "type": "content_block_stop", "index": 0 }),
+    ));
+    events.push(sse(
+        "message_delta",
+        &json!({
+            "type": "message_delta",
+            "delta": { "stop_reason": stop_reason, "stop_sequence": null },
+            "usage": { "output_tokens": 5 }
+        }),
+    ));
+    events.push(sse("message_stop", &json!({ "type": "message_stop" })));
+    let body = events.concat();
+    let mut response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    response.extend_from_slice(body.as_bytes());
+    response
+}
+
+/// Returns the content blocks of the last message when it is a user message.
+fn last_user_content(body: &Value) -> Vec<Value> {
+    let Some(last) = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+    else {
+        return Vec::new();
+    };
+    if last.get("role").and_then(Value::as_str) != Some("user") {
+        return Vec::new();
+    }
+    match last.get("content") {
+        Some(Value::Array(blocks)) => blocks.clone(),
+        Some(Value::String(text)) => vec![json!({ "type": "text", "text": text })],
+        _ => Vec::new(),
+    }
+}
+
+/// Appends the start and delta events of a text content block.
+fn push_text_block(events: &mut Vec<String>, text: &str) {
+    events.push(sse(
+        "content_block_start",
+        &json!({
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": { "type": "text", "text": "" }
+        }),
+    ));
+    events.push(sse(
+        "content_block_delta",
+        &json!({
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": { "type": "text_delta", "text": text }
+        }),
+    ));
+}
+
+/// Formats one server-sent event.
+fn sse(event: &str, data: &Value) -> String {
+    format!("event: {event}\ndata: {data}\n\n")
+}
+
+/// Builds a complete JSON response with a content length.
+fn json_response(status: &str, body: &Value) -> Vec<u8> {
+    let body = body.to_string();
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Returns the text of a tool result's content, whether it is a string or a list of blocks.
+pub fn tool_result_text(block: &Value) -> String {
+    match block.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}

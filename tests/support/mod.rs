@@ -1,0 +1,29 @@
+//! Shared helpers for the end-to-end tests: a scripted fake Anthropic API, a private tmux
+//! session and a throw-away Claude Code home, plus a polling helper with a deadline.
+
+// Each test uses only some of these helpers, so unused ones must not warn.
+#![allow(dead_code)]
+
+pub mod claude_env;
+pub mod fake_anthropic;
+pub mod tmux;
+
+use std::time::{Duration, Instant};
+
+/// How often `wait_until` checks its condition.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Polls `f` until it returns true; it panics with a message naming `what` when `deadline`
+/// passes first.
+pub fn wait_until(deadline: Duration, what: &str, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    loop {
+        if f() {
+            return;
+        }
+        if start.elapsed() >= deadline {
+            panic!("timed out after {deadline:?} waiting for {what}");
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
