@@ -45,3 +45,23 @@ fn a_yes_in_the_terminal_while_the_gateway_was_down_is_not_forgotten() {
     assert_eq!(String::from_utf8_lossy(&output.stdout), "", "the prompt was settled in the terminal: no verdict");
     assert!(gateway.list().is_empty(), "it does not come back as answerable");
 }
+
+#[test]
+fn an_accepted_answer_is_in_the_audit_log_even_when_the_gateway_dies_at_once() {
+    let mut gateway = Gateway::start();
+    let hook = gateway.spawn_hook("claude", claude_fixture("PermissionRequest-Bash").to_string().as_bytes(), &[]);
+    let prompt = gateway.wait_for_pending(1).remove(0);
+    let answered = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "deny", "--message", "not today"]);
+    assert!(answered.status.success());
+    gateway.kill();
+    finish(hook, HOOK_EXIT);
+    let log = gateway.run(&["log", "--json"]);
+    assert!(log.status.success(), "{}", String::from_utf8_lossy(&log.stderr));
+    let records: Vec<Value> = String::from_utf8_lossy(&log.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let resolved = records.iter().find(|record| record["event"]["state"] == "resolved").expect("the accepted answer is recorded");
+    assert_eq!(resolved["event"]["id"], prompt["id"]);
+    assert_eq!(resolved["event"]["by"], "gatehouse-cli");
+    assert_eq!(resolved["answer"], json!({"action": "deny", "message": "not today"}));
+    assert_eq!(records[0]["event"]["type"], "added");
+    assert_eq!(records[0]["event"]["prompt"]["input"]["command"], "printf hi > hi.txt");
+}

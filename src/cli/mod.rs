@@ -5,6 +5,7 @@ mod answer;
 mod hook;
 mod install;
 mod list;
+mod log;
 mod serve;
 mod status;
 mod watch;
@@ -71,6 +72,15 @@ enum Command {
     /// Answer a pending prompt: `once` or `deny` for a permission, --pick/--text for questions.
     #[command(after_help = answer::AFTER_HELP)]
     Answer(answer::AnswerArgs),
+    /// Read the audit log: every prompt and transition, who answered and what was delivered.
+    Log {
+        /// Print the records as JSON, one a line.
+        #[arg(long)]
+        json: bool,
+        /// Only records from this time on: an RFC 3339 time, or an age such as 30m, 2h or 7d.
+        #[arg(long, value_name = "WHEN")]
+        since: Option<String>,
+    },
     /// Hand a pending prompt back to the agent's own terminal.
     Release {
         /// The prompt's id, as `gatehouse list` shows it (a unique prefix will do).
@@ -98,6 +108,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { json } => block_on(list::run(socket_path(socket)?, json)),
         Command::Watch { json } => block_on(watch::run(socket_path(socket)?, json)),
         Command::Answer(arguments) => block_on(answer::run(socket_path(socket)?, arguments)),
+        Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
     }
 }

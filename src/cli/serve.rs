@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use gatehouse_host_ipc::server::audit::AuditLog;
 use gatehouse_host_ipc::{socket, Gateway, GatewayOptions};
 use tracing_subscriber::EnvFilter;
 
@@ -22,7 +23,8 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         let registry = adapters::registry();
         let capabilities = registry.capabilities().await;
         let options = GatewayOptions { socket: socket_path.display().to_string(), ..GatewayOptions::default() };
-        let gateway = Gateway::new(capabilities, options);
+        let audit = open_audit_log()?;
+        let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));
         let agents: Vec<&str> = registry.ids().collect();
         tracing::info!("gatehouse {} listening on {} for {}", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
         tokio::select! {
@@ -32,6 +34,23 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The audit log is rotated past this size.
+const AUDIT_LOG_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+fn open_audit_log() -> anyhow::Result<AuditLog> {
+    let path = audit_log_path()?;
+    let log = AuditLog::open(&path, AUDIT_LOG_MAX_BYTES)
+        .with_context(|| format!("cannot open the audit log {}; check that folder's permissions or set XDG_STATE_HOME", path.display()))?;
+    tracing::info!("audit log: {}", path.display());
+    Ok(log)
+}
+
+/// `$XDG_STATE_HOME/gatehouse/audit.jsonl`.
+pub fn audit_log_path() -> anyhow::Result<std::path::PathBuf> {
+    let folder = crate::config::state_dir().context("neither XDG_STATE_HOME nor HOME is set, so the audit log has no home; set one")?;
+    Ok(folder.join("audit.jsonl"))
 }
 
 async fn shutdown_signal() {

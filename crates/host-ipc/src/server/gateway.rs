@@ -16,6 +16,8 @@ use gatehouse_core::{
 };
 use tokio::sync::{broadcast, oneshot};
 
+use super::audit::{AuditLog, AuditRecord};
+
 /// How many events a subscriber may fall behind before it is sent a fresh snapshot instead.
 const EVENT_BUFFER: usize = 4_096;
 
@@ -45,6 +47,7 @@ struct State {
     arbiter: Arbiter,
     /// The hooks waiting on their prompts, by decision id.
     waiters: HashMap<DecisionId, oneshot::Sender<Outcome>>,
+    audit: Option<AuditLog>,
 }
 
 /// The gateway: one per `gatehouse serve`.
@@ -64,9 +67,14 @@ pub fn now() -> Timestamp {
 
 impl Gateway {
     pub fn new(adapters: Vec<AdapterCapabilities>, options: GatewayOptions) -> Arc<Self> {
+        Self::with_audit_log(adapters, options, None)
+    }
+
+    /// A gateway that appends every event to `audit`.
+    pub fn with_audit_log(adapters: Vec<AdapterCapabilities>, options: GatewayOptions, audit: Option<AuditLog>) -> Arc<Self> {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         Arc::new(Gateway {
-            state: Mutex::new(State { arbiter: Arbiter::new(adapters), waiters: HashMap::new() }),
+            state: Mutex::new(State { arbiter: Arbiter::new(adapters), waiters: HashMap::new(), audit }),
             events,
             options,
             started_at: now(),
@@ -80,7 +88,15 @@ impl Gateway {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn publish(&self, event: Event) {
+    /// Records an event in the audit log, then sends it to every subscriber. Called with the
+    /// state locked, so the log and the feed see transitions in the order they happened.
+    fn publish(&self, state: &mut State, event: Event, answer: Option<&Answer>) {
+        if let Some(audit) = &mut state.audit {
+            let record = AuditRecord { at: now(), event: event.clone(), answer: answer.cloned() };
+            if let Err(error) = audit.append(&record) {
+                tracing::error!("cannot write the audit log {}: {error}; the gateway goes on without this record", audit.path().display());
+            }
+        }
         // No subscriber is not an error.
         let _ = self.events.send(event);
     }
@@ -167,7 +183,7 @@ impl Gateway {
             (None, _) => {}
         }
         for event in events {
-            self.publish(event);
+            self.publish(&mut state, event, None);
         }
         Ok(prompt)
     }
@@ -185,7 +201,8 @@ impl Gateway {
         {
             let mut state = self.lock();
             let (verdict, event) = state.arbiter.answer(id, answer, by, now())?;
-            self.publish(event);
+            // The record is on disk before the verdict leaves: an accepted answer is never lost.
+            self.publish(&mut state, event, Some(&verdict.0));
             if let Some(waiter) = state.waiters.remove(&id) {
                 // If the hook is already gone, the receipt never comes and the prompt ends
                 // unconfirmed; the verdict is never applied later.
@@ -199,7 +216,7 @@ impl Gateway {
             let mut state = gateway.lock();
             if let Ok(event) = state.arbiter.mark_unconfirmed(id, now()) {
                 tracing::warn!(%id, "no delivery receipt within {receipt_timeout:?}; the verdict is unconfirmed");
-                gateway.publish(event);
+                gateway.publish(&mut state, event, None);
             }
         });
         Ok(PromptState::Resolved)
@@ -235,7 +252,7 @@ impl Gateway {
                 let _ = waiter.send(Outcome::Withdrawn { reason: reason.clone().unwrap_or_default() });
             }
             withdrawn.push(id);
-            self.publish(event);
+            self.publish(&mut state, event, None);
         }
         withdrawn
     }
@@ -244,7 +261,7 @@ impl Gateway {
     pub fn confirm_delivery(&self, id: DecisionId) -> Result<PromptState, ArbiterError> {
         let mut state = self.lock();
         let event = state.arbiter.confirm_delivery(id, now())?;
-        self.publish(event);
+        self.publish(&mut state, event, None);
         Ok(PromptState::Delivered)
     }
 
@@ -264,7 +281,7 @@ impl Gateway {
         if let Some(waiter) = state.waiters.remove(&id) {
             let _ = waiter.send(outcome);
         }
-        self.publish(event);
+        self.publish(&mut state, event, None);
         Ok(new_state)
     }
 }

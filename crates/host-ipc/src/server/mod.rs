@@ -2,6 +2,7 @@
 //! connection with it. Connections are plain byte streams, so tests drive the server over an
 //! in-memory duplex and the binary over a local socket.
 
+pub mod audit;
 mod connection;
 mod gateway;
 

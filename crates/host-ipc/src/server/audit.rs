@@ -1,0 +1,210 @@
+//! The audit log: every prompt and every transition, one JSON object a line, appended to a file
+//! (`$XDG_STATE_HOME/gatehouse/audit.jsonl` when the binary runs the gateway).
+//!
+//! Guarantees:
+//! - Each record is written with one `write` call on a file opened for appending, so records
+//!   never interleave. On opening, a torn last line (a crash in the middle of a write) is cut
+//!   off, so the log only ever holds whole records.
+//! - A record of an accepted answer is flushed to disk (`fdatasync`) before the answer is
+//!   acknowledged or its verdict handed to the hook: an accepted answer is never lost.
+//! - The file is rotated by size: past the limit it becomes `audit.jsonl.1` (and `.1` becomes
+//!   `.2`, up to [`ROTATED_FILES_KEPT`]).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use gatehouse_core::{Answer, Event, PromptState, Timestamp};
+use serde::{Deserialize, Serialize};
+
+/// How many rotated files are kept beside the live one.
+pub const ROTATED_FILES_KEPT: usize = 3;
+
+/// One line of the audit log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// When the gateway wrote it.
+    pub at: Timestamp,
+    pub event: Event,
+    /// The answer, for a prompt that was resolved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+}
+
+/// An open audit log.
+#[derive(Debug)]
+pub struct AuditLog {
+    path: PathBuf,
+    file: File,
+    size: u64,
+    max_bytes: u64,
+}
+
+impl AuditLog {
+    /// Opens (or creates) the log at `path`, cutting off a torn last line.
+    pub fn open(path: &Path, max_bytes: u64) -> io::Result<AuditLog> {
+        if let Some(folder) = path.parent() {
+            create_private_folder(folder)?;
+        }
+        let file = open_for_append(path)?;
+        let size = cut_torn_tail(path, &file)?;
+        Ok(AuditLog { path: path.to_owned(), file, size, max_bytes })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record; a resolved prompt's record is flushed to disk before this returns.
+    pub fn append(&mut self, record: &AuditRecord) -> io::Result<()> {
+        let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+        line.push(b'\n');
+        if self.size > 0 && self.size + line.len() as u64 > self.max_bytes {
+            self.rotate()?;
+        }
+        self.file.write_all(&line)?;
+        self.size += line.len() as u64;
+        let durable = matches!(record.event, Event::Changed { state: PromptState::Resolved, .. });
+        if durable {
+            self.file.sync_data()?;
+        }
+        Ok(())
+    }
+
+    fn rotate(&mut self) -> io::Result<()> {
+        for index in (1..ROTATED_FILES_KEPT).rev() {
+            let from = rotated_path(&self.path, index);
+            if from.exists() {
+                fs::rename(&from, rotated_path(&self.path, index + 1))?;
+            }
+        }
+        fs::rename(&self.path, rotated_path(&self.path, 1))?;
+        self.file = open_for_append(&self.path)?;
+        self.size = 0;
+        Ok(())
+    }
+}
+
+/// `audit.jsonl.N`.
+pub fn rotated_path(path: &Path, index: usize) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{index}"));
+    path.with_file_name(name)
+}
+
+/// Every record of the log at `path`, oldest first, rotated files included. Lines that are not
+/// records are skipped.
+pub fn read_all(path: &Path) -> io::Result<Vec<AuditRecord>> {
+    let mut records = Vec::new();
+    let files = (1..=ROTATED_FILES_KEPT).rev().map(|index| rotated_path(path, index)).chain([path.to_owned()]);
+    for file in files {
+        match fs::read_to_string(&file) {
+            Ok(text) => records.extend(text.lines().filter_map(|line| serde_json::from_str(line).ok())),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(records)
+}
+
+fn open_for_append(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).append(true).read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)
+}
+
+/// Cuts the file back to its last newline and returns its new size.
+fn cut_torn_tail(path: &Path, file: &File) -> io::Result<u64> {
+    let size = file.metadata()?.len();
+    if size == 0 {
+        return Ok(0);
+    }
+    let mut reader = File::open(path)?;
+    let tail_start = size.saturating_sub(64 * 1024);
+    reader.seek(SeekFrom::Start(tail_start))?;
+    let mut tail = Vec::new();
+    reader.read_to_end(&mut tail)?;
+    if tail.last() == Some(&b'\n') {
+        return Ok(size);
+    }
+    let keep = match tail.iter().rposition(|byte| *byte == b'\n') {
+        Some(newline) => tail_start + newline as u64 + 1,
+        None if tail_start == 0 => 0,
+        // A torn line longer than the tail read: keep everything before the tail.
+        None => tail_start,
+    };
+    file.set_len(keep)?;
+    Ok(keep)
+}
+
+#[cfg(unix)]
+fn create_private_folder(folder: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)
+}
+
+#[cfg(not(unix))]
+fn create_private_folder(folder: &Path) -> io::Result<()> {
+    fs::create_dir_all(folder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gatehouse_core::{Action, DecisionId};
+
+    fn record(state: PromptState, at: u64) -> AuditRecord {
+        let event = Event::Changed { id: DecisionId::new_v7(), state, at: Timestamp(at), by: None, action: Some(Action::Once), reason: None };
+        AuditRecord { at: Timestamp(at), event, answer: Some(Answer::Once) }
+    }
+
+    fn temporary_log() -> (tempfile::TempDir, PathBuf) {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("state/audit.jsonl");
+        (folder, path)
+    }
+
+    #[test]
+    fn records_are_read_back_in_order() {
+        let (_folder, path) = temporary_log();
+        let mut log = AuditLog::open(&path, 1 << 20).unwrap();
+        let records = [record(PromptState::Resolved, 1), record(PromptState::Delivered, 2)];
+        for record in &records {
+            log.append(record).unwrap();
+        }
+        assert_eq!(read_all(&path).unwrap(), records);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_off_when_the_log_is_opened() {
+        let (_folder, path) = temporary_log();
+        let mut log = AuditLog::open(&path, 1 << 20).unwrap();
+        log.append(&record(PromptState::Resolved, 1)).unwrap();
+        drop(log);
+        OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"at\":\"2026-11-30T0").unwrap();
+        let mut log = AuditLog::open(&path, 1 << 20).unwrap();
+        log.append(&record(PromptState::Delivered, 2)).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.lines().all(|line| serde_json::from_str::<AuditRecord>(line).is_ok()), "{text}");
+    }
+
+    #[test]
+    fn the_log_rotates_by_size_and_keeps_a_bounded_number_of_files() {
+        let (_folder, path) = temporary_log();
+        let line_length = serde_json::to_vec(&record(PromptState::Resolved, 1)).unwrap().len() as u64 + 1;
+        let mut log = AuditLog::open(&path, line_length * 2).unwrap();
+        for at in 0..20 {
+            log.append(&record(PromptState::Delivered, at)).unwrap();
+        }
+        assert!(rotated_path(&path, ROTATED_FILES_KEPT).exists());
+        assert!(!rotated_path(&path, ROTATED_FILES_KEPT + 1).exists());
+        let kept: Vec<u64> = read_all(&path).unwrap().iter().map(|record| record.at.unix_millis()).collect();
+        assert_eq!(kept, (12..20).collect::<Vec<_>>(), "the newest records, oldest first");
+    }
+}
