@@ -3,13 +3,14 @@
 //! - `cli`: the command-line contract, against a real `gatehouse serve` on a temporary socket.
 //! - `client_library`: the same gateway driven through the client library.
 //! - `e2e_claude`: the real Claude Code in tmux against a scripted model, with gatehouse's hooks.
-//! - `restart`, `security`: crashes and restarts; who may talk to the gateway.
+//! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
 mod cli;
 mod client_library;
 mod common;
 mod e2e_claude;
+mod load;
 mod restart;
 mod security;
 mod support;

@@ -75,8 +75,12 @@ impl Sandbox {
 
     /// Waits until `count` prompts are pending and returns them.
     pub fn wait_for_pending(&self, count: usize) -> Vec<serde_json::Value> {
+        self.wait_for_pending_within(count, Duration::from_secs(10))
+    }
+
+    pub fn wait_for_pending_within(&self, count: usize, deadline: Duration) -> Vec<serde_json::Value> {
         let mut prompts = Vec::new();
-        wait_for(Duration::from_secs(10), &format!("{count} pending prompts"), || {
+        wait_for(deadline, &format!("{count} pending prompts"), || {
             prompts = self.list();
             prompts.len() == count
         });
@@ -118,6 +122,14 @@ impl Gateway {
 
     pub fn socket(&self) -> PathBuf {
         self.sandbox.socket()
+    }
+
+    /// The gateway's resident memory, from /proc.
+    pub fn resident_bytes(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.process.id())).expect("the gateway's /proc status");
+        let line = status.lines().find(|line| line.starts_with("VmRSS:")).expect("a VmRSS line");
+        let kib: u64 = line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).expect("VmRSS in kB");
+        kib * 1024
     }
 
     /// Kills the gateway at once, as a crash would.
