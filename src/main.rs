@@ -3,6 +3,7 @@
 mod adapters;
 mod cli;
 mod config;
+mod console;
 mod output;
 
 use std::process::ExitCode;

@@ -95,6 +95,14 @@ enum Command {
     Install(install::InstallArgs),
     /// Remove gatehouse's hooks (and only those) from an agent's settings.
     Uninstall(install::InstallArgs),
+    /// Open one live screen that lists every agent's pending prompts and answers them with keys.
+    #[command(after_help = crate::console::KEYS_HELP)]
+    Console {
+        /// Raise a desktop notification (with notify-send, when installed) for each new prompt
+        /// that can be answered here.
+        #[arg(long)]
+        notify: bool,
+    },
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -110,6 +118,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Answer(arguments) => block_on(answer::run(socket_path(socket)?, arguments)),
         Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
+        Command::Console { notify } => crate::console::run(socket_path(socket)?, notify),
     }
 }
 

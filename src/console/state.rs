@@ -1,0 +1,833 @@
+//! The console's state, with no I/O: the pending prompts as the gateway last reported them, which
+//! one the person has selected, what they are typing, and the connection's health.
+//!
+//! Keys go in through [`ConsoleState::handle_key`] and come out as an [`Intent`]; gateway news goes
+//! in through [`ConsoleState::apply_update`]. Time is handed in by the caller, so every rule here
+//! can be driven by tests.
+//!
+//! Safety rules kept here:
+//! - The selection follows a prompt's decision id, never a row number, and every command names the
+//!   id it was drawn for.
+//! - When the selected prompt goes away it stays on screen, marked gone, until the person moves;
+//!   any action on it is refused with a notice and nothing is sent.
+//! - When the rows at or above the cursor changed less than [`SETTLE_TIME`] ago, action keys are
+//!   ignored and the person is asked to look again.
+//! - What a prompt allows comes only from its own `actions`; a read-only prompt has no action keys.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use gatehouse_core::{Action, AdapterCapabilities, Answer, DecisionId, Event, Prompt, PromptState};
+
+use super::answer_form::{AnswerForm, FormOutcome};
+
+/// How long after the rows under the cursor changed that action keys are ignored.
+pub const SETTLE_TIME: Duration = Duration::from_millis(750);
+
+/// The name the console gives itself to the gateway, shown as who answered.
+pub const CLIENT_NAME: &str = "gatehouse-console";
+
+/// What the connection task reports to the screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GatewayUpdate {
+    /// Connected and subscribed: the gateway's name, its adapters' capability flags, and every
+    /// pending prompt.
+    Connected {
+        server: String,
+        adapters: Vec<AdapterCapabilities>,
+        snapshot: Vec<Prompt>,
+    },
+    /// A fresh list that replaces the current one (sent to a subscriber that fell behind).
+    Snapshot { prompts: Vec<Prompt> },
+    /// One live change (boxed: it is far larger than the other updates).
+    Event(Box<Event>),
+    /// The connection is lost, or could not be made; the next attempt comes after `retry_in`.
+    Disconnected {
+        reason: String,
+        retry_in: Duration,
+        attempt: u32,
+    },
+    /// The gateway's reply to a command: the prompt's new state, or the refusal in words.
+    CommandFinished {
+        command: GatewayCommand,
+        result: Result<PromptState, String>,
+    },
+}
+
+/// A request to the gateway, always bound to the decision id it was drawn for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatewayCommand {
+    pub id: DecisionId,
+    pub request: GatewayRequest,
+    /// The prompt's one-line summary, for the notices about this command.
+    pub summary: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum GatewayRequest {
+    Answer(Answer),
+    Release,
+}
+
+/// What the run loop should do after a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intent {
+    Nothing,
+    Send(GatewayCommand),
+    Quit,
+}
+
+/// A desktop notification to raise (when the person asked for them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alert {
+    pub title: String,
+    pub body: String,
+}
+
+/// The health of the connection to the gateway.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectionState {
+    Connecting,
+    Connected {
+        server: String,
+    },
+    Gone {
+        reason: String,
+        retry_at: Instant,
+        attempt: u32,
+    },
+}
+
+/// A prompt that was selected when it stopped being pending. It stays on screen, marked gone,
+/// until the person moves the cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VanishedPrompt {
+    pub prompt: Prompt,
+    /// Its last known state, when the gateway said (not after a disconnect).
+    pub state: Option<PromptState>,
+    /// Why it went, in words.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Selection {
+    Nothing,
+    Pending(DecisionId),
+    Vanished(Box<VanishedPrompt>),
+}
+
+/// What the keys are doing right now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Browsing,
+    /// Typing the optional message of a deny for the prompt with this id.
+    DenyMessage {
+        id: DecisionId,
+        message: String,
+    },
+    /// Filling in the answers to a question prompt.
+    Answering(AnswerForm),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Info,
+    Success,
+    Warning,
+    Error,
+}
+
+/// The one-line message at the bottom of the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub text: String,
+    pub tone: Tone,
+}
+
+/// One row of the prompt list: a pending prompt, or the selected prompt that has gone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Row<'a> {
+    Pending(&'a Prompt),
+    Vanished(&'a VanishedPrompt),
+}
+
+impl<'a> Row<'a> {
+    pub fn prompt(&self) -> &'a Prompt {
+        match self {
+            Row::Pending(prompt) => prompt,
+            Row::Vanished(vanished) => &vanished.prompt,
+        }
+    }
+
+    fn identity(&self) -> (DecisionId, bool) {
+        match self {
+            Row::Pending(prompt) => (prompt.id, true),
+            Row::Vanished(vanished) => (vanished.prompt.id, false),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConsoleState {
+    pub prompts: Vec<Prompt>,
+    pub adapters: Vec<AdapterCapabilities>,
+    pub selection: Selection,
+    pub mode: Mode,
+    pub connection: ConnectionState,
+    pub notice: Option<Notice>,
+    /// When the rows at or above the cursor last changed by something other than the person.
+    pub list_changed_at: Option<Instant>,
+    /// Prompts for which a command was sent and no reply has come yet.
+    pub awaiting_reply: Vec<DecisionId>,
+    /// How many lines the detail pane is scrolled down.
+    pub detail_scroll: u16,
+}
+
+impl Default for ConsoleState {
+    fn default() -> Self {
+        ConsoleState {
+            prompts: Vec::new(),
+            adapters: Vec::new(),
+            selection: Selection::Nothing,
+            mode: Mode::Browsing,
+            connection: ConnectionState::Connecting,
+            notice: None,
+            list_changed_at: None,
+            awaiting_reply: Vec::new(),
+            detail_scroll: 0,
+        }
+    }
+}
+
+impl ConsoleState {
+    /// The rows as shown: pending prompts oldest first, with the vanished selection in its place.
+    pub fn rows(&self) -> Vec<Row<'_>> {
+        let mut rows: Vec<Row<'_>> = self.prompts.iter().map(Row::Pending).collect();
+        if let Selection::Vanished(vanished) = &self.selection {
+            let position = self
+                .prompts
+                .iter()
+                .filter(|prompt| prompt.id < vanished.prompt.id)
+                .count();
+            rows.insert(position, Row::Vanished(vanished));
+        }
+        rows
+    }
+
+    /// The index of the selected row in [`ConsoleState::rows`].
+    pub fn selected_row_index(&self) -> Option<usize> {
+        let selected_id = self.selected_id()?;
+        self.rows()
+            .iter()
+            .position(|row| row.prompt().id == selected_id)
+    }
+
+    pub fn selected_id(&self) -> Option<DecisionId> {
+        match &self.selection {
+            Selection::Nothing => None,
+            Selection::Pending(id) => Some(*id),
+            Selection::Vanished(vanished) => Some(vanished.prompt.id),
+        }
+    }
+
+    /// The selected prompt while it is still pending.
+    pub fn selected_pending_prompt(&self) -> Option<&Prompt> {
+        match &self.selection {
+            Selection::Pending(id) => self.pending_prompt(*id),
+            _ => None,
+        }
+    }
+
+    /// The selected prompt, pending or gone.
+    pub fn selected_prompt(&self) -> Option<&Prompt> {
+        match &self.selection {
+            Selection::Nothing => None,
+            Selection::Pending(id) => self.pending_prompt(*id),
+            Selection::Vanished(vanished) => Some(&vanished.prompt),
+        }
+    }
+
+    pub fn pending_prompt(&self, id: DecisionId) -> Option<&Prompt> {
+        self.prompts.iter().find(|prompt| prompt.id == id)
+    }
+
+    /// The prompt with this id, pending or the vanished selection.
+    fn known_prompt(&self, id: DecisionId) -> Option<&Prompt> {
+        self.pending_prompt(id).or_else(|| match &self.selection {
+            Selection::Vanished(vanished) if vanished.prompt.id == id => Some(&vanished.prompt),
+            _ => None,
+        })
+    }
+
+    /// The vanished selection, if the prompt with this id is it.
+    pub fn vanished(&self, id: DecisionId) -> Option<&VanishedPrompt> {
+        match &self.selection {
+            Selection::Vanished(vanished) if vanished.prompt.id == id => Some(vanished),
+            _ => None,
+        }
+    }
+
+    /// The actions the selected prompt offers: its own `actions`, so nothing for a read-only or a
+    /// vanished prompt. Release goes with these: it is offered only when this is not empty.
+    pub fn available_actions(&self) -> Vec<Action> {
+        self.selected_pending_prompt()
+            .map(|prompt| prompt.actions.clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether the rows under the cursor changed too recently for an action key to count.
+    pub fn is_settling(&self, now: Instant) -> bool {
+        self.list_changed_at
+            .is_some_and(|changed| now.saturating_duration_since(changed) < SETTLE_TIME)
+    }
+
+    /// The capability flags of the adapter that raised a prompt, as `hello` reported them.
+    pub fn adapter(&self, adapter_id: &str) -> Option<&AdapterCapabilities> {
+        self.adapters
+            .iter()
+            .find(|adapter| adapter.adapter == adapter_id)
+    }
+
+    /// Why a prompt is read-only, in words: the adapter's own reason, else what its capability
+    /// flags say.
+    pub fn read_only_reason(&self, prompt: &Prompt) -> String {
+        if let Some(reason) = &prompt.prompt.read_only_reason {
+            return reason.clone();
+        }
+        let agent = self
+            .adapter(&prompt.prompt.adapter)
+            .map_or(prompt.prompt.adapter.as_str(), |adapter| {
+                adapter.name.as_str()
+            });
+        format!(
+            "{agent} offers no verified action for {} prompts of {}",
+            prompt.prompt.kind.as_str(),
+            prompt.prompt.tool
+        )
+    }
+
+    // ----- Gateway news -----
+
+    /// Applies news from the connection task. Returns the alerts to raise for new actionable
+    /// prompts (the caller decides whether desktop notifications are wanted).
+    pub fn apply_update(&mut self, update: GatewayUpdate, now: Instant) -> Vec<Alert> {
+        match update {
+            GatewayUpdate::Connected {
+                server,
+                adapters,
+                snapshot,
+            } => {
+                self.connection = ConnectionState::Connected { server };
+                self.adapters = adapters;
+                self.replace_prompts(
+                    snapshot,
+                    now,
+                    "it is no longer pending in the gateway's list",
+                );
+                Vec::new()
+            }
+            GatewayUpdate::Snapshot { prompts } => {
+                self.replace_prompts(
+                    prompts,
+                    now,
+                    "it is no longer pending in the gateway's list",
+                );
+                Vec::new()
+            }
+            GatewayUpdate::Event(event) => self.apply_event(*event, now),
+            GatewayUpdate::Disconnected {
+                reason,
+                retry_in,
+                attempt,
+            } => {
+                self.connection = ConnectionState::Gone {
+                    reason,
+                    retry_at: now + retry_in,
+                    attempt,
+                };
+                self.awaiting_reply.clear();
+                self.replace_prompts(Vec::new(), now, "the gateway went away");
+                Vec::new()
+            }
+            GatewayUpdate::CommandFinished { command, result } => {
+                self.awaiting_reply.retain(|id| *id != command.id);
+                self.notice = Some(outcome_notice(&command, result));
+                Vec::new()
+            }
+        }
+    }
+
+    fn apply_event(&mut self, event: Event, now: Instant) -> Vec<Alert> {
+        match event {
+            Event::Added { prompt } => {
+                let alert = (!prompt.is_read_only()).then(|| Alert {
+                    title: format!("{} asks: {}", prompt.prompt.adapter, prompt.prompt.tool),
+                    body: format!("{}\n{}", prompt.prompt.summary, prompt.prompt.cwd),
+                });
+                let mut prompts = self.prompts.clone();
+                prompts.retain(|existing| existing.id != prompt.id);
+                prompts.push(prompt);
+                self.replace_prompts(prompts, now, "");
+                alert.into_iter().collect()
+            }
+            Event::Changed {
+                id,
+                state,
+                by,
+                action,
+                reason,
+                ..
+            } => {
+                let words = ending_in_words(state, by.as_deref(), action, reason.as_deref());
+                if let Selection::Vanished(vanished) = &mut self.selection {
+                    if vanished.prompt.id == id {
+                        // A later step (such as delivered after resolved) adds to the story.
+                        vanished.reason = format!("{}, then {words}", vanished.reason);
+                        vanished.state = Some(state);
+                    }
+                }
+                if state != PromptState::Pending {
+                    let mut prompts = self.prompts.clone();
+                    prompts.retain(|prompt| prompt.id != id);
+                    self.replace_prompts_with_state(prompts, now, &words, Some(state));
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn replace_prompts(&mut self, prompts: Vec<Prompt>, now: Instant, vanished_reason: &str) {
+        self.replace_prompts_with_state(prompts, now, vanished_reason, None);
+    }
+
+    /// Replaces the pending list, keeps the selection on the same decision id (or marks it gone),
+    /// and notes the moment if the rows at or above the cursor changed.
+    fn replace_prompts_with_state(
+        &mut self,
+        mut prompts: Vec<Prompt>,
+        now: Instant,
+        vanished_reason: &str,
+        vanished_state: Option<PromptState>,
+    ) {
+        let rows_before = self.rows_through_cursor();
+        prompts.retain(|prompt| prompt.state == PromptState::Pending);
+        prompts.sort_by_key(|prompt| prompt.id);
+        let old_prompts = std::mem::replace(&mut self.prompts, prompts);
+        self.selection = match std::mem::replace(&mut self.selection, Selection::Nothing) {
+            Selection::Pending(id) if self.pending_prompt(id).is_some() => Selection::Pending(id),
+            Selection::Pending(id) => {
+                match old_prompts.into_iter().find(|prompt| prompt.id == id) {
+                    Some(prompt) => Selection::Vanished(Box::new(VanishedPrompt {
+                        prompt,
+                        state: vanished_state,
+                        reason: vanished_reason.to_owned(),
+                    })),
+                    None => self.first_prompt_selection(),
+                }
+            }
+            Selection::Vanished(vanished) if self.pending_prompt(vanished.prompt.id).is_some() => {
+                Selection::Pending(vanished.prompt.id)
+            }
+            Selection::Vanished(vanished) => Selection::Vanished(vanished),
+            Selection::Nothing => self.first_prompt_selection(),
+        };
+        let rows_after = self.rows_through_cursor();
+        if rows_after.last().map(|row| row.0) != rows_before.last().map(|row| row.0) {
+            self.detail_scroll = 0;
+        }
+        if rows_after != rows_before {
+            self.list_changed_at = Some(now);
+        }
+    }
+
+    fn first_prompt_selection(&self) -> Selection {
+        self.prompts
+            .first()
+            .map_or(Selection::Nothing, |prompt| Selection::Pending(prompt.id))
+    }
+
+    /// The identities of the rows from the top through the cursor: what the person has read.
+    fn rows_through_cursor(&self) -> Vec<(DecisionId, bool)> {
+        match self.selected_row_index() {
+            Some(index) => self.rows()[..=index].iter().map(Row::identity).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    // ----- Keys -----
+
+    pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Intent {
+        if key.kind == KeyEventKind::Release {
+            return Intent::Nothing;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
+        {
+            return Intent::Quit;
+        }
+        match std::mem::replace(&mut self.mode, Mode::Browsing) {
+            Mode::Browsing => self.browsing_key(key, now),
+            Mode::DenyMessage { id, message } => self.deny_message_key(key, id, message),
+            Mode::Answering(form) => self.answering_key(key, form),
+        }
+    }
+
+    fn browsing_key(&mut self, key: KeyEvent, now: Instant) -> Intent {
+        match key.code {
+            KeyCode::Char('q') | KeyCode::Esc => Intent::Quit,
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.move_cursor(-1);
+                Intent::Nothing
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.move_cursor(1);
+                Intent::Nothing
+            }
+            KeyCode::Home | KeyCode::Char('g') => {
+                self.move_cursor(-(self.prompts.len() as isize) - 1);
+                Intent::Nothing
+            }
+            KeyCode::End | KeyCode::Char('G') => {
+                self.move_cursor(self.prompts.len() as isize + 1);
+                Intent::Nothing
+            }
+            KeyCode::PageDown => {
+                self.detail_scroll = self.detail_scroll.saturating_add(10);
+                Intent::Nothing
+            }
+            KeyCode::PageUp => {
+                self.detail_scroll = self.detail_scroll.saturating_sub(10);
+                Intent::Nothing
+            }
+            KeyCode::Char('o') => self.action_key(Action::Once, now),
+            KeyCode::Char('d') => self.action_key(Action::Deny, now),
+            KeyCode::Char('a') | KeyCode::Enter => self.action_key(Action::Answer, now),
+            KeyCode::Char('r') => self.release_key(now),
+            _ => Intent::Nothing,
+        }
+    }
+
+    /// Moves the cursor by `step` rows, clamped to the list. Leaving a vanished prompt forgets it.
+    fn move_cursor(&mut self, step: isize) {
+        let rows = self.rows();
+        let Some(current) = self.selected_row_index() else {
+            self.selection = self.first_prompt_selection();
+            return;
+        };
+        let target = (current as isize + step).clamp(0, rows.len() as isize - 1) as usize;
+        let Row::Pending(target_prompt) = rows[target] else {
+            return;
+        };
+        let target_id = target_prompt.id;
+        if self.selected_id() != Some(target_id) {
+            self.detail_scroll = 0;
+            self.notice = None;
+        }
+        self.selection = Selection::Pending(target_id);
+    }
+
+    /// Checks that the selected prompt can take an action now, and says why not when it cannot.
+    fn checked_selection(&mut self, wanted: &str, now: Instant) -> Option<Prompt> {
+        let refusal = match &self.selection {
+            Selection::Nothing => Some(("There is no prompt to act on.".to_owned(), Tone::Info)),
+            Selection::Vanished(vanished) => Some((
+                format!("That prompt has gone ({}); nothing was sent. Move the cursor to choose another.", vanished.reason),
+                Tone::Warning,
+            )),
+            Selection::Pending(_) => None,
+        };
+        if let Some((text, tone)) = refusal {
+            self.notice = Some(Notice { text, tone });
+            return None;
+        }
+        let prompt = self.selected_pending_prompt()?.clone();
+        if prompt.is_read_only() {
+            self.notice = Some(Notice {
+                text: format!(
+                    "This prompt is read-only ({}): answer it in the agent's terminal.",
+                    self.read_only_reason(&prompt)
+                ),
+                tone: Tone::Warning,
+            });
+            return None;
+        }
+        if self.is_settling(now) {
+            self.notice = Some(Notice {
+                text: format!("The list just changed under the cursor: {wanted} was ignored. Check the selected prompt and press the key again."),
+                tone: Tone::Warning,
+            });
+            return None;
+        }
+        if self.awaiting_reply.contains(&prompt.id) {
+            self.notice = Some(Notice {
+                text: "An answer to this prompt is already on its way; waiting for the gateway."
+                    .into(),
+                tone: Tone::Info,
+            });
+            return None;
+        }
+        Some(prompt)
+    }
+
+    fn action_key(&mut self, action: Action, now: Instant) -> Intent {
+        let Some(prompt) = self.checked_selection(action_word(action), now) else {
+            return Intent::Nothing;
+        };
+        if !prompt.actions.contains(&action) {
+            let offered = prompt
+                .actions
+                .iter()
+                .map(|action| action_word(*action))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.notice = Some(Notice {
+                text: format!(
+                    "This prompt does not offer {}; it offers: {offered}.",
+                    action_word(action)
+                ),
+                tone: Tone::Info,
+            });
+            return Intent::Nothing;
+        }
+        match action {
+            Action::Once => self.send(&prompt, GatewayRequest::Answer(Answer::Once)),
+            Action::Deny => {
+                self.mode = Mode::DenyMessage {
+                    id: prompt.id,
+                    message: String::new(),
+                };
+                self.notice = None;
+                Intent::Nothing
+            }
+            Action::Answer => {
+                self.mode = Mode::Answering(AnswerForm::new(prompt.id, &prompt.prompt.questions));
+                self.notice = None;
+                Intent::Nothing
+            }
+            Action::Always => Intent::Nothing,
+        }
+    }
+
+    fn release_key(&mut self, now: Instant) -> Intent {
+        match self.checked_selection("release", now) {
+            Some(prompt) => self.send(&prompt, GatewayRequest::Release),
+            None => Intent::Nothing,
+        }
+    }
+
+    fn send(&mut self, prompt: &Prompt, request: GatewayRequest) -> Intent {
+        self.send_for(prompt.id, prompt.prompt.summary.clone(), request)
+    }
+
+    /// Sends a command for `id` unless that prompt has gone or the gateway is away.
+    fn send_for(&mut self, id: DecisionId, summary: String, request: GatewayRequest) -> Intent {
+        if let Some(vanished) = self.vanished(id) {
+            self.notice = Some(Notice {
+                text: format!(
+                    "That prompt has gone ({}); nothing was sent.",
+                    vanished.reason
+                ),
+                tone: Tone::Warning,
+            });
+            return Intent::Nothing;
+        }
+        if self.pending_prompt(id).is_none() {
+            self.notice = Some(Notice {
+                text: "That prompt is no longer pending; nothing was sent.".into(),
+                tone: Tone::Warning,
+            });
+            return Intent::Nothing;
+        }
+        if !matches!(self.connection, ConnectionState::Connected { .. }) {
+            self.notice = Some(Notice {
+                text: "The gateway is not connected; nothing was sent.".into(),
+                tone: Tone::Error,
+            });
+            return Intent::Nothing;
+        }
+        self.awaiting_reply.push(id);
+        self.notice = Some(Notice {
+            text: format!(
+                "Sending {} for: {}",
+                request_word(&request),
+                short(&summary)
+            ),
+            tone: Tone::Info,
+        });
+        Intent::Send(GatewayCommand {
+            id,
+            request,
+            summary,
+        })
+    }
+
+    fn deny_message_key(&mut self, key: KeyEvent, id: DecisionId, mut message: String) -> Intent {
+        match key.code {
+            KeyCode::Esc => {
+                self.notice = Some(Notice {
+                    text: "Deny cancelled; nothing was sent.".into(),
+                    tone: Tone::Info,
+                });
+                Intent::Nothing
+            }
+            KeyCode::Enter => {
+                let summary = self
+                    .known_prompt(id)
+                    .map(|prompt| prompt.prompt.summary.clone())
+                    .unwrap_or_default();
+                let message = Some(message.trim().to_owned()).filter(|message| !message.is_empty());
+                self.send_for(
+                    id,
+                    summary,
+                    GatewayRequest::Answer(Answer::Deny { message }),
+                )
+            }
+            KeyCode::Backspace => {
+                message.pop();
+                self.mode = Mode::DenyMessage { id, message };
+                Intent::Nothing
+            }
+            KeyCode::Char(character) => {
+                message.push(character);
+                self.mode = Mode::DenyMessage { id, message };
+                Intent::Nothing
+            }
+            _ => {
+                self.mode = Mode::DenyMessage { id, message };
+                Intent::Nothing
+            }
+        }
+    }
+
+    fn answering_key(&mut self, key: KeyEvent, mut form: AnswerForm) -> Intent {
+        let questions = self
+            .known_prompt(form.id)
+            .map(|prompt| prompt.prompt.questions.clone())
+            .unwrap_or_default();
+        match form.handle_key(key, &questions) {
+            FormOutcome::Editing => {
+                self.mode = Mode::Answering(form);
+                Intent::Nothing
+            }
+            FormOutcome::Cancelled => {
+                self.notice = Some(Notice {
+                    text: "Answer cancelled; nothing was sent.".into(),
+                    tone: Tone::Info,
+                });
+                Intent::Nothing
+            }
+            FormOutcome::Incomplete(problem) => {
+                self.notice = Some(Notice {
+                    text: problem,
+                    tone: Tone::Warning,
+                });
+                self.mode = Mode::Answering(form);
+                Intent::Nothing
+            }
+            FormOutcome::Submitted(responses) => {
+                let id = form.id;
+                let summary = self
+                    .known_prompt(id)
+                    .map(|prompt| prompt.prompt.summary.clone())
+                    .unwrap_or_default();
+                let intent = self.send_for(
+                    id,
+                    summary,
+                    GatewayRequest::Answer(Answer::Answer { responses }),
+                );
+                if intent == Intent::Nothing {
+                    // Keep the form open over a prompt that is gone, so that typing goes on landing
+                    // in it rather than on action keys; Esc closes it.
+                    self.mode = Mode::Answering(form);
+                }
+                intent
+            }
+        }
+    }
+}
+
+/// How a prompt stopped being pending, in words.
+fn ending_in_words(
+    state: PromptState,
+    by: Option<&str>,
+    action: Option<Action>,
+    reason: Option<&str>,
+) -> String {
+    let mut words = match (state, action) {
+        (
+            PromptState::Resolved | PromptState::Delivered | PromptState::Unconfirmed,
+            Some(action),
+        ) => {
+            format!("{}: {}", state.as_str(), action_word(action))
+        }
+        _ => state.as_str().to_owned(),
+    };
+    if let Some(by) = by {
+        words.push_str(&format!(" by {by}"));
+    }
+    if let Some(reason) = reason {
+        words.push_str(&format!(", {reason}"));
+    }
+    words
+}
+
+/// The notice for the gateway's reply to a command.
+fn outcome_notice(command: &GatewayCommand, result: Result<PromptState, String>) -> Notice {
+    let summary = short(&command.summary);
+    match result {
+        Ok(_) => {
+            let done = match &command.request {
+                GatewayRequest::Answer(Answer::Once) => "Allowed once".to_owned(),
+                GatewayRequest::Answer(Answer::Deny {
+                    message: Some(message),
+                }) => format!("Denied (\"{}\")", short(message)),
+                GatewayRequest::Answer(Answer::Deny { message: None }) => "Denied".to_owned(),
+                GatewayRequest::Answer(Answer::Answer { .. }) => "Answered".to_owned(),
+                GatewayRequest::Release => "Handed back to the agent's terminal".to_owned(),
+            };
+            Notice {
+                text: format!("{done}: {summary}"),
+                tone: Tone::Success,
+            }
+        }
+        Err(words) => Notice {
+            text: format!(
+                "The gateway refused {}: {words}",
+                request_word(&command.request)
+            ),
+            tone: Tone::Error,
+        },
+    }
+}
+
+pub fn action_word(action: Action) -> &'static str {
+    match action {
+        Action::Once => "allow once",
+        Action::Deny => "deny",
+        Action::Answer => "answer",
+        Action::Always => "always",
+    }
+}
+
+fn request_word(request: &GatewayRequest) -> &'static str {
+    match request {
+        GatewayRequest::Answer(answer) => action_word(answer.action()),
+        GatewayRequest::Release => "release",
+    }
+}
+
+/// The first line of a text, cut to a length that fits a notice.
+pub fn short(text: &str) -> String {
+    const WIDTH: usize = 60;
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() <= WIDTH && line.len() == text.len() {
+        line.to_owned()
+    } else {
+        let mut cut: String = line.chars().take(WIDTH - 1).collect();
+        cut.push('…');
+        cut
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests;

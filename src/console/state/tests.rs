@@ -1,0 +1,691 @@
+//! The console's rules, driven key by key with a clock the tests hold.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use gatehouse_core::{
+    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, DecisionId, Event, NewPrompt,
+    Prompt, PromptKind, PromptState, Question, QuestionOption, QuestionResponse, Timestamp,
+};
+
+use super::*;
+
+pub const FIRST: &str = "01a22a7c-7184-7520-bb65-4d44b4eba601";
+pub const SECOND: &str = "01a22a7c-7184-7520-bb65-4d44b4eba602";
+pub const THIRD: &str = "01a22a7c-7184-7520-bb65-4d44b4eba603";
+
+pub fn id(text: &str) -> DecisionId {
+    text.parse().unwrap()
+}
+
+pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action>) -> Prompt {
+    Prompt {
+        id: id(decision),
+        prompt: NewPrompt {
+            adapter: "claude".into(),
+            session: "53b38252-9e2a-4e43-a58d-649c4916b5cd".into(),
+            cwd: "/home/dev/project".into(),
+            kind: PromptKind::Permission,
+            tool: tool.into(),
+            input: serde_json::json!({ "command": summary, "description": "a test command" }),
+            summary: summary.into(),
+            questions: vec![],
+            correlation: String::new(),
+            read_only_reason: None,
+        },
+        actions,
+        state: PromptState::Pending,
+        created_at: Timestamp(1_796_008_400_000),
+        held_since: Timestamp(1_796_008_400_000),
+    }
+}
+
+pub fn bash(decision: &str, command: &str) -> Prompt {
+    permission(decision, "Bash", command, vec![Action::Once, Action::Deny])
+}
+
+pub fn question(decision: &str) -> Prompt {
+    let mut prompt = permission(
+        decision,
+        "AskUserQuestion",
+        "Which toppings?",
+        vec![Action::Answer],
+    );
+    prompt.prompt.kind = PromptKind::Question;
+    prompt.prompt.input = serde_json::json!({});
+    let option = |label: &str, description: &str| QuestionOption {
+        label: label.into(),
+        description: description.into(),
+    };
+    prompt.prompt.questions = vec![
+        Question {
+            id: "q1".into(),
+            text: "Which toppings?".into(),
+            header: "Toppings".into(),
+            multi: true,
+            options: vec![
+                option("Cheese", "melted"),
+                option("Olives", ""),
+                option("Basil", "fresh"),
+            ],
+        },
+        Question {
+            id: "q2".into(),
+            text: "Which crust?".into(),
+            header: "Crust".into(),
+            multi: false,
+            options: vec![option("Thin", ""), option("Thick", "")],
+        },
+    ];
+    prompt
+}
+
+pub fn claude_capabilities() -> AdapterCapabilities {
+    AdapterCapabilities {
+        adapter: "claude".into(),
+        name: "Claude Code".into(),
+        rules: vec![CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: Some("Bash".into()),
+            actions: vec![
+                ActionFlag::verified(Action::Once, "tested"),
+                ActionFlag::verified(Action::Deny, "tested"),
+            ],
+        }],
+    }
+}
+
+/// A console connected at `start` with `prompts` pending, past the settle time of that arrival.
+pub fn connected(prompts: Vec<Prompt>, start: Instant) -> ConsoleState {
+    let mut state = ConsoleState::default();
+    let update = GatewayUpdate::Connected {
+        server: "gatehouse 0.1.0".into(),
+        adapters: vec![claude_capabilities()],
+        snapshot: prompts,
+    };
+    state.apply_update(update, start);
+    state
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn type_text(state: &mut ConsoleState, text: &str, now: Instant) {
+    for character in text.chars() {
+        assert_eq!(
+            state.handle_key(key(KeyCode::Char(character)), now),
+            Intent::Nothing
+        );
+    }
+}
+
+fn withdrawn(decision: &str) -> GatewayUpdate {
+    GatewayUpdate::Event(Box::new(Event::Changed {
+        id: id(decision),
+        state: PromptState::Withdrawn,
+        at: Timestamp(1_796_008_410_000),
+        by: None,
+        action: None,
+        reason: Some("answered in the terminal".into()),
+    }))
+}
+
+fn added(prompt: Prompt) -> GatewayUpdate {
+    GatewayUpdate::Event(Box::new(Event::Added { prompt }))
+}
+
+fn later(start: Instant) -> Instant {
+    start + SETTLE_TIME + Duration::from_millis(1)
+}
+
+fn sent(intent: Intent) -> GatewayCommand {
+    match intent {
+        Intent::Send(command) => command,
+        other => panic!("expected a command, got {other:?}"),
+    }
+}
+
+fn notice(state: &ConsoleState) -> String {
+    state
+        .notice
+        .as_ref()
+        .map(|notice| notice.text.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn once_names_the_decision_id_of_the_selected_prompt() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make"), bash(SECOND, "make clean")], start);
+    state.handle_key(key(KeyCode::Down), later(start));
+    let command = sent(state.handle_key(key(KeyCode::Char('o')), later(start)));
+    assert_eq!(
+        command,
+        GatewayCommand {
+            id: id(SECOND),
+            request: GatewayRequest::Answer(Answer::Once),
+            summary: "make clean".into()
+        }
+    );
+    assert_eq!(
+        state.handle_key(key(KeyCode::Char('o')), later(start)),
+        Intent::Nothing,
+        "one answer at a time"
+    );
+    assert!(
+        notice(&state).contains("already on its way"),
+        "{}",
+        notice(&state)
+    );
+}
+
+#[test]
+fn a_key_right_after_a_prompt_appears_under_the_cursor_is_ignored_and_asked_again() {
+    let start = Instant::now();
+    let mut state = connected(vec![], start);
+    let arrival = later(start);
+    state.apply_update(added(bash(FIRST, "rm -rf build")), arrival);
+    assert_eq!(
+        state.selected_id(),
+        Some(id(FIRST)),
+        "the first prompt is selected as it arrives"
+    );
+    assert_eq!(
+        state.handle_key(
+            key(KeyCode::Char('o')),
+            arrival + Duration::from_millis(100)
+        ),
+        Intent::Nothing
+    );
+    assert!(
+        notice(&state).contains("just changed"),
+        "{}",
+        notice(&state)
+    );
+    assert_eq!(
+        sent(state.handle_key(key(KeyCode::Char('o')), later(arrival))).id,
+        id(FIRST)
+    );
+}
+
+#[test]
+fn a_prompt_vanishing_above_the_cursor_makes_keys_wait_but_one_arriving_below_does_not() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "ls"), bash(SECOND, "make")], start);
+    state.handle_key(key(KeyCode::Down), later(start));
+    let arrival = later(start);
+    state.apply_update(added(bash(THIRD, "make install")), arrival);
+    assert_eq!(
+        sent(state.handle_key(key(KeyCode::Char('o')), arrival)).id,
+        id(SECOND),
+        "a row below the cursor changes nothing read"
+    );
+
+    let mut state = connected(vec![bash(FIRST, "ls"), bash(SECOND, "make")], start);
+    state.handle_key(key(KeyCode::Down), later(start));
+    let vanishing = later(start);
+    state.apply_update(withdrawn(FIRST), vanishing);
+    assert_eq!(
+        state.selected_id(),
+        Some(id(SECOND)),
+        "the cursor stays on the same prompt"
+    );
+    assert_eq!(
+        state.handle_key(
+            key(KeyCode::Char('d')),
+            vanishing + Duration::from_millis(700)
+        ),
+        Intent::Nothing
+    );
+    assert_eq!(state.mode, Mode::Browsing, "deny was not started");
+    assert!(
+        notice(&state).contains("just changed"),
+        "{}",
+        notice(&state)
+    );
+}
+
+#[test]
+fn a_snapshot_that_reorders_the_rows_above_the_cursor_makes_keys_wait() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(SECOND, "make"), bash(THIRD, "make test")], start);
+    state.handle_key(key(KeyCode::Down), later(start));
+    let now = later(start);
+    state.apply_update(
+        GatewayUpdate::Snapshot {
+            prompts: vec![
+                bash(FIRST, "ls"),
+                bash(SECOND, "make"),
+                bash(THIRD, "make test"),
+            ],
+        },
+        now,
+    );
+    assert_eq!(state.selected_id(), Some(id(THIRD)));
+    assert!(state.is_settling(now));
+    assert_eq!(
+        state.handle_key(key(KeyCode::Char('o')), now),
+        Intent::Nothing
+    );
+}
+
+#[test]
+fn a_vanished_prompt_stays_selected_and_refuses_every_action() {
+    let start = Instant::now();
+    let mut state = connected(
+        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
+        start,
+    );
+    state.apply_update(withdrawn(FIRST), later(start));
+    let Selection::Vanished(vanished) = &state.selection else {
+        panic!("the selection is marked gone: {:?}", state.selection)
+    };
+    assert_eq!(
+        (vanished.prompt.id, vanished.state),
+        (id(FIRST), Some(PromptState::Withdrawn))
+    );
+    assert_eq!(vanished.reason, "withdrawn, answered in the terminal");
+    let long_after = later(later(start));
+    for action_key in ['o', 'd', 'a', 'r'] {
+        assert_eq!(
+            state.handle_key(key(KeyCode::Char(action_key)), long_after),
+            Intent::Nothing
+        );
+        assert!(
+            notice(&state).contains("has gone"),
+            "{action_key}: {}",
+            notice(&state)
+        );
+        assert_eq!(state.mode, Mode::Browsing);
+    }
+    assert!(state.available_actions().is_empty());
+    state.handle_key(key(KeyCode::Down), long_after);
+    assert_eq!(
+        state.selection,
+        Selection::Pending(id(SECOND)),
+        "moving on forgets the gone prompt"
+    );
+    assert_eq!(state.rows().len(), 1);
+}
+
+#[test]
+fn a_deny_message_for_a_prompt_that_went_meanwhile_is_not_sent_and_typing_stays_in_the_editor() {
+    let start = Instant::now();
+    let mut state = connected(
+        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
+        start,
+    );
+    state.handle_key(key(KeyCode::Char('d')), later(start));
+    type_text(&mut state, "no", later(start));
+    state.apply_update(withdrawn(FIRST), later(start));
+    type_text(&mut state, " jo", later(start));
+    assert_eq!(
+        state.mode,
+        Mode::DenyMessage {
+            id: id(FIRST),
+            message: "no jo".into()
+        },
+        "keys still land in the message"
+    );
+    assert_eq!(
+        state.handle_key(key(KeyCode::Enter), later(start)),
+        Intent::Nothing
+    );
+    assert!(notice(&state).contains("has gone"), "{}", notice(&state));
+    assert_eq!(state.prompts.len(), 1);
+}
+
+#[test]
+fn a_read_only_prompt_has_no_actions_and_no_key_sends_anything() {
+    let start = Instant::now();
+    let mut write = permission(FIRST, "Write", "/home/dev/project/notes.txt", vec![]);
+    write.prompt.input =
+        serde_json::json!({ "file_path": "/home/dev/project/notes.txt", "content": "hello\n" });
+    let mut state = connected(vec![write.clone()], start);
+    assert!(state.available_actions().is_empty());
+    for action_key in [
+        KeyCode::Char('o'),
+        KeyCode::Char('d'),
+        KeyCode::Char('a'),
+        KeyCode::Enter,
+        KeyCode::Char('r'),
+    ] {
+        assert_eq!(
+            state.handle_key(key(action_key), later(start)),
+            Intent::Nothing
+        );
+        assert_eq!(state.mode, Mode::Browsing);
+        assert!(
+            notice(&state).contains("answer it in the agent's terminal"),
+            "{}",
+            notice(&state)
+        );
+    }
+    assert_eq!(
+        state.read_only_reason(&write),
+        "Claude Code offers no verified action for permission prompts of Write"
+    );
+    write.prompt.read_only_reason = Some("the adapter's own reason".into());
+    assert_eq!(state.read_only_reason(&write), "the adapter's own reason");
+}
+
+#[test]
+fn only_the_actions_a_prompt_offers_have_an_effect() {
+    let start = Instant::now();
+    let mut state = connected(
+        vec![permission(FIRST, "Bash", "make", vec![Action::Deny])],
+        start,
+    );
+    assert_eq!(
+        state.handle_key(key(KeyCode::Char('o')), later(start)),
+        Intent::Nothing
+    );
+    assert!(
+        notice(&state).contains("does not offer allow once"),
+        "{}",
+        notice(&state)
+    );
+    state.handle_key(key(KeyCode::Char('d')), later(start));
+    assert!(matches!(state.mode, Mode::DenyMessage { .. }));
+}
+
+#[test]
+fn deny_takes_an_optional_typed_message() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make clean"), bash(SECOND, "make")], start);
+    state.handle_key(key(KeyCode::Char('d')), later(start));
+    type_text(&mut state, "use make distcleanx", later(start));
+    state.handle_key(key(KeyCode::Backspace), later(start));
+    let command = sent(state.handle_key(key(KeyCode::Enter), later(start)));
+    assert_eq!(command.id, id(FIRST));
+    assert_eq!(
+        command.request,
+        GatewayRequest::Answer(Answer::Deny {
+            message: Some("use make distclean".into())
+        })
+    );
+
+    state.handle_key(key(KeyCode::Down), later(start));
+    state.handle_key(key(KeyCode::Char('d')), later(start));
+    type_text(&mut state, "  ", later(start));
+    assert_eq!(
+        sent(state.handle_key(key(KeyCode::Enter), later(start))).request,
+        GatewayRequest::Answer(Answer::Deny { message: None })
+    );
+}
+
+#[test]
+fn escape_cancels_a_deny_without_sending() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make clean")], start);
+    state.handle_key(key(KeyCode::Char('d')), later(start));
+    type_text(&mut state, "q", later(start));
+    assert_eq!(
+        state.handle_key(key(KeyCode::Esc), later(start)),
+        Intent::Nothing,
+        "q while typing is text, Esc cancels"
+    );
+    assert_eq!(state.mode, Mode::Browsing);
+    assert!(notice(&state).contains("nothing was sent"));
+}
+
+#[test]
+fn multi_select_options_toggle_and_a_single_choice_takes_one() {
+    let start = Instant::now();
+    let mut state = connected(vec![question(FIRST)], start);
+    let now = later(start);
+    state.handle_key(key(KeyCode::Char('a')), now);
+    for code in [
+        KeyCode::Char(' '),
+        KeyCode::Down,
+        KeyCode::Char(' '),
+        KeyCode::Down,
+        KeyCode::Char(' '),
+        KeyCode::Up,
+        KeyCode::Char(' '),
+    ] {
+        state.handle_key(key(code), now);
+    }
+    let Mode::Answering(form) = &state.mode else {
+        panic!("the form is open")
+    };
+    assert_eq!(
+        form.drafts[0].chosen,
+        [true, false, true],
+        "Olives was toggled on and off again"
+    );
+    assert_eq!(state.handle_key(key(KeyCode::Enter), now), Intent::Nothing);
+    assert!(
+        notice(&state).contains("\"Which crust?\" has no answer yet"),
+        "{}",
+        notice(&state)
+    );
+    for code in [
+        KeyCode::Tab,
+        KeyCode::Char(' '),
+        KeyCode::Down,
+        KeyCode::Char(' '),
+    ] {
+        state.handle_key(key(code), now);
+    }
+    let Mode::Answering(form) = &state.mode else {
+        panic!("the form is open")
+    };
+    assert_eq!(
+        form.drafts[1].chosen,
+        [false, true],
+        "a single choice replaces the previous one"
+    );
+    let command = sent(state.handle_key(key(KeyCode::Enter), now));
+    assert_eq!(command.id, id(FIRST));
+    assert_eq!(
+        command.request,
+        GatewayRequest::Answer(Answer::Answer {
+            responses: vec![
+                QuestionResponse {
+                    question: "q1".into(),
+                    picks: vec!["Cheese".into(), "Basil".into()],
+                    text: None
+                },
+                QuestionResponse {
+                    question: "q2".into(),
+                    picks: vec!["Thick".into()],
+                    text: None
+                },
+            ]
+        })
+    );
+    assert_eq!(state.mode, Mode::Browsing);
+}
+
+#[test]
+fn free_text_is_typed_on_the_last_row_and_replaces_a_single_choice() {
+    let start = Instant::now();
+    let mut state = connected(vec![question(FIRST)], start);
+    let now = later(start);
+    state.handle_key(key(KeyCode::Enter), now);
+    for code in [KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down] {
+        state.handle_key(key(code), now);
+    }
+    type_text(&mut state, "anchovies ", now);
+    for code in [
+        KeyCode::Tab,
+        KeyCode::Char(' '),
+        KeyCode::Down,
+        KeyCode::Down,
+    ] {
+        state.handle_key(key(code), now);
+    }
+    type_text(&mut state, "stuffedx", now);
+    state.handle_key(key(KeyCode::Backspace), now);
+    let command = sent(state.handle_key(key(KeyCode::Enter), now));
+    assert_eq!(
+        command.request,
+        GatewayRequest::Answer(Answer::Answer {
+            responses: vec![
+                QuestionResponse {
+                    question: "q1".into(),
+                    picks: vec![],
+                    text: Some("anchovies".into())
+                },
+                QuestionResponse {
+                    question: "q2".into(),
+                    picks: vec![],
+                    text: Some("stuffed".into())
+                },
+            ]
+        }),
+        "typing clears the single choice made before"
+    );
+}
+
+#[test]
+fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make")], start);
+    state.apply_update(
+        GatewayUpdate::Disconnected {
+            reason: "the gateway closed the connection".into(),
+            retry_in: Duration::from_secs(1),
+            attempt: 1,
+        },
+        later(start),
+    );
+    assert!(matches!(
+        state.connection,
+        ConnectionState::Gone { attempt: 1, .. }
+    ));
+    assert!(state.prompts.is_empty());
+    assert_eq!(
+        state.handle_key(key(KeyCode::Char('o')), later(later(start))),
+        Intent::Nothing
+    );
+    assert!(
+        notice(&state).contains("the gateway went away"),
+        "{}",
+        notice(&state)
+    );
+
+    let reconnected = later(later(start));
+    state.apply_update(
+        GatewayUpdate::Connected {
+            server: "gatehouse 0.1.0".into(),
+            adapters: vec![],
+            snapshot: vec![bash(SECOND, "make again")],
+        },
+        reconnected,
+    );
+    assert!(matches!(
+        state.connection,
+        ConnectionState::Connected { .. }
+    ));
+    assert_eq!(
+        state.rows().len(),
+        2,
+        "the fresh snapshot, with the gone prompt still under the cursor"
+    );
+    state.handle_key(key(KeyCode::Down), reconnected);
+    assert_eq!(state.selected_id(), Some(id(SECOND)));
+}
+
+#[test]
+fn the_gateway_reply_is_shown_in_words() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make")], start);
+    let command = sent(state.handle_key(key(KeyCode::Char('o')), later(start)));
+    let refusal =
+        "prompt 01a22a7c-7184-7520-bb65-4d44b4eba601 is no longer pending: it is withdrawn"
+            .to_owned();
+    state.apply_update(
+        GatewayUpdate::CommandFinished {
+            command: command.clone(),
+            result: Err(refusal.clone()),
+        },
+        later(start),
+    );
+    assert_eq!(
+        notice(&state),
+        format!("The gateway refused allow once: {refusal}")
+    );
+    assert_eq!(state.notice.as_ref().unwrap().tone, Tone::Error);
+    assert!(state.awaiting_reply.is_empty());
+    state.apply_update(
+        GatewayUpdate::CommandFinished {
+            command,
+            result: Ok(PromptState::Resolved),
+        },
+        later(start),
+    );
+    assert_eq!(notice(&state), "Allowed once: make");
+}
+
+#[test]
+fn the_vanished_selection_tells_the_whole_story_of_an_answer() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make")], start);
+    let change = |state: PromptState, by: Option<&str>, action: Option<Action>| {
+        GatewayUpdate::Event(Box::new(Event::Changed {
+            id: id(FIRST),
+            state,
+            at: Timestamp(0),
+            by: by.map(str::to_owned),
+            action,
+            reason: None,
+        }))
+    };
+    state.apply_update(
+        change(
+            PromptState::Resolved,
+            Some("gatehouse-console"),
+            Some(Action::Once),
+        ),
+        later(start),
+    );
+    state.apply_update(change(PromptState::Delivered, None, None), later(start));
+    let Selection::Vanished(vanished) = &state.selection else {
+        panic!("gone")
+    };
+    assert_eq!(
+        vanished.reason,
+        "resolved: allow once by gatehouse-console, then delivered"
+    );
+}
+
+#[test]
+fn only_new_actionable_prompts_raise_alerts() {
+    let start = Instant::now();
+    let mut state = connected(vec![], start);
+    let alerts = state.apply_update(added(bash(FIRST, "make")), start);
+    assert_eq!(
+        alerts,
+        [Alert {
+            title: "claude asks: Bash".into(),
+            body: "make\n/home/dev/project".into()
+        }]
+    );
+    assert!(state
+        .apply_update(
+            added(permission(SECOND, "Write", "notes.txt", vec![])),
+            start
+        )
+        .is_empty());
+}
+
+#[test]
+fn quitting_works_from_browsing_and_ctrl_c_from_anywhere() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make")], start);
+    assert_eq!(
+        state.handle_key(key(KeyCode::Char('q')), start),
+        Intent::Quit
+    );
+    state.handle_key(key(KeyCode::Char('d')), later(start));
+    assert_eq!(
+        state.handle_key(
+            KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+            start
+        ),
+        Intent::Quit
+    );
+}

@@ -1,0 +1,390 @@
+//! Drawing the console with ratatui: a header with the connection's health, the list of pending
+//! prompts, a detail pane with everything the selected prompt says, the keys that apply, and a
+//! notice line. Reads the state; changes nothing.
+
+use std::time::Instant;
+
+use gatehouse_core::{Action, Prompt, PromptKind, Timestamp};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, Borders, Cell, HighlightSpacing, Paragraph, Row as TableRow, Table, TableState, Wrap,
+};
+use ratatui::Frame;
+
+use super::answer_form::AnswerForm;
+use super::state::{ConnectionState, ConsoleState, Mode, Row, Selection, Tone};
+use crate::output;
+
+/// The widest project folder shown in the list; longer ones keep their end.
+const FOLDER_WIDTH: usize = 28;
+
+pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now: Instant) {
+    let rows = state.rows();
+    let list_height = (rows.len() as u16 + 3).clamp(4, (frame.area().height * 2 / 5).max(4));
+    let [header_area, list_area, detail_area, keys_area, notice_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(list_height),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(2),
+    ])
+    .areas(frame.area());
+    frame.render_widget(Paragraph::new(header_line(state, now)), header_area);
+    render_list(frame, state, &rows, wall_now, list_area);
+    let detail = Paragraph::new(detail_lines(state, wall_now))
+        .wrap(Wrap { trim: false })
+        .scroll((state.detail_scroll, 0))
+        .block(
+            Block::default()
+                .borders(Borders::ALL)
+                .title(" Detail (PgUp/PgDn scroll) "),
+        );
+    frame.render_widget(detail, detail_area);
+    frame.render_widget(
+        Paragraph::new(key_hints(state, now)).style(Style::default().add_modifier(Modifier::BOLD)),
+        keys_area,
+    );
+    frame.render_widget(
+        Paragraph::new(notice_line(state)).wrap(Wrap { trim: false }),
+        notice_area,
+    );
+}
+
+fn header_line(state: &ConsoleState, now: Instant) -> Line<'static> {
+    let title = Span::styled(
+        " gatehouse console ",
+        Style::default().add_modifier(Modifier::BOLD | Modifier::REVERSED),
+    );
+    let health = match &state.connection {
+        ConnectionState::Connecting => Span::raw(" connecting to the gateway…"),
+        ConnectionState::Connected { server } => {
+            let count = state.prompts.len();
+            Span::raw(format!(
+                " connected to {server} · {count} pending prompt{}",
+                if count == 1 { "" } else { "s" }
+            ))
+        }
+        ConnectionState::Gone {
+            reason,
+            retry_at,
+            attempt,
+        } => {
+            let wait = retry_at.saturating_duration_since(now);
+            let when = if wait.is_zero() {
+                "reconnecting now".to_owned()
+            } else {
+                format!("reconnecting in {:.1}s", wait.as_secs_f32())
+            };
+            Span::styled(
+                format!(" THE GATEWAY IS GONE: {reason} · {when} (attempt {attempt})"),
+                Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+            )
+        }
+    };
+    Line::from(vec![title, health])
+}
+
+fn render_list(
+    frame: &mut Frame,
+    state: &ConsoleState,
+    rows: &[Row<'_>],
+    wall_now: Timestamp,
+    area: Rect,
+) {
+    let header = TableRow::new(["AGENT", "FOLDER", "TOOL", "AGE", "CAN", "SUMMARY"])
+        .style(Style::default().add_modifier(Modifier::BOLD));
+    let table_rows = rows.iter().map(|row| {
+        let prompt = row.prompt();
+        let can = match row {
+            Row::Vanished(_) => "GONE".to_owned(),
+            Row::Pending(prompt) if prompt.is_read_only() => "read-only".to_owned(),
+            Row::Pending(prompt) => prompt
+                .actions
+                .iter()
+                .map(|action| action.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        };
+        let cells = vec![
+            Cell::from(prompt.prompt.adapter.clone()),
+            Cell::from(keep_end(&prompt.prompt.cwd, FOLDER_WIDTH)),
+            Cell::from(prompt.prompt.tool.clone()),
+            Cell::from(output::age(wall_now.millis_since(prompt.held_since))),
+            Cell::from(can),
+            Cell::from(
+                prompt
+                    .prompt
+                    .summary
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned(),
+            ),
+        ];
+        let style = match row {
+            Row::Vanished(_) => Style::default()
+                .fg(Color::DarkGray)
+                .add_modifier(Modifier::CROSSED_OUT),
+            Row::Pending(prompt) if prompt.is_read_only() => Style::default().fg(Color::Yellow),
+            Row::Pending(_) => Style::default(),
+        };
+        TableRow::new(cells).style(style)
+    });
+    let widths = [
+        Constraint::Length(8),
+        Constraint::Length(FOLDER_WIDTH as u16),
+        Constraint::Length(16),
+        Constraint::Length(4),
+        Constraint::Length(10),
+        Constraint::Fill(1),
+    ];
+    let title = if rows.is_empty() {
+        " Prompts ".to_owned()
+    } else {
+        format!(" Prompts ({} pending, newest last) ", state.prompts.len())
+    };
+    let table = Table::new(table_rows, widths)
+        .header(header)
+        .block(Block::default().borders(Borders::ALL).title(title))
+        .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("> ")
+        .highlight_spacing(HighlightSpacing::Always);
+    let mut table_state = TableState::default().with_selected(state.selected_row_index());
+    frame.render_stateful_widget(table, area, &mut table_state);
+}
+
+/// Everything the selected prompt says, in full.
+fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>> {
+    let Some(prompt) = state.selected_prompt() else {
+        return empty_detail(state);
+    };
+    let mut lines = Vec::new();
+    match &state.selection {
+        Selection::Vanished(vanished) => lines.push(Line::styled(
+            format!(
+                "GONE: {}. Nothing will be sent for this prompt.",
+                vanished.reason
+            ),
+            Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+        )),
+        _ if prompt.is_read_only() => {
+            lines.push(Line::styled(
+                "READ-ONLY: answer it in the agent's terminal.",
+                Style::default()
+                    .fg(Color::Yellow)
+                    .add_modifier(Modifier::BOLD),
+            ));
+            lines.push(Line::raw(format!(
+                "Why: {}.",
+                state.read_only_reason(prompt)
+            )));
+        }
+        _ => {}
+    }
+    let agent = state
+        .adapter(&prompt.prompt.adapter)
+        .map_or(prompt.prompt.adapter.clone(), |adapter| {
+            format!("{} ({})", adapter.name, adapter.adapter)
+        });
+    let session: String = prompt.prompt.session.chars().take(8).collect();
+    lines.push(Line::raw(format!(
+        "{agent} · session {session} · {}",
+        prompt.prompt.cwd
+    )));
+    lines.push(Line::raw(format!(
+        "{} {} · waiting {} · id {}",
+        prompt.prompt.tool,
+        prompt.prompt.kind.as_str(),
+        output::age(wall_now.millis_since(prompt.held_since)),
+        prompt.id
+    )));
+    lines.push(Line::raw(""));
+    if prompt.prompt.kind == PromptKind::Question && !prompt.prompt.questions.is_empty() {
+        let form = match &state.mode {
+            Mode::Answering(form) if form.id == prompt.id => Some(form),
+            _ => None,
+        };
+        lines.extend(question_lines(prompt, form));
+    } else {
+        lines.extend(input_lines(prompt));
+    }
+    lines
+}
+
+fn empty_detail(state: &ConsoleState) -> Vec<Line<'static>> {
+    match state.connection {
+        ConnectionState::Gone { .. } => vec![
+            Line::raw(
+                "The gateway is not running or cannot be reached. Start it with `gatehouse serve`;",
+            ),
+            Line::raw("the console reconnects on its own and shows what is pending then."),
+        ],
+        ConnectionState::Connecting => vec![Line::raw("Connecting to the gateway…")],
+        ConnectionState::Connected { .. } => {
+            vec![Line::raw(
+                "No pending prompts. Prompts from every agent appear here as they ask.",
+            )]
+        }
+    }
+}
+
+/// The tool's input, every field in full: text fields as text, others as JSON.
+fn input_lines(prompt: &Prompt) -> Vec<Line<'static>> {
+    let Some(fields) = prompt.prompt.input.as_object() else {
+        return serde_json::to_string_pretty(&prompt.prompt.input)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| Line::raw(line.to_owned()))
+            .collect();
+    };
+    let mut lines = Vec::new();
+    for (name, value) in fields {
+        match value.as_str() {
+            Some(text) if !text.contains('\n') => lines.push(Line::from(vec![
+                Span::raw(format!("{name}: ")).bold(),
+                Span::raw(text.to_owned()),
+            ])),
+            Some(text) => {
+                lines.push(Line::raw(format!("{name}:")).bold());
+                lines.extend(text.lines().map(|line| Line::raw(format!("  {line}"))));
+            }
+            None => lines.push(Line::from(vec![
+                Span::raw(format!("{name}: ")).bold(),
+                Span::raw(value.to_string()),
+            ])),
+        }
+    }
+    lines
+}
+
+/// The questions and their options; with the form open, what is chosen and where the cursor is.
+fn question_lines(prompt: &Prompt, form: Option<&AnswerForm>) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for (question_index, question) in prompt.prompt.questions.iter().enumerate() {
+        let focused = form.is_some_and(|form| form.question_index == question_index);
+        let choose = if question.multi {
+            "choose any"
+        } else {
+            "choose one"
+        };
+        let heading = format!(
+            "{}{} {}: {} ({choose})",
+            if focused { "▸ " } else { "" },
+            question.id,
+            question.header,
+            question.text
+        );
+        lines.push(Line::raw(heading).bold());
+        let draft = form.and_then(|form| form.drafts.get(question_index));
+        for (option_index, option) in question.options.iter().enumerate() {
+            let cursor = if focused && form.is_some_and(|form| form.row == option_index) {
+                "> "
+            } else {
+                "  "
+            };
+            let mark = match (draft, question.multi) {
+                (None, _) => "-".to_owned(),
+                (Some(draft), true) => if draft.chosen[option_index] {
+                    "[x]"
+                } else {
+                    "[ ]"
+                }
+                .to_owned(),
+                (Some(draft), false) => if draft.chosen[option_index] {
+                    "(•)"
+                } else {
+                    "( )"
+                }
+                .to_owned(),
+            };
+            let description = if option.description.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", option.description)
+            };
+            lines.push(Line::raw(format!(
+                "  {cursor}{mark} {}{description}",
+                option.label
+            )));
+        }
+        if let Some(draft) = draft {
+            let on_text_row =
+                focused && form.is_some_and(|form| form.row == question.options.len());
+            let cursor = if on_text_row { "> " } else { "  " };
+            let caret = if on_text_row { "_" } else { "" };
+            lines.push(Line::raw(format!(
+                "  {cursor}Other (type your own): {}{caret}",
+                draft.text
+            )));
+        }
+    }
+    lines
+}
+
+/// The keys that apply now, drawn from the selected prompt's own actions.
+pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
+    match &state.mode {
+        Mode::DenyMessage { .. } => return "type a message for the agent (optional) · Enter deny · Esc cancel".into(),
+        Mode::Answering(_) => return "↑↓ option · Tab/←→ question · Space choose · type on the Other row · Enter send · Esc cancel".into(),
+        Mode::Browsing => {}
+    }
+    let movement = "↑↓ move · PgUp/PgDn scroll · q quit";
+    match &state.selection {
+        Selection::Nothing => movement.into(),
+        Selection::Vanished(_) => format!("gone: no action keys · {movement}"),
+        Selection::Pending(_) => {
+            let actions = state.available_actions();
+            if actions.is_empty() {
+                format!("read-only: answer it in the agent's terminal · {movement}")
+            } else if state.is_settling(now) {
+                format!("the list just changed: look again before acting · {movement}")
+            } else {
+                let mut keys: Vec<&str> = actions
+                    .iter()
+                    .filter_map(|action| match action {
+                        Action::Once => Some("o allow once"),
+                        Action::Deny => Some("d deny"),
+                        Action::Answer => Some("a answer"),
+                        Action::Always => None,
+                    })
+                    .collect();
+                keys.push("r release to terminal");
+                format!("{} · {movement}", keys.join(" · "))
+            }
+        }
+    }
+}
+
+fn notice_line(state: &ConsoleState) -> Line<'static> {
+    if let Mode::DenyMessage { message, .. } = &state.mode {
+        return Line::from(vec![
+            Span::raw("Deny message (optional): ").bold(),
+            Span::raw(format!("{message}_")),
+        ]);
+    }
+    let Some(notice) = &state.notice else {
+        return Line::raw("");
+    };
+    let color = match notice.tone {
+        Tone::Info => Color::Reset,
+        Tone::Success => Color::Green,
+        Tone::Warning => Color::Yellow,
+        Tone::Error => Color::Red,
+    };
+    Line::styled(notice.text.clone(), Style::default().fg(color))
+}
+
+/// The end of a path that fits `width` characters, with `…` where the start was cut.
+fn keep_end(text: &str, width: usize) -> String {
+    let length = text.chars().count();
+    if length <= width {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().skip(length - (width - 1)).collect();
+    format!("…{kept}")
+}
+
+#[cfg(test)]
+mod tests;

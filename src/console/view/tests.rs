@@ -1,0 +1,265 @@
+//! Snapshots of the console's screen on ratatui's test backend, for the states a person meets.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use gatehouse_core::{AdapterCapabilities, Event, PromptState, Timestamp};
+use insta::assert_snapshot;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+use super::render;
+use crate::console::state::tests::{
+    bash, claude_capabilities, connected, id, permission, question, FIRST, SECOND, THIRD,
+};
+use crate::console::state::{ConsoleState, GatewayUpdate, SETTLE_TIME};
+
+/// Twelve seconds after the fixtures' prompts arrived.
+const WALL_NOW: Timestamp = Timestamp(1_796_008_412_000);
+
+fn screen(state: &ConsoleState, width: u16, height: u16, now: Instant) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| render(frame, state, WALL_NOW, now))
+        .unwrap();
+    terminal.backend().to_string()
+}
+
+fn press(state: &mut ConsoleState, codes: &[KeyCode], now: Instant) {
+    for code in codes {
+        state.handle_key(KeyEvent::new(*code, KeyModifiers::NONE), now);
+    }
+}
+
+fn settled(start: Instant) -> Instant {
+    start + SETTLE_TIME + Duration::from_millis(1)
+}
+
+fn codex_capabilities() -> AdapterCapabilities {
+    AdapterCapabilities {
+        adapter: "codex".into(),
+        name: "Codex".into(),
+        rules: vec![],
+    }
+}
+
+#[test]
+fn empty() {
+    let start = Instant::now();
+    let state = connected(vec![], start);
+    assert_snapshot!(screen(&state, 100, 11, settled(start)), @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 0 pending prompts                                "
+        "┌ Prompts ─────────────────────────────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                  │"
+        "│                                                                                                  │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────┐"
+        "│No pending prompts. Prompts from every agent appear here as they ask.                             │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "↑↓ move · PgUp/PgDn scroll · q quit                                                                 "
+        "                                                                                                    "
+        "                                                                                                    "
+        "#);
+}
+
+#[test]
+fn several_agents() {
+    let start = Instant::now();
+    let mut codex = permission(SECOND, "Bash", "cargo test --workspace", vec![]);
+    codex.prompt.adapter = "codex".into();
+    codex.prompt.cwd = "/home/dev/work/a-very-long-folder-name/service".into();
+    codex.prompt.session = "019ad3c1-codex-session".into();
+    let mut state = connected(
+        vec![bash(FIRST, "make clean && make"), codex, question(THIRD)],
+        start,
+    );
+    state.adapters = vec![claude_capabilities(), codex_capabilities()];
+    assert_snapshot!(screen(&state, 110, 16, settled(start)), @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 3 pending prompts                                          "
+        "┌ Prompts (3 pending, newest last) ──────────────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                            │"
+        "│> claude   /home/dev/project            Bash             12s  once,deny  make clean && make                 │"
+        "│  codex    …ry-long-folder-name/service Bash             12s  read-only  cargo test --workspace             │"
+        "│  claude   /home/dev/project            AskUserQuestion  12s  answer     Which toppings?                    │"
+        "└────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ─────────────────────────────────────────────────────────────────────────────────┐"
+        "│Claude Code (claude) · session 53b38252 · /home/dev/project                                                 │"
+        "│Bash permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                                     │"
+        "│                                                                                                            │"
+        "│command: make clean && make                                                                                 │"
+        "└────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "o allow once · d deny · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q quit                           "
+        "                                                                                                              "
+        "                                                                                                              "
+        "#);
+}
+
+#[test]
+fn a_question_with_multi_select_being_answered() {
+    let start = Instant::now();
+    let mut state = connected(vec![question(FIRST)], start);
+    let now = settled(start);
+    press(
+        &mut state,
+        &[
+            KeyCode::Char('a'),
+            KeyCode::Char(' '),
+            KeyCode::Down,
+            KeyCode::Down,
+            KeyCode::Char(' '),
+            KeyCode::Tab,
+            KeyCode::Down,
+            KeyCode::Down,
+        ],
+        now,
+    );
+    press(
+        &mut state,
+        &[
+            KeyCode::Char('s'),
+            KeyCode::Char('t'),
+            KeyCode::Char('u'),
+            KeyCode::Char('f'),
+            KeyCode::Char('f'),
+            KeyCode::Char('e'),
+            KeyCode::Char('d'),
+        ],
+        now,
+    );
+    assert_snapshot!(screen(&state, 100, 25, now), @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
+        "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                  │"
+        "│> claude   /home/dev/project            AskUserQuestion  12s  answer     Which toppings?          │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────┐"
+        "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
+        "│AskUserQuestion question · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                  │"
+        "│                                                                                                  │"
+        "│q1 Toppings: Which toppings? (choose any)                                                         │"
+        "│    [x] Cheese: melted                                                                            │"
+        "│    [ ] Olives                                                                                    │"
+        "│    [x] Basil: fresh                                                                              │"
+        "│    Other (type your own):                                                                        │"
+        "│▸ q2 Crust: Which crust? (choose one)                                                             │"
+        "│    ( ) Thin                                                                                      │"
+        "│    ( ) Thick                                                                                     │"
+        "│  > Other (type your own): stuffed_                                                               │"
+        "│                                                                                                  │"
+        "│                                                                                                  │"
+        "│                                                                                                  │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "↑↓ option · Tab/←→ question · Space choose · type on the Other row · Enter send · Esc cancel        "
+        "                                                                                                    "
+        "                                                                                                    "
+        "#);
+}
+
+#[test]
+fn a_read_only_prompt() {
+    let start = Instant::now();
+    let mut write = permission(FIRST, "Write", "/home/dev/project/notes.txt", vec![]);
+    write.prompt.input = serde_json::json!({ "file_path": "/home/dev/project/notes.txt", "content": "first line\nsecond line\n" });
+    let state = connected(vec![write], start);
+    assert_snapshot!(screen(&state, 100, 20, settled(start)), @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
+        "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                  │"
+        "│> claude   /home/dev/project            Write            12s  read-only  /home/dev/project/notes.t│"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────┐"
+        "│READ-ONLY: answer it in the agent's terminal.                                                     │"
+        "│Why: Claude Code offers no verified action for permission prompts of Write.                       │"
+        "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
+        "│Write permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                          │"
+        "│                                                                                                  │"
+        "│file_path: /home/dev/project/notes.txt                                                            │"
+        "│content:                                                                                          │"
+        "│  first line                                                                                      │"
+        "│  second line                                                                                     │"
+        "│                                                                                                  │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "read-only: answer it in the agent's terminal · ↑↓ move · PgUp/PgDn scroll · q quit                  "
+        "                                                                                                    "
+        "                                                                                                    "
+        "#);
+}
+
+#[test]
+fn a_vanished_prompt() {
+    let start = Instant::now();
+    let mut state = connected(
+        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
+        start,
+    );
+    let withdrawn = Event::Changed {
+        id: id(FIRST),
+        state: PromptState::Withdrawn,
+        at: WALL_NOW,
+        by: None,
+        action: None,
+        reason: Some("answered in the terminal".into()),
+    };
+    state.apply_update(GatewayUpdate::Event(Box::new(withdrawn)), settled(start));
+    press(&mut state, &[KeyCode::Char('o')], settled(settled(start)));
+    assert_snapshot!(screen(&state, 100, 16, settled(settled(start))), @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
+        "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                  │"
+        "│> claude   /home/dev/project            Bash             12s  GONE       rm -rf build             │"
+        "│  claude   /home/dev/project            Bash             12s  once,deny  make                     │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────┐"
+        "│GONE: withdrawn, answered in the terminal. Nothing will be sent for this prompt.                  │"
+        "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
+        "│Bash permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                           │"
+        "│                                                                                                  │"
+        "│command: rm -rf build                                                                             │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "gone: no action keys · ↑↓ move · PgUp/PgDn scroll · q quit                                          "
+        "That prompt has gone (withdrawn, answered in the terminal); nothing was sent. Move the cursor to    "
+        "choose another.                                                                                     "
+        "#);
+}
+
+#[test]
+fn the_gateway_gone() {
+    let start = Instant::now();
+    let mut state = connected(vec![], start);
+    let gone = GatewayUpdate::Disconnected {
+        reason: "the gateway closed the connection".into(),
+        retry_in: Duration::from_millis(2_000),
+        attempt: 3,
+    };
+    state.apply_update(gone, start);
+    assert_snapshot!(screen(&state, 120, 12, start + Duration::from_millis(500)), @r#"
+        " gatehouse console  THE GATEWAY IS GONE: the gateway closed the connection · reconnecting in 1.5s (attempt 3)           "
+        "┌ Prompts ─────────────────────────────────────────────────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                                      │"
+        "│                                                                                                                      │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────────────────────────┐"
+        "│The gateway is not running or cannot be reached. Start it with `gatehouse serve`;                                     │"
+        "│the console reconnects on its own and shows what is pending then.                                                     │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "↑↓ move · PgUp/PgDn scroll · q quit                                                                                     "
+        "                                                                                                                        "
+        "                                                                                                                        "
+        "#);
+}
+
+#[test]
+fn the_keys_wait_while_the_list_settles() {
+    let start = Instant::now();
+    let mut state = connected(vec![], start);
+    state.apply_update(
+        GatewayUpdate::Event(Box::new(Event::Added {
+            prompt: bash(FIRST, "make"),
+        })),
+        start,
+    );
+    assert!(super::key_hints(&state, start).starts_with("the list just changed"));
+    assert!(
+        super::key_hints(&state, settled(start)).starts_with("o allow once · d deny · r release")
+    );
+}
