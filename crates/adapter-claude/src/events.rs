@@ -136,3 +136,6 @@ fn canonical_json(value: &Value) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod properties;
