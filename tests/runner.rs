@@ -9,6 +9,7 @@
 mod cli;
 mod client_library;
 mod common;
+mod console;
 mod e2e_claude;
 mod load;
 mod restart;
