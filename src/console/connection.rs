@@ -16,7 +16,7 @@ use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
-use super::state::{GatewayCommand, GatewayRequest, GatewayUpdate, CLIENT_NAME};
+use super::messages::{GatewayCommand, GatewayRequest, GatewayUpdate, CLIENT_NAME};
 
 /// The first pause before reconnecting; it doubles after each failed attempt.
 const FIRST_RECONNECT_PAUSE: Duration = Duration::from_millis(250);

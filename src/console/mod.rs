@@ -1,6 +1,7 @@
 //! `gatehouse console`: one live screen to answer every agent's prompts.
 //!
 //! - [`state`]: the pending prompts, the selection and the keys, with no I/O (and its safety rules).
+//! - [`messages`]: what the parts send each other.
 //! - [`answer_form`]: filling in the answers to a question prompt.
 //! - [`view`]: drawing it all with ratatui.
 //! - [`connection`]: the gateway link: subscribe, reconnect, send commands.
@@ -12,6 +13,7 @@
 mod answer_form;
 mod connection;
 mod desktop_notification;
+mod messages;
 mod state;
 mod view;
 

@@ -1,0 +1,305 @@
+//! Key handling for the console's state: browsing the list, the deny message editor and the
+//! answer form. Every key that would act checks the selection first (gone, read-only, settling,
+//! already answered) and says in the notice line why it did nothing.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use gatehouse_core::{Action, Answer, DecisionId, Prompt};
+
+use super::{
+    action_word, request_word, short, ConnectionState, ConsoleState, GatewayCommand,
+    GatewayRequest, Intent, Mode, Notice, Row, Selection, Tone,
+};
+use crate::console::answer_form::{AnswerForm, FormOutcome};
+
+impl ConsoleState {
+    pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Intent {
+        if key.kind == KeyEventKind::Release {
+            return Intent::Nothing;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL)
+            && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
+        {
+            return Intent::Quit;
+        }
+        match std::mem::replace(&mut self.mode, Mode::Browsing) {
+            Mode::Browsing => self.browsing_key(key, now),
+            Mode::DenyMessage { id, message } => self.deny_message_key(key, id, message),
+            Mode::Answering(form) => self.answering_key(key, form),
+        }
+    }
+
+    fn browsing_key(&mut self, key: KeyEvent, now: Instant) -> Intent {
+        match key.code {
+            KeyCode::Char('q') | KeyCode::Esc => Intent::Quit,
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.move_cursor(-1);
+                Intent::Nothing
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.move_cursor(1);
+                Intent::Nothing
+            }
+            KeyCode::Home | KeyCode::Char('g') => {
+                self.move_cursor(-(self.prompts.len() as isize) - 1);
+                Intent::Nothing
+            }
+            KeyCode::End | KeyCode::Char('G') => {
+                self.move_cursor(self.prompts.len() as isize + 1);
+                Intent::Nothing
+            }
+            KeyCode::PageDown => {
+                self.detail_scroll = self.detail_scroll.saturating_add(10);
+                Intent::Nothing
+            }
+            KeyCode::PageUp => {
+                self.detail_scroll = self.detail_scroll.saturating_sub(10);
+                Intent::Nothing
+            }
+            KeyCode::Char('o') => self.action_key(Action::Once, now),
+            KeyCode::Char('d') => self.action_key(Action::Deny, now),
+            KeyCode::Char('a') | KeyCode::Enter => self.action_key(Action::Answer, now),
+            KeyCode::Char('r') => self.release_key(now),
+            _ => Intent::Nothing,
+        }
+    }
+
+    /// Moves the cursor by `step` rows, clamped to the list. Leaving a vanished prompt forgets it.
+    fn move_cursor(&mut self, step: isize) {
+        let rows = self.rows();
+        let Some(current) = self.selected_row_index() else {
+            self.selection = self.first_prompt_selection();
+            return;
+        };
+        let target = (current as isize + step).clamp(0, rows.len() as isize - 1) as usize;
+        let Row::Pending(target_prompt) = rows[target] else {
+            return;
+        };
+        let target_id = target_prompt.id;
+        if self.selected_id() != Some(target_id) {
+            self.detail_scroll = 0;
+            self.notice = None;
+        }
+        self.selection = Selection::Pending(target_id);
+    }
+
+    /// Checks that the selected prompt can take an action now, and says why not when it cannot.
+    fn checked_selection(&mut self, wanted: &str, now: Instant) -> Option<Prompt> {
+        let refusal = match &self.selection {
+            Selection::Nothing => Some(("There is no prompt to act on.".to_owned(), Tone::Info)),
+            Selection::Vanished(vanished) => Some((
+                format!("That prompt has gone ({}); nothing was sent. Move the cursor to choose another.", vanished.reason),
+                Tone::Warning,
+            )),
+            Selection::Pending(_) => None,
+        };
+        if let Some((text, tone)) = refusal {
+            self.notice = Some(Notice { text, tone });
+            return None;
+        }
+        let prompt = self.selected_pending_prompt()?.clone();
+        if prompt.is_read_only() {
+            self.notice = Some(Notice {
+                text: format!(
+                    "This prompt is read-only ({}): answer it in the agent's terminal.",
+                    self.read_only_reason(&prompt)
+                ),
+                tone: Tone::Warning,
+            });
+            return None;
+        }
+        if self.is_settling(now) {
+            self.notice = Some(Notice {
+                text: format!("The list just changed under the cursor: {wanted} was ignored. Check the selected prompt and press the key again."),
+                tone: Tone::Warning,
+            });
+            return None;
+        }
+        if self.awaiting_reply.contains(&prompt.id) {
+            self.notice = Some(Notice {
+                text: "An answer to this prompt is already on its way; waiting for the gateway."
+                    .into(),
+                tone: Tone::Info,
+            });
+            return None;
+        }
+        Some(prompt)
+    }
+
+    fn action_key(&mut self, action: Action, now: Instant) -> Intent {
+        let Some(prompt) = self.checked_selection(action_word(action), now) else {
+            return Intent::Nothing;
+        };
+        if !prompt.actions.contains(&action) {
+            let offered = prompt
+                .actions
+                .iter()
+                .map(|action| action_word(*action))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.notice = Some(Notice {
+                text: format!(
+                    "This prompt does not offer {}; it offers: {offered}.",
+                    action_word(action)
+                ),
+                tone: Tone::Info,
+            });
+            return Intent::Nothing;
+        }
+        match action {
+            Action::Once => self.send(&prompt, GatewayRequest::Answer(Answer::Once)),
+            Action::Deny => {
+                self.mode = Mode::DenyMessage {
+                    id: prompt.id,
+                    message: String::new(),
+                };
+                self.notice = None;
+                Intent::Nothing
+            }
+            Action::Answer => {
+                self.mode = Mode::Answering(AnswerForm::new(prompt.id, &prompt.prompt.questions));
+                self.notice = None;
+                Intent::Nothing
+            }
+            Action::Always => Intent::Nothing,
+        }
+    }
+
+    fn release_key(&mut self, now: Instant) -> Intent {
+        match self.checked_selection("release", now) {
+            Some(prompt) => self.send(&prompt, GatewayRequest::Release),
+            None => Intent::Nothing,
+        }
+    }
+
+    fn send(&mut self, prompt: &Prompt, request: GatewayRequest) -> Intent {
+        self.send_for(prompt.id, prompt.prompt.summary.clone(), request)
+    }
+
+    /// Sends a command for `id` unless that prompt has gone or the gateway is away.
+    fn send_for(&mut self, id: DecisionId, summary: String, request: GatewayRequest) -> Intent {
+        if let Some(vanished) = self.vanished(id) {
+            self.notice = Some(Notice {
+                text: format!(
+                    "That prompt has gone ({}); nothing was sent.",
+                    vanished.reason
+                ),
+                tone: Tone::Warning,
+            });
+            return Intent::Nothing;
+        }
+        if self.pending_prompt(id).is_none() {
+            self.notice = Some(Notice {
+                text: "That prompt is no longer pending; nothing was sent.".into(),
+                tone: Tone::Warning,
+            });
+            return Intent::Nothing;
+        }
+        if !matches!(self.connection, ConnectionState::Connected { .. }) {
+            self.notice = Some(Notice {
+                text: "The gateway is not connected; nothing was sent.".into(),
+                tone: Tone::Error,
+            });
+            return Intent::Nothing;
+        }
+        self.awaiting_reply.push(id);
+        self.notice = Some(Notice {
+            text: format!(
+                "Sending {} for: {}",
+                request_word(&request),
+                short(&summary)
+            ),
+            tone: Tone::Info,
+        });
+        Intent::Send(GatewayCommand {
+            id,
+            request,
+            summary,
+        })
+    }
+
+    fn deny_message_key(&mut self, key: KeyEvent, id: DecisionId, mut message: String) -> Intent {
+        match key.code {
+            KeyCode::Esc => {
+                self.notice = Some(Notice {
+                    text: "Deny cancelled; nothing was sent.".into(),
+                    tone: Tone::Info,
+                });
+                Intent::Nothing
+            }
+            KeyCode::Enter => {
+                let summary = self
+                    .known_prompt(id)
+                    .map(|prompt| prompt.prompt.summary.clone())
+                    .unwrap_or_default();
+                let message = Some(message.trim().to_owned()).filter(|message| !message.is_empty());
+                self.send_for(
+                    id,
+                    summary,
+                    GatewayRequest::Answer(Answer::Deny { message }),
+                )
+            }
+            KeyCode::Backspace => {
+                message.pop();
+                self.mode = Mode::DenyMessage { id, message };
+                Intent::Nothing
+            }
+            KeyCode::Char(character) => {
+                message.push(character);
+                self.mode = Mode::DenyMessage { id, message };
+                Intent::Nothing
+            }
+            _ => {
+                self.mode = Mode::DenyMessage { id, message };
+                Intent::Nothing
+            }
+        }
+    }
+
+    fn answering_key(&mut self, key: KeyEvent, mut form: AnswerForm) -> Intent {
+        let questions = self
+            .known_prompt(form.id)
+            .map(|prompt| prompt.prompt.questions.clone())
+            .unwrap_or_default();
+        match form.handle_key(key, &questions) {
+            FormOutcome::Editing => {
+                self.mode = Mode::Answering(form);
+                Intent::Nothing
+            }
+            FormOutcome::Cancelled => {
+                self.notice = Some(Notice {
+                    text: "Answer cancelled; nothing was sent.".into(),
+                    tone: Tone::Info,
+                });
+                Intent::Nothing
+            }
+            FormOutcome::Incomplete(problem) => {
+                self.notice = Some(Notice {
+                    text: problem,
+                    tone: Tone::Warning,
+                });
+                self.mode = Mode::Answering(form);
+                Intent::Nothing
+            }
+            FormOutcome::Submitted(responses) => {
+                let id = form.id;
+                let summary = self
+                    .known_prompt(id)
+                    .map(|prompt| prompt.prompt.summary.clone())
+                    .unwrap_or_default();
+                let intent = self.send_for(
+                    id,
+                    summary,
+                    GatewayRequest::Answer(Answer::Answer { responses }),
+                );
+                if intent == Intent::Nothing {
+                    // Keep the form open over a prompt that is gone, so that typing goes on landing
+                    // in it rather than on action keys; Esc closes it.
+                    self.mode = Mode::Answering(form);
+                }
+                intent
+            }
+        }
+    }
+}
