@@ -1,0 +1,105 @@
+//! Benchmark: what a hook costs per tool call, and how long the command line takes.
+//!
+//! Run with `cargo bench --bench hook_overhead` (docs/PERFORMANCE.md has results). It starts a
+//! release `gatehouse serve` on a temporary socket and measures, interleaved in one run so the
+//! machine's noise falls on all alike, spawn-to-exit of:
+//! - `gatehouse hook claude` for a PostToolUse event (observed only), gateway up;
+//! - `benches/python_hook.py`, the smallest hook most people write, on the same event;
+//! - `gatehouse hook claude` with the gateway down;
+//! - `gatehouse status` and `gatehouse list`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ROUNDS: usize = 300;
+
+fn main() {
+    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS").ok().and_then(|rounds| rounds.parse().ok()).unwrap_or(ROUNDS);
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"));
+    let folder = std::env::temp_dir().join(format!("gatehouse-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let socket = folder.join("run/gatehouse.sock");
+    let down_socket = folder.join("down/gatehouse.sock");
+    let event = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/adapter-claude/tests/data/claude-code-2.1.332/PostToolUse-Bash.json")).unwrap();
+    let python_hook = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/python_hook.py");
+
+    let mut gateway = command(&binary, &folder, &socket).arg("serve").stderr(Stdio::null()).spawn().unwrap();
+    let started = Instant::now();
+    while !command(&binary, &folder, &socket).arg("status").stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap().success() {
+        assert!(started.elapsed() < Duration::from_secs(10), "the gateway did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    let mut gatehouse_up = Vec::with_capacity(rounds);
+    let mut python_up = Vec::with_capacity(rounds);
+    let mut gatehouse_down = Vec::with_capacity(rounds);
+    let mut status = Vec::with_capacity(rounds);
+    let mut list = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        gatehouse_up.push(time(command(&binary, &folder, &socket).args(["hook", "claude"]), &event));
+        python_up.push(time(command(Path::new("python3"), &folder, &socket).arg(&python_hook), &event));
+        gatehouse_down.push(time(command(&binary, &folder, &down_socket).args(["hook", "claude"]), &event));
+        status.push(time(command(&binary, &folder, &socket).arg("status"), b""));
+        list.push(time(command(&binary, &folder, &socket).arg("list"), b""));
+    }
+    let _ = gateway.kill();
+    let _ = gateway.wait();
+    let _ = std::fs::remove_dir_all(&folder);
+
+    println!("hook overhead, {rounds} rounds each, interleaved (spawn to exit):");
+    let gatehouse = report("gatehouse hook claude, PostToolUse, gateway up", &mut gatehouse_up);
+    let python = report("python3 hook (parse JSON, connect, observe)", &mut python_up);
+    report("gatehouse hook claude, gateway down", &mut gatehouse_down);
+    report("gatehouse status", &mut status);
+    report("gatehouse list", &mut list);
+    println!(
+        "goal: gatehouse median <= 1/4 of python's: {:.2} of it ({}); p99 <= 2x median: {:.2}x ({})",
+        gatehouse.0 / python.0,
+        verdict(gatehouse.0 / python.0 <= 0.25),
+        gatehouse.1 / gatehouse.0,
+        verdict(gatehouse.1 / gatehouse.0 <= 2.0),
+    );
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met {
+        "met"
+    } else {
+        "missed"
+    }
+}
+
+fn command(program: &Path, folder: &Path, socket: &Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", folder.join("home"))
+        .env("GATEHOUSE_SOCKET", socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    command
+}
+
+/// Milliseconds from spawn to exit, with `stdin` written to the child.
+fn time(command: &mut Command, stdin: &[u8]) -> f64 {
+    let started = Instant::now();
+    let mut child: Child = command.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait().unwrap();
+    started.elapsed().as_secs_f64() * 1_000.0
+}
+
+/// Prints median, p90 and p99, and returns (median, p99).
+fn report(what: &str, samples: &mut [f64]) -> (f64, f64) {
+    samples.sort_by(f64::total_cmp);
+    let at = |quantile: f64| samples[((samples.len() as f64 - 1.0) * quantile).round() as usize];
+    let (median, p90, p99) = (at(0.5), at(0.9), at(0.99));
+    println!("  {what:<50} median {median:6.2} ms   p90 {p90:6.2} ms   p99 {p99:6.2} ms");
+    (median, p99)
+}
