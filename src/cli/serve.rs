@@ -17,6 +17,7 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         .with_writer(std::io::stderr)
         .init();
     let socket_path = super::socket_path(socket_flag)?;
+    raise_open_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let listener = socket::bind(&socket_path).await?;
@@ -34,6 +35,24 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each waiting hook holds one connection, so the gateway takes as many open files as the
+/// system lets it (the soft limit up to the hard one).
+fn raise_open_file_limit() {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: both calls only read or write the struct passed to them.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+                limit.rlim_cur = limit.rlim_max;
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    tracing::debug!("cannot raise the open file limit");
+                }
+            }
+        }
+    }
 }
 
 /// The audit log is rotated past this size.
