@@ -64,14 +64,16 @@ fn prepare_folder(socket: &Path) -> Result<(), SocketError> {
     Ok(())
 }
 
+/// Creates `folder` and its missing parents with mode 0700, so only this user can enter them.
+/// The socket's folder, the audit log's and the hook's spool's are made this way.
 #[cfg(unix)]
-fn create_private_folder(folder: &Path) -> io::Result<()> {
+pub fn create_private_folder(folder: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)
 }
 
 #[cfg(not(unix))]
-fn create_private_folder(folder: &Path) -> io::Result<()> {
+pub fn create_private_folder(folder: &Path) -> io::Result<()> {
     std::fs::create_dir_all(folder)
 }
 

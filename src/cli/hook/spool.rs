@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::{Observation, Timestamp};
+use gatehouse_host_ipc::socket::create_private_folder;
 use serde::{Deserialize, Serialize};
 
 /// The most entries kept; the oldest go first.
@@ -98,16 +99,6 @@ impl Spool {
     }
 }
 
-#[cfg(unix)]
-fn create_private_folder(folder: &Path) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)
-}
-
-#[cfg(not(unix))]
-fn create_private_folder(folder: &Path) -> io::Result<()> {
-    fs::create_dir_all(folder)
-}
 
 #[cfg(test)]
 mod tests {

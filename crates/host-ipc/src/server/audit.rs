@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use gatehouse_core::{Answer, Event, PromptState, Timestamp};
 use serde::{Deserialize, Serialize};
 
+use crate::socket::create_private_folder;
+
 /// How many rotated files are kept beside the live one.
 pub const ROTATED_FILES_KEPT: usize = 3;
 
@@ -142,16 +144,6 @@ fn cut_torn_tail(path: &Path, file: &File) -> io::Result<u64> {
     Ok(keep)
 }
 
-#[cfg(unix)]
-fn create_private_folder(folder: &Path) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)
-}
-
-#[cfg(not(unix))]
-fn create_private_folder(folder: &Path) -> io::Result<()> {
-    fs::create_dir_all(folder)
-}
 
 #[cfg(test)]
 mod tests {
