@@ -269,15 +269,17 @@ impl Arbiter {
             self.recent_observations.pop_front();
         }
         self.recent_observations.push_back((observation.clone(), observed_at));
+        // No prompt is cloned here: this runs for every tool call of every agent.
         let candidates = self
-            .pending()
-            .into_iter()
-            .filter(|prompt| prompt.held_since <= observed_at && settles(observation, prompt));
+            .live
+            .values()
+            .filter(|prompt| prompt.state == PromptState::Pending && prompt.held_since <= observed_at && settles(observation, prompt))
+            .map(|prompt| prompt.id);
         let settled: Vec<DecisionId> = match observation {
-            // Only the oldest match is withdrawn: two identical calls pending at once are two
-            // prompts, and one finished call settles one of them.
-            Observation::ToolFinished { .. } => candidates.take(1).map(|prompt| prompt.id).collect(),
-            Observation::SessionEnded { .. } | Observation::TurnEnded { .. } => candidates.map(|prompt| prompt.id).collect(),
+            // Only the oldest match (ids sort by creation) is withdrawn: two identical calls
+            // pending at once are two prompts, and one finished call settles one of them.
+            Observation::ToolFinished { .. } => candidates.min().into_iter().collect(),
+            Observation::SessionEnded { .. } | Observation::TurnEnded { .. } => candidates.collect(),
         };
         let reason = observation.withdrawal_reason();
         settled.into_iter().map(|id| self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason))).collect()
