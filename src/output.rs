@@ -47,7 +47,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
                 prompt.id.to_string(),
                 prompt.prompt.adapter.clone(),
                 prompt.prompt.tool.clone(),
-                age(now.millis_since(prompt.created_at)),
+                age(now.millis_since(prompt.held_since)),
                 actions,
                 truncate(&prompt.prompt.summary, SUMMARY_WIDTH),
             ]

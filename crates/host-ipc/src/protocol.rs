@@ -209,6 +209,16 @@ pub enum Role {
     Hook,
 }
 
+impl Role {
+    /// The role's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Frontend => "frontend",
+            Role::Hook => "hook",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HelloParams {
     pub protocol: u32,

@@ -274,3 +274,41 @@ async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up
     }
     assert!(saw_snapshot, "a subscriber that fell behind is sent a fresh snapshot");
 }
+
+#[tokio::test]
+async fn a_connection_keeps_the_role_it_said_hello_with() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut hook = client(&gateway, Role::Hook).await;
+    let params = gatehouse_host_ipc::protocol::HelloParams { protocol: gatehouse_host_ipc::PROTOCOL_VERSION, role: Role::Frontend, client: None };
+    let again: Result<serde_json::Value, _> = hook.call("hello", &params).await;
+    assert_eq!(again.unwrap_err().rpc_name(), Some("invalid_request"));
+    let refused = hook.list().await.unwrap_err();
+    assert_eq!(refused.rpc_name(), Some("wrong_role"));
+    assert!(refused.to_string().contains("said hello as hook"), "{refused}");
+}
+
+#[tokio::test]
+async fn a_watched_prompt_is_read_only_even_where_the_adapter_offers_actions() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut hook = client(&gateway, Role::Hook).await;
+    let registered = hook.register(bash("ls", "Bash"), Duration::from_secs(60)).await.unwrap();
+    assert!(registered.actions.is_empty());
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    assert_eq!(frontend.answer(registered.id, Answer::Once).await.unwrap_err().rpc_name(), Some("read_only"));
+}
+
+#[tokio::test]
+async fn subscribing_twice_does_not_send_events_twice() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut watcher = client(&gateway, Role::Frontend).await;
+    watcher.subscribe().await.unwrap();
+    watcher.subscribe().await.unwrap();
+    let mut hook = client(&gateway, Role::Hook).await;
+    let first = hook.register(bash("one", "Bash"), Duration::from_secs(60)).await.unwrap();
+    let second = hook.register(bash("two", "Bash"), Duration::from_secs(60)).await.unwrap();
+    let ids: Vec<String> = [watcher.next_notification().await.unwrap(), watcher.next_notification().await.unwrap()]
+        .iter()
+        .map(|event| event.params["prompt"]["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, [first.id.to_string(), second.id.to_string()]);
+}

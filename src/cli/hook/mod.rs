@@ -25,8 +25,9 @@ use tokio::time::Instant;
 use self::spool::{Entry, Spool};
 use crate::{adapters, config};
 
-/// The most stdin that is read; an event larger than this is not held.
-const MAX_EVENT_BYTES: u64 = 32 * 1024 * 1024;
+/// The most stdin that is read; an event larger than this is not held. It stays below the
+/// protocol's frame limit, so an event that is read always fits in one frame.
+const MAX_EVENT_BYTES: u64 = 12 * 1024 * 1024;
 
 /// How long a watched-only prompt stays listed without news of it.
 const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);

@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn the_log_rotates_by_size_and_keeps_a_bounded_number_of_files() {
         let (_folder, path) = temporary_log();
-        let line_length = serde_json::to_vec(&record(PromptState::Resolved, 1)).unwrap().len() as u64 + 1;
+        let line_length = serde_json::to_vec(&record(PromptState::Delivered, 1)).unwrap().len() as u64 + 1;
         let mut log = AuditLog::open(&path, line_length * 2).unwrap();
         for at in 0..20 {
             log.append(&record(PromptState::Delivered, at)).unwrap();

@@ -42,7 +42,7 @@ where
     let (read_half, write_half) = tokio::io::split(stream);
     let (outgoing, outgoing_queue) = mpsc::channel(OUTGOING_QUEUE);
     let writer = tokio::spawn(write_frames(write_half, outgoing_queue));
-    let mut connection = Connection { gateway: gateway.clone(), outgoing, caller: None, held: Vec::new(), tasks: Vec::new() };
+    let mut connection = Connection { gateway: gateway.clone(), outgoing, caller: None, held: Vec::new(), tasks: Vec::new(), feed: None };
     let mut frames = FrameReader::new(read_half);
     loop {
         match frames.next_frame().await {
@@ -86,8 +86,10 @@ struct Connection {
     caller: Option<Caller>,
     /// The prompts this connection's hook holds.
     held: Vec<DecisionId>,
-    /// Tasks that write to this connection: hold outcomes and the subscription feed.
+    /// Tasks that write hold outcomes to this connection.
     tasks: Vec<JoinHandle<()>>,
+    /// The subscription feed, once subscribed.
+    feed: Option<JoinHandle<()>>,
 }
 
 type Reply = Result<Value, RpcError>;
@@ -139,7 +141,12 @@ impl Connection {
             if role == wanted {
                 Ok(())
             } else {
-                let message = format!("`{}` is for the {wanted:?} role; this connection said hello as {role:?}", request.method);
+                let message = format!(
+                    "`{}` is for the {} role; this connection said hello as {}",
+                    request.method,
+                    wanted.as_str(),
+                    role.as_str()
+                );
                 Err(RpcError::new(ErrorCode::WrongRole, message))
             }
         };
@@ -174,6 +181,11 @@ impl Connection {
     }
 
     fn hello(&mut self, raw: Value) -> Reply {
+        if self.caller.is_some() {
+            // A connection keeps the role it said hello with: a hook may never turn into a
+            // front end and answer the prompt it holds.
+            return Err(RpcError::new(ErrorCode::InvalidRequest, "this connection already said hello; open a new connection for another role"));
+        }
         let hello: HelloParams = params(raw)?;
         if hello.protocol != PROTOCOL_VERSION {
             let message = format!(
@@ -182,7 +194,7 @@ impl Connection {
             );
             return Err(RpcError::new(ErrorCode::VersionMismatch, message));
         }
-        let name = hello.client.unwrap_or_else(|| format!("{:?}", hello.role).to_lowercase());
+        let name = hello.client.unwrap_or_else(|| hello.role.as_str().to_owned());
         self.caller = Some(Caller { role: hello.role, name });
         Ok(to_value(HelloResult {
             protocol: PROTOCOL_VERSION,
@@ -220,10 +232,13 @@ impl Connection {
         Ok(to_value(StateResult { id, state }))
     }
 
+    /// Starts the event feed; a second `subscribe` replaces the first, so no event is sent twice.
     fn subscribe(&mut self) -> Value {
+        if let Some(previous) = self.feed.take() {
+            previous.abort();
+        }
         let (snapshot, receiver) = self.gateway.subscribe();
-        let feed = tokio::spawn(forward_events(self.gateway.clone(), receiver, self.outgoing.clone()));
-        self.tasks.push(feed);
+        self.feed = Some(tokio::spawn(forward_events(self.gateway.clone(), receiver, self.outgoing.clone())));
         to_value(SubscribeResult { snapshot })
     }
 
@@ -250,7 +265,7 @@ impl Connection {
         for id in &self.held {
             self.gateway.hook_gone(*id);
         }
-        for task in &self.tasks {
+        for task in self.tasks.iter().chain(&self.feed) {
             task.abort();
         }
     }

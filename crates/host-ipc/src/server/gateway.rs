@@ -155,7 +155,11 @@ impl Gateway {
 
     /// Registers a prompt for watching only: no hook waits for it, so it stays listed until an
     /// observation settles it or it goes stale after `stale_after`.
-    pub fn watch(self: &Arc<Self>, prompt: NewPrompt, stale_after: Duration) -> Result<Prompt, ArbiterError> {
+    /// Such a prompt is read-only whatever the adapter offers: no hook could deliver a verdict.
+    pub fn watch(self: &Arc<Self>, mut prompt: NewPrompt, stale_after: Duration) -> Result<Prompt, ArbiterError> {
+        if prompt.read_only_reason.is_none() {
+            prompt.read_only_reason = Some("it is only watched: no hook waits to deliver an answer; answer it in the agent's terminal".into());
+        }
         let prompt = self.register(prompt, None, None)?;
         self.arm_deadline(prompt.id, stale_after);
         Ok(prompt)
