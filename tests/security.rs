@@ -40,3 +40,33 @@ fn another_user_is_refused_even_when_the_socket_file_lets_them_in() {
     let owner = gateway.run(&["status"]);
     assert!(owner.status.success(), "the owner still gets in");
 }
+
+#[test]
+fn a_flood_of_idle_and_half_sent_connections_disturbs_nobody() {
+    use std::io::Write;
+    use std::os::unix::net::UnixStream;
+
+    let gateway = Gateway::start();
+    let hook = gateway.spawn_hook("claude", crate::common::claude_fixture("PermissionRequest-Bash").to_string().as_bytes(), &[]);
+    let prompt = gateway.wait_for_pending(1).remove(0);
+    let mut flood = Vec::new();
+    for index in 0..500 {
+        let mut stream = UnixStream::connect(gateway.socket()).expect("the gateway accepts");
+        match index % 3 {
+            0 => {}
+            1 => stream.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hel").unwrap(),
+            _ => stream.write_all(&[0xff; 4096]).unwrap(),
+        }
+        if index % 2 == 0 {
+            drop(stream);
+        } else {
+            flood.push(stream);
+        }
+    }
+    assert!(gateway.run(&["status"]).status.success(), "the gateway still answers");
+    assert_eq!(gateway.list(), vec![prompt.clone()], "the pending prompt is untouched");
+    assert!(gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]).status.success());
+    let output = crate::common::finish(hook, std::time::Duration::from_secs(10));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\"allow\""));
+    drop(flood);
+}
