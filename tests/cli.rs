@@ -287,3 +287,16 @@ fn install_claude_merges_is_idempotent_and_uninstall_removes_only_its_own() {
     assert!(removed.status.success());
     assert_eq!(serde_json::from_slice::<Value>(&std::fs::read(&settings).unwrap()).unwrap(), theirs);
 }
+
+#[test]
+fn a_four_megabyte_tool_input_is_held_and_answered() {
+    let gateway = Gateway::start();
+    let mut event = claude_fixture("PermissionRequest-Bash");
+    event["tool_input"]["command"] = json!(format!("echo {}", "x".repeat(4 * 1024 * 1024)));
+    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let prompt = gateway.wait_for_pending(1).remove(0);
+    assert_eq!(prompt["input"]["command"].as_str().unwrap().len(), 4 * 1024 * 1024 + 5);
+    assert!(prompt["summary"].as_str().unwrap().chars().count() <= 300, "the summary stays one short line");
+    assert!(gateway.run(&["answer", prompt["id"].as_str().unwrap(), "deny"]).status.success());
+    assert_eq!(verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"]["behavior"], "deny");
+}
