@@ -6,6 +6,7 @@ mod hook;
 mod install;
 mod list;
 mod log;
+mod probe;
 mod serve;
 mod status;
 mod watch;
@@ -95,6 +96,9 @@ enum Command {
     Install(install::InstallArgs),
     /// Remove gatehouse's hooks (and only those) from an agent's settings.
     Uninstall(install::InstallArgs),
+    /// Check, live and offline, whether the installed agent honours gatehouse's answers; a pass
+    /// unlocks answering that agent version's prompts from gatehouse.
+    Probe(probe::ProbeArgs),
     /// Open one live screen that lists every agent's pending prompts and answers them with keys.
     #[command(after_help = crate::console::KEYS_HELP)]
     Console {
@@ -112,6 +116,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hook { agent } => Ok(hook::run(socket, &agent)),
         Command::Install(arguments) => install::install(arguments),
         Command::Uninstall(arguments) => install::uninstall(arguments),
+        Command::Probe(arguments) => probe::run(socket, arguments),
         Command::Status { json } => block_on(status::run(socket_path(socket)?, json)),
         Command::List { json } => block_on(list::run(socket_path(socket)?, json)),
         Command::Watch { json } => block_on(watch::run(socket_path(socket)?, json)),

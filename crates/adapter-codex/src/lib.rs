@@ -1,25 +1,38 @@
-//! gatehouse's adapter for Codex: reads the events that Codex's hooks write to stdin and states
-//! Codex's capability flags.
+//! gatehouse's adapter for Codex: reads the events that Codex's hooks write to stdin, renders
+//! verdicts, states Codex's capability flags, installs the hooks, and probes whether the
+//! installed Codex honours gatehouse's answers.
 //!
 //! Architecture invariant: this crate knows Codex and nothing of gatehouse's socket.
 //!
 //! Codex runs its PermissionRequest hooks before it shows its own approval prompt, and waits for
-//! them. Until a probe proves that the installed Codex honours gatehouse's answers, every action
-//! is unverified: the hook registers the prompt for watching and returns at once, so Codex's own
+//! them. Until a probe proves that the Codex in use honours gatehouse's answers, every action is
+//! unverified: the hook registers the prompt for watching and returns at once, so Codex's own
 //! prompt is never delayed, and the prompt is listed read-only until Codex shows it is over.
+//! Once `gatehouse probe codex` has passed for that Codex version ([`record`]), `once` and `deny`
+//! are verified for Bash prompts, and the hook holds such a prompt for an answer, as for Claude
+//! Code; Codex shows no prompt of its own meanwhile, so the installer gives Codex's hook a short
+//! wait ([`install::CODEX_WAIT_SECONDS`]).
+//!
+//! Modules: [`events`] (hook input), [`verdict`] (hook output), [`record`] (the probe record and
+//! the unlock rule), [`version`] (which Codex is in use), [`install`] (hooks.json), [`probe`].
+
+pub mod events;
+pub mod install;
+pub mod probe;
+pub mod record;
+pub mod verdict;
+pub mod version;
 
 use async_trait::async_trait;
-use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HoldMode, HookEvent, NewPrompt, Observation,
-    ParseError, PromptKind, Verdict,
-};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use gatehouse_core::{Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt, ParseError, PromptKind, Verdict};
+
+use crate::record::Unlock;
 
 /// The adapter's id, as in `gatehouse hook codex`.
 pub const ADAPTER_ID: &str = "codex";
 
-/// The Codex adapter.
+/// The Codex adapter. It finds the probe record in gatehouse's default state folder
+/// ([`record::default_state_dir`]).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct CodexAdapter;
 
@@ -33,134 +46,98 @@ impl Adapter for CodexAdapter {
         "Codex"
     }
 
+    /// Reads the probe record and, when it passed, runs the installed `codex --version`: called
+    /// when a gateway starts, so a new probe takes effect when the gateway is restarted.
     async fn capabilities(&self) -> AdapterCapabilities {
-        capabilities()
+        capabilities(&installed_unlock())
     }
 
     fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
-        parse(stdin)
+        events::parse(stdin, running_unlock)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
-        let decision = match &verdict.0 {
-            gatehouse_core::Answer::Deny { message } => {
-                json!({ "behavior": "deny", "message": message.clone().unwrap_or_else(|| "Denied from gatehouse.".into()) })
-            }
-            _ => json!({ "behavior": "allow" }),
-        };
-        json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } }).to_string()
+        verdict::render(verdict)
     }
 }
 
-/// Codex's capability flags: every action exists, none is verified, so every prompt is read-only.
-pub fn capabilities() -> AdapterCapabilities {
-    let unproven = "not verified for the installed Codex; answer it in Codex's terminal";
-    AdapterCapabilities {
-        adapter: ADAPTER_ID.into(),
-        name: "Codex".into(),
-        rules: vec![CapabilityRule {
-            kind: PromptKind::Permission,
-            tool: None,
-            actions: vec![
-                ActionFlag::unverified(Action::Once, unproven),
-                ActionFlag::unverified(Action::Deny, unproven),
-                ActionFlag::unverified(Action::Always, unproven),
-            ],
-        }],
-    }
+/// Codex's capability flags. Every action exists; `once` and `deny` for Bash are verified only
+/// when `unlock` says a passing probe matches the Codex in use. `always` is never verified.
+pub fn capabilities(unlock: &Unlock) -> AdapterCapabilities {
+    let unproven = "not verified for other tools; answer them in Codex's terminal";
+    let catch_all = CapabilityRule {
+        kind: PromptKind::Permission,
+        tool: None,
+        actions: vec![
+            ActionFlag::unverified(Action::Once, unproven),
+            ActionFlag::unverified(Action::Deny, unproven),
+            ActionFlag::unverified(Action::Always, unproven),
+        ],
+    };
+    let bash_flag = |action| match unlock {
+        Unlock::Verified { evidence, .. } => ActionFlag::verified(action, evidence.clone()),
+        Unlock::ReadOnly { reason } => ActionFlag::unverified(action, reason.clone()),
+    };
+    let bash = CapabilityRule {
+        kind: PromptKind::Permission,
+        tool: Some(events::ANSWERABLE_TOOL.into()),
+        actions: vec![
+            bash_flag(Action::Once),
+            bash_flag(Action::Deny),
+            ActionFlag::unverified(Action::Always, "no probe checks Codex's \"don't ask again\""),
+        ],
+    };
+    AdapterCapabilities { adapter: ADAPTER_ID.into(), name: "Codex".into(), rules: vec![bash, catch_all] }
 }
 
-#[derive(Debug, Deserialize)]
-struct RawEvent {
-    hook_event_name: String,
-    session_id: String,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    tool_name: Option<String>,
-    #[serde(default)]
-    tool_input: Option<Value>,
+/// Whether answers are unlocked for the installed Codex, as the gateway sees it: the record in
+/// the default state folder against `codex --version` of [`version::installed_codex`].
+pub fn installed_unlock() -> Unlock {
+    unlock_with(|record| {
+        let executable = version::installed_codex(Some(&record.codex_executable)).ok_or(version::VersionError::NotFound)?;
+        version::version_of(&executable)
+    })
 }
 
-/// Reads one Codex hook event.
-pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
-    let value: Value = serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let event: RawEvent = serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
-    let missing = |field: &str| ParseError::NotAnEvent(format!("a {} event without `{field}`", event.hook_event_name));
-    let session = event.session_id.clone();
-    match event.hook_event_name.as_str() {
-        "PermissionRequest" => {
-            let tool = event.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
-            let input = event.tool_input.clone().ok_or_else(|| missing("tool_input"))?;
-            let command = input.get("command").and_then(Value::as_str).unwrap_or_default().to_owned();
-            let summary = if command.is_empty() { input.to_string() } else { command.clone() };
-            let prompt = NewPrompt {
-                adapter: ADAPTER_ID.into(),
-                session,
-                cwd: event.cwd.clone(),
-                kind: PromptKind::Permission,
-                correlation: correlation(&tool, &input),
-                tool,
-                input,
-                summary,
-                questions: Vec::new(),
-                read_only_reason: None,
-            };
-            Ok(HookEvent::Prompt { prompt, hold: HoldMode::RegisterOnly })
-        }
-        "PostToolUse" => {
-            let tool = event.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
-            let input = event.tool_input.clone().ok_or_else(|| missing("tool_input"))?;
-            let correlation = correlation(&tool, &input);
-            Ok(HookEvent::Observe(Observation::ToolFinished { adapter: ADAPTER_ID.into(), session, correlation }))
-        }
-        // A new prompt from the person starts a later turn: whatever the earlier turn asked is over.
-        "UserPromptSubmit" | "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded { adapter: ADAPTER_ID.into(), session })),
-        _ => Ok(HookEvent::Ignore),
-    }
+/// Whether answers are unlocked for the Codex that runs this hook ([`version::running_codex`]),
+/// falling back to the installed one where the running one cannot be told.
+pub fn running_unlock() -> Unlock {
+    unlock_with(|record| {
+        let executable = version::running_codex()
+            .or_else(|| version::installed_codex(Some(&record.codex_executable)))
+            .ok_or(version::VersionError::NotFound)?;
+        version::version_of(&executable)
+    })
 }
 
-/// PermissionRequest carries `{command, description}` and PostToolUse only `{command}`, so the
-/// command alone identifies the call.
-fn correlation(tool: &str, input: &Value) -> String {
-    let command = input.get("command").map_or_else(|| input.to_string(), Value::to_string);
-    format!("{tool}:{command}")
+fn unlock_with(version_in_use: impl FnOnce(&record::ProbeRecord) -> Result<String, version::VersionError>) -> Unlock {
+    let Some(state_dir) = record::default_state_dir() else {
+        return Unlock::ReadOnly { reason: "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found".into() };
+    };
+    record::unlock(record::read(&record::record_path(&state_dir)), version_in_use)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    macro_rules! fixture {
-        ($name:literal) => {
-            include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codex-0.171.0/", $name, ".json"))
-        };
+    #[test]
+    fn read_only_offers_nothing() {
+        let flags = capabilities(&Unlock::ReadOnly { reason: "no probe".into() });
+        assert!(flags.offered(PromptKind::Permission, "Bash").is_empty());
+        assert!(flags.offered(PromptKind::Permission, "apply_patch").is_empty());
+        assert_eq!(flags.rule_for(PromptKind::Permission, "Bash").unwrap().actions[0].evidence, "no probe");
     }
 
     #[test]
-    fn a_permission_request_is_registered_for_watching_only() {
-        let HookEvent::Prompt { prompt, hold } = parse(fixture!("PermissionRequest-Bash")).unwrap() else {
-            panic!("a prompt");
-        };
-        assert_eq!(hold, HoldMode::RegisterOnly);
-        assert_eq!(prompt.summary, "printf approved > codex-proof.txt");
-        assert!(capabilities().offered(prompt.kind, &prompt.tool).is_empty(), "Codex is read-only until probed");
-    }
-
-    #[test]
-    fn post_tool_use_correlates_by_command() {
-        let HookEvent::Prompt { prompt, .. } = parse(fixture!("PermissionRequest-Bash")).unwrap() else { panic!() };
-        let HookEvent::Observe(Observation::ToolFinished { correlation, .. }) = parse(fixture!("PostToolUse-Bash")).unwrap() else {
-            panic!("an observation");
-        };
-        assert_eq!(correlation, prompt.correlation);
-    }
-
-    #[test]
-    fn a_new_turn_ends_the_last_one_and_the_rest_is_ignored() {
-        assert!(matches!(parse(fixture!("UserPromptSubmit")).unwrap(), HookEvent::Observe(Observation::TurnEnded { .. })));
-        assert_eq!(parse(fixture!("SessionStart")).unwrap(), HookEvent::Ignore);
-        assert_eq!(parse(fixture!("PreToolUse-Bash")).unwrap(), HookEvent::Ignore);
-        assert!(parse(b"{}").is_err());
+    fn a_verified_probe_offers_once_and_deny_for_bash_only() {
+        let flags = capabilities(&Unlock::Verified {
+            version: "0.171.0".into(),
+            evidence: "by probe on 2026-11-30 for Codex 0.171.0".into(),
+        });
+        assert_eq!(flags.offered(PromptKind::Permission, "Bash"), vec![Action::Once, Action::Deny]);
+        assert!(flags.offered(PromptKind::Permission, "apply_patch").is_empty());
+        let once = &flags.rule_for(PromptKind::Permission, "Bash").unwrap().actions[0];
+        assert_eq!(once.evidence, "by probe on 2026-11-30 for Codex 0.171.0");
     }
 }

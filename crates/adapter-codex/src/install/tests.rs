@@ -1,0 +1,125 @@
+use serde_json::json;
+
+use super::*;
+
+const COMMAND: &str = "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/opt/bin/gatehouse' hook codex";
+
+fn foreign_hook() -> Value {
+    json!({ "matcher": "Bash", "hooks": [{ "type": "command", "command": "python3 ~/.codex/audit.py", "timeout": 5 }] })
+}
+
+#[test]
+fn the_hook_command_sets_the_short_wait_and_is_recognised() {
+    let command = hook_command(Path::new("/home/me/.cargo/bin/gatehouse")).unwrap();
+    assert_eq!(command, "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex");
+    assert!(is_gatehouse_command(&command));
+    assert!(is_gatehouse_command("'/usr/local/bin/gatehouse' hook codex"));
+    assert!(is_gatehouse_command("\"/it's here/gatehouse\" hook codex"));
+    assert!(!is_gatehouse_command("'/usr/local/bin/gatehouse' hook claude"));
+    assert!(!is_gatehouse_command("echo gatehouse hook codex"));
+    assert!(!is_gatehouse_command("'/usr/bin/gatehouse hook codex"));
+    assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
+}
+
+#[test]
+fn install_adds_every_event_and_keeps_foreign_hooks() {
+    let settings = json!({ "hooks": { "PostToolUse": [foreign_hook()] }, "other": 1 });
+    let (updated, changes) = plan_install(&settings, COMMAND).unwrap();
+    assert_eq!(changes.len(), EVENTS.len());
+    assert_eq!(updated["other"], 1);
+    assert_eq!(updated["hooks"]["PostToolUse"][0], foreign_hook());
+    assert_eq!(
+        updated["hooks"]["PermissionRequest"],
+        json!([{ "matcher": "*", "hooks": [{ "type": "command", "command": COMMAND, "timeout": 90 }] }])
+    );
+    assert_eq!(updated["hooks"]["Stop"], json!([{ "hooks": [{ "type": "command", "command": COMMAND, "timeout": 10 }] }]));
+    assert_eq!(updated["hooks"]["Interrupt"][0]["hooks"][0]["timeout"], 3);
+    assert_eq!(updated["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 3);
+}
+
+#[test]
+fn install_is_idempotent() {
+    let (once, _) = plan_install(&json!({}), COMMAND).unwrap();
+    let (twice, changes) = plan_install(&once, COMMAND).unwrap();
+    assert!(changes.is_empty());
+    assert_eq!(once, twice);
+}
+
+#[test]
+fn install_updates_in_place_keeps_a_narrowed_matcher_and_drops_duplicates() {
+    let old = "'/old/place/gatehouse' hook codex";
+    let settings = json!({ "hooks": { "PermissionRequest": [
+        { "matcher": "Bash", "hooks": [{ "type": "command", "command": old, "timeout": 600 }] },
+        { "matcher": "*", "hooks": [{ "type": "command", "command": old }] },
+    ] } });
+    let (updated, changes) = plan_install(&settings, COMMAND).unwrap();
+    assert!(changes.contains(&Change::Updated { event: "PermissionRequest".into() }));
+    assert_eq!(
+        updated["hooks"]["PermissionRequest"],
+        json!([{ "matcher": "Bash", "hooks": [{ "type": "command", "command": COMMAND, "timeout": 90 }] }])
+    );
+}
+
+#[test]
+fn uninstall_removes_only_gatehouse_entries_and_what_they_left_empty() {
+    let (installed, _) = plan_install(&json!({ "hooks": { "PostToolUse": [foreign_hook()] }, "other": 1 }), COMMAND).unwrap();
+    let (removed, changes) = plan_uninstall(&installed).unwrap();
+    assert_eq!(changes.len(), EVENTS.len());
+    assert_eq!(removed, json!({ "hooks": { "PostToolUse": [foreign_hook()] }, "other": 1 }));
+    let (bare, _) = plan_uninstall(&plan_install(&json!({}), COMMAND).unwrap().0).unwrap();
+    assert_eq!(bare, json!({}));
+    assert!(plan_uninstall(&removed).unwrap().1.is_empty());
+}
+
+#[test]
+fn a_shared_group_keeps_its_foreign_entry() {
+    let settings = json!({ "hooks": { "Stop": [{ "hooks": [
+        { "type": "command", "command": "notify-send done" },
+        { "type": "command", "command": COMMAND, "timeout": 10 },
+    ] }] } });
+    let (removed, _) = plan_uninstall(&settings).unwrap();
+    assert_eq!(removed, json!({ "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }] } }));
+}
+
+#[test]
+fn files_get_a_backup_and_a_missing_file_is_created() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("codex").join("hooks.json");
+    let report = install_file(&path, COMMAND).unwrap();
+    assert_eq!(report.backup, None);
+    assert_eq!(report.changes.len(), EVENTS.len());
+    let installed = fs::read_to_string(&path).unwrap();
+    assert!(installed.ends_with("}\n"));
+
+    let again = install_file(&path, COMMAND).unwrap();
+    assert!(again.changes.is_empty(), "idempotent");
+    assert!(!backup_path(&path).exists(), "nothing written, no backup");
+
+    let report = uninstall_file(&path).unwrap();
+    assert_eq!(report.backup, Some(backup_path(&path)));
+    assert_eq!(fs::read_to_string(backup_path(&path)).unwrap(), installed);
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{}\n");
+}
+
+#[test]
+fn a_file_that_is_not_a_hooks_object_is_left_alone() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("hooks.json");
+    fs::write(&path, "{ broken").unwrap();
+    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::NotJson { .. })));
+    fs::write(&path, r#"{"hooks": []}"#).unwrap();
+    let error = install_file(&path, COMMAND).unwrap_err();
+    assert!(error.to_string().contains("\"hooks\" is not an object"), "{error}");
+    fs::write(&path, r#"{"hooks": {"Stop": {}}}"#).unwrap();
+    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::WrongShape { .. })));
+    assert_eq!(fs::read_to_string(&path).unwrap(), r#"{"hooks": {"Stop": {}}}"#);
+    assert!(!backup_path(&path).exists());
+}
+
+#[test]
+fn uninstalling_a_missing_file_creates_nothing() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("hooks.json");
+    assert!(uninstall_file(&path).unwrap().changes.is_empty());
+    assert!(!path.exists());
+}
