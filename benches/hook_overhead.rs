@@ -24,6 +24,7 @@ fn main() {
     let down_socket = folder.join("down/gatehouse.sock");
     let event = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/adapter-claude/tests/data/claude-code-2.1.332/PostToolUse-Bash.json")).unwrap();
     let python_hook = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/python_hook.py");
+    let python = python_interpreter();
 
     let mut gateway = command(&binary, &folder, &socket).arg("serve").stderr(Stdio::null()).spawn().unwrap();
     let started = Instant::now();
@@ -39,7 +40,7 @@ fn main() {
     let mut list = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         gatehouse_up.push(time(command(&binary, &folder, &socket).args(["hook", "claude"]), &event));
-        python_up.push(time(command(Path::new("python3"), &folder, &socket).arg(&python_hook), &event));
+        python_up.push(time(command(&python, &folder, &socket).arg(&python_hook), &event));
         gatehouse_down.push(time(command(&binary, &folder, &down_socket).args(["hook", "claude"]), &event));
         status.push(time(command(&binary, &folder, &socket).arg("status"), b""));
         list.push(time(command(&binary, &folder, &socket).arg("list"), b""));
@@ -61,6 +62,13 @@ fn main() {
         gatehouse.1 / gatehouse.0,
         verdict(gatehouse.1 / gatehouse.0 <= 2.0),
     );
+}
+
+/// The real Python interpreter, not a wrapper script such as a pyenv shim in front of it, so the
+/// comparison is with Python itself.
+fn python_interpreter() -> PathBuf {
+    let output = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3 runs");
+    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
 }
 
 fn verdict(met: bool) -> &'static str {
