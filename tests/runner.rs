@@ -11,6 +11,7 @@ mod client_library;
 mod common;
 mod console;
 mod e2e_claude;
+mod e2e_codex;
 mod load;
 mod restart;
 mod security;

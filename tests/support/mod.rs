@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod claude_env;
+pub mod codex_env;
 pub mod fake_anthropic;
 pub mod tmux;
 
