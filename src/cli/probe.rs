@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 use gatehouse_adapter_codex::probe::{self as codex_probe, ProbeOptions};
-use gatehouse_adapter_codex::{capabilities, record, version};
+use gatehouse_adapter_codex::{capabilities_for, record, version};
 use gatehouse_core::PromptKind;
 
 use crate::config;
@@ -63,7 +63,7 @@ fn tell_about_a_running_gateway(socket_flag: Option<PathBuf>, probed: &record::P
         client.status().await.ok()
     });
     let Some(status) = status else { return };
-    let wanted = capabilities(&codex_probe::unlock_of(probed)).offered(PromptKind::Permission, "Bash");
+    let wanted = capabilities_for(&codex_probe::unlock_of(probed)).offered(PromptKind::Permission, "Bash");
     let offered = status
         .adapters
         .iter()

@@ -49,7 +49,7 @@ impl Adapter for CodexAdapter {
     /// Reads the probe record and, when it passed, runs the installed `codex --version`: called
     /// when a gateway starts, so a new probe takes effect when the gateway is restarted.
     async fn capabilities(&self) -> AdapterCapabilities {
-        capabilities(&installed_unlock())
+        capabilities_for(&installed_unlock())
     }
 
     fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
@@ -61,33 +61,37 @@ impl Adapter for CodexAdapter {
     }
 }
 
-/// Codex's capability flags. Every action exists; `once` and `deny` for Bash are verified only
-/// when `unlock` says a passing probe matches the Codex in use. `always` is never verified.
-pub fn capabilities(unlock: &Unlock) -> AdapterCapabilities {
-    let unproven = "not verified for other tools; answer them in Codex's terminal";
-    let catch_all = CapabilityRule {
+/// Codex's capability flags with no probe: every action exists, none is verified, so every
+/// prompt is read-only.
+pub fn capabilities() -> AdapterCapabilities {
+    capabilities_for(&Unlock::ReadOnly { reason: "no probe has checked that this Codex honours gatehouse's answers".into() })
+}
+
+/// Codex's capability flags for `unlock`. Read-only: one rule for every tool, each action
+/// unverified with the reason. Verified: `once` and `deny` for Bash, with the probe as evidence;
+/// other tools stay read-only. `always` is never verified.
+pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
+    let every_tool = |evidence: &str| CapabilityRule {
         kind: PromptKind::Permission,
         tool: None,
-        actions: vec![
-            ActionFlag::unverified(Action::Once, unproven),
-            ActionFlag::unverified(Action::Deny, unproven),
-            ActionFlag::unverified(Action::Always, unproven),
+        actions: [Action::Once, Action::Deny, Action::Always].map(|action| ActionFlag::unverified(action, evidence)).into(),
+    };
+    let rules = match unlock {
+        Unlock::ReadOnly { reason } => vec![every_tool(reason)],
+        Unlock::Verified { evidence, .. } => vec![
+            CapabilityRule {
+                kind: PromptKind::Permission,
+                tool: Some(events::ANSWERABLE_TOOL.into()),
+                actions: vec![
+                    ActionFlag::verified(Action::Once, evidence.clone()),
+                    ActionFlag::verified(Action::Deny, evidence.clone()),
+                    ActionFlag::unverified(Action::Always, "no probe checks Codex's \"don't ask again\""),
+                ],
+            },
+            every_tool("the probe proves Bash prompts only; answer the others in Codex's terminal"),
         ],
     };
-    let bash_flag = |action| match unlock {
-        Unlock::Verified { evidence, .. } => ActionFlag::verified(action, evidence.clone()),
-        Unlock::ReadOnly { reason } => ActionFlag::unverified(action, reason.clone()),
-    };
-    let bash = CapabilityRule {
-        kind: PromptKind::Permission,
-        tool: Some(events::ANSWERABLE_TOOL.into()),
-        actions: vec![
-            bash_flag(Action::Once),
-            bash_flag(Action::Deny),
-            ActionFlag::unverified(Action::Always, "no probe checks Codex's \"don't ask again\""),
-        ],
-    };
-    AdapterCapabilities { adapter: ADAPTER_ID.into(), name: "Codex".into(), rules: vec![bash, catch_all] }
+    AdapterCapabilities { adapter: ADAPTER_ID.into(), name: "Codex".into(), rules }
 }
 
 /// Whether answers are unlocked for the installed Codex, as the gateway sees it: the record in
@@ -123,7 +127,7 @@ mod tests {
 
     #[test]
     fn read_only_offers_nothing() {
-        let flags = capabilities(&Unlock::ReadOnly { reason: "no probe".into() });
+        let flags = capabilities_for(&Unlock::ReadOnly { reason: "no probe".into() });
         assert!(flags.offered(PromptKind::Permission, "Bash").is_empty());
         assert!(flags.offered(PromptKind::Permission, "apply_patch").is_empty());
         assert_eq!(flags.rule_for(PromptKind::Permission, "Bash").unwrap().actions[0].evidence, "no probe");
@@ -131,7 +135,8 @@ mod tests {
 
     #[test]
     fn a_verified_probe_offers_once_and_deny_for_bash_only() {
-        let flags = capabilities(&Unlock::Verified {
+        assert!(capabilities().offered(PromptKind::Permission, "Bash").is_empty());
+        let flags = capabilities_for(&Unlock::Verified {
             version: "0.171.0".into(),
             evidence: "by probe on 2026-11-30 for Codex 0.171.0".into(),
         });
