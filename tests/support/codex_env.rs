@@ -60,7 +60,9 @@ impl CodexEnv {
         let config = format!(
             "model = \"gpt-5.1-codex\"\nmodel_provider = \"fake\"\napproval_policy = \"on-request\"\nsandbox_mode = \"read-only\"\n\n\
              [model_providers.fake]\nname = \"fake\"\nbase_url = {:?}\nwire_api = \"responses\"\nenv_key = \"{API_KEY_VARIABLE}\"\n\n\
-             [projects.{:?}]\ntrust_level = \"trusted\"\n",
+             [projects.{:?}]\ntrust_level = \"trusted\"\n\n\
+             # Codex 0.171.0 otherwise starts an app-server daemon that outlives the test.\n\
+             [features]\ndaemon_auto_start = false\n",
             fake.base_url(),
             workspace.display().to_string(),
         );

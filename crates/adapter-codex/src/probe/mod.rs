@@ -342,7 +342,10 @@ impl PrivateCodex {
              wire_api = \"responses\"\n\
              env_key = \"{API_KEY_VARIABLE}\"\n\n\
              [projects.{}]\n\
-             trust_level = \"trusted\"\n",
+             trust_level = \"trusted\"\n\n\
+             # Codex 0.171.0 otherwise starts an app-server daemon that outlives the probe.\n\
+             [features]\n\
+             daemon_auto_start = false\n",
             toml_string(base_url),
             toml_string(&self.workspace.display().to_string()),
         );

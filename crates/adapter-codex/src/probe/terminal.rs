@@ -21,6 +21,8 @@ pub enum TerminalError {
 /// One tmux server running one program in a 200x50 window.
 pub struct Terminal {
     server: String,
+    /// The server's socket file, which tmux leaves behind when the server is killed.
+    socket_file: Option<String>,
 }
 
 impl Terminal {
@@ -30,7 +32,7 @@ impl Terminal {
         if !version.status.success() {
             return Err(TerminalError::NoTmux(String::from_utf8_lossy(&version.stderr).trim().to_owned()));
         }
-        let terminal = Terminal { server: format!("gatehouse-probe-{}-{}", std::process::id(), unique_suffix()) };
+        let mut terminal = Terminal { server: format!("gatehouse-probe-{}-{}", std::process::id(), unique_suffix()), socket_file: None };
         let mut command: Vec<String> = ["new-session", "-d", "-s", "probe", "-x", "200", "-y", "50", "-c"].map(String::from).into();
         command.push(folder.display().to_string());
         command.extend(["--".into(), "env".into(), "-i".into()]);
@@ -41,6 +43,11 @@ impl Terminal {
         if !output.status.success() {
             return Err(TerminalError::Start(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
         }
+        terminal.socket_file = terminal
+            .run(&["display-message", "-p", "#{socket_path}"])
+            .ok()
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+            .filter(|path| !path.is_empty());
         Ok(terminal)
     }
 
@@ -86,6 +93,9 @@ impl Terminal {
 impl Drop for Terminal {
     fn drop(&mut self) {
         let _ = self.run(&["kill-server"]);
+        if let Some(socket_file) = &self.socket_file {
+            let _ = std::fs::remove_file(socket_file);
+        }
     }
 }
 
