@@ -44,7 +44,7 @@ Keys:
                  questions, Space chooses (toggles for multi-select), the last row takes
                  your own words; Enter sends, Esc cancels
   r              release: hand the prompt back to the agent's own terminal
-  q, Esc, Ctrl-C quit
+  q or Ctrl-C    quit (Esc only cancels a deny or an answer)
 
 Only the actions a prompt offers have keys; read-only prompts are marked and must be
 answered in the agent's terminal. An action always goes to the prompt it was drawn for: if

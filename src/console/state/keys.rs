@@ -32,7 +32,7 @@ impl ConsoleState {
 
     fn browsing_key(&mut self, key: KeyEvent, now: Instant) -> Intent {
         match key.code {
-            KeyCode::Char('q') | KeyCode::Esc => Intent::Quit,
+            KeyCode::Char('q') => Intent::Quit,
             KeyCode::Up | KeyCode::Char('k') => {
                 self.move_cursor(-1);
                 Intent::Nothing
