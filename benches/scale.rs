@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gatehouse_core::{Answer, Event, NewPrompt, PromptKind};
-use gatehouse_host_ipc::protocol::notification;
+use gatehouse_core::{Answer, Event, NewPrompt, Prompt, PromptKind};
+use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
 use gatehouse_host_ipc::server::now;
 use gatehouse_host_ipc::{Role, SocketClient};
 use tokio::sync::Mutex;
@@ -66,23 +66,35 @@ async fn main() {
     };
     let idle_memory = resident_bytes(gateway.id());
 
-    // Subscribers record, for each prompt, how long after its creation they saw it.
+    // Subscribers record, for each prompt, how long after its creation they saw it: in its own
+    // event, or in a snapshot sent because they fell behind (which the run also counts).
     let lags: Arc<Mutex<Vec<u64>>> = Arc::new(Mutex::new(Vec::with_capacity(prompts * SUBSCRIBERS)));
+    let snapshots = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut subscribers = Vec::new();
     for _ in 0..SUBSCRIBERS {
         let mut subscriber = SocketClient::connect(&socket, Role::Frontend, "bench-subscriber").await.unwrap();
         subscriber.subscribe().await.unwrap();
-        let lags = lags.clone();
+        let (lags, snapshots) = (lags.clone(), snapshots.clone());
         subscribers.push(tokio::spawn(async move {
-            let mut seen = 0;
-            while seen < prompts {
+            let mut seen = std::collections::HashSet::with_capacity(prompts);
+            while seen.len() < prompts {
                 let message = subscriber.next_notification().await.unwrap();
-                if message.method != notification::EVENT {
-                    continue;
-                }
-                if let Ok(Event::Added { prompt }) = serde_json::from_value::<Event>(message.params) {
-                    lags.lock().await.push(now().millis_since(prompt.created_at));
-                    seen += 1;
+                let arrived: Vec<Prompt> = match message.method.as_str() {
+                    notification::EVENT => match serde_json::from_value::<Event>(message.params) {
+                        Ok(Event::Added { prompt }) => vec![prompt],
+                        _ => continue,
+                    },
+                    notification::SNAPSHOT => {
+                        snapshots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        serde_json::from_value::<SnapshotParams>(message.params).unwrap().prompts
+                    }
+                    _ => continue,
+                };
+                let mut lags = lags.lock().await;
+                for prompt in arrived {
+                    if seen.insert(prompt.id) {
+                        lags.push(now().millis_since(prompt.created_at));
+                    }
                 }
             }
         }));
@@ -130,6 +142,7 @@ async fn main() {
     println!("  register: {:.0} prompts/s ({:.2} s for all)", prompts as f64 / register_time.as_secs_f64(), register_time.as_secs_f64());
     println!("  answer:   {:.0} answers/s over one front-end connection", prompts as f64 / answer_time.as_secs_f64());
     println!("  fan-out lag (creation to receipt, every subscriber): p50 {} ms, p99 {} ms, max {} ms", at(0.5), at(0.99), at(1.0));
+    println!("  snapshots sent to subscribers that fell behind: {}", snapshots.load(std::sync::atomic::Ordering::Relaxed));
     println!(
         "  gateway memory: {:.1} MiB idle, {:.1} MiB with all pending, {:.1} KiB per pending prompt",
         idle_memory as f64 / 1_048_576.0,

@@ -14,14 +14,14 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::gateway::Gateway;
+use super::gateway::{Gateway, Published};
 use crate::framing::{encode_frame, FrameError, FrameReader};
 use crate::protocol::{
     method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams, HoldResult, IdParams,
     Notification, ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role, RpcError, SnapshotParams,
     StateResult, StatusResult, SubscribeResult, PROTOCOL_VERSION,
 };
-use gatehouse_core::{DecisionId, Event};
+use gatehouse_core::DecisionId;
 
 /// Frames queued for one connection's writer. When a peer stops reading, its queue fills and
 /// only that connection's tasks wait; the gateway never does.
@@ -272,10 +272,14 @@ impl Connection {
 }
 
 /// Sends a subscriber every event; one that fell behind gets a fresh snapshot and carries on.
-async fn forward_events(gateway: Arc<Gateway>, mut receiver: broadcast::Receiver<Event>, outgoing: mpsc::Sender<Vec<u8>>) {
+async fn forward_events(
+    gateway: Arc<Gateway>,
+    mut receiver: broadcast::Receiver<Arc<Published>>,
+    outgoing: mpsc::Sender<Vec<u8>>,
+) {
     loop {
         let frame = match receiver.recv().await {
-            Ok(event) => encode_frame(&Notification::new(notification::EVENT, event)),
+            Ok(published) => published.frame().to_vec(),
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 let (prompts, fresh) = gateway.subscribe();
                 receiver = fresh;
@@ -289,7 +293,6 @@ async fn forward_events(gateway: Arc<Gateway>, mut receiver: broadcast::Receiver
         }
     }
 }
-
 
 fn params<T: DeserializeOwned>(raw: Value) -> Result<T, RpcError> {
     let raw = if raw.is_null() { Value::Object(Default::default()) } else { raw };

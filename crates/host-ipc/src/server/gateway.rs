@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gatehouse_core::{
@@ -17,9 +17,30 @@ use gatehouse_core::{
 use tokio::sync::{broadcast, oneshot};
 
 use super::audit::{AuditLog, AuditRecord};
+use crate::framing::encode_frame;
+use crate::protocol::{notification, Notification};
 
 /// How many events a subscriber may fall behind before it is sent a fresh snapshot instead.
 const EVENT_BUFFER: usize = 4_096;
+
+/// An event as subscribers receive it. It is encoded as a notification frame once, by the
+/// first subscriber that sends it, and shared by all the others.
+#[derive(Debug)]
+pub struct Published {
+    pub event: Event,
+    frame: OnceLock<Vec<u8>>,
+}
+
+impl Published {
+    fn new(event: Event) -> Arc<Published> {
+        Arc::new(Published { event, frame: OnceLock::new() })
+    }
+
+    /// The `event` notification, newline included.
+    pub fn frame(&self) -> &[u8] {
+        self.frame.get_or_init(|| encode_frame(&Notification::new(notification::EVENT, &self.event)))
+    }
+}
 
 /// Settings of a gateway.
 #[derive(Debug, Clone)]
@@ -53,7 +74,7 @@ struct State {
 /// The gateway: one per `gatehouse serve`.
 pub struct Gateway {
     state: Mutex<State>,
-    events: broadcast::Sender<Event>,
+    events: broadcast::Sender<Arc<Published>>,
     options: GatewayOptions,
     started_at: Timestamp,
     connections: AtomicUsize,
@@ -98,7 +119,7 @@ impl Gateway {
             }
         }
         // No subscriber is not an error.
-        let _ = self.events.send(event);
+        let _ = self.events.send(Published::new(event));
     }
 
     pub fn options(&self) -> &GatewayOptions {
@@ -134,7 +155,7 @@ impl Gateway {
     }
 
     /// The pending prompts and a feed of every event after them, taken atomically.
-    pub fn subscribe(&self) -> (Vec<Prompt>, broadcast::Receiver<Event>) {
+    pub fn subscribe(&self) -> (Vec<Prompt>, broadcast::Receiver<Arc<Published>>) {
         let state = self.lock();
         (state.arbiter.pending(), self.events.subscribe())
     }

@@ -7,7 +7,7 @@ mod connection;
 mod gateway;
 
 pub use connection::serve_connection;
-pub use gateway::{now, Gateway, GatewayOptions};
+pub use gateway::{now, Gateway, GatewayOptions, Published};
 
 use std::sync::Arc;
 
