@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gatehouse_core::{Answer, Event, NewPrompt, Prompt, PromptKind};
-use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
+use gatehouse_core::{Answer, NewPrompt, PromptKind, Timestamp};
+use gatehouse_host_ipc::protocol::notification;
 use gatehouse_host_ipc::server::now;
 use gatehouse_host_ipc::{Role, SocketClient};
 use tokio::sync::Mutex;
@@ -34,6 +34,25 @@ fn prompt(index: usize) -> NewPrompt {
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
     }
+}
+
+/// The part of a prompt that the subscribers read.
+#[derive(serde::Deserialize)]
+struct Seen {
+    id: String,
+    created_at: Timestamp,
+}
+
+#[derive(serde::Deserialize)]
+struct SeenEvent {
+    #[serde(rename = "type")]
+    kind: String,
+    prompt: Option<Seen>,
+}
+
+#[derive(serde::Deserialize)]
+struct SeenSnapshot {
+    prompts: Vec<Seen>,
 }
 
 fn resident_bytes(pid: u32) -> u64 {
@@ -79,21 +98,24 @@ async fn main() {
             let mut seen = std::collections::HashSet::with_capacity(prompts);
             while seen.len() < prompts {
                 let message = subscriber.next_notification().await.unwrap();
-                let arrived: Vec<Prompt> = match message.method.as_str() {
-                    notification::EVENT => match serde_json::from_value::<Event>(message.params) {
-                        Ok(Event::Added { prompt }) => vec![prompt],
+                // Only what the measure needs is read from each event, so that the subscribers
+                // in this process are not what falls behind.
+                let arrived: Vec<Seen> = match message.method.as_str() {
+                    notification::EVENT => match serde_json::from_value::<SeenEvent>(message.params) {
+                        Ok(SeenEvent { kind, prompt: Some(prompt) }) if kind == "added" => vec![prompt],
                         _ => continue,
                     },
                     notification::SNAPSHOT => {
                         snapshots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        serde_json::from_value::<SnapshotParams>(message.params).unwrap().prompts
+                        serde_json::from_value::<SeenSnapshot>(message.params).unwrap().prompts
                     }
                     _ => continue,
                 };
+                let now = now();
                 let mut lags = lags.lock().await;
                 for prompt in arrived {
                     if seen.insert(prompt.id) {
-                        lags.push(now().millis_since(prompt.created_at));
+                        lags.push(now.millis_since(prompt.created_at));
                     }
                 }
             }

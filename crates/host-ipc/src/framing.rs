@@ -31,8 +31,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 
     pub fn with_limit(reader: R, limit: usize) -> Self {
         // A small buffer: the gateway keeps one per connection, and a waiting hook's connection
-        // is idle. Larger frames still arrive whole; they take more reads.
-        FrameReader { reader: BufReader::with_capacity(4 * 1024, reader), limit }
+        // is idle (10,000 waiting hooks hold 10 MiB of these). Larger frames still arrive
+        // whole; they take more reads.
+        FrameReader { reader: BufReader::with_capacity(1024, reader), limit }
     }
 
     /// The next frame without its newline, or `None` at a clean end of stream. Bytes after the

@@ -65,10 +65,19 @@ where
     gateway.connection_closed();
 }
 
+/// Writes queued frames in order. Frames that are already queued go out together in one write,
+/// so a busy subscriber costs one system call per batch, not one per event.
 async fn write_frames<W: AsyncWrite>(writer: W, mut queue: mpsc::Receiver<Vec<u8>>) {
+    const BATCH_BYTES: usize = 64 * 1024;
     let mut writer = std::pin::pin!(writer);
-    while let Some(frame) = queue.recv().await {
-        if writer.write_all(&frame).await.is_err() || writer.flush().await.is_err() {
+    while let Some(mut batch) = queue.recv().await {
+        while batch.len() < BATCH_BYTES {
+            match queue.try_recv() {
+                Ok(frame) => batch.extend_from_slice(&frame),
+                Err(_) => break,
+            }
+        }
+        if writer.write_all(&batch).await.is_err() || writer.flush().await.is_err() {
             return;
         }
     }
