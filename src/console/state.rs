@@ -2,8 +2,8 @@
 //! one the person has selected, what they are typing, and the connection's health.
 //!
 //! Keys go in through `ConsoleState::handle_key` (in `keys.rs`) and come out as an [`Intent`];
-//! gateway news goes in through [`ConsoleState::apply_update`]. Time is handed in by the caller, so every rule here
-//! can be driven by tests.
+//! gateway news goes in through [`ConsoleState::apply_update`]. Time is handed in by the caller,
+//! so every rule here can be driven by tests.
 //!
 //! Safety rules kept here:
 //! - The selection follows a prompt's decision id, never a row number, and every command names the
