@@ -46,7 +46,9 @@ where
     let mut frames = FrameReader::new(read_half);
     loop {
         match frames.next_frame().await {
-            Ok(Some(frame)) => connection.handle_frame(&frame).await,
+            // Boxed, so that an idle connection (a hook waiting for its verdict) keeps only this
+            // loop in memory, not room for the largest request handler.
+            Ok(Some(frame)) => Box::pin(connection.handle_frame(&frame)).await,
             Ok(None) => break,
             Err(FrameError::TooLarge { limit }) => {
                 tracing::warn!("closing a connection that sent a frame over {limit} bytes");
