@@ -250,7 +250,8 @@ async fn a_verdict_without_receipt_becomes_unconfirmed() {
 
 #[tokio::test]
 async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up_by_snapshot() {
-    let gateway = toy_gateway(Duration::from_secs(5));
+    let small_buffer = GatewayOptions { event_buffer: 64, ..GatewayOptions::default() };
+    let gateway = Gateway::new(toy_gateway(Duration::from_secs(5)).adapters(), small_buffer);
     let mut slow = client(&gateway, Role::Frontend).await;
     slow.subscribe().await.unwrap();
     // Far more events than the subscriber's buffers hold, while it reads nothing. Each call

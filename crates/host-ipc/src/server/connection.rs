@@ -14,7 +14,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::gateway::{Gateway, Published};
+use super::gateway::{EventFrame, Gateway};
 use crate::framing::{encode_frame, FrameError, FrameReader};
 use crate::protocol::{
     method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams, HoldResult, IdParams,
@@ -285,12 +285,12 @@ impl Connection {
 /// Sends a subscriber every event; one that fell behind gets a fresh snapshot and carries on.
 async fn forward_events(
     gateway: Arc<Gateway>,
-    mut receiver: broadcast::Receiver<Arc<Published>>,
+    mut receiver: broadcast::Receiver<EventFrame>,
     outgoing: mpsc::Sender<Vec<u8>>,
 ) {
     loop {
         let frame = match receiver.recv().await {
-            Ok(published) => published.frame().to_vec(),
+            Ok(frame) => frame.to_vec(),
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 let (prompts, fresh) = gateway.subscribe();
                 receiver = fresh;

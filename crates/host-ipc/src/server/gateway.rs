@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gatehouse_core::{
@@ -20,27 +20,14 @@ use super::audit::{AuditLog, AuditRecord};
 use crate::framing::encode_frame;
 use crate::protocol::{notification, Notification};
 
-/// How many events a subscriber may fall behind before it is sent a fresh snapshot instead.
-const EVENT_BUFFER: usize = 4_096;
+/// How many events a subscriber may fall behind, by default, before it is sent a fresh snapshot
+/// instead. The buffer keeps only encoded frames (under a kilobyte for a typical prompt), so a
+/// burst of thousands of prompts reaches every subscriber as events, not as costly snapshots.
+pub const DEFAULT_EVENT_BUFFER: usize = 16_384;
 
-/// An event as subscribers receive it. It is encoded as a notification frame once, by the
-/// first subscriber that sends it, and shared by all the others.
-#[derive(Debug)]
-pub struct Published {
-    pub event: Event,
-    frame: OnceLock<Vec<u8>>,
-}
-
-impl Published {
-    fn new(event: Event) -> Arc<Published> {
-        Arc::new(Published { event, frame: OnceLock::new() })
-    }
-
-    /// The `event` notification, newline included.
-    pub fn frame(&self) -> &[u8] {
-        self.frame.get_or_init(|| encode_frame(&Notification::new(notification::EVENT, &self.event)))
-    }
-}
+/// An event as subscribers receive it: its `event` notification frame, encoded once when it is
+/// published and shared by every subscriber.
+pub type EventFrame = Arc<[u8]>;
 
 /// Settings of a gateway.
 #[derive(Debug, Clone)]
@@ -52,6 +39,8 @@ pub struct GatewayOptions {
     /// How long a resolved prompt waits for its hook's delivery receipt before it is
     /// unconfirmed.
     pub receipt_timeout: Duration,
+    /// How many events a subscriber may fall behind before it gets a snapshot instead.
+    pub event_buffer: usize,
 }
 
 impl Default for GatewayOptions {
@@ -60,6 +49,7 @@ impl Default for GatewayOptions {
             server_name: format!("gatehouse {}", env!("CARGO_PKG_VERSION")),
             socket: String::new(),
             receipt_timeout: Duration::from_secs(5),
+            event_buffer: DEFAULT_EVENT_BUFFER,
         }
     }
 }
@@ -74,7 +64,7 @@ struct State {
 /// The gateway: one per `gatehouse serve`.
 pub struct Gateway {
     state: Mutex<State>,
-    events: broadcast::Sender<Arc<Published>>,
+    events: broadcast::Sender<EventFrame>,
     options: GatewayOptions,
     started_at: Timestamp,
     connections: AtomicUsize,
@@ -93,7 +83,7 @@ impl Gateway {
 
     /// A gateway that appends every event to `audit`.
     pub fn with_audit_log(adapters: Vec<AdapterCapabilities>, options: GatewayOptions, audit: Option<AuditLog>) -> Arc<Self> {
-        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let (events, _) = broadcast::channel(options.event_buffer.max(1));
         Arc::new(Gateway {
             state: Mutex::new(State { arbiter: Arbiter::new(adapters), waiters: HashMap::new(), audit }),
             events,
@@ -118,8 +108,11 @@ impl Gateway {
                 tracing::error!("cannot write the audit log {}: {error}; the gateway goes on without this record", audit.path().display());
             }
         }
-        // No subscriber is not an error.
-        let _ = self.events.send(Published::new(event));
+        if self.events.receiver_count() > 0 {
+            let frame: EventFrame = encode_frame(&Notification::new(notification::EVENT, &event)).into();
+            // A subscriber that left meanwhile is not an error.
+            let _ = self.events.send(frame);
+        }
     }
 
     pub fn options(&self) -> &GatewayOptions {
@@ -155,7 +148,7 @@ impl Gateway {
     }
 
     /// The pending prompts and a feed of every event after them, taken atomically.
-    pub fn subscribe(&self) -> (Vec<Prompt>, broadcast::Receiver<Arc<Published>>) {
+    pub fn subscribe(&self) -> (Vec<Prompt>, broadcast::Receiver<EventFrame>) {
         let state = self.lock();
         (state.arbiter.pending(), self.events.subscribe())
     }

@@ -7,7 +7,7 @@ mod connection;
 mod gateway;
 
 pub use connection::serve_connection;
-pub use gateway::{now, Gateway, GatewayOptions, Published};
+pub use gateway::{now, EventFrame, Gateway, GatewayOptions};
 
 use std::sync::Arc;
 
