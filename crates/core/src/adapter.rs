@@ -45,6 +45,10 @@ pub enum HoldMode {
     UntilOutcome,
     /// Register the prompt for watching and return at once, with no verdict.
     RegisterOnly,
+    /// Wait as `UntilOutcome` if the gateway offers an action for the prompt; otherwise it is
+    /// registered for watching and the hook returns at once. For an agent that shows no prompt
+    /// of its own while its hook waits: the gateway, which owns the capability flags, decides.
+    WhileActionable,
 }
 
 /// What one hook event asks of gatehouse.

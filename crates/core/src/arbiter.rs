@@ -4,13 +4,13 @@
 //! Invariant: nothing but [`Arbiter::answer`] with an offered action and a valid answer produces
 //! a verdict. Deadlines, withdrawals, releases, disconnects and unknown ids never do.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::adapter::Observation;
-use crate::answer::{Answer, QuestionResponse, Verdict};
+use crate::answer::{Answer, Verdict};
 use crate::capability::{Action, AdapterCapabilities};
 use crate::prompt::{DecisionId, NewPrompt, Prompt, PromptState};
 use crate::time::Timestamp;
@@ -18,6 +18,9 @@ use crate::time::Timestamp;
 /// How many finished prompts are remembered, so that a late answer to one is refused as
 /// `not_pending` (with its final state) rather than `not_found`.
 const REMEMBERED_FINISHED_PROMPTS: usize = 65_536;
+
+/// How many allowed tool calls are remembered until their own `ToolFinished` arrives.
+const REMEMBERED_ALLOWED_CALLS: usize = 1_024;
 
 /// How many recent observations are remembered, so that a prompt registered again after a
 /// gateway restart is withdrawn at once if the terminal settled it while no gateway ran.
@@ -67,6 +70,9 @@ pub enum Outcome {
     Withdrawn { reason: String },
     /// The deadline passed with no answer.
     Expired,
+    /// Nothing is offered for the prompt, so it is only watched: the hook returns at once and the
+    /// agent's own prompt decides (`hook.hold` with `watch_if_read_only`).
+    Watched,
 }
 
 /// Why the arbiter refused a request. Each variant has a stable name for the wire.
@@ -111,6 +117,9 @@ pub struct Arbiter {
     finished: HashMap<DecisionId, PromptState>,
     finished_order: VecDeque<DecisionId>,
     recent_observations: VecDeque<(Observation, Timestamp)>,
+    /// Tool calls allowed from a front end whose `ToolFinished` has not come yet, as (adapter,
+    /// session, correlation): that observation is theirs, not a pending twin's.
+    allowed_calls: VecDeque<(String, String, String)>,
 }
 
 impl Arbiter {
@@ -122,12 +131,6 @@ impl Arbiter {
     /// The adapters and their capability flags, in id order.
     pub fn adapters(&self) -> impl Iterator<Item = &AdapterCapabilities> {
         self.adapters.values()
-    }
-
-    /// Replaces one adapter's capability flags (for example after a probe). Prompts already
-    /// registered keep the actions they were offered.
-    pub fn set_capabilities(&mut self, capabilities: AdapterCapabilities) {
-        self.adapters.insert(capabilities.adapter.clone(), capabilities);
     }
 
     /// Registers a prompt, gives it a fresh decision id and works out its actions.
@@ -220,10 +223,19 @@ impl Arbiter {
             return Err(ArbiterError::ActionNotOffered { id, action, offered });
         }
         if let Answer::Answer { responses } = &answer {
-            check_responses(prompt, responses).map_err(|problem| ArbiterError::InvalidAnswer { id, problem })?;
+            crate::answer::check_responses(prompt, responses).map_err(|problem| ArbiterError::InvalidAnswer { id, problem })?;
+        }
+        let verdict = Verdict(answer);
+        if verdict.allows() {
+            let asked = &prompt.prompt;
+            let call = (asked.adapter.clone(), asked.session.clone(), asked.correlation.clone());
+            if self.allowed_calls.len() >= REMEMBERED_ALLOWED_CALLS {
+                self.allowed_calls.pop_front();
+            }
+            self.allowed_calls.push_back(call);
         }
         let event = self.set_state(id, PromptState::Resolved, now, Some(by), Some(action), None);
-        Ok((Verdict(answer), event))
+        Ok((verdict, event))
     }
 
     /// Hands a pending prompt back to the agent's own terminal.
@@ -265,6 +277,17 @@ impl Arbiter {
     /// could not reach a gateway then and replays it). Only prompts held since before that moment
     /// are settled by it.
     pub fn observe_at(&mut self, observation: &Observation, observed_at: Timestamp, now: Timestamp) -> Vec<Event> {
+        if let Observation::ToolFinished { adapter, session, correlation } = observation {
+            // The call a front end allowed has finished: it settles nothing else, not even an
+            // identical call still pending in the same session.
+            let allowed = self.allowed_calls.iter().position(|(allowed_adapter, allowed_session, allowed_correlation)| {
+                allowed_adapter == adapter && allowed_session == session && allowed_correlation == correlation
+            });
+            if let Some(index) = allowed {
+                self.allowed_calls.remove(index);
+                return Vec::new();
+            }
+        }
         if self.recent_observations.len() >= REMEMBERED_OBSERVATIONS {
             self.recent_observations.pop_front();
         }
@@ -363,44 +386,6 @@ fn settles(observation: &Observation, prompt: &Prompt) -> bool {
             prompt.prompt.adapter == *adapter && prompt.prompt.session == *session
         }
     }
-}
-
-/// Checks a question answer: every question answered once, by known labels or text, and a
-/// single-choice question with exactly one choice.
-fn check_responses(prompt: &Prompt, responses: &[QuestionResponse]) -> Result<(), String> {
-    let questions = &prompt.prompt.questions;
-    let mut answered = HashSet::new();
-    for response in responses {
-        let question = questions
-            .iter()
-            .find(|question| question.id == response.question)
-            .ok_or_else(|| format!("there is no question `{}`; this prompt has {}", response.question, question_ids(prompt)))?;
-        if !answered.insert(question.id.as_str()) {
-            return Err(format!("question `{}` is answered twice", question.id));
-        }
-        for pick in &response.picks {
-            if !question.options.iter().any(|option| option.label == *pick) {
-                let labels = question.options.iter().map(|option| format!("`{}`", option.label)).collect::<Vec<_>>();
-                return Err(format!("`{pick}` is not an option of `{}`; its options are {}", question.id, labels.join(", ")));
-            }
-        }
-        let text = response.text.as_deref().map(str::trim).filter(|text| !text.is_empty());
-        let choices = response.picks.len() + usize::from(text.is_some());
-        if choices == 0 {
-            return Err(format!("question `{}` has neither a pick nor text", question.id));
-        }
-        if !question.multi && choices > 1 {
-            return Err(format!("question `{}` takes one choice, and the answer has {choices}", question.id));
-        }
-    }
-    if let Some(missing) = questions.iter().find(|question| !answered.contains(question.id.as_str())) {
-        return Err(format!("question `{}` ({}) has no answer; every question needs one", missing.id, missing.text));
-    }
-    Ok(())
-}
-
-fn question_ids(prompt: &Prompt) -> String {
-    prompt.prompt.questions.iter().map(|question| format!("`{}`", question.id)).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]

@@ -43,7 +43,8 @@ impl Timestamp {
             && (0..24).contains(&hour)
             && (0..60).contains(&minute)
             && (0..=60).contains(&second);
-        if !valid || year < 1970 {
+        // Years past 9999 are not RFC 3339, and would overflow the arithmetic below.
+        if !valid || !(1970..=9999).contains(&year) {
             return None;
         }
         let days = days_from_civil(year, month, day);
@@ -127,7 +128,7 @@ mod tests {
 
     #[test]
     fn refuses_text_that_is_not_a_time() {
-        for text in ["", "yesterday", "2026-13-01T00:00:00Z", "2026-11-30 03:13:33Z", "2026-11-30T03:13:33"] {
+        for text in ["", "yesterday", "2026-13-01T00:00:00Z", "2026-11-30 03:13:33Z", "2026-11-30T03:13:33", "99999999999999999-01-01T00:00:00Z"] {
             assert_eq!(Timestamp::parse_rfc3339(text), None, "{text}");
         }
     }

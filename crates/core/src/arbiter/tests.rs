@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::answer::QuestionResponse;
 use crate::capability::{ActionFlag, CapabilityRule};
 use crate::prompt::{PromptKind, Question, QuestionOption};
 
@@ -260,6 +261,18 @@ fn a_finished_tool_withdraws_the_oldest_matching_prompt_of_its_session_only() {
     assert_eq!(arbiter.state_of(first.id), Some(PromptState::Withdrawn));
     assert_eq!(arbiter.state_of(second.id), Some(PromptState::Pending));
     assert_eq!(arbiter.state_of(other_session.id), Some(PromptState::Pending));
+}
+
+#[test]
+fn the_finish_of_a_call_allowed_from_the_gateway_leaves_its_pending_twin_alone() {
+    let mut arbiter = arbiter();
+    let allowed = register(&mut arbiter, bash("make"));
+    let twin = register(&mut arbiter, bash("make"));
+    arbiter.answer(allowed.id, Answer::Once, "cli", Timestamp(2)).unwrap();
+    let finished = Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "Bash:make".into() };
+    assert!(arbiter.observe(&finished, Timestamp(3)).is_empty(), "that finish belongs to the allowed call");
+    assert_eq!(arbiter.state_of(twin.id), Some(PromptState::Pending));
+    assert_eq!(arbiter.observe(&finished, Timestamp(4)).len(), 1, "the twin's own finish settles it");
 }
 
 #[test]
