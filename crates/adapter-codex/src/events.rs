@@ -47,7 +47,9 @@ pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent,
             let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
             let summary = if command.is_empty() { input.to_string() } else { command.to_owned() };
             let (hold, read_only_reason) = match unlock() {
-                Unlock::Verified { .. } if tool == ANSWERABLE_TOOL => (HoldMode::UntilOutcome, None),
+                // The gateway has the last word: it holds the prompt only if it offers an action
+                // for it too (it read its own flags when it started), else only watches it.
+                Unlock::Verified { .. } if tool == ANSWERABLE_TOOL => (HoldMode::WhileActionable, None),
                 Unlock::Verified { version, .. } => {
                     (HoldMode::RegisterOnly, Some(format!("the probe proves only Bash prompts of Codex {version}; answer it in Codex's terminal")))
                 }
@@ -125,7 +127,7 @@ mod tests {
     #[test]
     fn once_probed_a_bash_permission_request_is_held_for_an_answer() {
         let HookEvent::Prompt { prompt, hold } = parse(fixture!("PermissionRequest-Bash"), verified).unwrap() else { panic!() };
-        assert_eq!(hold, HoldMode::UntilOutcome);
+        assert_eq!(hold, HoldMode::WhileActionable);
         assert_eq!(prompt.read_only_reason, None);
     }
 

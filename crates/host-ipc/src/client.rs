@@ -156,24 +156,26 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
     /// Registers a prompt and waits for its outcome. The `hook.registered` notification with the
     /// prompt's id is queued for [`Client::next_notification`].
     pub async fn hold(&mut self, prompt: NewPrompt, wait: std::time::Duration) -> Result<HoldResult, ClientError> {
-        self.hold_since(prompt, wait, None).await
+        self.hold_with(prompt, wait, None, false).await
     }
 
-    /// Like [`Client::hold`], for a prompt the hook has held since `held_since`: registered again
-    /// after the gateway it was held by went away.
-    pub async fn hold_since(
+    /// Like [`Client::hold`], with every option: `held_since` for a prompt registered again after
+    /// the gateway it was held by went away, and `watch_if_read_only` to be answered `watched` at
+    /// once when nothing is offered for the prompt.
+    pub async fn hold_with(
         &mut self,
         prompt: NewPrompt,
         wait: std::time::Duration,
         held_since: Option<Timestamp>,
+        watch_if_read_only: bool,
     ) -> Result<HoldResult, ClientError> {
-        let params = HoldParams { prompt, wait_ms: wait.as_millis() as u64, held_since };
+        let params = HoldParams { prompt, wait_ms: wait.as_millis() as u64, held_since, watch_if_read_only };
         self.call(method::HOOK_HOLD, &params).await
     }
 
     /// Registers a prompt for watching only, and returns at once.
     pub async fn register(&mut self, prompt: NewPrompt, stale_after: std::time::Duration) -> Result<RegisteredParams, ClientError> {
-        let params = HoldParams { prompt, wait_ms: stale_after.as_millis() as u64, held_since: None };
+        let params = HoldParams { prompt, wait_ms: stale_after.as_millis() as u64, held_since: None, watch_if_read_only: false };
         self.call(method::HOOK_REGISTER, &params).await
     }
 

@@ -291,6 +291,10 @@ pub struct HoldParams {
     /// prompt again after a gateway restart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_since: Option<Timestamp>,
+    /// With `hook.hold`: if nothing is offered for the prompt, register it for watching only
+    /// and answer at once with the outcome `watched`, instead of holding the hook.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub watch_if_read_only: bool,
 }
 
 /// The params of the `hook.registered` notification, and the result of `hook.register`.

@@ -95,11 +95,14 @@ fn folder_is_private(_folder: &Path) -> bool {
 pub async fn bind(path: &Path) -> Result<Listener, SocketError> {
     prepare_folder(path)?;
     if path.exists() {
-        if connect(path).await.is_ok() {
-            return Err(SocketError::AlreadyRunning { path: path.into() });
+        match connect(path).await {
+            // Only a refusal proves that nobody listens: the file is left from a gateway that
+            // died. Any other failure (a full listen queue, say) may hide a live gateway.
+            Err(SocketError::Connect { source, .. }) if source.kind() == io::ErrorKind::ConnectionRefused => {
+                let _ = std::fs::remove_file(path);
+            }
+            _ => return Err(SocketError::AlreadyRunning { path: path.into() }),
         }
-        // Nothing answers: the file is left from a gateway that died.
-        let _ = std::fs::remove_file(path);
     }
     let bind_error = |source| SocketError::Bind { path: path.into(), source };
     let name = path.to_fs_name::<GenericFilePath>().map_err(bind_error)?;

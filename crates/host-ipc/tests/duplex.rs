@@ -258,7 +258,7 @@ async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up
     // returns at once: publishing never waits for a subscriber.
     let mut outcomes = Vec::new();
     for index in 0..6_000 {
-        let (_, outcome) = gateway.hold(bash(&format!("p{index}"), "Bash"), Duration::from_secs(60), None).unwrap();
+        let (_, outcome) = gateway.hold(bash(&format!("p{index}"), "Bash"), Duration::from_secs(60), None, false).unwrap();
         outcomes.push(outcome);
     }
     let mut frontend = client(&gateway, Role::Frontend).await;
@@ -312,4 +312,29 @@ async fn subscribing_twice_does_not_send_events_twice() {
         .map(|event| event.params["prompt"]["id"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(ids, [first.id.to_string(), second.id.to_string()]);
+}
+
+#[tokio::test]
+async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut hook = client(&gateway, Role::Hook).await;
+    let watched = hook.hold_with(bash("notes.txt", "Write"), Duration::from_secs(60), None, true).await.unwrap();
+    assert_eq!(watched.outcome, Outcome::Watched);
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    let listed = frontend.list().await.unwrap();
+    assert_eq!((listed.len(), listed[0].actions.is_empty()), (1, true), "it stays listed, read-only");
+
+    let (id, holding) = {
+        let gateway = gateway.clone();
+        let mut watcher = client(&gateway, Role::Frontend).await;
+        watcher.subscribe().await.unwrap();
+        let holding = tokio::spawn(async move {
+            let mut hook = client(&gateway, Role::Hook).await;
+            hook.hold_with(bash("ls", "Bash"), Duration::from_secs(60), None, true).await
+        });
+        let added = watcher.next_notification().await.unwrap();
+        (added.params["prompt"]["id"].as_str().unwrap().parse().unwrap(), holding)
+    };
+    frontend.answer(id, Answer::Once).await.unwrap();
+    assert!(matches!(holding.await.unwrap().unwrap().outcome, Outcome::Verdict { .. }), "an actionable prompt is held");
 }

@@ -64,7 +64,11 @@ impl AuditLog {
         if self.size > 0 && self.size + line.len() as u64 > self.max_bytes {
             self.rotate()?;
         }
-        self.file.write_all(&line)?;
+        if let Err(error) = self.file.write_all(&line) {
+            // Cut a partly written record off, so that the next one starts on a line of its own.
+            let _ = self.file.set_len(self.size);
+            return Err(error);
+        }
         self.size += line.len() as u64;
         let durable = matches!(record.event, Event::Changed { state: PromptState::Resolved, .. });
         if durable {

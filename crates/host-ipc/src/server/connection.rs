@@ -174,7 +174,7 @@ impl Connection {
             },
             method::HOOK_REGISTER => needs(Role::Hook).and_then(|()| {
                 let HoldParams { prompt, wait_ms, .. } = params(request.params)?;
-                let prompt = self.gateway.watch(prompt, Duration::from_millis(wait_ms).min(MAX_WAIT))?;
+                let prompt = self.gateway.register_watch_only(prompt, Duration::from_millis(wait_ms).min(MAX_WAIT))?;
                 Ok(to_value(RegisteredParams { id: prompt.id, actions: prompt.actions }))
             }),
             method::HOOK_OBSERVE => needs(Role::Hook).and_then(|()| {
@@ -255,7 +255,7 @@ impl Connection {
 
     async fn hold(&mut self, request_id: Value, hold: HoldParams) -> Option<Reply> {
         let wait = Duration::from_millis(hold.wait_ms).min(MAX_WAIT);
-        let (prompt, outcome) = match self.gateway.hold(hold.prompt, wait, hold.held_since) {
+        let (prompt, outcome) = match self.gateway.hold(hold.prompt, wait, hold.held_since, hold.watch_if_read_only) {
             Ok(held) => held,
             Err(error) => return Some(Err(error.into())),
         };

@@ -29,6 +29,9 @@ pub const DEFAULT_EVENT_BUFFER: usize = 16_384;
 /// published and shared by every subscriber.
 pub type EventFrame = Arc<[u8]>;
 
+/// How long a held prompt that turned out to be only watched stays listed without news of it.
+const WATCHED_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+
 /// Settings of a gateway.
 #[derive(Debug, Clone)]
 pub struct GatewayOptions {
@@ -155,55 +158,66 @@ impl Gateway {
 
     /// Registers a prompt whose hook waits for its outcome, and arms its deadline. `held_since`
     /// is when the hook first got the prompt, for a hook that registers it again after a restart.
+    /// With `watch_if_read_only`, a prompt for which nothing is offered is only watched: its hook
+    /// learns `watched` at once, and the prompt stays listed until it is settled or stale.
     pub fn hold(
         self: &Arc<Self>,
         prompt: NewPrompt,
         wait: Duration,
         held_since: Option<Timestamp>,
+        watch_if_read_only: bool,
     ) -> Result<(Prompt, oneshot::Receiver<Outcome>), ArbiterError> {
         let (sender, receiver) = oneshot::channel();
-        let prompt = self.register(prompt, held_since, Some(sender))?;
-        self.arm_deadline(prompt.id, wait);
+        let (prompt, watched) = self.register(prompt, held_since, Some((sender, watch_if_read_only)))?;
+        self.arm_deadline(prompt.id, if watched { WATCHED_STALE_AFTER } else { wait });
         Ok((prompt, receiver))
     }
 
     /// Registers a prompt for watching only: no hook waits for it, so it stays listed until an
-    /// observation settles it or it goes stale after `stale_after`.
-    /// Such a prompt is read-only whatever the adapter offers: no hook could deliver a verdict.
-    pub fn watch(self: &Arc<Self>, mut prompt: NewPrompt, stale_after: Duration) -> Result<Prompt, ArbiterError> {
+    /// observation settles it or it goes stale after `stale_after`. Such a prompt is read-only
+    /// whatever the adapter offers: no hook could deliver a verdict.
+    pub fn register_watch_only(self: &Arc<Self>, mut prompt: NewPrompt, stale_after: Duration) -> Result<Prompt, ArbiterError> {
         if prompt.read_only_reason.is_none() {
             prompt.read_only_reason = Some("it is only watched: no hook waits to deliver an answer; answer it in the agent's terminal".into());
         }
-        let prompt = self.register(prompt, None, None)?;
+        let (prompt, _) = self.register(prompt, None, None)?;
         self.arm_deadline(prompt.id, stale_after);
         Ok(prompt)
     }
 
+    /// Registers a prompt and, for a hook that waits, keeps its waiter. Returns the prompt and
+    /// whether it is only watched (`watch_if_read_only` and nothing offered).
     fn register(
         &self,
         prompt: NewPrompt,
         held_since: Option<Timestamp>,
-        waiter: Option<oneshot::Sender<Outcome>>,
-    ) -> Result<Prompt, ArbiterError> {
+        hook: Option<(oneshot::Sender<Outcome>, bool)>,
+    ) -> Result<(Prompt, bool), ArbiterError> {
         let now = now();
         let mut state = self.lock();
         let events = state.arbiter.register_held_since(prompt, held_since.unwrap_or(now), now)?;
         let Some(Event::Added { prompt }) = events.first() else { unreachable!("register always adds first") };
         let prompt = prompt.clone();
-        match (waiter, events.get(1)) {
-            // Settled while no gateway ran: the hook learns at once, with no verdict.
-            (Some(waiter), Some(Event::Changed { reason, .. })) => {
-                let _ = waiter.send(Outcome::Withdrawn { reason: reason.clone().unwrap_or_default() });
+        let mut watched = false;
+        if let Some((waiter, watch_if_read_only)) = hook {
+            match events.get(1) {
+                // Settled while no gateway ran: the hook learns at once, with no verdict.
+                Some(Event::Changed { reason, .. }) => {
+                    let _ = waiter.send(Outcome::Withdrawn { reason: reason.clone().unwrap_or_default() });
+                }
+                None if watch_if_read_only && prompt.is_read_only() => {
+                    watched = true;
+                    let _ = waiter.send(Outcome::Watched);
+                }
+                _ => {
+                    state.waiters.insert(prompt.id, waiter);
+                }
             }
-            (Some(waiter), _) => {
-                state.waiters.insert(prompt.id, waiter);
-            }
-            (None, _) => {}
         }
         for event in events {
             self.publish(&mut state, event, None);
         }
-        Ok(prompt)
+        Ok((prompt, watched))
     }
 
     fn arm_deadline(self: &Arc<Self>, id: DecisionId, after: Duration) {
