@@ -25,6 +25,9 @@ pub struct HookConfig {
     pub wait_seconds: u64,
 }
 
+/// The longest a hook may hold a prompt: the gateway's own cap.
+pub const MAX_WAIT_SECONDS: u64 = 24 * 60 * 60;
+
 /// How much longer than the hook's wait the agent's own hook timeout is, so that gatehouse's
 /// deadline always comes first and the hook exits cleanly.
 pub const HOOK_TIMEOUT_MARGIN_SECONDS: u64 = 30;
@@ -79,8 +82,15 @@ pub fn load() -> anyhow::Result<Config> {
     }
     builder = builder.add_source(config::Environment::with_prefix("GATEHOUSE").prefix_separator("_").separator("__").try_parsing(true));
     let shown = path.map_or_else(|| "the config file".to_owned(), |path| path.display().to_string());
-    builder
+    let config: Config = builder
         .build()
         .and_then(|config| config.try_deserialize())
-        .with_context(|| format!("cannot read the settings in {shown} or the GATEHOUSE_* environment; fix or remove them"))
+        .with_context(|| format!("cannot read the settings in {shown} or the GATEHOUSE_* environment; fix or remove them"))?;
+    if !(1..=MAX_WAIT_SECONDS).contains(&config.hook.wait_seconds) {
+        anyhow::bail!(
+            "hook.wait_seconds is {} in {shown} or GATEHOUSE_HOOK__WAIT_SECONDS; it must be between 1 and {MAX_WAIT_SECONDS} (a day)",
+            config.hook.wait_seconds
+        );
+    }
+    Ok(config)
 }

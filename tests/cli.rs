@@ -300,3 +300,22 @@ fn a_four_megabyte_tool_input_is_held_and_answered() {
     assert!(gateway.run(&["answer", prompt["id"].as_str().unwrap(), "deny"]).status.success());
     assert_eq!(verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"]["behavior"], "deny");
 }
+
+#[test]
+fn a_gateway_that_accepts_but_never_answers_costs_the_agent_at_most_a_moment() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.socket().parent().unwrap()).unwrap();
+    // A listener that never accepts: connections queue in its backlog and hear nothing, as with a
+    // suspended gateway.
+    let _stuck = std::os::unix::net::UnixListener::bind(sandbox.socket()).unwrap();
+    for fixture in ["PostToolUse-Bash", "PermissionRequest-Bash"] {
+        let started = Instant::now();
+        let output = finish(sandbox.spawn_hook("claude", claude_fixture(fixture).to_string().as_bytes(), &[]), HOOK_EXIT);
+        assert!(output.status.success());
+        assert_eq!(stdout(&output), "", "{fixture}: no verdict");
+        assert!(stderr(&output).contains("did not answer"), "{fixture}: {}", stderr(&output));
+        assert!(started.elapsed() < Duration::from_secs(5), "{fixture} took {:?}", started.elapsed());
+    }
+    let spooled = std::fs::read_to_string(sandbox.home().join(".local/state/gatehouse/spool.jsonl")).unwrap();
+    assert!(spooled.contains("tool_finished"), "the observation waits in the spool: {spooled}");
+}

@@ -131,7 +131,8 @@ async fn resolve_id(client: &mut SocketClient, given: &str) -> anyhow::Result<De
         bail!("`{given}` is not a prompt id; copy one from `gatehouse list` (at least 4 characters)");
     }
     let pending = client.list().await?;
-    let matches: Vec<DecisionId> = pending.iter().map(|prompt| prompt.id).filter(|id| id.to_string().starts_with(given)).collect();
+    let given = given.to_ascii_lowercase();
+    let matches: Vec<DecisionId> = pending.iter().map(|prompt| prompt.id).filter(|id| id.to_string().starts_with(&given)).collect();
     match matches.as_slice() {
         [id] => Ok(*id),
         [] => bail!("no pending prompt has an id starting with `{given}`; run `gatehouse list` to see them"),

@@ -58,7 +58,8 @@ fn parse_since(text: &str, now: Timestamp) -> anyhow::Result<Timestamp> {
         _ => bail!("--since takes an RFC 3339 time (2026-11-30T09:00:00Z) or an age such as 30m, 2h or 7d; got `{text}`"),
     };
     let count: u64 = number.parse().with_context(|| format!("--since needs a number before `{unit}`; got `{text}`"))?;
-    Ok(Timestamp(now.unix_millis().saturating_sub(count * seconds_per_unit * 1_000)))
+    let age = count.saturating_mul(seconds_per_unit).saturating_mul(1_000);
+    Ok(Timestamp(now.unix_millis().saturating_sub(age)))
 }
 
 #[cfg(test)]
@@ -71,6 +72,8 @@ mod tests {
         assert_eq!(parse_since("30s", now).unwrap(), Timestamp(9_970_000));
         assert_eq!(parse_since("2h", now).unwrap(), Timestamp(2_800_000));
         assert_eq!(parse_since("1970-01-01T00:00:01Z", now).unwrap(), Timestamp(1_000));
+        assert_eq!(parse_since("99999999999999999999d", now).unwrap_err().to_string().contains("number"), true);
+        assert_eq!(parse_since("9999999999999999d", now).unwrap(), Timestamp(0), "a huge age means from the start");
         for bad in ["yesterday", "5w", "m", ""] {
             assert!(parse_since(bad, now).is_err(), "{bad}");
         }

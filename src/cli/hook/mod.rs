@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use gatehouse_core::{Adapter, HoldMode, HookEvent, NewPrompt, Observation, Outcome, Timestamp};
+use gatehouse_core::{Adapter, HoldMode, HookEvent, NewPrompt, Outcome, Timestamp};
 use gatehouse_host_ipc::server::now;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use tokio::time::Instant;
@@ -35,6 +35,13 @@ const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 /// Extra time, beyond the gateway's own deadline, that the hook waits for the gateway's answer
 /// before it gives up on its own.
 const LOCAL_GRACE: Duration = Duration::from_secs(2);
+
+/// The longest any single call to the gateway may take (connecting and saying hello, an
+/// observation, a registration), so that a stuck gateway costs the agent at most this.
+const CALL_BUDGET: Duration = Duration::from_secs(2);
+
+/// The longest the delivery receipt may take: the gateway waits 5 s for it.
+const RECEIPT_BUDGET: Duration = Duration::from_secs(5);
 
 /// How often a hook whose gateway went away tries to reach a new one.
 const RECONNECT_EVERY: Duration = Duration::from_millis(250);
@@ -76,6 +83,8 @@ fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
     runtime.block_on(async {
         let observed_at = now();
+        let wait = settings.hook.wait();
+        let deadline = Instant::now() + wait;
         let mut client = match connect(&socket, spool.as_ref()).await {
             Ok(client) => client,
             Err(reason) => {
@@ -86,36 +95,51 @@ fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
                 return Err(reason);
             }
         };
-        match event {
-            HookEvent::Ignore => Ok(()),
-            HookEvent::Observe(observation) => observe(&mut client, observation).await,
+        let (prompt, watch_if_read_only) = match event {
+            HookEvent::Ignore => return Ok(()),
+            HookEvent::Observe(observation) => {
+                return within(CALL_BUDGET, client.observe(observation)).await.map(drop);
+            }
             HookEvent::Prompt { prompt, hold: HoldMode::RegisterOnly } => {
-                client.register(prompt, WATCH_STALE_AFTER).await.map(drop).map_err(wire)
+                return within(CALL_BUDGET, client.register(prompt, WATCH_STALE_AFTER)).await.map(drop);
             }
-            HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome } => {
-                let waiting = Waiting { socket: &socket, spool: spool.as_ref(), held_since: observed_at };
-                waiting.hold(client, adapter.as_ref(), prompt, settings.hook.wait()).await
-            }
-        }
+            HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome } => (prompt, false),
+            HookEvent::Prompt { prompt, hold: HoldMode::WhileActionable } => (prompt, true),
+        };
+        let waiting = Waiting { socket: &socket, spool: spool.as_ref(), held_since: observed_at, deadline, watch_if_read_only };
+        waiting.hold(client, adapter.as_ref(), prompt).await
     })
 }
 
-/// Connects, and replays the spool once connected.
-async fn connect(socket: &Path, spool: Option<&Spool>) -> Result<SocketClient, String> {
-    let mut client = SocketClient::connect(socket, Role::Hook, concat!("gatehouse-hook ", env!("CARGO_PKG_VERSION")))
-        .await
-        .map_err(|error| match error {
-            ClientError::Socket(_) => format!("no gateway is running on {}", socket.display()),
-            other => wire(other),
-        })?;
-    for entry in spool.map(|spool| spool.take(now())).unwrap_or_default() {
-        client.observe_at(entry.observation, Some(entry.observed_at)).await.map_err(wire)?;
+/// Runs one call to the gateway within `budget`: a gateway that is stopped (suspended, say, or
+/// stuck on its disk) must never keep the agent waiting.
+async fn within<T>(budget: Duration, call: impl std::future::Future<Output = Result<T, ClientError>>) -> Result<T, String> {
+    match tokio::time::timeout(budget, call).await {
+        Ok(result) => result.map_err(wire),
+        Err(_) => Err(format!("the gateway did not answer within {budget:?}")),
     }
-    Ok(client)
 }
 
-async fn observe(client: &mut SocketClient, observation: Observation) -> Result<(), String> {
-    client.observe(observation).await.map(drop).map_err(wire)
+/// Connects, says hello, and replays the spool, each step within its budget. Spooled entries
+/// that cannot be replayed go back to the spool.
+async fn connect(socket: &Path, spool: Option<&Spool>) -> Result<SocketClient, String> {
+    let connecting = SocketClient::connect(socket, Role::Hook, concat!("gatehouse-hook ", env!("CARGO_PKG_VERSION")));
+    let mut client = match tokio::time::timeout(CALL_BUDGET, connecting).await {
+        Ok(Ok(client)) => client,
+        Ok(Err(ClientError::Socket(_))) => return Err(format!("no gateway is running on {}", socket.display())),
+        Ok(Err(other)) => return Err(wire(other)),
+        Err(_) => return Err(format!("the gateway on {} did not answer within {CALL_BUDGET:?}", socket.display())),
+    };
+    let Some(spool) = spool else { return Ok(client) };
+    let mut entries = spool.take(now()).into_iter();
+    while let Some(entry) = entries.next() {
+        let replayed = within(CALL_BUDGET, client.observe_at(entry.observation.clone(), Some(entry.observed_at))).await;
+        if let Err(reason) = replayed {
+            let _ = spool.put_back(std::iter::once(entry).chain(entries));
+            return Err(reason);
+        }
+    }
+    Ok(client)
 }
 
 fn wire(error: ClientError) -> String {
@@ -128,21 +152,24 @@ struct Waiting<'a> {
     spool: Option<&'a Spool>,
     /// When the hook got the prompt: observations from then on settle it.
     held_since: Timestamp,
+    /// When the hook gives up and leaves the prompt to the terminal, counted from its start.
+    deadline: Instant,
+    /// Ask the gateway to only watch the prompt if it offers nothing for it.
+    watch_if_read_only: bool,
 }
 
 impl Waiting<'_> {
     /// Holds the prompt until its outcome, and delivers a verdict if there is one.
-    async fn hold(&self, mut client: SocketClient, adapter: &dyn Adapter, prompt: NewPrompt, wait: Duration) -> Result<(), String> {
-        let deadline = Instant::now() + wait;
+    async fn hold(&self, mut client: SocketClient, adapter: &dyn Adapter, prompt: NewPrompt) -> Result<(), String> {
         loop {
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            let held = tokio::time::timeout(remaining + LOCAL_GRACE, client.hold_since(prompt.clone(), remaining, Some(self.held_since)));
-            let result = match held.await {
+            let remaining = self.deadline.saturating_duration_since(Instant::now());
+            let holding = client.hold_with(prompt.clone(), remaining, Some(self.held_since), self.watch_if_read_only);
+            let result = match tokio::time::timeout(remaining + LOCAL_GRACE, holding).await {
                 Err(_) => return Err("the gateway did not answer before the deadline".into()),
                 Ok(Ok(result)) => result,
                 Ok(Err(ClientError::Closed | ClientError::Io(_))) => {
                     eprintln!("gatehouse hook: the gateway went away; the terminal is in charge, and the prompt returns when a gateway is back");
-                    match self.reconnect_before(deadline).await {
+                    match self.reconnect().await {
                         Some(again) => {
                             client = again;
                             continue;
@@ -164,12 +191,13 @@ impl Waiting<'_> {
                 .map_err(|error| format!("cannot write the verdict to the agent: {error}"))?;
             drop(stdout);
             // The receipt: the verdict is out. Without it the gateway marks the prompt unconfirmed.
-            return client.confirm_delivery(result.id).await.map(drop).map_err(wire);
+            return within(RECEIPT_BUDGET, client.confirm_delivery(result.id)).await.map(drop);
         }
     }
 
-    async fn reconnect_before(&self, deadline: Instant) -> Option<SocketClient> {
-        while Instant::now() + RECONNECT_EVERY < deadline {
+    /// A connection to a gateway that is back, tried every [`RECONNECT_EVERY`] until the deadline.
+    async fn reconnect(&self) -> Option<SocketClient> {
+        while Instant::now() + RECONNECT_EVERY + CALL_BUDGET < self.deadline {
             tokio::time::sleep(RECONNECT_EVERY).await;
             if let Ok(client) = connect(self.socket, self.spool).await {
                 return Some(client);

@@ -62,6 +62,11 @@ impl Spool {
         Ok(())
     }
 
+    /// Puts entries back, after a replay that failed part-way.
+    pub fn put_back(&self, entries: impl IntoIterator<Item = Entry>) -> io::Result<()> {
+        entries.into_iter().try_for_each(|entry| self.append(&entry))
+    }
+
     /// Takes every entry that is still fresh at `now`, leaving the spool empty. Renaming the file
     /// first makes the take atomic: two hooks never replay the same entries.
     pub fn take(&self, now: Timestamp) -> Vec<Entry> {
