@@ -121,7 +121,7 @@ impl Connection {
                 match serde_json::from_value::<Request>(value) {
                     Ok(request) if request.jsonrpc == "2.0" => request,
                     _ => {
-                        let message = "not a JSON-RPC 2.0 request: it needs \"jsonrpc\":\"2.0\", a string \"method\" and an \"id\"";
+                        let message = "not a JSON-RPC 2.0 request: it needs \"jsonrpc\":\"2.0\" and a string \"method\", and an \"id\" to get a reply";
                         return self.send(&Response::failure(id, RpcError::new(ErrorCode::InvalidRequest, message))).await;
                     }
                 }
