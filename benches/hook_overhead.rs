@@ -4,7 +4,8 @@
 //! release `gatehouse serve` on a temporary socket and measures, interleaved in one run so the
 //! machine's noise falls on all alike, spawn-to-exit of:
 //! - `gatehouse hook claude` for a PostToolUse event (observed only), gateway up;
-//! - `benches/python_hook.py`, the smallest hook most people write, on the same event;
+//! - `benches/python_hook.py`, the smallest hook most people write, on the same event, also with
+//!   `python3 -S` (no site packages), the fastest a Python hook starts;
 //! - `gatehouse hook claude` with the gateway down;
 //! - `gatehouse status` and `gatehouse list`.
 
@@ -35,12 +36,14 @@ fn main() {
 
     let mut gatehouse_up = Vec::with_capacity(rounds);
     let mut python_up = Vec::with_capacity(rounds);
+    let mut python_bare_up = Vec::with_capacity(rounds);
     let mut gatehouse_down = Vec::with_capacity(rounds);
     let mut status = Vec::with_capacity(rounds);
     let mut list = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         gatehouse_up.push(time(command(&binary, &folder, &socket).args(["hook", "claude"]), &event));
         python_up.push(time(command(&python, &folder, &socket).arg(&python_hook), &event));
+        python_bare_up.push(time(command(&python, &folder, &socket).arg("-S").arg(&python_hook), &event));
         gatehouse_down.push(time(command(&binary, &folder, &down_socket).args(["hook", "claude"]), &event));
         status.push(time(command(&binary, &folder, &socket).arg("status"), b""));
         list.push(time(command(&binary, &folder, &socket).arg("list"), b""));
@@ -52,13 +55,15 @@ fn main() {
     println!("hook overhead, {rounds} rounds each, interleaved (spawn to exit):");
     let gatehouse = report("gatehouse hook claude, PostToolUse, gateway up", &mut gatehouse_up);
     let python = report("python3 hook (parse JSON, connect, observe)", &mut python_up);
+    let bare = report("the same with python3 -S (no site packages)", &mut python_bare_up);
     report("gatehouse hook claude, gateway down", &mut gatehouse_down);
     report("gatehouse status", &mut status);
     report("gatehouse list", &mut list);
     println!(
-        "goal: gatehouse median <= 1/4 of python's: {:.2} of it ({}); p99 <= 2x median: {:.2}x ({})",
+        "goal: gatehouse median <= 1/4 of python's: {:.2} of it ({}; {:.2} of python -S's); p99 <= 2x median: {:.2}x ({})",
         gatehouse.0 / python.0,
         verdict(gatehouse.0 / python.0 <= 0.25),
+        gatehouse.0 / bare.0,
         gatehouse.1 / gatehouse.0,
         verdict(gatehouse.1 / gatehouse.0 <= 2.0),
     );
