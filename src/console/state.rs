@@ -16,12 +16,17 @@
 
 use std::time::{Duration, Instant};
 
-use gatehouse_core::{Action, AdapterCapabilities, Answer, DecisionId, Event, Prompt, PromptState};
+use gatehouse_core::{Action, AdapterCapabilities, DecisionId, Event, Prompt, PromptState};
 
 use super::answer_form::AnswerForm;
 pub use super::messages::{Alert, GatewayCommand, GatewayRequest, GatewayUpdate, Intent};
 
 mod keys;
+mod words;
+
+use words::{ending_in_words, outcome_notice};
+pub use words::{action_word, short};
+use words::request_word;
 
 /// How long after the rows under the cursor changed that action keys are ignored.
 pub const SETTLE_TIME: Duration = Duration::from_millis(750);
@@ -394,89 +399,6 @@ impl ConsoleState {
             Some(index) => self.rows()[..=index].iter().map(Row::identity).collect(),
             None => Vec::new(),
         }
-    }
-}
-
-/// How a prompt stopped being pending, in words.
-fn ending_in_words(
-    state: PromptState,
-    by: Option<&str>,
-    action: Option<Action>,
-    reason: Option<&str>,
-) -> String {
-    let mut words = match (state, action) {
-        (
-            PromptState::Resolved | PromptState::Delivered | PromptState::Unconfirmed,
-            Some(action),
-        ) => {
-            format!("{}: {}", state.as_str(), action_word(action))
-        }
-        _ => state.as_str().to_owned(),
-    };
-    if let Some(by) = by {
-        words.push_str(&format!(" by {by}"));
-    }
-    if let Some(reason) = reason {
-        words.push_str(&format!(", {reason}"));
-    }
-    words
-}
-
-/// The notice for the gateway's reply to a command.
-fn outcome_notice(command: &GatewayCommand, result: Result<PromptState, String>) -> Notice {
-    let summary = short(&command.summary);
-    match result {
-        Ok(_) => {
-            let done = match &command.request {
-                GatewayRequest::Answer(Answer::Once) => "Allowed once".to_owned(),
-                GatewayRequest::Answer(Answer::Deny {
-                    message: Some(message),
-                }) => format!("Denied (\"{}\")", short(message)),
-                GatewayRequest::Answer(Answer::Deny { message: None }) => "Denied".to_owned(),
-                GatewayRequest::Answer(Answer::Answer { .. }) => "Answered".to_owned(),
-                GatewayRequest::Release => "Handed back to the agent's terminal".to_owned(),
-            };
-            Notice {
-                text: format!("{done}: {summary}"),
-                tone: Tone::Success,
-            }
-        }
-        Err(words) => Notice {
-            text: format!(
-                "The gateway refused {}: {words}",
-                request_word(&command.request)
-            ),
-            tone: Tone::Error,
-        },
-    }
-}
-
-pub fn action_word(action: Action) -> &'static str {
-    match action {
-        Action::Once => "allow once",
-        Action::Deny => "deny",
-        Action::Answer => "answer",
-        Action::Always => "always",
-    }
-}
-
-fn request_word(request: &GatewayRequest) -> &'static str {
-    match request {
-        GatewayRequest::Answer(answer) => action_word(answer.action()),
-        GatewayRequest::Release => "release",
-    }
-}
-
-/// The first line of a text, cut to a length that fits a notice.
-pub fn short(text: &str) -> String {
-    const WIDTH: usize = 60;
-    let line = text.lines().next().unwrap_or_default();
-    if line.chars().count() <= WIDTH && line.len() == text.len() {
-        line.to_owned()
-    } else {
-        let mut cut: String = line.chars().take(WIDTH - 1).collect();
-        cut.push('…');
-        cut
     }
 }
 
