@@ -1,3 +1,8 @@
+//! Tests of what is Codex's own in the installer: its events, timeouts, command and texts. The
+//! shared algorithm is tested in `gatehouse-hook-settings`.
+
+use std::fs;
+
 use serde_json::json;
 
 use super::*;
@@ -106,20 +111,22 @@ fn a_file_that_is_not_a_hooks_object_is_left_alone() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("hooks.json");
     fs::write(&path, "{ broken").unwrap();
-    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::NotJson { .. })));
+    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::SettingsNotJson { .. })));
     fs::write(&path, r#"{"hooks": []}"#).unwrap();
     let error = install_file(&path, COMMAND).unwrap_err();
-    assert!(error.to_string().contains("\"hooks\" is not an object"), "{error}");
+    assert!(error.to_string().contains("the \"hooks\" value in the Codex hooks file"), "{error}");
+    assert!(error.to_string().contains("is not a JSON object"), "{error}");
     fs::write(&path, r#"{"hooks": {"Stop": {}}}"#).unwrap();
-    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::WrongShape { .. })));
+    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::EventNotArray { .. })));
     assert_eq!(fs::read_to_string(&path).unwrap(), r#"{"hooks": {"Stop": {}}}"#);
     assert!(!backup_path(&path).exists());
 }
 
 #[test]
-fn uninstalling_a_missing_file_creates_nothing() {
+fn a_command_that_is_not_gatehouses_is_refused() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("hooks.json");
-    assert!(uninstall_file(&path).unwrap().changes.is_empty());
+    let error = install_file(&path, "'/opt/bin/gatehouse' hook claude").unwrap_err();
+    assert!(matches!(error, InstallError::CommandNotRecognised { .. }), "{error:?}");
     assert!(!path.exists());
 }

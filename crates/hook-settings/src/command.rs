@@ -1,0 +1,114 @@
+//! Which hook commands are gatehouse's, and how gatehouse writes its own.
+//!
+//! A hook entry belongs to gatehouse when its `command` string ends with the agent's suffix (such
+//! as ` hook claude`) and its program has the file name `gatehouse` (or `gatehouse.exe`). The
+//! program is the first shell word, with quotes and backslash escapes removed; for an agent that
+//! allows it, leading `NAME=value` words are skipped first. The folder of the program does not
+//! matter, so an entry written by a binary that has since moved is still recognised and replaced.
+
+use std::path::Path;
+
+use crate::AgentHooks;
+
+impl AgentHooks {
+    /// Builds the hook command for a gatehouse binary: the path quoted for a POSIX shell, then the
+    /// agent's suffix.
+    ///
+    /// Returns `None` when the path is not valid UTF-8 (it could not be written into JSON exactly)
+    /// or when its file name is not `gatehouse`, because such a command would not be recognised
+    /// as gatehouse's later.
+    #[must_use]
+    pub fn hook_command(&self, program: &Path) -> Option<String> {
+        let program = program.to_str()?;
+        let command = format!("{}{}", quote_for_shell(program), self.command_suffix);
+        self.is_gatehouse_command(&command).then_some(command)
+    }
+
+    /// Tells whether a hook command is gatehouse's own (see the module documentation).
+    #[must_use]
+    pub fn is_gatehouse_command(&self, command: &str) -> bool {
+        if !command.ends_with(self.command_suffix) {
+            return false;
+        }
+        let Some(words) = shell_words(command) else {
+            return false;
+        };
+        let mut words = words.iter();
+        let program = if self.allows_assignments_before_program {
+            words.find(|word| !is_assignment(word))
+        } else {
+            words.next()
+        };
+        let Some(program) = program else {
+            return false;
+        };
+        // Both separators are accepted so that Windows paths are recognised too.
+        let file_name = program.rsplit(['/', '\\']).next().unwrap_or_default();
+        file_name == "gatehouse" || file_name.eq_ignore_ascii_case("gatehouse.exe")
+    }
+}
+
+/// Quotes a word for a POSIX shell by wrapping it in single quotes.
+fn quote_for_shell(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// Tells whether a shell word is a `NAME=value` assignment.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        name.chars()
+            .next()
+            .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+            && name
+                .chars()
+                .all(|character| character.is_ascii_alphanumeric() || character == '_')
+    })
+}
+
+/// Splits a POSIX shell command into words, removing quotes and backslash escapes. Returns `None`
+/// when a quote is not closed or the command ends with a lone backslash.
+pub(crate) fn shell_words(command: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut characters = command.chars();
+    while let Some(character) = characters.next() {
+        match character {
+            character if character.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let current = word.get_or_insert_with(String::new);
+                loop {
+                    match characters.next()? {
+                        '\'' => break,
+                        other => current.push(other),
+                    }
+                }
+            }
+            '"' => {
+                let current = word.get_or_insert_with(String::new);
+                loop {
+                    match characters.next()? {
+                        '"' => break,
+                        '\\' => {
+                            let escaped = characters.next()?;
+                            // Inside double quotes a backslash only escapes these characters.
+                            if !matches!(escaped, '$' | '`' | '"' | '\\' | '\n') {
+                                current.push('\\');
+                            }
+                            current.push(escaped);
+                        }
+                        other => current.push(other),
+                    }
+                }
+            }
+            '\\' => word
+                .get_or_insert_with(String::new)
+                .push(characters.next()?),
+            other => word.get_or_insert_with(String::new).push(other),
+        }
+    }
+    words.extend(word);
+    Some(words)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! Adds and removes gatehouse's command hooks in an agent's JSON hooks file, for any agent whose
+//! file has this shape (Claude Code's settings and Codex's `hooks.json` both do):
+//!
+//! ```json
+//! {
+//!   "hooks": {
+//!     "PermissionRequest": [
+//!       { "matcher": "*", "hooks": [ { "type": "command", "command": "...", "timeout": 600 } ] }
+//!     ]
+//!   }
+//! }
+//! ```
+//!
+//! An adapter describes its agent once, in an [`AgentHooks`]: the suffix of gatehouse's hook
+//! command, the events to hook, how error messages name the file, and whether `NAME=value` words
+//! may come before the program. Everything else is the same for every agent:
+//!
+//! - [`command`]: which hook commands are gatehouse's ([`AgentHooks::is_gatehouse_command`]).
+//! - [`plan`]: the pure edits, [`AgentHooks::plan_install`] and [`AgentHooks::plan_uninstall`].
+//! - [`file`]: reading, backing up and atomically writing the file,
+//!   [`AgentHooks::install_file`] and [`AgentHooks::uninstall_file`].
+//!
+//! This crate knows no particular agent and nothing of gatehouse's socket.
+
+pub mod command;
+mod error;
+pub mod file;
+pub mod plan;
+
+use std::fmt;
+use std::path::PathBuf;
+
+pub use error::InstallError;
+pub use file::{backup_path, BACKUP_SUFFIX};
+
+/// What an adapter tells this crate about its agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentHooks {
+    /// How error messages name the file, such as `Claude Code settings file`.
+    pub file_kind: &'static str,
+    /// The suffix every gatehouse hook command for this agent ends with, such as ` hook claude`.
+    pub command_suffix: &'static str,
+    /// The events gatehouse installs a hook for, in the order they are installed.
+    pub events: &'static [HookEvent],
+    /// Whether the command may set environment variables before the program, as in
+    /// `NAME=value gatehouse hook codex`.
+    pub allows_assignments_before_program: bool,
+}
+
+/// One hook event that gatehouse installs a hook for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookEvent {
+    /// The event name as it appears under `hooks`, such as `PermissionRequest`.
+    pub name: &'static str,
+    /// The matcher of a newly added group, or `None` for events that take no matcher.
+    pub matcher: Option<&'static str>,
+    /// The timeout written into the hook entry.
+    pub timeout: HookTimeout,
+}
+
+/// How the timeout of a hook entry is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookTimeout {
+    /// Use [`HookPlan::hold_timeout_seconds`], for the hook that holds a prompt for a person.
+    HoldTimeout,
+    /// Use this fixed number of seconds.
+    Seconds(u64),
+}
+
+impl HookEvent {
+    /// Returns the timeout in seconds that this event's entry gets under the given plan.
+    #[must_use]
+    pub fn timeout_seconds(&self, plan: &HookPlan) -> u64 {
+        match self.timeout {
+            HookTimeout::HoldTimeout => plan.hold_timeout_seconds,
+            HookTimeout::Seconds(seconds) => seconds,
+        }
+    }
+}
+
+/// What to install: the shell command the agent runs, and how long a held prompt may wait.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookPlan {
+    /// The full hook command, for example `'/abs/path/to/gatehouse' hook claude`. It must be
+    /// recognised by [`AgentHooks::is_gatehouse_command`]; [`AgentHooks::hook_command`] builds one.
+    pub command: String,
+    /// The timeout, in seconds, of the events whose timeout is [`HookTimeout::HoldTimeout`].
+    pub hold_timeout_seconds: u64,
+}
+
+/// One change made to the hooks file, reported per event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// A gatehouse entry was added to an event that had none.
+    Added { event: String },
+    /// The gatehouse entry of an event was changed in place, or duplicates of it were removed.
+    Updated { event: String },
+    /// The gatehouse entries of an event were removed.
+    Removed { event: String },
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::Added { event } => write!(formatter, "added the {event} hook"),
+            Change::Updated { event } => write!(formatter, "updated the {event} hook"),
+            Change::Removed { event } => write!(formatter, "removed the {event} hook"),
+        }
+    }
+}
+
+/// The outcome of [`AgentHooks::install_file`] or [`AgentHooks::uninstall_file`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstallReport {
+    /// The hooks file, as the caller named it.
+    pub path: PathBuf,
+    /// Where the previous content was saved, when an existing file was changed.
+    pub backup: Option<PathBuf>,
+    /// What changed. When this is empty, the file was not written.
+    pub changes: Vec<Change>,
+}
+
+#[cfg(test)]
+mod test_agent;

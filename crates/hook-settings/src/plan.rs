@@ -1,0 +1,248 @@
+//! The pure edits: the hooks file's parsed JSON in, the new JSON and a list of [`Change`]s out.
+//!
+//! - Every other setting and every other hook keeps its value. Entries are matched and edited in
+//!   place; foreign hooks that share a matcher group with gatehouse's entry stay in that group.
+//! - Key order: `serde_json`'s `preserve_order` feature is on in this workspace, and only
+//!   order-preserving edits are made (in-place updates, appends and `retain`), so the original
+//!   key order is kept.
+//! - Installing is idempotent: when nothing needs to change, the input comes back unchanged with
+//!   no change reported.
+//! - Installing again with a different command or hold timeout updates gatehouse's entry in place
+//!   and reports [`Change::Updated`]; only the keys gatehouse owns (`type`, `command`, `timeout`)
+//!   are set. If an event holds several gatehouse entries, the first is kept and the others are
+//!   removed, so a prompt is never handled twice.
+//! - When an event has no gatehouse entry, a new group is appended: `{"matcher": M, "hooks":
+//!   [entry]}`, or `{"hooks": [entry]}` for events without a matcher. A group that already holds
+//!   gatehouse's entry keeps its matcher, so a matcher the person narrowed stays narrowed.
+//! - Uninstalling removes gatehouse's entries from every event (not only the agent's own), then
+//!   the matcher groups it left empty, then the events it left without groups, then `hooks` if
+//!   that ended up empty. Containers that were already empty are left alone.
+
+use serde_json::{Map, Value};
+
+use crate::{AgentHooks, Change, HookEvent, HookPlan, InstallError};
+
+impl AgentHooks {
+    /// Returns the settings with gatehouse's hooks installed, and what changed.
+    ///
+    /// When nothing needs to change, the returned settings equal the input and the list is empty.
+    ///
+    /// # Errors
+    ///
+    /// Fails when `plan.command` is not recognised by [`AgentHooks::is_gatehouse_command`], or
+    /// when the settings, their `hooks` value or one of the agent's events has the wrong JSON type.
+    pub fn plan_install(
+        &self,
+        settings: &Value,
+        plan: &HookPlan,
+    ) -> Result<(Value, Vec<Change>), InstallError> {
+        if !self.is_gatehouse_command(&plan.command) {
+            return Err(InstallError::CommandNotRecognised {
+                command: plan.command.clone(),
+                suffix: self.command_suffix,
+            });
+        }
+
+        let mut updated = settings.clone();
+        let root = updated
+            .as_object_mut()
+            .ok_or(InstallError::SettingsNotObject {
+                file: self.file_kind,
+                path: None,
+            })?;
+        let hooks = root
+            .entry("hooks")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+            .ok_or(InstallError::HooksNotObject {
+                file: self.file_kind,
+                path: None,
+            })?;
+
+        let mut changes = Vec::new();
+        for event in self.events {
+            let groups = hooks
+                .entry(event.name)
+                .or_insert_with(|| Value::Array(Vec::new()))
+                .as_array_mut()
+                .ok_or_else(|| InstallError::EventNotArray {
+                    file: self.file_kind,
+                    path: None,
+                    event: event.name.to_owned(),
+                })?;
+            if let Some(change) = self.install_event(event, groups, plan) {
+                changes.push(change);
+            }
+        }
+
+        if changes.is_empty() {
+            // Returning the input untouched guarantees that no empty container was added.
+            return Ok((settings.clone(), changes));
+        }
+        Ok((updated, changes))
+    }
+
+    /// Returns the settings with every gatehouse hook entry removed, and what changed.
+    ///
+    /// When nothing needs to change, the returned settings equal the input and the list is empty.
+    ///
+    /// # Errors
+    ///
+    /// Fails when the settings or their `hooks` value is not a JSON object.
+    pub fn plan_uninstall(&self, settings: &Value) -> Result<(Value, Vec<Change>), InstallError> {
+        let mut updated = settings.clone();
+        let root = updated
+            .as_object_mut()
+            .ok_or(InstallError::SettingsNotObject {
+                file: self.file_kind,
+                path: None,
+            })?;
+        let Some(hooks_value) = root.get_mut("hooks") else {
+            return Ok((settings.clone(), Vec::new()));
+        };
+        let hooks = hooks_value
+            .as_object_mut()
+            .ok_or(InstallError::HooksNotObject {
+                file: self.file_kind,
+                path: None,
+            })?;
+
+        let mut changes = Vec::new();
+        let mut emptied_events = Vec::new();
+        for (event_name, groups_value) in hooks.iter_mut() {
+            // An event whose value is not an array cannot hold gatehouse's entry; leave it alone.
+            let Some(groups) = groups_value.as_array_mut() else {
+                continue;
+            };
+            let positions = self.gatehouse_entry_positions(groups);
+            if positions.is_empty() {
+                continue;
+            }
+            remove_entries(groups, &positions);
+            changes.push(Change::Removed {
+                event: event_name.clone(),
+            });
+            if groups.is_empty() {
+                emptied_events.push(event_name.clone());
+            }
+        }
+
+        if changes.is_empty() {
+            return Ok((settings.clone(), changes));
+        }
+        // `retain` keeps the order of the remaining keys, unlike `Map::remove` with `preserve_order`.
+        hooks.retain(|event_name, _| !emptied_events.contains(event_name));
+        if hooks.is_empty() {
+            root.retain(|key, _| key != "hooks");
+        }
+        Ok((updated, changes))
+    }
+
+    /// Installs gatehouse's entry into one event's matcher groups and returns what changed.
+    fn install_event(
+        &self,
+        event: &HookEvent,
+        groups: &mut Vec<Value>,
+        plan: &HookPlan,
+    ) -> Option<Change> {
+        let desired = desired_entry(event, plan);
+        let positions = self.gatehouse_entry_positions(groups);
+        let Some((&(first_group, first_entry), duplicates)) = positions.split_first() else {
+            groups.push(new_group(event, desired));
+            return Some(Change::Added {
+                event: event.name.to_owned(),
+            });
+        };
+
+        let mut changed = false;
+        let entry = group_entries_mut(&mut groups[first_group])
+            .and_then(|entries| entries.get_mut(first_entry))
+            .and_then(Value::as_object_mut)
+            .expect("gatehouse entries are objects inside a group's hooks array");
+        // Only the keys gatehouse owns are set; any other key on the entry is kept.
+        for (key, value) in desired {
+            if entry.get(&key) != Some(&value) {
+                entry.insert(key, value);
+                changed = true;
+            }
+        }
+        if !duplicates.is_empty() {
+            remove_entries(groups, duplicates);
+            changed = true;
+        }
+
+        changed.then(|| Change::Updated {
+            event: event.name.to_owned(),
+        })
+    }
+
+    /// Returns the positions `(group index, entry index)` of gatehouse's entries in an event's
+    /// groups, in document order.
+    fn gatehouse_entry_positions(&self, groups: &[Value]) -> Vec<(usize, usize)> {
+        let mut positions = Vec::new();
+        for (group_index, group) in groups.iter().enumerate() {
+            let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
+                continue;
+            };
+            for (entry_index, entry) in entries.iter().enumerate() {
+                if self.is_gatehouse_entry(entry) {
+                    positions.push((group_index, entry_index));
+                }
+            }
+        }
+        positions
+    }
+
+    /// Tells whether a hook entry (one element of a matcher group's `hooks` array) is gatehouse's.
+    fn is_gatehouse_entry(&self, entry: &Value) -> bool {
+        entry
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|command| self.is_gatehouse_command(command))
+    }
+}
+
+/// Returns the hook entry gatehouse wants for an event under the given plan.
+fn desired_entry(event: &HookEvent, plan: &HookPlan) -> Map<String, Value> {
+    let mut entry = Map::new();
+    entry.insert("type".to_owned(), Value::from("command"));
+    entry.insert("command".to_owned(), Value::from(plan.command.clone()));
+    entry.insert(
+        "timeout".to_owned(),
+        Value::from(event.timeout_seconds(plan)),
+    );
+    entry
+}
+
+/// Returns a new matcher group for an event that holds only the given entry.
+fn new_group(event: &HookEvent, entry: Map<String, Value>) -> Value {
+    let mut group = Map::new();
+    if let Some(matcher) = event.matcher {
+        group.insert("matcher".to_owned(), Value::from(matcher));
+    }
+    group.insert("hooks".to_owned(), Value::Array(vec![Value::Object(entry)]));
+    Value::Object(group)
+}
+
+/// Returns the `hooks` array of a matcher group, or `None` when the group does not have the
+/// expected shape (such groups are never touched).
+fn group_entries_mut(group: &mut Value) -> Option<&mut Vec<Value>> {
+    group.get_mut("hooks")?.as_array_mut()
+}
+
+/// Removes the entries at the given positions, then removes each group that this left empty.
+/// The positions must be in document order, as `gatehouse_entry_positions` returns them.
+fn remove_entries(groups: &mut Vec<Value>, positions: &[(usize, usize)]) {
+    // Going backwards keeps the indexes of the positions still to be removed valid.
+    for &(group_index, entry_index) in positions.iter().rev() {
+        let entries = group_entries_mut(&mut groups[group_index])
+            .expect("positions come from gatehouse_entry_positions on the same groups");
+        entries.remove(entry_index);
+        if entries.is_empty() {
+            groups.remove(group_index);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
