@@ -1,7 +1,6 @@
 //! `gatehouse probe codex`: runs the Codex adapter's live probe, prints each case as it goes,
-//! saves the record in gatehouse's state folder (`codex-probe.json`), and tells whether a running
-//! gateway must be restarted to offer what the probe unlocked (a gateway reads the record when it
-//! starts).
+//! saves the record in gatehouse's state folder (`codex-probe.json`), and tells when a running
+//! gateway offers what the probe unlocked (it reads the adapters' flags every few seconds).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,8 +51,8 @@ pub fn run(socket_flag: Option<PathBuf>, arguments: ProbeArgs) -> anyhow::Result
     Ok(ExitCode::SUCCESS)
 }
 
-/// A gateway reads the record when it starts: if one runs and does not yet offer what the probe
-/// unlocked, say that it needs a restart.
+/// A gateway reads the adapters' flags every [`super::serve::CAPABILITY_REFRESH`]: if one runs
+/// and does not offer yet what the probe unlocked, say when it will.
 fn tell_about_a_running_gateway(socket_flag: Option<PathBuf>, probed: &record::ProbeRecord) {
     let Ok(socket) = super::socket_path(socket_flag) else { return };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
@@ -71,6 +70,10 @@ fn tell_about_a_running_gateway(socket_flag: Option<PathBuf>, probed: &record::P
         .map(|adapter| adapter.offered(PromptKind::Permission, "Bash"))
         .unwrap_or_default();
     if offered != wanted {
-        println!("The gateway on {} started before this probe: restart it (`gatehouse serve`) so that it offers them.", socket.display());
+        println!(
+            "The gateway on {} offers them within {} seconds, when it next reads the adapters' flags (`gatehouse status` shows them).",
+            socket.display(),
+            super::serve::CAPABILITY_REFRESH.as_secs()
+        );
     }
 }

@@ -5,7 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use std::sync::Arc;
+use std::time::Duration;
+
+use gatehouse_core::AdapterRegistry;
 use gatehouse_host_ipc::server::audit::AuditLog;
+use tokio::runtime::Handle;
 use gatehouse_host_ipc::{socket, Gateway, GatewayOptions};
 use tracing_subscriber::EnvFilter;
 
@@ -28,6 +33,7 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));
         let agents: Vec<&str> = registry.ids().collect();
         tracing::info!("gatehouse {} listening on {} for {}", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
+        tokio::spawn(refresh_capabilities(registry.clone(), gateway.clone()));
         tokio::select! {
             served = gatehouse_host_ipc::server::serve(gateway, listener) => served.context("the gateway stopped accepting connections")?,
             () = shutdown_signal() => tracing::info!("shutting down; waiting hooks leave their prompts to the agents' terminals"),
@@ -35,6 +41,25 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// How often the gateway asks the adapters for their capability flags again, so that what a
+/// probe proves (or a new agent version un-proves) is offered without a restart.
+pub const CAPABILITY_REFRESH: Duration = Duration::from_secs(15);
+
+/// Asks the adapters for their flags every [`CAPABILITY_REFRESH`]. An adapter may look at the
+/// installed agent to answer (Codex runs `codex --version`), so the call may block for a moment;
+/// it runs where blocking does not hold up the gateway's other work.
+async fn refresh_capabilities(registry: AdapterRegistry, gateway: Arc<Gateway>) {
+    let mut every = tokio::time::interval(CAPABILITY_REFRESH);
+    every.tick().await;
+    loop {
+        every.tick().await;
+        let capabilities = tokio::task::block_in_place(|| Handle::current().block_on(registry.capabilities()));
+        if gateway.replace_adapters(capabilities) {
+            tracing::info!("the adapters' capability flags changed; new prompts get the new ones (see `gatehouse status`)");
+        }
+    }
 }
 
 /// Each waiting hook holds one connection, so the gateway takes as many open files as the

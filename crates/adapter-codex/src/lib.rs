@@ -47,7 +47,8 @@ impl Adapter for CodexAdapter {
     }
 
     /// Reads the probe record and, when it passed, runs the installed `codex --version`: called
-    /// when a gateway starts, so a new probe takes effect when the gateway is restarted.
+    /// when a gateway starts and every few seconds after, so a new probe takes effect without a
+    /// restart.
     async fn capabilities(&self) -> AdapterCapabilities {
         capabilities_for(&installed_unlock())
     }

@@ -133,6 +133,16 @@ impl Arbiter {
         self.adapters.values()
     }
 
+    /// Replaces the adapters' capability flags (for example after a probe proved more), and says
+    /// whether they changed. Prompts already registered keep the actions they were offered.
+    pub fn replace_adapters(&mut self, adapters: impl IntoIterator<Item = AdapterCapabilities>) -> bool {
+        let adapters: BTreeMap<String, AdapterCapabilities> =
+            adapters.into_iter().map(|caps| (caps.adapter.clone(), caps)).collect();
+        let changed = adapters != self.adapters;
+        self.adapters = adapters;
+        changed
+    }
+
     /// Registers a prompt, gives it a fresh decision id and works out its actions.
     pub fn register(&mut self, new_prompt: NewPrompt, now: Timestamp) -> Result<Event, ArbiterError> {
         let mut events = self.register_held_since(new_prompt, now, now)?;

@@ -338,3 +338,20 @@ async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
     frontend.answer(id, Answer::Once).await.unwrap();
     assert!(matches!(holding.await.unwrap().unwrap().outcome, Outcome::Verdict { .. }), "an actionable prompt is held");
 }
+
+#[tokio::test]
+async fn new_capability_flags_apply_to_new_prompts_only() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let (held, _holding) = hold(&gateway, bash("a", "Bash"), Duration::from_secs(60)).await;
+    let mut read_only = gateway.adapters();
+    read_only[0].rules.clear();
+    assert!(gateway.replace_adapters(read_only.clone()));
+    assert!(!gateway.replace_adapters(read_only), "the same flags again change nothing");
+    let mut hook = client(&gateway, Role::Hook).await;
+    let later = hook.hold_with(bash("b", "Bash"), Duration::from_secs(60), None, true).await.unwrap();
+    assert_eq!(later.outcome, Outcome::Watched, "nothing is offered for a new prompt any more");
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    let listed = frontend.list().await.unwrap();
+    let earlier = listed.iter().find(|prompt| prompt.id == held).unwrap();
+    assert_eq!(earlier.actions, vec![Action::Once, Action::Deny], "a registered prompt keeps what it was offered");
+}

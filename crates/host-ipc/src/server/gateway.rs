@@ -126,6 +126,12 @@ impl Gateway {
         self.started_at
     }
 
+    /// Replaces the adapters' capability flags; new prompts get the new ones. Says whether they
+    /// changed.
+    pub fn replace_adapters(&self, adapters: Vec<AdapterCapabilities>) -> bool {
+        self.lock().arbiter.replace_adapters(adapters)
+    }
+
     pub fn adapters(&self) -> Vec<AdapterCapabilities> {
         self.lock().arbiter.adapters().cloned().collect()
     }
