@@ -235,22 +235,9 @@ impl ConsoleState {
             .find(|adapter| adapter.adapter == adapter_id)
     }
 
-    /// Why a prompt is read-only, in words: the adapter's own reason, else what its capability
-    /// flags say.
+    /// Why a prompt is read-only, in words: the gateway says so in every read-only prompt.
     pub fn read_only_reason(&self, prompt: &Prompt) -> String {
-        if let Some(reason) = &prompt.prompt.read_only_reason {
-            return reason.clone();
-        }
-        let agent = self
-            .adapter(&prompt.prompt.adapter)
-            .map_or(prompt.prompt.adapter.as_str(), |adapter| {
-                adapter.name.as_str()
-            });
-        format!(
-            "{agent} offers no verified action for {} prompts of {}",
-            prompt.prompt.kind.as_str(),
-            prompt.prompt.tool
-        )
+        prompt.prompt.read_only_reason.clone().unwrap_or_else(|| "nothing is offered for it".to_owned())
     }
 
     // ----- Gateway news -----

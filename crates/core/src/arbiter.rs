@@ -163,11 +163,16 @@ impl Arbiter {
             .adapters
             .get(&new_prompt.adapter)
             .ok_or_else(|| ArbiterError::UnknownAdapter { adapter: new_prompt.adapter.clone() })?;
+        let mut new_prompt = new_prompt;
         let actions = if new_prompt.read_only_reason.is_some() {
             Vec::new()
         } else {
             capabilities.offered(new_prompt.kind, &new_prompt.tool)
         };
+        if actions.is_empty() && new_prompt.read_only_reason.is_none() {
+            // Every read-only prompt says why, so that front ends need not work it out.
+            new_prompt.read_only_reason = Some(read_only_reason(capabilities, &new_prompt));
+        }
         let prompt = Prompt {
             id: DecisionId::new_v7(),
             prompt: new_prompt,
@@ -221,10 +226,7 @@ impl Arbiter {
     ) -> Result<(Verdict, Event), ArbiterError> {
         let prompt = self.pending_prompt(id)?;
         if prompt.is_read_only() {
-            let reason = match &prompt.prompt.read_only_reason {
-                Some(reason) => reason.clone(),
-                None => self.read_only_reason(prompt),
-            };
+            let reason = prompt.prompt.read_only_reason.clone().unwrap_or_else(|| "nothing is offered for it".into());
             return Err(ArbiterError::ReadOnly { id, reason });
         }
         let action = answer.action();
@@ -340,15 +342,6 @@ impl Arbiter {
         }
     }
 
-    fn read_only_reason(&self, prompt: &Prompt) -> String {
-        let agent = self.adapters.get(&prompt.prompt.adapter).map_or(prompt.prompt.adapter.as_str(), |caps| caps.name.as_str());
-        format!(
-            "{agent} offers no verified action for {} prompts of {}; answer it in the agent's terminal",
-            prompt.prompt.kind.as_str(),
-            prompt.prompt.tool
-        )
-    }
-
     /// Moves a live prompt to `state` and builds the event. Callers have checked the transition.
     fn set_state(
         &mut self,
@@ -384,6 +377,17 @@ impl Arbiter {
         self.finished.insert(id, state);
         self.finished_order.push_back(id);
     }
+}
+
+/// Why nothing is offered for a prompt, from its adapter's capability flags: the evidence of the
+/// unverified actions says what is missing.
+fn read_only_reason(capabilities: &AdapterCapabilities, prompt: &NewPrompt) -> String {
+    let kind = prompt.kind.as_str();
+    let why = capabilities
+        .rule_for(prompt.kind, &prompt.tool)
+        .and_then(|rule| rule.actions.iter().find(|flag| !flag.verified && flag.action != Action::Always))
+        .map_or_else(|| "no action exists for it".to_owned(), |flag| flag.evidence.clone());
+    format!("{} offers no verified action for {kind} prompts of {} ({why}); answer it in the agent's terminal", capabilities.name, prompt.tool)
 }
 
 /// Whether an observation concerns a prompt: the same tool call, or the prompt's session.

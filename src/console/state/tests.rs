@@ -31,7 +31,10 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
             summary: summary.into(),
             questions: vec![],
             correlation: String::new(),
-            read_only_reason: None,
+            // The gateway says why for every read-only prompt.
+            read_only_reason: actions
+                .is_empty()
+                .then(|| format!("Claude Code offers no verified action for permission prompts of {tool}")),
         },
         actions,
         state: PromptState::Pending,
