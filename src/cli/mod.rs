@@ -33,9 +33,13 @@ everything else is shown read-only.
 
 Quick start:
   gatehouse serve &                     # run the gateway
-  gatehouse install claude              # add the hooks to ~/.claude/settings.json
+  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or: install codex)
   gatehouse list                        # prompts waiting for you
-  gatehouse answer ID once              # allow one Bash command (or: deny --message TEXT)";
+  gatehouse answer ID once              # allow one Bash command (or: deny --message TEXT)
+  gatehouse console                     # or answer everything from one live screen
+
+Codex's prompts are watched read-only until `gatehouse probe codex` proves that the installed
+Codex honours gatehouse's answers. `gatehouse log` shows who answered what, and what was delivered.";
 
 #[derive(Debug, Parser)]
 #[command(name = "gatehouse", version, about = ABOUT, long_about = LONG_ABOUT)]
