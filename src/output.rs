@@ -118,7 +118,11 @@ pub fn capabilities(adapter: &AdapterCapabilities) -> String {
         };
         let offered = rule.offered();
         let summary = if offered.is_empty() {
-            "read-only".to_owned()
+            // Say what is missing: the evidence of the first action that is not verified.
+            match rule.actions.iter().find(|flag| !flag.verified && flag.action != gatehouse_core::Action::Always) {
+                Some(flag) => format!("read-only: {}", flag.evidence),
+                None => "read-only".to_owned(),
+            }
         } else {
             offered.iter().map(|action| action.as_str()).collect::<Vec<_>>().join(", ")
         };

@@ -82,11 +82,11 @@ fn status_lists_each_adapter_and_what_it_offers() {
     Claude Code (claude)
       permission Bash              once, deny
       question (any tool)          answer
-      permission (any tool)        read-only
-      plan (any tool)              read-only
+      permission (any tool)        read-only: not verified against Claude Code; answer it in the terminal
+      plan (any tool)              read-only: not verified against Claude Code; answer it in the terminal
 
     Codex (codex)
-      permission (any tool)        read-only
+      permission (any tool)        read-only: no probe has checked that this Codex honours gatehouse's answers
     ");
 }
 
