@@ -8,7 +8,7 @@
 //! see prompts in each phase, and the gateway's resident memory (read from /proc).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -76,8 +76,8 @@ fn resident_bytes(pid: u32) -> u64 {
     kib * 1024
 }
 
-fn hold(socket: &PathBuf, prompt: NewPrompt) -> JoinHandle<()> {
-    let socket = socket.clone();
+fn hold(socket: &Path, prompt: NewPrompt) -> JoinHandle<()> {
+    let socket = socket.to_owned();
     tokio::spawn(async move {
         let mut hook = SocketClient::connect(&socket, Role::Hook, "bench-hook").await.unwrap();
         hook.hold(prompt, Duration::from_secs(600)).await.unwrap();
@@ -86,7 +86,7 @@ fn hold(socket: &PathBuf, prompt: NewPrompt) -> JoinHandle<()> {
 
 /// Subscribes and records, for each prompt, how long after its creation it was seen: in its
 /// own event, or in a snapshot sent because the subscriber fell behind.
-async fn subscribe(socket: &PathBuf, expected: usize, lags: Arc<Mutex<Lags>>, snapshots: Arc<AtomicUsize>, caught_up: Arc<AtomicUsize>) -> JoinHandle<()> {
+async fn subscribe(socket: &Path, expected: usize, lags: Arc<Mutex<Lags>>, snapshots: Arc<AtomicUsize>, caught_up: Arc<AtomicUsize>) -> JoinHandle<()> {
     let mut subscriber = SocketClient::connect(socket, Role::Frontend, "bench-subscriber").await.unwrap();
     subscriber.subscribe().await.unwrap();
     tokio::spawn(async move {

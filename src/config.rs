@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::Deserialize;
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct Config {
     /// The gateway's socket; the default is under `$XDG_RUNTIME_DIR`.
@@ -31,12 +31,6 @@ pub const MAX_WAIT_SECONDS: u64 = 24 * 60 * 60;
 /// How much longer than the hook's wait the agent's own hook timeout is, so that gatehouse's
 /// deadline always comes first and the hook exits cleanly.
 pub const HOOK_TIMEOUT_MARGIN_SECONDS: u64 = 30;
-
-impl Default for Config {
-    fn default() -> Self {
-        Config { socket: None, hook: HookConfig::default() }
-    }
-}
 
 impl Default for HookConfig {
     fn default() -> Self {

@@ -257,6 +257,7 @@ fn watch_json_streams_the_snapshot_then_each_transition() {
     }
     assert_eq!(kinds, ["added", "resolved", "delivered"]);
     let _ = watch.kill();
+    let _ = watch.wait();
 }
 
 #[test]

@@ -72,7 +72,7 @@ mod tests {
         assert_eq!(parse_since("30s", now).unwrap(), Timestamp(9_970_000));
         assert_eq!(parse_since("2h", now).unwrap(), Timestamp(2_800_000));
         assert_eq!(parse_since("1970-01-01T00:00:01Z", now).unwrap(), Timestamp(1_000));
-        assert_eq!(parse_since("99999999999999999999d", now).unwrap_err().to_string().contains("number"), true);
+        assert!(parse_since("99999999999999999999d", now).unwrap_err().to_string().contains("number"));
         assert_eq!(parse_since("9999999999999999d", now).unwrap(), Timestamp(0), "a huge age means from the start");
         for bad in ["yesterday", "5w", "m", ""] {
             assert!(parse_since(bad, now).is_err(), "{bad}");

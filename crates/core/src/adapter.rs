@@ -51,8 +51,10 @@ pub enum HoldMode {
     WhileActionable,
 }
 
-/// What one hook event asks of gatehouse.
+/// What one hook event asks of gatehouse. One is made per hook run, so the size of the prompt
+/// variant does not matter.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum HookEvent {
     /// The agent shows a prompt.
     Prompt { prompt: NewPrompt, hold: HoldMode },

@@ -26,9 +26,11 @@ const REMEMBERED_ALLOWED_CALLS: usize = 1_024;
 /// gateway restart is withdrawn at once if the terminal settled it while no gateway ran.
 const REMEMBERED_OBSERVATIONS: usize = 1_024;
 
-/// A transition, as front ends see it.
+/// A transition, as front ends see it. Events are encoded once when published and rarely kept,
+/// so the size of the `Added` variant does not matter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)]
 pub enum Event {
     /// A prompt was registered and is pending.
     Added { prompt: Prompt },

@@ -105,7 +105,7 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             if let Some(error) = response.error {
                 return Err(ClientError::Rpc(error));
             }
-            if response.id != Value::from(id) {
+            if response.id.as_u64() != Some(id) {
                 return Err(ClientError::BadReply(format!("a response to request {} while waiting for {id}", response.id)));
             }
             let result = response.result.unwrap_or(Value::Null);
