@@ -23,6 +23,8 @@ pub mod record;
 pub mod verdict;
 pub mod version;
 
+use std::path::{Path, PathBuf};
+
 use async_trait::async_trait;
 use gatehouse_core::{Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt, ParseError, PromptKind, Verdict};
 
@@ -31,10 +33,18 @@ use crate::record::Unlock;
 /// The adapter's id, as in `gatehouse hook codex`.
 pub const ADAPTER_ID: &str = "codex";
 
-/// The Codex adapter. It finds the probe record in gatehouse's default state folder
-/// ([`record::default_state_dir`]).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CodexAdapter;
+/// The Codex adapter. It finds the probe record in gatehouse's state folder, which the binary
+/// names (`None`: no folder is known, so nothing is unlocked).
+#[derive(Debug, Default, Clone)]
+pub struct CodexAdapter {
+    state_dir: Option<PathBuf>,
+}
+
+impl CodexAdapter {
+    pub fn new(state_dir: Option<PathBuf>) -> Self {
+        CodexAdapter { state_dir }
+    }
+}
 
 #[async_trait]
 impl Adapter for CodexAdapter {
@@ -50,11 +60,11 @@ impl Adapter for CodexAdapter {
     /// when a gateway starts and every few seconds after, so a new probe takes effect without a
     /// restart.
     async fn capabilities(&self) -> AdapterCapabilities {
-        capabilities_for(&installed_unlock())
+        capabilities_for(&installed_unlock(self.state_dir.as_deref()))
     }
 
     fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, running_unlock)
+        events::parse(stdin, || running_unlock(self.state_dir.as_deref()))
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
@@ -96,9 +106,9 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
 }
 
 /// Whether answers are unlocked for the installed Codex, as the gateway sees it: the record in
-/// the default state folder against `codex --version` of [`version::installed_codex`].
-pub fn installed_unlock() -> Unlock {
-    unlock_with(|record| {
+/// `state_dir` against `codex --version` of [`version::installed_codex`].
+pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
+    unlock_with(state_dir, |record| {
         let executable = version::installed_codex(Some(&record.codex_executable)).ok_or(version::VersionError::NotFound)?;
         version::version_of(&executable)
     })
@@ -106,8 +116,8 @@ pub fn installed_unlock() -> Unlock {
 
 /// Whether answers are unlocked for the Codex that runs this hook ([`version::running_codex`]),
 /// falling back to the installed one where the running one cannot be told.
-pub fn running_unlock() -> Unlock {
-    unlock_with(|record| {
+pub fn running_unlock(state_dir: Option<&Path>) -> Unlock {
+    unlock_with(state_dir, |record| {
         let executable = version::running_codex()
             .or_else(|| version::installed_codex(Some(&record.codex_executable)))
             .ok_or(version::VersionError::NotFound)?;
@@ -115,11 +125,14 @@ pub fn running_unlock() -> Unlock {
     })
 }
 
-fn unlock_with(version_in_use: impl FnOnce(&record::ProbeRecord) -> Result<String, version::VersionError>) -> Unlock {
-    let Some(state_dir) = record::default_state_dir() else {
+fn unlock_with(
+    state_dir: Option<&Path>,
+    version_in_use: impl FnOnce(&record::ProbeRecord) -> Result<String, version::VersionError>,
+) -> Unlock {
+    let Some(state_dir) = state_dir else {
         return Unlock::ReadOnly { reason: "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found".into() };
     };
-    record::unlock(record::read(&record::record_path(&state_dir)), version_in_use)
+    record::unlock(record::read(&record::record_path(state_dir)), version_in_use)
 }
 
 #[cfg(test)]

@@ -63,17 +63,6 @@ pub enum RecordError {
     Write { path: PathBuf, source: io::Error },
 }
 
-/// gatehouse's state folder, by the same rule as the binary's `config::state_dir`:
-/// `$XDG_STATE_HOME/gatehouse`, else `~/.local/state/gatehouse`. The hook process uses it to
-/// find the record without loading the binary's settings.
-pub fn default_state_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|folder| !folder.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state")))?;
-    Some(base.join("gatehouse"))
-}
-
 /// Where the record lives inside a state folder.
 pub fn record_path(state_dir: &Path) -> PathBuf {
     state_dir.join(RECORD_FILE_NAME)
