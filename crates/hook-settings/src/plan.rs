@@ -46,18 +46,12 @@ impl AgentHooks {
         let mut updated = settings.clone();
         let root = updated
             .as_object_mut()
-            .ok_or(InstallError::SettingsNotObject {
-                file: self.file_kind,
-                path: None,
-            })?;
+            .ok_or_else(|| self.settings_not_object())?;
         let hooks = root
             .entry("hooks")
             .or_insert_with(|| Value::Object(Map::new()))
             .as_object_mut()
-            .ok_or(InstallError::HooksNotObject {
-                file: self.file_kind,
-                path: None,
-            })?;
+            .ok_or_else(|| self.hooks_not_object())?;
 
         let mut changes = Vec::new();
         for event in self.events {
@@ -82,6 +76,17 @@ impl AgentHooks {
         Ok((updated, changes))
     }
 
+    /// The error for settings whose top level is not a JSON object. The pure planning functions
+    /// do not know the file; the file layer adds its path.
+    fn settings_not_object(&self) -> InstallError {
+        InstallError::SettingsNotObject { file: self.file_kind, path: None }
+    }
+
+    /// The error for a `hooks` value that is not a JSON object.
+    fn hooks_not_object(&self) -> InstallError {
+        InstallError::HooksNotObject { file: self.file_kind, path: None }
+    }
+
     /// Returns the settings with every gatehouse hook entry removed, and what changed.
     ///
     /// When nothing needs to change, the returned settings equal the input and the list is empty.
@@ -93,19 +98,13 @@ impl AgentHooks {
         let mut updated = settings.clone();
         let root = updated
             .as_object_mut()
-            .ok_or(InstallError::SettingsNotObject {
-                file: self.file_kind,
-                path: None,
-            })?;
+            .ok_or_else(|| self.settings_not_object())?;
         let Some(hooks_value) = root.get_mut("hooks") else {
             return Ok((settings.clone(), Vec::new()));
         };
         let hooks = hooks_value
             .as_object_mut()
-            .ok_or(InstallError::HooksNotObject {
-                file: self.file_kind,
-                path: None,
-            })?;
+            .ok_or_else(|| self.hooks_not_object())?;
 
         let mut changes = Vec::new();
         let mut emptied_events = Vec::new();
