@@ -6,9 +6,9 @@
 //! library) until the hook has written its verdict line.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use gatehouse_core::{Answer, Event};
 use gatehouse_host_ipc::protocol::notification;
@@ -16,25 +16,19 @@ use gatehouse_host_ipc::{Role, SocketClient};
 
 const ROUNDS: usize = 200;
 
+mod common;
+
+use common::BenchGateway;
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS").ok().and_then(|rounds| rounds.parse().ok()).unwrap_or(ROUNDS);
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"));
-    let folder = std::env::temp_dir().join(format!("gatehouse-latency-{}", std::process::id()));
-    let socket = folder.join("run/gatehouse.sock");
+    let (gateway, mut frontend) = BenchGateway::start("latency").await;
+    let (binary, folder, socket) = (gateway.binary.clone(), gateway.folder.clone(), gateway.socket.clone());
     let event: serde_json::Value = serde_json::from_slice(
         &std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/adapter-claude/tests/data/claude-code-2.1.332/PermissionRequest-Bash.json")).unwrap(),
     )
     .unwrap();
-    let mut gateway = Command::new(&binary).arg("serve").env("GATEHOUSE_SOCKET", &socket).env("HOME", folder.join("home")).stderr(Stdio::null()).spawn().unwrap();
-    let started = Instant::now();
-    let mut frontend = loop {
-        if let Ok(client) = SocketClient::connect(&socket, Role::Frontend, "bench").await {
-            break client;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "the gateway did not start");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
     let mut watcher = SocketClient::connect(&socket, Role::Frontend, "bench-watch").await.unwrap();
     watcher.subscribe().await.unwrap();
 
@@ -71,9 +65,7 @@ async fn main() {
         assert!(verdict.contains("\"allow\""), "{verdict}");
         hook.wait().unwrap();
     }
-    let _ = gateway.kill();
-    let _ = gateway.wait();
-    let _ = std::fs::remove_dir_all(&folder);
+    gateway.stop();
 
     latencies.sort_by(f64::total_cmp);
     let at = |quantile: f64| latencies[((latencies.len() as f64 - 1.0) * quantile).round() as usize];

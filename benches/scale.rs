@@ -8,8 +8,7 @@
 //! see prompts in each phase, and the gateway's resident memory (read from /proc).
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -131,29 +130,16 @@ fn quantiles(samples: &mut [u64]) -> (u64, u64, u64) {
     (at(0.5), at(0.99), at(1.0))
 }
 
+mod common;
+
+use common::BenchGateway;
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let prompts = std::env::var("GATEHOUSE_BENCH_PROMPTS").ok().and_then(|count| count.parse().ok()).unwrap_or(PROMPTS);
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"));
-    let folder = std::env::temp_dir().join(format!("gatehouse-scale-{}", std::process::id()));
-    let socket = folder.join("run/gatehouse.sock");
-    let mut gateway = Command::new(&binary)
-        .arg("serve")
-        .env("GATEHOUSE_SOCKET", &socket)
-        .env("HOME", folder.join("home"))
-        .env("RUST_LOG", "warn")
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    let mut frontend = loop {
-        if let Ok(client) = SocketClient::connect(&socket, Role::Frontend, "bench").await {
-            break client;
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "the gateway did not start");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    let idle_memory = resident_bytes(gateway.id());
+    let (gateway, mut frontend) = BenchGateway::start("scale").await;
+    let socket = gateway.socket.clone();
+    let idle_memory = resident_bytes(gateway.process.id());
 
     let lags = Arc::new(Mutex::new(Lags::default()));
     let snapshots = Arc::new(AtomicUsize::new(0));
@@ -170,7 +156,7 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let register_time = register_started.elapsed();
-    let pending_memory = resident_bytes(gateway.id());
+    let pending_memory = resident_bytes(gateway.process.id());
     while caught_up.load(Ordering::Relaxed) < SUBSCRIBERS {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -183,7 +169,7 @@ async fn main() {
     for subscriber in subscribers {
         subscriber.await.unwrap();
     }
-    let peak_memory = resident_bytes(gateway.id());
+    let peak_memory = resident_bytes(gateway.process.id());
 
     let pending = frontend.list().await.unwrap();
     let answer_started = Instant::now();
@@ -194,9 +180,7 @@ async fn main() {
     for hook in hooks {
         hook.await.unwrap();
     }
-    let _ = gateway.kill();
-    let _ = gateway.wait();
-    let _ = std::fs::remove_dir_all(&folder);
+    gateway.stop();
 
     let mut lags = Arc::try_unwrap(lags).ok().unwrap().into_inner();
     let (burst_p50, burst_p99, burst_max) = quantiles(&mut lags.burst);
