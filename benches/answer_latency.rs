@@ -22,14 +22,26 @@ use common::BenchGateway;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS").ok().and_then(|rounds| rounds.parse().ok()).unwrap_or(ROUNDS);
+    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS")
+        .ok()
+        .and_then(|rounds| rounds.parse().ok())
+        .unwrap_or(ROUNDS);
     let (gateway, mut frontend) = BenchGateway::start("latency").await;
-    let (binary, folder, socket) = (gateway.binary.clone(), gateway.folder.clone(), gateway.socket.clone());
+    let (binary, folder, socket) = (
+        gateway.binary.clone(),
+        gateway.folder.clone(),
+        gateway.socket.clone(),
+    );
     let event: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/adapter-claude/tests/data/claude-code-2.1.332/PermissionRequest-Bash.json")).unwrap(),
+        &std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "crates/adapter-claude/tests/data/claude-code-2.1.332/PermissionRequest-Bash.json",
+        ))
+        .unwrap(),
     )
     .unwrap();
-    let mut watcher = SocketClient::connect(&socket, Role::Frontend, "bench-watch").await.unwrap();
+    let mut watcher = SocketClient::connect(&socket, Role::Frontend, "bench-watch")
+        .await
+        .unwrap();
     watcher.subscribe().await.unwrap();
 
     let mut latencies = Vec::with_capacity(rounds);
@@ -46,7 +58,11 @@ async fn main() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        hook.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
+        hook.stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
         let id = loop {
             let message = watcher.next_notification().await.unwrap();
             if message.method != notification::EVENT {
@@ -68,6 +84,12 @@ async fn main() {
     gateway.stop();
 
     latencies.sort_by(f64::total_cmp);
-    let at = |quantile: f64| latencies[((latencies.len() as f64 - 1.0) * quantile).round() as usize];
-    println!("answer to verdict, {rounds} prompts: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms", at(0.5), at(0.9), at(0.99));
+    let at =
+        |quantile: f64| latencies[((latencies.len() as f64 - 1.0) * quantile).round() as usize];
+    println!(
+        "answer to verdict, {rounds} prompts: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms",
+        at(0.5),
+        at(0.9),
+        at(0.99)
+    );
 }

@@ -17,20 +17,41 @@ use std::time::{Duration, Instant};
 const ROUNDS: usize = 300;
 
 fn main() {
-    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS").ok().and_then(|rounds| rounds.parse().ok()).unwrap_or(ROUNDS);
+    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS")
+        .ok()
+        .and_then(|rounds| rounds.parse().ok())
+        .unwrap_or(ROUNDS);
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"));
     let folder = std::env::temp_dir().join(format!("gatehouse-bench-{}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
     let socket = folder.join("run/gatehouse.sock");
     let down_socket = folder.join("down/gatehouse.sock");
-    let event = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/adapter-claude/tests/data/claude-code-2.1.332/PostToolUse-Bash.json")).unwrap();
+    let event = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("crates/adapter-claude/tests/data/claude-code-2.1.332/PostToolUse-Bash.json"),
+    )
+    .unwrap();
     let python_hook = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/python_hook.py");
     let python = python_interpreter();
 
-    let mut gateway = command(&binary, &folder, &socket).arg("serve").stderr(Stdio::null()).spawn().unwrap();
+    let mut gateway = command(&binary, &folder, &socket)
+        .arg("serve")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let started = Instant::now();
-    while !command(&binary, &folder, &socket).arg("status").stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap().success() {
-        assert!(started.elapsed() < Duration::from_secs(10), "the gateway did not start");
+    while !command(&binary, &folder, &socket)
+        .arg("status")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the gateway did not start"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 
@@ -41,10 +62,24 @@ fn main() {
     let mut status = Vec::with_capacity(rounds);
     let mut list = Vec::with_capacity(rounds);
     for _ in 0..rounds {
-        gatehouse_up.push(time(command(&binary, &folder, &socket).args(["hook", "claude"]), &event));
-        python_up.push(time(command(&python, &folder, &socket).arg(&python_hook), &event));
-        python_bare_up.push(time(command(&python, &folder, &socket).arg("-S").arg(&python_hook), &event));
-        gatehouse_down.push(time(command(&binary, &folder, &down_socket).args(["hook", "claude"]), &event));
+        gatehouse_up.push(time(
+            command(&binary, &folder, &socket).args(["hook", "claude"]),
+            &event,
+        ));
+        python_up.push(time(
+            command(&python, &folder, &socket).arg(&python_hook),
+            &event,
+        ));
+        python_bare_up.push(time(
+            command(&python, &folder, &socket)
+                .arg("-S")
+                .arg(&python_hook),
+            &event,
+        ));
+        gatehouse_down.push(time(
+            command(&binary, &folder, &down_socket).args(["hook", "claude"]),
+            &event,
+        ));
         status.push(time(command(&binary, &folder, &socket).arg("status"), b""));
         list.push(time(command(&binary, &folder, &socket).arg("list"), b""));
     }
@@ -53,9 +88,18 @@ fn main() {
     let _ = std::fs::remove_dir_all(&folder);
 
     println!("hook overhead, {rounds} rounds each, interleaved (spawn to exit):");
-    let gatehouse = report("gatehouse hook claude, PostToolUse, gateway up", &mut gatehouse_up);
-    let python = report("python3 hook (parse JSON, connect, observe)", &mut python_up);
-    let bare = report("the same with python3 -S (no site packages)", &mut python_bare_up);
+    let gatehouse = report(
+        "gatehouse hook claude, PostToolUse, gateway up",
+        &mut gatehouse_up,
+    );
+    let python = report(
+        "python3 hook (parse JSON, connect, observe)",
+        &mut python_up,
+    );
+    let bare = report(
+        "the same with python3 -S (no site packages)",
+        &mut python_bare_up,
+    );
     report("gatehouse hook claude, gateway down", &mut gatehouse_down);
     report("gatehouse status", &mut status);
     report("gatehouse list", &mut list);
@@ -72,7 +116,10 @@ fn main() {
 /// The real Python interpreter, not a wrapper script such as a pyenv shim in front of it, so the
 /// comparison is with Python itself.
 fn python_interpreter() -> PathBuf {
-    let output = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().expect("python3 runs");
+    let output = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
     PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
 }
 

@@ -71,22 +71,40 @@ struct Lags {
 
 fn resident_bytes(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kib: u64 = status.lines().find(|line| line.starts_with("VmRSS:")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+    let kib: u64 = status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     kib * 1024
 }
 
 fn hold(socket: &Path, prompt: NewPrompt) -> JoinHandle<()> {
     let socket = socket.to_owned();
     tokio::spawn(async move {
-        let mut hook = SocketClient::connect(&socket, Role::Hook, "bench-hook").await.unwrap();
+        let mut hook = SocketClient::connect(&socket, Role::Hook, "bench-hook")
+            .await
+            .unwrap();
         hook.hold(prompt, Duration::from_secs(600)).await.unwrap();
     })
 }
 
 /// Subscribes and records, for each prompt, how long after its creation it was seen: in its
 /// own event, or in a snapshot sent because the subscriber fell behind.
-async fn subscribe(socket: &Path, expected: usize, lags: Arc<Mutex<Lags>>, snapshots: Arc<AtomicUsize>, caught_up: Arc<AtomicUsize>) -> JoinHandle<()> {
-    let mut subscriber = SocketClient::connect(socket, Role::Frontend, "bench-subscriber").await.unwrap();
+async fn subscribe(
+    socket: &Path,
+    expected: usize,
+    lags: Arc<Mutex<Lags>>,
+    snapshots: Arc<AtomicUsize>,
+    caught_up: Arc<AtomicUsize>,
+) -> JoinHandle<()> {
+    let mut subscriber = SocketClient::connect(socket, Role::Frontend, "bench-subscriber")
+        .await
+        .unwrap();
     subscriber.subscribe().await.unwrap();
     tokio::spawn(async move {
         let mut seen = HashSet::with_capacity(expected);
@@ -95,12 +113,17 @@ async fn subscribe(socket: &Path, expected: usize, lags: Arc<Mutex<Lags>>, snaps
             let message = subscriber.next_notification().await.unwrap();
             let arrived: Vec<Seen> = match message.method.as_str() {
                 notification::EVENT => match serde_json::from_value::<SeenEvent>(message.params) {
-                    Ok(SeenEvent { kind, prompt: Some(prompt) }) if kind == "added" => vec![prompt],
+                    Ok(SeenEvent {
+                        kind,
+                        prompt: Some(prompt),
+                    }) if kind == "added" => vec![prompt],
                     _ => continue,
                 },
                 notification::SNAPSHOT => {
                     snapshots.fetch_add(1, Ordering::Relaxed);
-                    serde_json::from_value::<SeenSnapshot>(message.params).unwrap().prompts
+                    serde_json::from_value::<SeenSnapshot>(message.params)
+                        .unwrap()
+                        .prompts
                 }
                 _ => continue,
             };
@@ -136,7 +159,10 @@ use common::BenchGateway;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let prompts = std::env::var("GATEHOUSE_BENCH_PROMPTS").ok().and_then(|count| count.parse().ok()).unwrap_or(PROMPTS);
+    let prompts = std::env::var("GATEHOUSE_BENCH_PROMPTS")
+        .ok()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(PROMPTS);
     let (gateway, mut frontend) = BenchGateway::start("scale").await;
     let socket = gateway.socket.clone();
     let idle_memory = resident_bytes(gateway.process.id());
@@ -146,12 +172,23 @@ async fn main() {
     let caught_up = Arc::new(AtomicUsize::new(0));
     let mut subscribers = Vec::new();
     for _ in 0..SUBSCRIBERS {
-        subscribers.push(subscribe(&socket, prompts + STEADY_PROMPTS, lags.clone(), snapshots.clone(), caught_up.clone()).await);
+        subscribers.push(
+            subscribe(
+                &socket,
+                prompts + STEADY_PROMPTS,
+                lags.clone(),
+                snapshots.clone(),
+                caught_up.clone(),
+            )
+            .await,
+        );
     }
 
     // The burst.
     let register_started = Instant::now();
-    let mut hooks: Vec<JoinHandle<()>> = (0..prompts).map(|index| hold(&socket, prompt(index, &format!("session-{}", index % 100)))).collect();
+    let mut hooks: Vec<JoinHandle<()>> = (0..prompts)
+        .map(|index| hold(&socket, prompt(index, &format!("session-{}", index % 100))))
+        .collect();
     while frontend.status().await.unwrap().pending < prompts {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
@@ -187,10 +224,20 @@ async fn main() {
     let (steady_p50, steady_p99, steady_max) = quantiles(&mut lags.steady);
     let mib = |bytes: u64| bytes as f64 / 1_048_576.0;
     println!("scale: {prompts} prompts pending at once, {SUBSCRIBERS} subscribers");
-    println!("  register: {:.0} prompts/s ({:.2} s for all {prompts})", prompts as f64 / register_time.as_secs_f64(), register_time.as_secs_f64());
-    println!("  answer:   {:.0} answers/s over one front-end connection", pending.len() as f64 / answer_time.as_secs_f64());
+    println!(
+        "  register: {:.0} prompts/s ({:.2} s for all {prompts})",
+        prompts as f64 / register_time.as_secs_f64(),
+        register_time.as_secs_f64()
+    );
+    println!(
+        "  answer:   {:.0} answers/s over one front-end connection",
+        pending.len() as f64 / answer_time.as_secs_f64()
+    );
     println!("  fan-out, burst of {prompts} (creation to receipt, every subscriber): p50 {burst_p50} ms, p99 {burst_p99} ms, max {burst_max} ms");
-    println!("  snapshots sent to subscribers that fell behind in the burst: {}", snapshots.load(Ordering::Relaxed));
+    println!(
+        "  snapshots sent to subscribers that fell behind in the burst: {}",
+        snapshots.load(Ordering::Relaxed)
+    );
     println!(
         "  fan-out, steady ({STEADY_PROMPTS} prompts one every {} ms, {prompts} pending): p50 {steady_p50} ms, p99 {steady_p99} ms, max {steady_max} ms",
         STEADY_EVERY.as_millis()

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use gatehouse_core::async_trait;
 use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, AdapterRegistry, Answer, CapabilityRule, HoldMode, HookEvent,
-    NewPrompt, Outcome, ParseError, PromptKind, Verdict,
+    Action, ActionFlag, Adapter, AdapterCapabilities, AdapterRegistry, Answer, CapabilityRule,
+    HoldMode, HookEvent, NewPrompt, Outcome, ParseError, PromptKind, Verdict,
 };
 use gatehouse_host_ipc::server::serve_connection;
 use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
@@ -46,10 +46,14 @@ impl Adapter for ToyAdapter {
     }
 
     fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
-        let text = std::str::from_utf8(stdin).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+        let text = std::str::from_utf8(stdin)
+            .map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
         let mut words = text.trim().splitn(3, ' ');
-        let (Some(tool), Some(session), Some(input)) = (words.next(), words.next(), words.next()) else {
-            return Err(ParseError::NotAnEvent("expected `TOOL SESSION INPUT`".into()));
+        let (Some(tool), Some(session), Some(input)) = (words.next(), words.next(), words.next())
+        else {
+            return Err(ParseError::NotAnEvent(
+                "expected `TOOL SESSION INPUT`".into(),
+            ));
         };
         let prompt = NewPrompt {
             adapter: "toy".into(),
@@ -63,7 +67,10 @@ impl Adapter for ToyAdapter {
             correlation: format!("{tool}:{input}"),
             read_only_reason: None,
         };
-        Ok(HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome })
+        Ok(HookEvent::Prompt {
+            prompt,
+            hold: HoldMode::UntilOutcome,
+        })
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
@@ -84,7 +91,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The hook side: parse the agent's event and hold the prompt.
     let adapter = registry.get("toy").expect("registered above");
-    let HookEvent::Prompt { prompt, .. } = adapter.parse_hook_event(b"shell s1 make release")? else { unreachable!() };
+    let HookEvent::Prompt { prompt, .. } = adapter.parse_hook_event(b"shell s1 make release")?
+    else {
+        unreachable!()
+    };
     let snapshot = prompt.clone();
     let mut hook = connect(Role::Hook).await?;
     let held = tokio::spawn(async move { hook.hold(prompt, Duration::from_secs(30)).await });
@@ -99,14 +109,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tokio::task::yield_now().await;
     };
     let prompt = &pending[0];
-    println!("offered for `{}`: {:?}", prompt.prompt.summary, prompt.actions);
-    let refused = frontend.answer(prompt.id, Answer::Deny { message: None }).await.expect_err("deny is not verified");
+    println!(
+        "offered for `{}`: {:?}",
+        prompt.prompt.summary, prompt.actions
+    );
+    let refused = frontend
+        .answer(prompt.id, Answer::Deny { message: None })
+        .await
+        .expect_err("deny is not verified");
     println!("deny refused: {refused}");
     frontend.answer(prompt.id, Answer::Once).await?;
 
     let result = held.await??;
     if let Outcome::Verdict { verdict } = result.outcome {
-        println!("the toy agent reads: {}", adapter.render_verdict(&snapshot, &verdict));
+        println!(
+            "the toy agent reads: {}",
+            adapter.render_verdict(&snapshot, &verdict)
+        );
     }
     Ok(())
 }

@@ -10,10 +10,16 @@ use gatehouse_host_ipc::{socket, Role, SocketClient};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::var_os(socket::SOCKET_ENV).map(Into::into).unwrap_or_else(socket::default_socket_path);
+    let path = std::env::var_os(socket::SOCKET_ENV)
+        .map(Into::into)
+        .unwrap_or_else(socket::default_socket_path);
     let mut watcher = SocketClient::connect(&path, Role::Frontend, "watch_and_answer").await?;
     let mut answerer = SocketClient::connect(&path, Role::Frontend, "watch_and_answer").await?;
-    println!("connected to {} on {}", watcher.hello().server, path.display());
+    println!(
+        "connected to {} on {}",
+        watcher.hello().server,
+        path.display()
+    );
 
     for prompt in watcher.subscribe().await? {
         consider(&mut answerer, &prompt).await?;
@@ -37,8 +43,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// Denies a dangerous Bash command if the adapter offers `deny` for it; only prints the rest.
-async fn consider(answerer: &mut SocketClient, prompt: &Prompt) -> Result<(), Box<dyn std::error::Error>> {
-    println!("{} {} {}: {}", prompt.id, prompt.prompt.adapter, prompt.prompt.tool, prompt.prompt.summary);
+async fn consider(
+    answerer: &mut SocketClient,
+    prompt: &Prompt,
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "{} {} {}: {}",
+        prompt.id, prompt.prompt.adapter, prompt.prompt.tool, prompt.prompt.summary
+    );
     let dangerous = prompt.prompt.tool == "Bash" && prompt.prompt.summary.contains("rm -rf");
     if dangerous && prompt.actions.contains(&Action::Deny) {
         let message = Some("watch_and_answer refuses rm -rf; ask the person".to_owned());

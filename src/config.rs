@@ -63,7 +63,9 @@ pub fn state_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_STATE_HOME")
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state")))?;
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state"))
+        })?;
     Some(base.join("gatehouse"))
 }
 
@@ -72,10 +74,22 @@ pub fn load() -> anyhow::Result<Config> {
     let mut builder = config::Config::builder();
     let path = config_path();
     if let Some(path) = &path {
-        builder = builder.add_source(config::File::from(path.as_path()).format(config::FileFormat::Toml).required(false));
+        builder = builder.add_source(
+            config::File::from(path.as_path())
+                .format(config::FileFormat::Toml)
+                .required(false),
+        );
     }
-    builder = builder.add_source(config::Environment::with_prefix("GATEHOUSE").prefix_separator("_").separator("__").try_parsing(true));
-    let shown = path.map_or_else(|| "the config file".to_owned(), |path| path.display().to_string());
+    builder = builder.add_source(
+        config::Environment::with_prefix("GATEHOUSE")
+            .prefix_separator("_")
+            .separator("__")
+            .try_parsing(true),
+    );
+    let shown = path.map_or_else(
+        || "the config file".to_owned(),
+        |path| path.display().to_string(),
+    );
     let config: Config = builder
         .build()
         .and_then(|config| config.try_deserialize())

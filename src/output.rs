@@ -41,7 +41,12 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             let actions = if prompt.is_read_only() {
                 "read-only".to_owned()
             } else {
-                prompt.actions.iter().map(|action| action.as_str()).collect::<Vec<_>>().join(",")
+                prompt
+                    .actions
+                    .iter()
+                    .map(|action| action.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
             };
             [
                 prompt.id.to_string(),
@@ -75,9 +80,22 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     for (prompt, row) in prompts.iter().zip(&rows) {
         out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
         for question in &prompt.prompt.questions {
-            let options = question.options.iter().map(|option| option.label.as_str()).collect::<Vec<_>>().join(" | ");
-            let choose = if question.multi { "choose any" } else { "choose one" };
-            let _ = writeln!(out, "    {}: {} ({choose}: {options})", question.id, question.text);
+            let options = question
+                .options
+                .iter()
+                .map(|option| option.label.as_str())
+                .collect::<Vec<_>>()
+                .join(" | ");
+            let choose = if question.multi {
+                "choose any"
+            } else {
+                "choose one"
+            };
+            let _ = writeln!(
+                out,
+                "    {}: {} ({choose}: {options})",
+                question.id, question.text
+            );
         }
         if let Some(reason) = &prompt.prompt.read_only_reason {
             let _ = writeln!(out, "    read-only: {reason}");
@@ -119,12 +137,20 @@ pub fn capabilities(adapter: &AdapterCapabilities) -> String {
         let offered = rule.offered();
         let summary = if offered.is_empty() {
             // Say what is missing: the evidence of the first action that is not verified.
-            match rule.actions.iter().find(|flag| !flag.verified && flag.action != gatehouse_core::Action::Always) {
+            match rule
+                .actions
+                .iter()
+                .find(|flag| !flag.verified && flag.action != gatehouse_core::Action::Always)
+            {
                 Some(flag) => format!("read-only: {}", flag.evidence),
                 None => "read-only".to_owned(),
             }
         } else {
-            offered.iter().map(|action| action.as_str()).collect::<Vec<_>>().join(", ")
+            offered
+                .iter()
+                .map(|action| action.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         let _ = writeln!(out, "  {scope:<28} {summary}");
     }
@@ -142,7 +168,14 @@ pub fn event_line(event: &Event) -> String {
             prompt.prompt.tool,
             truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
         ),
-        Event::Changed { id, state, at, by, action, reason } => {
+        Event::Changed {
+            id,
+            state,
+            at,
+            by,
+            action,
+            reason,
+        } => {
             let mut line = format!("{at}  {:<11}  {id}", state.as_str());
             if let Some(action) = action {
                 let _ = write!(line, "  {action}");

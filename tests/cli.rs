@@ -20,13 +20,22 @@ fn stderr(output: &std::process::Output) -> String {
 }
 
 fn verdict(output: &std::process::Output) -> Value {
-    assert!(output.status.success(), "the hook always exits 0: {}", stderr(output));
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| panic!("the hook printed a verdict, not {:?}", stdout(output)))
+    assert!(
+        output.status.success(),
+        "the hook always exits 0: {}",
+        stderr(output)
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("the hook printed a verdict, not {:?}", stdout(output)))
 }
 
 fn held(gateway: &Gateway, fixture: &str) -> (std::process::Child, Value) {
     let before = gateway.list().len();
-    let hook = gateway.spawn_hook("claude", claude_fixture(fixture).to_string().as_bytes(), &[]);
+    let hook = gateway.spawn_hook(
+        "claude",
+        claude_fixture(fixture).to_string().as_bytes(),
+        &[],
+    );
     let prompts = gateway.wait_for_pending(before + 1);
     (hook, prompts.last().unwrap().clone())
 }
@@ -36,10 +45,17 @@ fn status_exits_1_and_says_what_to_do_when_no_gateway_runs() {
     let sandbox = Sandbox::new();
     let output = sandbox.run(&["status"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("gatehouse serve"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("gatehouse serve"),
+        "{}",
+        stderr(&output)
+    );
     let json = sandbox.run(&["status", "--json"]);
     assert_eq!(json.status.code(), Some(1));
-    assert_eq!(serde_json::from_slice::<Value>(&json.stdout).unwrap()["running"], false);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&json.stdout).unwrap()["running"],
+        false
+    );
 }
 
 #[test]
@@ -50,10 +66,25 @@ fn status_reports_the_adapters_and_their_capability_flags() {
     let status: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(status["running"], true);
     assert_eq!(status["pending"], 0);
-    let claude = status["adapters"].as_array().unwrap().iter().find(|adapter| adapter["adapter"] == "claude").unwrap();
-    let bash = claude["rules"].as_array().unwrap().iter().find(|rule| rule["tool"] == "Bash").unwrap();
-    let verified: Vec<&str> =
-        bash["actions"].as_array().unwrap().iter().filter(|flag| flag["verified"] == true).map(|flag| flag["action"].as_str().unwrap()).collect();
+    let claude = status["adapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|adapter| adapter["adapter"] == "claude")
+        .unwrap();
+    let bash = claude["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|rule| rule["tool"] == "Bash")
+        .unwrap();
+    let verified: Vec<&str> = bash["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|flag| flag["verified"] == true)
+        .map(|flag| flag["action"].as_str().unwrap())
+        .collect();
     assert_eq!(verified, ["once", "deny"]);
     assert!(stdout(&gateway.run(&["status"])).contains("Claude Code (claude)"));
 }
@@ -63,15 +94,27 @@ fn a_second_gateway_on_the_same_socket_is_refused() {
     let gateway = Gateway::start();
     let output = gateway.run(&["serve"]);
     assert!(!output.status.success());
-    assert!(stderr(&output).contains("already running"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("already running"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
 fn the_socket_is_private() {
     use std::os::unix::fs::PermissionsExt;
     let gateway = Gateway::start();
-    let socket_mode = std::fs::metadata(gateway.socket()).unwrap().permissions().mode() & 0o777;
-    let folder_mode = std::fs::metadata(gateway.socket().parent().unwrap()).unwrap().permissions().mode() & 0o777;
+    let socket_mode = std::fs::metadata(gateway.socket())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    let folder_mode = std::fs::metadata(gateway.socket().parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!((socket_mode, folder_mode), (0o600, 0o700));
 }
 
@@ -80,8 +123,23 @@ fn list_json_has_the_documented_fields() {
     let gateway = Gateway::start();
     let (bash_hook, bash) = held(&gateway, "PermissionRequest-Bash");
     let (question_hook, question) = held(&gateway, "PermissionRequest-AskUserQuestion");
-    for field in ["id", "adapter", "session", "cwd", "kind", "tool", "summary", "input", "actions", "state", "created_at"] {
-        assert!(bash.get(field).is_some(), "list --json lacks `{field}`: {bash}");
+    for field in [
+        "id",
+        "adapter",
+        "session",
+        "cwd",
+        "kind",
+        "tool",
+        "summary",
+        "input",
+        "actions",
+        "state",
+        "created_at",
+    ] {
+        assert!(
+            bash.get(field).is_some(),
+            "list --json lacks `{field}`: {bash}"
+        );
     }
     assert_eq!(bash["actions"], json!(["once", "deny"]));
     assert_eq!(bash["state"], "pending");
@@ -102,7 +160,10 @@ fn once_prints_allow_and_the_prompt_is_delivered() {
     let answered = gateway.run(&["answer", id, "once"]);
     assert!(answered.status.success(), "{}", stderr(&answered));
     let output = finish(hook, HOOK_EXIT);
-    assert_eq!(verdict(&output), json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}));
+    assert_eq!(
+        verdict(&output),
+        json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}})
+    );
     let again = gateway.run(&["answer", id, "deny"]);
     assert_eq!(again.status.code(), Some(1), "a second answer is refused");
     assert!(stderr(&again).contains("not_pending"), "{}", stderr(&again));
@@ -113,10 +174,19 @@ fn once_prints_allow_and_the_prompt_is_delivered() {
 fn deny_carries_the_message() {
     let gateway = Gateway::start();
     let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
-    let answered = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "deny", "--message", "use make clean"]);
+    let answered = gateway.run(&[
+        "answer",
+        prompt["id"].as_str().unwrap(),
+        "deny",
+        "--message",
+        "use make clean",
+    ]);
     assert!(answered.status.success());
     let decision = &verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"];
-    assert_eq!(decision, &json!({"behavior": "deny", "message": "use make clean"}));
+    assert_eq!(
+        decision,
+        &json!({"behavior": "deny", "message": "use make clean"})
+    );
 }
 
 #[test]
@@ -126,12 +196,25 @@ fn a_question_is_answered_by_pick_and_keyed_by_its_text_at_delivery() {
     let id = prompt["id"].as_str().unwrap();
     let wrong = gateway.run(&["answer", id, "--pick", "q1=Green"]);
     assert_eq!(wrong.status.code(), Some(1));
-    assert!(stderr(&wrong).contains("invalid_answer"), "{}", stderr(&wrong));
-    assert!(gateway.run(&["answer", id, "--pick", "q1=Blue"]).status.success());
+    assert!(
+        stderr(&wrong).contains("invalid_answer"),
+        "{}",
+        stderr(&wrong)
+    );
+    assert!(gateway
+        .run(&["answer", id, "--pick", "q1=Blue"])
+        .status
+        .success());
     let decision = &verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"];
     assert_eq!(decision["behavior"], "allow");
-    assert_eq!(decision["updatedInput"]["answers"], json!({"Which color?": "Blue"}));
-    assert_eq!(decision["updatedInput"]["questions"], prompt["input"]["questions"]);
+    assert_eq!(
+        decision["updatedInput"]["answers"],
+        json!({"Which color?": "Blue"})
+    );
+    assert_eq!(
+        decision["updatedInput"]["questions"],
+        prompt["input"]["questions"]
+    );
 }
 
 #[test]
@@ -142,7 +225,11 @@ fn a_read_only_prompt_refuses_answers_and_release_hands_it_back() {
     assert_eq!(prompt["actions"], json!([]));
     let refused = gateway.run(&["answer", id, "once"]);
     assert_eq!(refused.status.code(), Some(1));
-    assert!(stderr(&refused).contains("read_only"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("read_only"),
+        "{}",
+        stderr(&refused)
+    );
     assert!(gateway.run(&["release", id]).status.success());
     let output = finish(hook, HOOK_EXIT);
     assert!(output.status.success());
@@ -174,7 +261,11 @@ fn a_killed_hook_withdraws_its_prompt_and_a_late_answer_is_refused() {
 fn post_tool_use_withdraws_the_prompt_answered_in_the_terminal() {
     let gateway = Gateway::start();
     let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
-    let observer = gateway.spawn_hook("claude", claude_fixture("PostToolUse-Bash").to_string().as_bytes(), &[]);
+    let observer = gateway.spawn_hook(
+        "claude",
+        claude_fixture("PostToolUse-Bash").to_string().as_bytes(),
+        &[],
+    );
     assert_eq!(stdout(&finish(observer, HOOK_EXIT)), "");
     let output = finish(hook, HOOK_EXIT);
     assert_eq!(stdout(&output), "", "a withdrawn prompt gets no verdict");
@@ -187,7 +278,14 @@ fn session_end_withdraws_what_the_session_still_has_pending() {
     let gateway = Gateway::start();
     let (bash, _) = held(&gateway, "PermissionRequest-Bash");
     let (write, _) = held(&gateway, "PermissionRequest-Write");
-    finish(gateway.spawn_hook("claude", claude_fixture("SessionEnd").to_string().as_bytes(), &[]), HOOK_EXIT);
+    finish(
+        gateway.spawn_hook(
+            "claude",
+            claude_fixture("SessionEnd").to_string().as_bytes(),
+            &[],
+        ),
+        HOOK_EXIT,
+    );
     assert_eq!(stdout(&finish(bash, HOOK_EXIT)), "");
     assert_eq!(stdout(&finish(write, HOOK_EXIT)), "");
     assert!(gateway.list().is_empty());
@@ -198,7 +296,9 @@ fn the_deadline_expires_a_prompt_with_no_verdict() {
     let gateway = Gateway::start();
     let hook = gateway.spawn_hook(
         "claude",
-        claude_fixture("PermissionRequest-Bash").to_string().as_bytes(),
+        claude_fixture("PermissionRequest-Bash")
+            .to_string()
+            .as_bytes(),
         &[("GATEHOUSE_HOOK__WAIT_SECONDS", "1")],
     );
     let output = finish(hook, HOOK_EXIT);
@@ -210,9 +310,16 @@ fn the_deadline_expires_a_prompt_with_no_verdict() {
 #[test]
 fn with_no_gateway_the_hook_exits_at_once_with_no_output() {
     let sandbox = Sandbox::new();
-    for payload in [claude_fixture("PermissionRequest-Bash").to_string(), "not json".to_owned(), String::new()] {
+    for payload in [
+        claude_fixture("PermissionRequest-Bash").to_string(),
+        "not json".to_owned(),
+        String::new(),
+    ] {
         let started = Instant::now();
-        let output = finish(sandbox.spawn_hook("claude", payload.as_bytes(), &[]), HOOK_EXIT);
+        let output = finish(
+            sandbox.spawn_hook("claude", payload.as_bytes(), &[]),
+            HOOK_EXIT,
+        );
         assert!(output.status.success());
         assert_eq!(stdout(&output), "", "no verdict without a gateway");
         assert!(!stderr(&output).is_empty(), "a line on stderr says why");
@@ -232,7 +339,10 @@ fn garbage_on_the_hook_stdin_never_yields_a_verdict_and_the_gateway_stays_up() {
         json!({"hook_event_name": "PostToolUse", "session_id": "s"}).to_string(),
     ];
     for payload in payloads {
-        let output = finish(gateway.spawn_hook("claude", payload.as_bytes(), &[]), HOOK_EXIT);
+        let output = finish(
+            gateway.spawn_hook("claude", payload.as_bytes(), &[]),
+            HOOK_EXIT,
+        );
         assert!(output.status.success(), "{payload}");
         assert_eq!(stdout(&output), "", "{payload}");
     }
@@ -242,18 +352,34 @@ fn garbage_on_the_hook_stdin_never_yields_a_verdict_and_the_gateway_stays_up() {
 #[test]
 fn watch_json_streams_the_snapshot_then_each_transition() {
     let gateway = Gateway::start();
-    let mut watch = gateway.command(&["watch", "--json"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut watch = gateway
+        .command(&["watch", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
     let snapshot: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(snapshot["type"], "snapshot");
     let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
-    assert!(gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]).status.success());
+    assert!(gateway
+        .run(&["answer", prompt["id"].as_str().unwrap(), "once"])
+        .status
+        .success());
     finish(hook, HOOK_EXIT);
     let mut kinds = Vec::new();
     while kinds.last().map(String::as_str) != Some("delivered") {
         let event: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-        assert_eq!(event["id"].as_str().or(event["prompt"]["id"].as_str()), prompt["id"].as_str());
-        kinds.push(event["state"].as_str().unwrap_or(event["type"].as_str().unwrap()).to_owned());
+        assert_eq!(
+            event["id"].as_str().or(event["prompt"]["id"].as_str()),
+            prompt["id"].as_str()
+        );
+        kinds.push(
+            event["state"]
+                .as_str()
+                .unwrap_or(event["type"].as_str().unwrap())
+                .to_owned(),
+        );
     }
     assert_eq!(kinds, ["added", "resolved", "delivered"]);
     let _ = watch.kill();
@@ -270,23 +396,51 @@ fn install_claude_merges_is_idempotent_and_uninstall_removes_only_its_own() {
 
     let first = sandbox.run(&["install", "claude"]);
     assert!(first.status.success(), "{}", stderr(&first));
-    assert!(stdout(&first).contains("added the PermissionRequest hook"), "{}", stdout(&first));
+    assert!(
+        stdout(&first).contains("added the PermissionRequest hook"),
+        "{}",
+        stdout(&first)
+    );
     let installed: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
     assert_eq!(installed["model"], "opus");
     let permission = &installed["hooks"]["PermissionRequest"][0]["hooks"][0];
-    assert!(permission["command"].as_str().unwrap().ends_with("gatehouse' hook claude"), "{permission}");
-    assert!(permission["command"].as_str().unwrap().starts_with("'/"), "an absolute path: {permission}");
+    assert!(
+        permission["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("gatehouse' hook claude"),
+        "{permission}"
+    );
+    assert!(
+        permission["command"].as_str().unwrap().starts_with("'/"),
+        "an absolute path: {permission}"
+    );
     assert_eq!(permission["timeout"], 630, "the wait (600 s) plus a margin");
-    assert_eq!(installed["hooks"]["PostToolUse"][0], theirs["hooks"]["PostToolUse"][0]);
-    assert!(settings.with_file_name("settings.json.gatehouse-backup").exists());
+    assert_eq!(
+        installed["hooks"]["PostToolUse"][0],
+        theirs["hooks"]["PostToolUse"][0]
+    );
+    assert!(settings
+        .with_file_name("settings.json.gatehouse-backup")
+        .exists());
 
     let second = sandbox.run(&["install", "claude"]);
-    assert!(stdout(&second).contains("nothing to change"), "{}", stdout(&second));
-    assert_eq!(serde_json::from_slice::<Value>(&std::fs::read(&settings).unwrap()).unwrap(), installed);
+    assert!(
+        stdout(&second).contains("nothing to change"),
+        "{}",
+        stdout(&second)
+    );
+    assert_eq!(
+        serde_json::from_slice::<Value>(&std::fs::read(&settings).unwrap()).unwrap(),
+        installed
+    );
 
     let removed = sandbox.run(&["uninstall", "claude"]);
     assert!(removed.status.success());
-    assert_eq!(serde_json::from_slice::<Value>(&std::fs::read(&settings).unwrap()).unwrap(), theirs);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&std::fs::read(&settings).unwrap()).unwrap(),
+        theirs
+    );
 }
 
 #[test]
@@ -296,10 +450,22 @@ fn a_four_megabyte_tool_input_is_held_and_answered() {
     event["tool_input"]["command"] = json!(format!("echo {}", "x".repeat(4 * 1024 * 1024)));
     let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
     let prompt = gateway.wait_for_pending(1).remove(0);
-    assert_eq!(prompt["input"]["command"].as_str().unwrap().len(), 4 * 1024 * 1024 + 5);
-    assert!(prompt["summary"].as_str().unwrap().chars().count() <= 300, "the summary stays one short line");
-    assert!(gateway.run(&["answer", prompt["id"].as_str().unwrap(), "deny"]).status.success());
-    assert_eq!(verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"]["behavior"], "deny");
+    assert_eq!(
+        prompt["input"]["command"].as_str().unwrap().len(),
+        4 * 1024 * 1024 + 5
+    );
+    assert!(
+        prompt["summary"].as_str().unwrap().chars().count() <= 300,
+        "the summary stays one short line"
+    );
+    assert!(gateway
+        .run(&["answer", prompt["id"].as_str().unwrap(), "deny"])
+        .status
+        .success());
+    assert_eq!(
+        verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"]["behavior"],
+        "deny"
+    );
 }
 
 #[test]
@@ -311,12 +477,31 @@ fn a_gateway_that_accepts_but_never_answers_costs_the_agent_at_most_a_moment() {
     let _stuck = std::os::unix::net::UnixListener::bind(sandbox.socket()).unwrap();
     for fixture in ["PostToolUse-Bash", "PermissionRequest-Bash"] {
         let started = Instant::now();
-        let output = finish(sandbox.spawn_hook("claude", claude_fixture(fixture).to_string().as_bytes(), &[]), HOOK_EXIT);
+        let output = finish(
+            sandbox.spawn_hook(
+                "claude",
+                claude_fixture(fixture).to_string().as_bytes(),
+                &[],
+            ),
+            HOOK_EXIT,
+        );
         assert!(output.status.success());
         assert_eq!(stdout(&output), "", "{fixture}: no verdict");
-        assert!(stderr(&output).contains("did not answer"), "{fixture}: {}", stderr(&output));
-        assert!(started.elapsed() < Duration::from_secs(5), "{fixture} took {:?}", started.elapsed());
+        assert!(
+            stderr(&output).contains("did not answer"),
+            "{fixture}: {}",
+            stderr(&output)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{fixture} took {:?}",
+            started.elapsed()
+        );
     }
-    let spooled = std::fs::read_to_string(sandbox.home().join(".local/state/gatehouse/spool.jsonl")).unwrap();
-    assert!(spooled.contains("tool_finished"), "the observation waits in the spool: {spooled}");
+    let spooled =
+        std::fs::read_to_string(sandbox.home().join(".local/state/gatehouse/spool.jsonl")).unwrap();
+    assert!(
+        spooled.contains("tool_finished"),
+        "the observation waits in the spool: {spooled}"
+    );
 }

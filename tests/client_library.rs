@@ -27,14 +27,25 @@ fn bash_prompt(command: &str) -> NewPrompt {
 async fn a_front_end_and_a_hook_meet_through_the_real_gateway() {
     let gateway = Gateway::start();
     let socket = gateway.socket();
-    let mut frontend = SocketClient::connect(&socket, Role::Frontend, "library-test").await.unwrap();
-    assert!(frontend.hello().adapters.iter().any(|adapter| adapter.adapter == "claude"));
+    let mut frontend = SocketClient::connect(&socket, Role::Frontend, "library-test")
+        .await
+        .unwrap();
+    assert!(frontend
+        .hello()
+        .adapters
+        .iter()
+        .any(|adapter| adapter.adapter == "claude"));
     frontend.subscribe().await.unwrap();
 
     let hook_socket = socket.clone();
     let hook = tokio::spawn(async move {
-        let mut hook = SocketClient::connect(&hook_socket, Role::Hook, "library-hook").await.unwrap();
-        let result = hook.hold(bash_prompt("make test"), Duration::from_secs(30)).await.unwrap();
+        let mut hook = SocketClient::connect(&hook_socket, Role::Hook, "library-hook")
+            .await
+            .unwrap();
+        let result = hook
+            .hold(bash_prompt("make test"), Duration::from_secs(30))
+            .await
+            .unwrap();
         let registered = hook.next_notification().await.unwrap();
         assert_eq!(registered.method, notification::REGISTERED);
         let registered: RegisteredParams = serde_json::from_value(registered.params).unwrap();
@@ -43,10 +54,28 @@ async fn a_front_end_and_a_hook_meet_through_the_real_gateway() {
         result
     });
 
-    let added = tokio::time::timeout(Duration::from_secs(10), frontend.next_notification()).await.unwrap().unwrap();
-    let id = added.params["prompt"]["id"].as_str().unwrap().parse().unwrap();
-    frontend.answer(id, Answer::Deny { message: Some("not now".into()) }).await.unwrap();
-    let result = tokio::time::timeout(Duration::from_secs(10), hook).await.unwrap().unwrap();
+    let added = tokio::time::timeout(Duration::from_secs(10), frontend.next_notification())
+        .await
+        .unwrap()
+        .unwrap();
+    let id = added.params["prompt"]["id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    frontend
+        .answer(
+            id,
+            Answer::Deny {
+                message: Some("not now".into()),
+            },
+        )
+        .await
+        .unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(10), hook)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(result.id, id);
     assert!(matches!(result.outcome, Outcome::Verdict { ref verdict } if !verdict.allows()));
     let status = frontend.status().await.unwrap();

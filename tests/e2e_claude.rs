@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::claude_env::{
-    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, INTERRUPTED_TEXT, QUESTION_DIALOG, WRITE_DIALOG,
+    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, INTERRUPTED_TEXT,
+    QUESTION_DIALOG, WRITE_DIALOG,
 };
 use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use crate::support::tmux::Tmux;
@@ -31,7 +32,10 @@ struct World {
 fn claude_bin() -> Option<PathBuf> {
     let found = find_claude_bin();
     if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "Claude Code is not installed; run `npm ci` (.ci/run does)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Claude Code is not installed; run `npm ci` (.ci/run does)"
+        );
         eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
     }
     found
@@ -46,12 +50,25 @@ impl World {
         let fake = FakeAnthropic::start(script);
         let mut claude = ClaudeEnv::new(&bin, &fake);
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
-        let installed = gateway.command(&["install", "claude"]).env("HOME", claude.home()).output().unwrap();
-        assert!(installed.status.success(), "install: {}", String::from_utf8_lossy(&installed.stderr));
+        let installed = gateway
+            .command(&["install", "claude"])
+            .env("HOME", claude.home())
+            .output()
+            .unwrap();
+        assert!(
+            installed.status.success(),
+            "install: {}",
+            String::from_utf8_lossy(&installed.stderr)
+        );
         if !with_gateway {
             gateway.kill();
         }
-        Some(World { gateway, fake, claude, tmux: None })
+        Some(World {
+            gateway,
+            fake,
+            claude,
+            tmux: None,
+        })
     }
 
     fn start(&mut self, prompt: &str) -> &Tmux {
@@ -85,11 +102,17 @@ impl World {
 }
 
 fn bash_turn(command: &str) -> ScriptedTurn {
-    ScriptedTurn::tool_use("Bash", json!({ "command": command, "description": "write a file" }))
+    ScriptedTurn::tool_use(
+        "Bash",
+        json!({ "command": command, "description": "write a file" }),
+    )
 }
 
 fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
-    let options: Vec<Value> = labels.iter().map(|label| json!({ "label": label, "description": format!("{label} option") })).collect();
+    let options: Vec<Value> = labels
+        .iter()
+        .map(|label| json!({ "label": label, "description": format!("{label} option") }))
+        .collect();
     ScriptedTurn::tool_use(
         "AskUserQuestion",
         json!({ "questions": [{ "question": question, "header": "Pick", "options": options, "multiSelect": multi }] }),
@@ -98,7 +121,9 @@ fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
 
 #[test]
 fn once_from_the_gateway_runs_the_command() {
-    let Some(mut world) = World::new(vec![bash_turn("printf hi > hi.txt")], true) else { return };
+    let Some(mut world) = World::new(vec![bash_turn("printf hi > hi.txt")], true) else {
+        return;
+    };
     world.start("write hi.txt");
     let prompt = world.held_prompt();
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
@@ -107,35 +132,68 @@ fn once_from_the_gateway_runs_the_command() {
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     let result = world.single_tool_result();
     assert_eq!(result["is_error"], json!(false), "{result}");
-    assert!(tool_result_text(&result).starts_with("(Bash completed with no output)"), "{result}");
-    assert_eq!(std::fs::read_to_string(world.workspace_file("hi.txt")).unwrap(), "hi");
-    world.tmux().wait_for_text("Allowed by PermissionRequest hook", DEADLINE);
+    assert!(
+        tool_result_text(&result).starts_with("(Bash completed with no output)"),
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(world.workspace_file("hi.txt")).unwrap(),
+        "hi"
+    );
+    world
+        .tmux()
+        .wait_for_text("Allowed by PermissionRequest hook", DEADLINE);
     assert!(world.gateway.list().is_empty());
 }
 
 #[test]
 fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
-    let Some(mut world) = World::new(vec![bash_turn("rm -rf build && printf x > gone.txt")], true) else { return };
+    let Some(mut world) = World::new(vec![bash_turn("rm -rf build && printf x > gone.txt")], true)
+    else {
+        return;
+    };
     world.start("clean the build");
     let prompt = world.held_prompt();
     world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
-    assert!(world.answer(&prompt["id"], &["deny", "--message", "use make clean instead"]).status.success());
+    assert!(world
+        .answer(
+            &prompt["id"],
+            &["deny", "--message", "use make clean instead"]
+        )
+        .status
+        .success());
     let result = world.single_tool_result();
     assert_eq!(result["is_error"], json!(true), "{result}");
-    assert!(tool_result_text(&result).starts_with("use make clean instead"), "{result}");
-    assert!(!world.workspace_file("gone.txt").exists(), "the command did not run");
-    world.tmux().wait_for_text("Denied by PermissionRequest hook", DEADLINE);
+    assert!(
+        tool_result_text(&result).starts_with("use make clean instead"),
+        "{result}"
+    );
+    assert!(
+        !world.workspace_file("gone.txt").exists(),
+        "the command did not run"
+    );
+    world
+        .tmux()
+        .wait_for_text("Denied by PermissionRequest hook", DEADLINE);
 }
 
 #[test]
 fn a_question_answered_from_the_gateway_reaches_the_model() {
-    let Some(mut world) = World::new(vec![question_turn("Which color?", false, &["Red", "Blue"])], true) else { return };
+    let Some(mut world) = World::new(
+        vec![question_turn("Which color?", false, &["Red", "Blue"])],
+        true,
+    ) else {
+        return;
+    };
     world.start("ask me a color");
     let prompt = world.held_prompt();
     assert_eq!(prompt["kind"], "question");
     assert_eq!(prompt["questions"][0]["id"], "q1");
     world.tmux().wait_for_text(QUESTION_DIALOG, DEADLINE);
-    assert!(world.answer(&prompt["id"], &["--pick", "q1=Blue"]).status.success());
+    assert!(world
+        .answer(&prompt["id"], &["--pick", "q1=Blue"])
+        .status
+        .success());
     let text = tool_result_text(&world.single_tool_result());
     assert!(text.contains(r#""Which color?"="Blue""#), "{text}");
 }
@@ -143,49 +201,93 @@ fn a_question_answered_from_the_gateway_reaches_the_model() {
 #[test]
 fn a_multi_select_question_with_free_text_reaches_the_model() {
     let turn = question_turn("Which toppings?", true, &["Cheese", "Olives", "Basil"]);
-    let Some(mut world) = World::new(vec![turn], true) else { return };
+    let Some(mut world) = World::new(vec![turn], true) else {
+        return;
+    };
     world.start("ask me toppings");
     let prompt = world.held_prompt();
     assert_eq!(prompt["questions"][0]["multi"], true);
     world.tmux().wait_for_text("Which toppings?", DEADLINE);
-    let answered = world.answer(&prompt["id"], &["--pick", "q1=Cheese", "--pick", "q1=Olives", "--text", "q1=extra garlic"]);
-    assert!(answered.status.success(), "{}", String::from_utf8_lossy(&answered.stderr));
+    let answered = world.answer(
+        &prompt["id"],
+        &[
+            "--pick",
+            "q1=Cheese",
+            "--pick",
+            "q1=Olives",
+            "--text",
+            "q1=extra garlic",
+        ],
+    );
+    assert!(
+        answered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&answered.stderr)
+    );
     let text = tool_result_text(&world.single_tool_result());
-    assert!(text.contains(r#""Which toppings?"="Cheese, Olives, extra garlic""#), "{text}");
+    assert!(
+        text.contains(r#""Which toppings?"="Cheese, Olives, extra garlic""#),
+        "{text}"
+    );
 }
 
 #[test]
 fn yes_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
-    let Some(mut world) = World::new(vec![bash_turn("printf yes > yes.txt")], true) else { return };
+    let Some(mut world) = World::new(vec![bash_turn("printf yes > yes.txt")], true) else {
+        return;
+    };
     world.start("write yes.txt");
     let prompt = world.held_prompt();
     answer_dialog(world.tmux(), BASH_DIALOG, "1", DEADLINE);
     world.single_tool_result();
-    wait_for(DEADLINE, "the prompt to be withdrawn", || world.gateway.list().is_empty());
+    wait_for(DEADLINE, "the prompt to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
     let late = world.answer(&prompt["id"], &["deny"]);
     assert_eq!(late.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&late.stderr).contains("withdrawn"), "{}", String::from_utf8_lossy(&late.stderr));
+    assert!(
+        String::from_utf8_lossy(&late.stderr).contains("withdrawn"),
+        "{}",
+        String::from_utf8_lossy(&late.stderr)
+    );
     assert!(world.workspace_file("yes.txt").exists());
 }
 
 #[test]
 fn esc_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
-    let Some(mut world) = World::new(vec![bash_turn("printf esc > esc.txt")], true) else { return };
+    let Some(mut world) = World::new(vec![bash_turn("printf esc > esc.txt")], true) else {
+        return;
+    };
     world.start("write esc.txt");
     let prompt = world.held_prompt();
     answer_dialog(world.tmux(), BASH_DIALOG, "Escape", DEADLINE);
     world.tmux().wait_for_text(INTERRUPTED_TEXT, DEADLINE);
-    wait_for(DEADLINE, "the prompt to be withdrawn", || world.gateway.list().is_empty());
+    wait_for(DEADLINE, "the prompt to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
     let late = world.answer(&prompt["id"], &["once"]);
-    assert_eq!(late.status.code(), Some(1), "a late Once must never run the command");
-    assert!(String::from_utf8_lossy(&late.stderr).contains("withdrawn"), "{}", String::from_utf8_lossy(&late.stderr));
+    assert_eq!(
+        late.status.code(),
+        Some(1),
+        "a late Once must never run the command"
+    );
+    assert!(
+        String::from_utf8_lossy(&late.stderr).contains("withdrawn"),
+        "{}",
+        String::from_utf8_lossy(&late.stderr)
+    );
     assert!(!world.workspace_file("esc.txt").exists());
 }
 
 #[test]
 fn a_write_prompt_is_read_only_and_the_terminal_decides() {
-    let turn = ScriptedTurn::tool_use("Write", json!({ "file_path": "notes.txt", "content": "hello\n" }));
-    let Some(mut world) = World::new(vec![turn], true) else { return };
+    let turn = ScriptedTurn::tool_use(
+        "Write",
+        json!({ "file_path": "notes.txt", "content": "hello\n" }),
+    );
+    let Some(mut world) = World::new(vec![turn], true) else {
+        return;
+    };
     world.start("write notes");
     let prompt = world.held_prompt();
     assert_eq!(prompt["tool"], "Write");
@@ -195,17 +297,27 @@ fn a_write_prompt_is_read_only_and_the_terminal_decides() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("read_only"));
     answer_dialog(world.tmux(), WRITE_DIALOG, "1", DEADLINE);
     world.single_tool_result();
-    assert_eq!(std::fs::read_to_string(world.workspace_file("notes.txt")).unwrap(), "hello\n");
-    wait_for(DEADLINE, "the read-only prompt to be withdrawn", || world.gateway.list().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(world.workspace_file("notes.txt")).unwrap(),
+        "hello\n"
+    );
+    wait_for(DEADLINE, "the read-only prompt to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
 }
 
 #[test]
 fn with_the_gateway_down_claude_shows_its_own_prompt_as_usual() {
-    let Some(mut world) = World::new(vec![bash_turn("printf down > down.txt")], false) else { return };
+    let Some(mut world) = World::new(vec![bash_turn("printf down > down.txt")], false) else {
+        return;
+    };
     world.start("write down.txt");
     answer_dialog(world.tmux(), BASH_DIALOG, "1", DEADLINE);
     let result = world.single_tool_result();
     assert_eq!(result["is_error"], json!(false), "{result}");
-    assert_eq!(std::fs::read_to_string(world.workspace_file("down.txt")).unwrap(), "down");
+    assert_eq!(
+        std::fs::read_to_string(world.workspace_file("down.txt")).unwrap(),
+        "down"
+    );
     wait_idle(world.tmux(), DEADLINE);
 }

@@ -12,7 +12,9 @@ use gatehouse_adapter_codex::probe::fake_responses::{FakeResponses, ScriptedCall
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
-use crate::support::codex_env::{find_codex_bin, wait_for_output, CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, READY_TEXT};
+use crate::support::codex_env::{
+    find_codex_bin, wait_for_output, CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, READY_TEXT,
+};
 use crate::support::tmux::Tmux;
 
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -20,7 +22,10 @@ const DEADLINE: Duration = Duration::from_secs(30);
 fn codex_bin() -> Option<PathBuf> {
     let found = find_codex_bin();
     if found.is_none() {
-        assert!(std::env::var_os("CI").is_none(), "Codex is not installed; run `npm ci` (.ci/run does)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Codex is not installed; run `npm ci` (.ci/run does)"
+        );
         eprintln!("skipped: Codex is not installed (run `npm ci`)");
     }
     found
@@ -51,16 +56,34 @@ impl World {
         // gateway and the probe record.
         let env = [
             ("HOME", gateway.home().display().to_string()),
-            ("XDG_CONFIG_HOME", folder.join("config").display().to_string()),
+            (
+                "XDG_CONFIG_HOME",
+                folder.join("config").display().to_string(),
+            ),
             ("XDG_RUNTIME_DIR", folder.join("run").display().to_string()),
             ("GATEHOUSE_SOCKET", gateway.socket().display().to_string()),
         ];
         let codex = CodexEnv::new(&bin, folder, &fake, &env);
-        let installed = gateway.command(&["install", "codex"]).env("CODEX_HOME", &codex.codex_home).output().unwrap();
+        let installed = gateway
+            .command(&["install", "codex"])
+            .env("CODEX_HOME", &codex.codex_home)
+            .output()
+            .unwrap();
         let stdout = String::from_utf8_lossy(&installed.stdout);
-        assert!(installed.status.success(), "install: {}", String::from_utf8_lossy(&installed.stderr));
-        assert!(stdout.contains("Hooks need review"), "install says Codex asks for a review: {stdout}");
-        Some(World { gateway, fake, codex })
+        assert!(
+            installed.status.success(),
+            "install: {}",
+            String::from_utf8_lossy(&installed.stderr)
+        );
+        assert!(
+            stdout.contains("Hooks need review"),
+            "install says Codex asks for a review: {stdout}"
+        );
+        Some(World {
+            gateway,
+            fake,
+            codex,
+        })
     }
 
     fn answer(&self, id: &Value, arguments: &[&str]) -> std::process::Output {
@@ -72,7 +95,12 @@ impl World {
     fn codex_flags(&self) -> Value {
         let status = self.gateway.run(&["status", "--json"]);
         let status: Value = serde_json::from_slice(&status.stdout).unwrap();
-        let codex = status["adapters"].as_array().unwrap().iter().find(|adapter| adapter["adapter"] == "codex").unwrap();
+        let codex = status["adapters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|adapter| adapter["adapter"] == "codex")
+            .unwrap();
         codex["rules"][0].clone()
     }
 
@@ -84,7 +112,12 @@ impl World {
             pending = self.gateway.list();
             pending.len() == 1
         });
-        assert!(listed, "the gateway listed {} prompts, not 1; Codex's screen:\n{}", pending.len(), tmux.screen());
+        assert!(
+            listed,
+            "the gateway listed {} prompts, not 1; Codex's screen:\n{}",
+            pending.len(),
+            tmux.screen()
+        );
         let prompt = pending.remove(0);
         assert_eq!(prompt["adapter"], "codex");
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
@@ -100,7 +133,9 @@ fn refused(output: &std::process::Output, code: &str) {
 
 #[test]
 fn read_only_until_probed_codex_decides_and_its_answers_withdraw_the_prompt() {
-    let Some(world) = World::new(&["yes", "esc"]) else { return };
+    let Some(world) = World::new(&["yes", "esc"]) else {
+        return;
+    };
     assert_eq!(world.codex_flags()["actions"][0]["verified"], false);
     let tmux = world.codex.start();
 
@@ -111,41 +146,79 @@ fn read_only_until_probed_codex_decides_and_its_answers_withdraw_the_prompt() {
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
     tmux.send_keys(&["y"]);
     wait_for_output(&world.fake, "call_yes", DEADLINE);
-    assert_eq!(std::fs::read_to_string(world.codex.marker("yes.txt")).unwrap(), "yes");
-    wait_for(DEADLINE, "the prompt answered Yes to be withdrawn", || world.gateway.list().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(world.codex.marker("yes.txt")).unwrap(),
+        "yes"
+    );
+    wait_for(DEADLINE, "the prompt answered Yes to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
     refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // Esc in Codex's terminal: the turn is interrupted and the Interrupt hook withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "esc");
     tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(&["Escape"], APPROVAL_PROMPT_TEXT, Duration::from_secs(2), DEADLINE);
+    tmux.press_until_gone(
+        &["Escape"],
+        APPROVAL_PROMPT_TEXT,
+        Duration::from_secs(2),
+        DEADLINE,
+    );
     tmux.wait_for_text(INTERRUPTED_TEXT, DEADLINE);
-    wait_for(DEADLINE, "the prompt answered Esc to be withdrawn", || world.gateway.list().is_empty());
+    wait_for(DEADLINE, "the prompt answered Esc to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
     refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
     assert!(!world.codex.marker("esc.txt").exists());
 }
 
 #[test]
 fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
-    let Some(mut world) = World::new(&["once", "deny", "again"]) else { return };
-    let probed = world.gateway.command(&["probe", "codex", "--codex", world.codex.codex_bin.to_str().unwrap()]).output().unwrap();
+    let Some(mut world) = World::new(&["once", "deny", "again"]) else {
+        return;
+    };
+    let probed = world
+        .gateway
+        .command(&[
+            "probe",
+            "codex",
+            "--codex",
+            world.codex.codex_bin.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&probed.stdout);
-    assert!(probed.status.success(), "probe: {stdout}{}", String::from_utf8_lossy(&probed.stderr));
+    assert!(
+        probed.status.success(),
+        "probe: {stdout}{}",
+        String::from_utf8_lossy(&probed.stderr)
+    );
     for case in ["allow", "deny", "no-verdict"] {
         assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
     }
     assert!(!stdout.contains("FAILED"), "{stdout}");
-    assert!(stdout.contains("within 15 seconds"), "the running gateway read its flags before the probe: {stdout}");
+    assert!(
+        stdout.contains("within 15 seconds"),
+        "the running gateway read its flags before the probe: {stdout}"
+    );
 
     // The running gateway reads the new record by itself, without a restart.
-    crate::common::wait_for(Duration::from_secs(40), "the gateway to offer what the probe unlocked", || {
-        world.codex_flags()["actions"][0]["verified"] == true
-    });
+    crate::common::wait_for(
+        Duration::from_secs(40),
+        "the gateway to offer what the probe unlocked",
+        || world.codex_flags()["actions"][0]["verified"] == true,
+    );
     let bash = world.codex_flags();
     assert_eq!(bash["tool"], "Bash");
     assert_eq!(bash["actions"][0]["verified"], true, "{bash}");
-    assert!(bash["actions"][0]["evidence"].as_str().unwrap().contains("for Codex 0.171.0"), "{bash}");
+    assert!(
+        bash["actions"][0]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("for Codex 0.171.0"),
+        "{bash}"
+    );
 
     let tmux = world.codex.start();
     // Once from the gateway: Codex never shows its own prompt, and the command runs.
@@ -154,13 +227,22 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     wait_for_output(&world.fake, "call_once", DEADLINE);
-    assert_eq!(std::fs::read_to_string(world.codex.marker("once.txt")).unwrap(), "once");
+    assert_eq!(
+        std::fs::read_to_string(world.codex.marker("once.txt")).unwrap(),
+        "once"
+    );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
     assert!(world.gateway.list().is_empty());
 
     // Deny with a message: the command does not run and the model reads the message.
     let prompt = world.prompt_for(&tmux, "deny");
-    assert!(world.answer(&prompt["id"], &["deny", "--message", "use make clean instead"]).status.success());
+    assert!(world
+        .answer(
+            &prompt["id"],
+            &["deny", "--message", "use make clean instead"]
+        )
+        .status
+        .success());
     let output = wait_for_output(&world.fake, "call_deny", DEADLINE);
     assert!(output.contains("use make clean instead"), "{output}");
     assert!(!world.codex.marker("deny.txt").exists());
@@ -168,7 +250,10 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A record for another version: read-only again, and Codex's own prompt decides.
-    let record_path = world.gateway.home().join(".local/state/gatehouse/codex-probe.json");
+    let record_path = world
+        .gateway
+        .home()
+        .join(".local/state/gatehouse/codex-probe.json");
     let mut record: Value = serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
     record["codex_version"] = "0.170.9".into();
     std::fs::write(&record_path, record.to_string()).unwrap();
@@ -176,11 +261,19 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     world.gateway.start_again();
     let bash = world.codex_flags();
     assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
-    assert!(bash["actions"][0]["evidence"].as_str().unwrap().contains("but Codex 0.171.0 is in use"), "{bash}");
+    assert!(
+        bash["actions"][0]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("but Codex 0.171.0 is in use"),
+        "{bash}"
+    );
     let prompt = world.prompt_for(&tmux, "again");
     assert_eq!(prompt["actions"], json!([]));
     tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
     tmux.send_keys(&["y"]);
     wait_for_output(&world.fake, "call_again", DEADLINE);
-    wait_for(DEADLINE, "the read-only prompt to be withdrawn", || world.gateway.list().is_empty());
+    wait_for(DEADLINE, "the read-only prompt to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
 }

@@ -25,20 +25,34 @@ fn two_hundred_held_hooks_each_get_exactly_their_own_verdict() {
         let index: usize = command.split_whitespace().nth(1).unwrap().parse().unwrap();
         let id = prompt["id"].as_str().unwrap();
         let message = format!("no {index}");
-        let arguments: Vec<&str> = if index.is_multiple_of(2) { vec!["answer", id, "once"] } else { vec!["answer", id, "deny", "--message", &message] };
-        assert!(gateway.run(&arguments).status.success(), "answering {command}");
+        let arguments: Vec<&str> = if index.is_multiple_of(2) {
+            vec!["answer", id, "once"]
+        } else {
+            vec!["answer", id, "deny", "--message", &message]
+        };
+        assert!(
+            gateway.run(&arguments).status.success(),
+            "answering {command}"
+        );
     }
     let resident = gateway.resident_bytes();
     for (index, hook) in hooks.into_iter().enumerate() {
         let output = finish(hook, Duration::from_secs(30));
-        let verdict: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| panic!("hook {index} printed a verdict"));
+        let verdict: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|_| panic!("hook {index} printed a verdict"));
         let expected = if index.is_multiple_of(2) {
             json!({"behavior": "allow"})
         } else {
             json!({"behavior": "deny", "message": format!("no {index}")})
         };
-        assert_eq!(verdict["hookSpecificOutput"]["decision"], expected, "hook {index}");
+        assert_eq!(
+            verdict["hookSpecificOutput"]["decision"], expected,
+            "hook {index}"
+        );
     }
     assert!(gateway.list().is_empty());
-    assert!(resident < 64 * 1024 * 1024, "the gateway holds {resident} bytes resident with {HOOKS} hooks");
+    assert!(
+        resident < 64 * 1024 * 1024,
+        "the gateway holds {resident} bytes resident with {HOOKS} hooks"
+    );
 }

@@ -33,7 +33,12 @@ fn another_user_is_refused_even_when_the_socket_file_lets_them_in() {
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs as nobody");
-    assert_eq!(stranger.status.code(), Some(1), "{}", String::from_utf8_lossy(&stranger.stderr));
+    assert_eq!(
+        stranger.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&stranger.stderr)
+    );
     let reply: serde_json::Value = serde_json::from_slice(&stranger.stdout).unwrap();
     assert_eq!(reply["running"], false, "{reply}");
 
@@ -47,14 +52,22 @@ fn a_flood_of_idle_and_half_sent_connections_disturbs_nobody() {
     use std::os::unix::net::UnixStream;
 
     let gateway = Gateway::start();
-    let hook = gateway.spawn_hook("claude", crate::common::claude_fixture("PermissionRequest-Bash").to_string().as_bytes(), &[]);
+    let hook = gateway.spawn_hook(
+        "claude",
+        crate::common::claude_fixture("PermissionRequest-Bash")
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
     let prompt = gateway.wait_for_pending(1).remove(0);
     let mut flood = Vec::new();
     for index in 0..500 {
         let mut stream = UnixStream::connect(gateway.socket()).expect("the gateway accepts");
         match index % 3 {
             0 => {}
-            1 => stream.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hel").unwrap(),
+            1 => stream
+                .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hel")
+                .unwrap(),
             _ => stream.write_all(&[0xff; 4096]).unwrap(),
         }
         if index % 2 == 0 {
@@ -63,9 +76,19 @@ fn a_flood_of_idle_and_half_sent_connections_disturbs_nobody() {
             flood.push(stream);
         }
     }
-    assert!(gateway.run(&["status"]).status.success(), "the gateway still answers");
-    assert_eq!(gateway.list(), vec![prompt.clone()], "the pending prompt is untouched");
-    assert!(gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]).status.success());
+    assert!(
+        gateway.run(&["status"]).status.success(),
+        "the gateway still answers"
+    );
+    assert_eq!(
+        gateway.list(),
+        vec![prompt.clone()],
+        "the pending prompt is untouched"
+    );
+    assert!(gateway
+        .run(&["answer", prompt["id"].as_str().unwrap(), "once"])
+        .status
+        .success());
     let output = crate::common::finish(hook, std::time::Duration::from_secs(10));
     assert!(String::from_utf8_lossy(&output.stdout).contains("\"allow\""));
     drop(flood);

@@ -38,10 +38,21 @@ impl BenchGateway {
             if let Ok(client) = SocketClient::connect(&socket, Role::Frontend, "bench").await {
                 break client;
             }
-            assert!(started.elapsed() < Duration::from_secs(10), "the gateway did not start");
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the gateway did not start"
+            );
             tokio::time::sleep(Duration::from_millis(20)).await;
         };
-        (BenchGateway { binary, folder, socket, process }, frontend)
+        (
+            BenchGateway {
+                binary,
+                folder,
+                socket,
+                process,
+            },
+            frontend,
+        )
     }
 
     pub fn stop(mut self) {

@@ -71,11 +71,21 @@ impl AnswerArgs {
 }
 
 /// The response for `question`, added in the order questions are first named.
-fn response_for<'a>(responses: &'a mut Vec<QuestionResponse>, question: &str) -> &'a mut QuestionResponse {
-    let index = match responses.iter().position(|response| response.question == question) {
+fn response_for<'a>(
+    responses: &'a mut Vec<QuestionResponse>,
+    question: &str,
+) -> &'a mut QuestionResponse {
+    let index = match responses
+        .iter()
+        .position(|response| response.question == question)
+    {
         Some(index) => index,
         None => {
-            responses.push(QuestionResponse { question: question.to_owned(), picks: Vec::new(), text: None });
+            responses.push(QuestionResponse {
+                question: question.to_owned(),
+                picks: Vec::new(),
+                text: None,
+            });
             responses.len() - 1
         }
     };
@@ -128,15 +138,26 @@ async fn resolve_id(client: &mut SocketClient, given: &str) -> anyhow::Result<De
         return Ok(id);
     }
     if given.len() < 4 || !given.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
-        bail!("`{given}` is not a prompt id; copy one from `gatehouse list` (at least 4 characters)");
+        bail!(
+            "`{given}` is not a prompt id; copy one from `gatehouse list` (at least 4 characters)"
+        );
     }
     let pending = client.list().await?;
     let given = given.to_ascii_lowercase();
-    let matches: Vec<DecisionId> = pending.iter().map(|prompt| prompt.id).filter(|id| id.to_string().starts_with(&given)).collect();
+    let matches: Vec<DecisionId> = pending
+        .iter()
+        .map(|prompt| prompt.id)
+        .filter(|id| id.to_string().starts_with(&given))
+        .collect();
     match matches.as_slice() {
         [id] => Ok(*id),
-        [] => bail!("no pending prompt has an id starting with `{given}`; run `gatehouse list` to see them"),
-        _ => bail!("{} pending prompts have ids starting with `{given}`; give more of the id", matches.len()),
+        [] => bail!(
+            "no pending prompt has an id starting with `{given}`; run `gatehouse list` to see them"
+        ),
+        _ => bail!(
+            "{} pending prompts have ids starting with `{given}`; give more of the id",
+            matches.len()
+        ),
     }
 }
 
@@ -152,33 +173,69 @@ mod tests {
     }
 
     fn answer(line: &[&str]) -> Result<Answer, String> {
-        let wrapper = Wrapper::try_parse_from(std::iter::once("answer").chain(line.iter().copied())).map_err(|error| error.to_string())?;
-        wrapper.arguments.to_answer().map_err(|error| error.to_string())
+        let wrapper =
+            Wrapper::try_parse_from(std::iter::once("answer").chain(line.iter().copied()))
+                .map_err(|error| error.to_string())?;
+        wrapper
+            .arguments
+            .to_answer()
+            .map_err(|error| error.to_string())
     }
 
     #[test]
     fn permissions_take_once_or_deny() {
         assert_eq!(answer(&["abcd", "once"]), Ok(Answer::Once));
-        assert_eq!(answer(&["abcd", "deny", "--message", "no"]), Ok(Answer::Deny { message: Some("no".into()) }));
-        assert!(answer(&["abcd", "always"]).is_err(), "always is never offered");
+        assert_eq!(
+            answer(&["abcd", "deny", "--message", "no"]),
+            Ok(Answer::Deny {
+                message: Some("no".into())
+            })
+        );
+        assert!(
+            answer(&["abcd", "always"]).is_err(),
+            "always is never offered"
+        );
         assert!(answer(&["abcd"]).unwrap_err().contains("--pick"));
         assert!(answer(&["abcd", "once", "--message", "x"]).is_err());
     }
 
     #[test]
     fn questions_group_picks_and_text_by_question() {
-        let parsed = answer(&["abcd", "--pick", "q1=Red", "--pick", "q2=Yes", "--pick", "q1=Blue", "--text", "q1=teal too"]).unwrap();
+        let parsed = answer(&[
+            "abcd",
+            "--pick",
+            "q1=Red",
+            "--pick",
+            "q2=Yes",
+            "--pick",
+            "q1=Blue",
+            "--text",
+            "q1=teal too",
+        ])
+        .unwrap();
         assert_eq!(
             parsed,
             Answer::Answer {
                 responses: vec![
-                    QuestionResponse { question: "q1".into(), picks: vec!["Red".into(), "Blue".into()], text: Some("teal too".into()) },
-                    QuestionResponse { question: "q2".into(), picks: vec!["Yes".into()], text: None },
+                    QuestionResponse {
+                        question: "q1".into(),
+                        picks: vec!["Red".into(), "Blue".into()],
+                        text: Some("teal too".into())
+                    },
+                    QuestionResponse {
+                        question: "q2".into(),
+                        picks: vec!["Yes".into()],
+                        text: None
+                    },
                 ]
             }
         );
-        assert!(answer(&["abcd", "--pick", "Red"]).unwrap_err().contains("QID=LABEL"));
+        assert!(answer(&["abcd", "--pick", "Red"])
+            .unwrap_err()
+            .contains("QID=LABEL"));
         assert!(answer(&["abcd", "once", "--pick", "q1=Red"]).is_err());
-        assert!(answer(&["abcd", "--text", "q1=a", "--text", "q1=b"]).unwrap_err().contains("twice"));
+        assert!(answer(&["abcd", "--text", "q1=a", "--text", "q1=b"])
+            .unwrap_err()
+            .contains("twice"));
     }
 }

@@ -74,11 +74,20 @@ pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
     let binary = this_binary()?;
     match arguments.agent {
         Agent::Claude => {
-            let command = claude_install::hook_command(&binary).ok_or_else(|| unrecognisable(&binary))?;
+            let command =
+                claude_install::hook_command(&binary).ok_or_else(|| unrecognisable(&binary))?;
             let hook = config::load()?.hook;
-            let plan = HookPlan { command: command.clone(), hold_timeout_seconds: hook.agent_timeout_seconds() };
+            let plan = HookPlan {
+                command: command.clone(),
+                hold_timeout_seconds: hook.agent_timeout_seconds(),
+            };
             let report = claude_install::install_file(&path, &plan)?;
-            print_report(&report.path, &report.changes, report.backup.as_deref(), "installed");
+            print_report(
+                &report.path,
+                &report.changes,
+                report.backup.as_deref(),
+                "installed",
+            );
             println!(
                 "Claude Code runs `{command}`; a prompt is held for up to {} s (hook timeout {} s).",
                 hook.wait_seconds,
@@ -87,9 +96,15 @@ pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
             println!("Start the gateway with `gatehouse serve`; without it, Claude Code behaves as if gatehouse were not installed.");
         }
         Agent::Codex => {
-            let command = codex_install::hook_command(&binary).ok_or_else(|| unrecognisable(&binary))?;
+            let command =
+                codex_install::hook_command(&binary).ok_or_else(|| unrecognisable(&binary))?;
             let report = codex_install::install_file(&path, &command)?;
-            print_report(&report.path, &report.changes, report.backup.as_deref(), "installed");
+            print_report(
+                &report.path,
+                &report.changes,
+                report.backup.as_deref(),
+                "installed",
+            );
             println!("Codex runs `{command}`.");
             if !report.changes.is_empty() {
                 println!(
@@ -113,19 +128,37 @@ pub fn uninstall(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
     match arguments.agent {
         Agent::Claude => {
             let report = claude_install::uninstall_file(&path)?;
-            print_report(&report.path, &report.changes, report.backup.as_deref(), "uninstalled");
+            print_report(
+                &report.path,
+                &report.changes,
+                report.backup.as_deref(),
+                "uninstalled",
+            );
         }
         Agent::Codex => {
             let report = codex_install::uninstall_file(&path)?;
-            print_report(&report.path, &report.changes, report.backup.as_deref(), "uninstalled");
+            print_report(
+                &report.path,
+                &report.changes,
+                report.backup.as_deref(),
+                "uninstalled",
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_report<C: std::fmt::Display>(path: &Path, changes: &[C], backup: Option<&Path>, what: &str) {
+fn print_report<C: std::fmt::Display>(
+    path: &Path,
+    changes: &[C],
+    backup: Option<&Path>,
+    what: &str,
+) {
     if changes.is_empty() {
-        println!("{}: nothing to change; gatehouse is already {what} there.", path.display());
+        println!(
+            "{}: nothing to change; gatehouse is already {what} there.",
+            path.display()
+        );
         return;
     }
     println!("{}:", path.display());

@@ -11,7 +11,10 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         println!("{}", serde_json::to_string_pretty(&prompts)?);
     } else {
-        print!("{}", output::prompt_table(&prompts, gatehouse_host_ipc::server::now()));
+        print!(
+            "{}",
+            output::prompt_table(&prompts, gatehouse_host_ipc::server::now())
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -131,8 +131,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn block_on<F: std::future::Future<Output = anyhow::Result<ExitCode>>>(future: F) -> anyhow::Result<ExitCode> {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?.block_on(future)
+fn block_on<F: std::future::Future<Output = anyhow::Result<ExitCode>>>(
+    future: F,
+) -> anyhow::Result<ExitCode> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?
+        .block_on(future)
 }
 
 /// The socket: the flag or `GATEHOUSE_SOCKET`, else the config file's, else the default.
@@ -140,12 +146,16 @@ pub fn socket_path(from_flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     if let Some(path) = from_flag {
         return Ok(path);
     }
-    Ok(config::load()?.socket.unwrap_or_else(gatehouse_host_ipc::socket::default_socket_path))
+    Ok(config::load()?
+        .socket
+        .unwrap_or_else(gatehouse_host_ipc::socket::default_socket_path))
 }
 
 /// Connects as a front end, with an error that says what to do when the gateway is not there.
 pub async fn connect_frontend(socket: &std::path::Path) -> anyhow::Result<SocketClient> {
-    Client::connect(socket, Role::Frontend, "gatehouse-cli").await.map_err(|error| unreachable_gateway(socket, error))
+    Client::connect(socket, Role::Frontend, "gatehouse-cli")
+        .await
+        .map_err(|error| unreachable_gateway(socket, error))
 }
 
 pub fn unreachable_gateway(socket: &std::path::Path, error: ClientError) -> anyhow::Error {

@@ -30,7 +30,9 @@ pub struct ProbeArgs {
 pub fn run(socket_flag: Option<PathBuf>, arguments: ProbeArgs) -> anyhow::Result<ExitCode> {
     let Agent::Codex = arguments.agent;
     let Some(codex) = arguments.codex.or_else(version::find_on_path) else {
-        bail!("no `codex` was found on PATH; install Codex, or pass the executable with --codex PATH");
+        bail!(
+            "no `codex` was found on PATH; install Codex, or pass the executable with --codex PATH"
+        );
     };
     let Some(state_dir) = config::state_dir() else {
         bail!("neither XDG_STATE_HOME nor HOME is set, so the probe record has nowhere to go");
@@ -54,15 +56,20 @@ pub fn run(socket_flag: Option<PathBuf>, arguments: ProbeArgs) -> anyhow::Result
 /// A gateway reads the adapters' flags every [`super::serve::CAPABILITY_REFRESH`]: if one runs
 /// and does not offer yet what the probe unlocked, say when it will.
 fn tell_about_a_running_gateway(socket_flag: Option<PathBuf>, probed: &record::ProbeRecord) {
-    let Ok(socket) = super::socket_path(socket_flag) else { return };
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+    let Ok(socket) = super::socket_path(socket_flag) else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
     let Ok(runtime) = runtime else { return };
     let status = runtime.block_on(async {
         let mut client = super::connect_frontend(&socket).await.ok()?;
         client.status().await.ok()
     });
     let Some(status) = status else { return };
-    let wanted = capabilities_for(&codex_probe::unlock_of(probed)).offered(PromptKind::Permission, "Bash");
+    let wanted =
+        capabilities_for(&codex_probe::unlock_of(probed)).offered(PromptKind::Permission, "Bash");
     let offered = status
         .adapters
         .iter()

@@ -10,20 +10,25 @@ use std::time::Duration;
 
 use gatehouse_core::AdapterRegistry;
 use gatehouse_host_ipc::server::audit::AuditLog;
-use tokio::runtime::Handle;
 use gatehouse_host_ipc::{socket, Gateway, GatewayOptions};
+use tokio::runtime::Handle;
 use tracing_subscriber::EnvFilter;
 
 use crate::adapters;
 
 pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
         .with_writer(std::io::stderr)
         .init();
     let socket_path = super::socket_path(socket_flag)?;
     raise_open_file_limit();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let listener = socket::bind(&socket_path).await?;
         let registry = adapters::registry();
@@ -55,7 +60,8 @@ async fn refresh_capabilities(registry: AdapterRegistry, gateway: Arc<Gateway>) 
     every.tick().await;
     loop {
         every.tick().await;
-        let capabilities = tokio::task::block_in_place(|| Handle::current().block_on(registry.capabilities()));
+        let capabilities =
+            tokio::task::block_in_place(|| Handle::current().block_on(registry.capabilities()));
         if gateway.replace_adapters(capabilities) {
             tracing::info!("the adapters' capability flags changed; new prompts get the new ones (see `gatehouse status`)");
         }
@@ -67,10 +73,15 @@ async fn refresh_capabilities(registry: AdapterRegistry, gateway: Arc<Gateway>) 
 fn raise_open_file_limit() {
     #[cfg(unix)]
     {
-        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
         // SAFETY: both calls only read or write the struct passed to them.
         unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
+                && limit.rlim_cur < limit.rlim_max
+            {
                 limit.rlim_cur = limit.rlim_max;
                 if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
                     tracing::debug!("cannot raise the open file limit");
@@ -85,15 +96,20 @@ const AUDIT_LOG_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
 fn open_audit_log() -> anyhow::Result<AuditLog> {
     let path = audit_log_path()?;
-    let log = AuditLog::open(&path, AUDIT_LOG_MAX_BYTES)
-        .with_context(|| format!("cannot open the audit log {}; check that folder's permissions or set XDG_STATE_HOME", path.display()))?;
+    let log = AuditLog::open(&path, AUDIT_LOG_MAX_BYTES).with_context(|| {
+        format!(
+            "cannot open the audit log {}; check that folder's permissions or set XDG_STATE_HOME",
+            path.display()
+        )
+    })?;
     tracing::info!("audit log: {}", path.display());
     Ok(log)
 }
 
 /// `$XDG_STATE_HOME/gatehouse/audit.jsonl`.
 pub fn audit_log_path() -> anyhow::Result<std::path::PathBuf> {
-    let folder = crate::config::state_dir().context("neither XDG_STATE_HOME nor HOME is set, so the audit log has no home; set one")?;
+    let folder = crate::config::state_dir()
+        .context("neither XDG_STATE_HOME nor HOME is set, so the audit log has no home; set one")?;
     Ok(folder.join("audit.jsonl"))
 }
 

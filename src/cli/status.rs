@@ -10,7 +10,10 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         Ok(client) => client,
         Err(error) => {
             if json {
-                println!("{}", serde_json::json!({ "running": false, "socket": socket, "error": format!("{error:#}") }));
+                println!(
+                    "{}",
+                    serde_json::json!({ "running": false, "socket": socket, "error": format!("{error:#}") })
+                );
             } else {
                 eprintln!("gatehouse: {error:#}");
             }
@@ -23,7 +26,10 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         value["running"] = serde_json::Value::Bool(true);
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!("{}", output::status(&status, gatehouse_host_ipc::server::now()));
+        print!(
+            "{}",
+            output::status(&status, gatehouse_host_ipc::server::now())
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -16,9 +16,17 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     let snapshot = client.subscribe().await?;
     let mut stdout = std::io::stdout();
     if json {
-        writeln!(stdout, "{}", serde_json::json!({ "type": "snapshot", "prompts": snapshot }))?;
+        writeln!(
+            stdout,
+            "{}",
+            serde_json::json!({ "type": "snapshot", "prompts": snapshot })
+        )?;
     } else {
-        write!(stdout, "{}", output::prompt_table(&snapshot, gatehouse_host_ipc::server::now()))?;
+        write!(
+            stdout,
+            "{}",
+            output::prompt_table(&snapshot, gatehouse_host_ipc::server::now())
+        )?;
     }
     stdout.flush()?;
     loop {
@@ -42,10 +50,18 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
             notification::SNAPSHOT => {
                 let snapshot: SnapshotParams = serde_json::from_value(notification.params)?;
                 if json {
-                    writeln!(stdout, "{}", serde_json::json!({ "type": "snapshot", "prompts": snapshot.prompts }))?;
+                    writeln!(
+                        stdout,
+                        "{}",
+                        serde_json::json!({ "type": "snapshot", "prompts": snapshot.prompts })
+                    )?;
                 } else {
                     writeln!(stdout, "-- {} --", snapshot.reason)?;
-                    write!(stdout, "{}", output::prompt_table(&snapshot.prompts, gatehouse_host_ipc::server::now()))?;
+                    write!(
+                        stdout,
+                        "{}",
+                        output::prompt_table(&snapshot.prompts, gatehouse_host_ipc::server::now())
+                    )?;
                 }
             }
             _ => {}

@@ -24,9 +24,9 @@ pub use super::messages::{Alert, GatewayCommand, GatewayRequest, GatewayUpdate, 
 mod keys;
 mod words;
 
-use words::{ending_in_words, outcome_notice};
-pub use words::{action_word, short};
 use words::request_word;
+pub use words::{action_word, short};
+use words::{ending_in_words, outcome_notice};
 
 /// How long after the rows under the cursor changed that action keys are ignored.
 pub const SETTLE_TIME: Duration = Duration::from_millis(750);
@@ -237,7 +237,11 @@ impl ConsoleState {
 
     /// Why a prompt is read-only, in words: the gateway says so in every read-only prompt.
     pub fn read_only_reason(&self, prompt: &Prompt) -> String {
-        prompt.prompt.read_only_reason.clone().unwrap_or_else(|| "nothing is offered for it".to_owned())
+        prompt
+            .prompt
+            .read_only_reason
+            .clone()
+            .unwrap_or_else(|| "nothing is offered for it".to_owned())
     }
 
     // ----- Gateway news -----

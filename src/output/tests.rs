@@ -1,6 +1,8 @@
 //! Snapshots of the text that people read.
 
-use gatehouse_core::{Action, Event, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption, Timestamp};
+use gatehouse_core::{
+    Action, Event, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption, Timestamp,
+};
 use insta::assert_snapshot;
 
 use super::*;
@@ -36,7 +38,13 @@ fn an_empty_list_says_so() {
 
 #[test]
 fn the_table_aligns_and_shows_questions_and_read_only_prompts() {
-    let mut question = prompt("01a22a7c-7188-7237-8fc2-73dc2e832b2a", "AskUserQuestion", "Which color?", vec![Action::Answer], 75);
+    let mut question = prompt(
+        "01a22a7c-7188-7237-8fc2-73dc2e832b2a",
+        "AskUserQuestion",
+        "Which color?",
+        vec![Action::Answer],
+        75,
+    );
     question.prompt.kind = PromptKind::Question;
     question.prompt.questions = vec![Question {
         id: "q1".into(),
@@ -44,15 +52,33 @@ fn the_table_aligns_and_shows_questions_and_read_only_prompts() {
         header: "Color".into(),
         multi: true,
         options: vec![
-            QuestionOption { label: "Red".into(), description: "warm".into() },
-            QuestionOption { label: "Blue".into(), description: "cool".into() },
+            QuestionOption {
+                label: "Red".into(),
+                description: "warm".into(),
+            },
+            QuestionOption {
+                label: "Blue".into(),
+                description: "cool".into(),
+            },
         ],
     }];
     let long_command = format!("cargo build && {}", "x".repeat(100));
     let prompts = vec![
-        prompt("01a22a7c-7184-7520-bb65-4d44b4eba60b", "Bash", &long_command, vec![Action::Once, Action::Deny], 5),
+        prompt(
+            "01a22a7c-7184-7520-bb65-4d44b4eba60b",
+            "Bash",
+            &long_command,
+            vec![Action::Once, Action::Deny],
+            5,
+        ),
         question,
-        prompt("01a22a7c-7189-7288-bc6e-a471f3e08e22", "Write", "/home/dev/project/notes.txt", vec![], 7_200),
+        prompt(
+            "01a22a7c-7189-7288-bc6e-a471f3e08e22",
+            "Write",
+            "/home/dev/project/notes.txt",
+            vec![],
+            7_200,
+        ),
     ];
     assert_snapshot!(prompt_table(&prompts, NOW), @r"
     ID                                    AGENT   TOOL             AGE  ACTIONS    SUMMARY
@@ -73,7 +99,10 @@ fn status_lists_each_adapter_and_what_it_offers() {
         started_at: Timestamp(NOW.0 - 300_000),
         pending: 1,
         connections: 2,
-        adapters: vec![gatehouse_adapter_claude::capabilities(), gatehouse_adapter_codex::capabilities()],
+        adapters: vec![
+            gatehouse_adapter_claude::capabilities(),
+            gatehouse_adapter_codex::capabilities(),
+        ],
     };
     assert_snapshot!(status(&report, NOW), @r"
     gatehouse 0.1.0 is running on /run/user/1000/gatehouse/gatehouse.sock
@@ -93,8 +122,23 @@ fn status_lists_each_adapter_and_what_it_offers() {
 #[test]
 fn events_read_as_one_line_each() {
     let id = "01a22a7c-7184-7520-bb65-4d44b4eba60b".parse().unwrap();
-    let resolved = Event::Changed { id, state: PromptState::Resolved, at: NOW, by: Some("gatehouse-cli".into()), action: Some(Action::Once), reason: None };
+    let resolved = Event::Changed {
+        id,
+        state: PromptState::Resolved,
+        at: NOW,
+        by: Some("gatehouse-cli".into()),
+        action: Some(Action::Once),
+        reason: None,
+    };
     assert_snapshot!(event_line(&resolved), @"2026-11-30T03:13:33.000Z  resolved     01a22a7c-7184-7520-bb65-4d44b4eba60b  once  by gatehouse-cli");
-    let added = Event::Added { prompt: prompt("01a22a7c-7184-7520-bb65-4d44b4eba60b", "Bash", "ls", vec![], 0) };
+    let added = Event::Added {
+        prompt: prompt(
+            "01a22a7c-7184-7520-bb65-4d44b4eba60b",
+            "Bash",
+            "ls",
+            vec![],
+            0,
+        ),
+    };
     assert_snapshot!(event_line(&added), @"2026-11-30T03:13:33.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude Bash: ls");
 }

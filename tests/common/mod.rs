@@ -15,7 +15,10 @@ pub fn binary() -> PathBuf {
 pub fn wait_for(deadline: Duration, what: &str, mut condition: impl FnMut() -> bool) {
     let start = Instant::now();
     while !condition() {
-        assert!(start.elapsed() < deadline, "timed out after {deadline:?} waiting for {what}");
+        assert!(
+            start.elapsed() < deadline,
+            "timed out after {deadline:?} waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -27,7 +30,12 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Self {
-        Sandbox { folder: tempfile::Builder::new().prefix("gh").tempdir_in("/tmp").expect("a temporary folder") }
+        Sandbox {
+            folder: tempfile::Builder::new()
+                .prefix("gh")
+                .tempdir_in("/tmp")
+                .expect("a temporary folder"),
+        }
     }
 
     pub fn socket(&self) -> PathBuf {
@@ -54,22 +62,38 @@ impl Sandbox {
 
     /// Runs a command to completion.
     pub fn run(&self, arguments: &[&str]) -> Output {
-        self.command(arguments).stdin(Stdio::null()).output().expect("gatehouse runs")
+        self.command(arguments)
+            .stdin(Stdio::null())
+            .output()
+            .expect("gatehouse runs")
     }
 
     /// Starts `gatehouse hook AGENT` with `stdin` and extra environment.
     pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Child {
         let mut command = self.command(&["hook", agent]);
-        command.envs(env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        command
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let mut child = command.spawn().expect("the hook starts");
-        child.stdin.take().unwrap().write_all(stdin).expect("the hook reads its stdin");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin)
+            .expect("the hook reads its stdin");
         child
     }
 
     /// The pending prompts, as `list --json` prints them.
     pub fn list(&self) -> Vec<serde_json::Value> {
         let output = self.run(&["list", "--json"]);
-        assert!(output.status.success(), "list failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "list failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         serde_json::from_slice(&output.stdout).expect("list --json prints a JSON array")
     }
 
@@ -78,7 +102,11 @@ impl Sandbox {
         self.wait_for_pending_within(count, Duration::from_secs(10))
     }
 
-    pub fn wait_for_pending_within(&self, count: usize, deadline: Duration) -> Vec<serde_json::Value> {
+    pub fn wait_for_pending_within(
+        &self,
+        count: usize,
+        deadline: Duration,
+    ) -> Vec<serde_json::Value> {
         let mut prompts = Vec::new();
         wait_for(deadline, &format!("{count} pending prompts"), || {
             prompts = self.list();
@@ -107,11 +135,21 @@ impl Gateway {
     }
 
     fn spawn(sandbox: &Sandbox) -> Child {
-        sandbox.command(&["serve"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("serve starts")
+        sandbox
+            .command(&["serve"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("serve starts")
     }
 
     fn wait_until_up(&self) {
-        wait_for(Duration::from_secs(10), "the gateway to answer `status`", || self.sandbox.run(&["status"]).status.success());
+        wait_for(
+            Duration::from_secs(10),
+            "the gateway to answer `status`",
+            || self.sandbox.run(&["status"]).status.success(),
+        );
     }
 
     /// Starts a new gateway on the same socket, after [`Gateway::kill`].
@@ -126,9 +164,17 @@ impl Gateway {
 
     /// The gateway's resident memory, from /proc.
     pub fn resident_bytes(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.process.id())).expect("the gateway's /proc status");
-        let line = status.lines().find(|line| line.starts_with("VmRSS:")).expect("a VmRSS line");
-        let kib: u64 = line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).expect("VmRSS in kB");
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.process.id()))
+            .expect("the gateway's /proc status");
+        let line = status
+            .lines()
+            .find(|line| line.starts_with("VmRSS:"))
+            .expect("a VmRSS line");
+        let kib: u64 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|kib| kib.parse().ok())
+            .expect("VmRSS in kB");
         kib * 1024
     }
 
@@ -155,15 +201,22 @@ impl std::ops::Deref for Gateway {
 
 /// A hook payload from the captured fixtures, with its session replaced so tests do not collide.
 pub fn claude_fixture(name: &str) -> serde_json::Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/adapter-claude/tests/data/claude-code-2.1.332").join(format!("{name}.json"));
-    serde_json::from_slice(&std::fs::read(&path).expect("the fixture exists")).expect("the fixture is JSON")
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/adapter-claude/tests/data/claude-code-2.1.332")
+        .join(format!("{name}.json"));
+    serde_json::from_slice(&std::fs::read(&path).expect("the fixture exists"))
+        .expect("the fixture is JSON")
 }
 
 /// Waits for a child to exit and returns its output, panicking if it takes longer than `deadline`.
 pub fn finish(mut child: Child, deadline: Duration) -> Output {
     let start = Instant::now();
     loop {
-        if child.try_wait().expect("the child can be waited on").is_some() {
+        if child
+            .try_wait()
+            .expect("the child can be waited on")
+            .is_some()
+        {
             return child.wait_with_output().expect("the child's output");
         }
         if start.elapsed() > deadline {

@@ -30,7 +30,10 @@ const API_KEY_VARIABLE: &str = "GATEHOUSE_TEST_API_KEY";
 
 /// Finds Codex: `GATEHOUSE_CODEX_BIN`, then `<repo>/node_modules/.bin/codex`, then `codex` on `PATH`.
 pub fn find_codex_bin() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("GATEHOUSE_CODEX_BIN").map(PathBuf::from).filter(|path| path.is_file()) {
+    if let Some(path) = std::env::var_os("GATEHOUSE_CODEX_BIN")
+        .map(PathBuf::from)
+        .filter(|path| path.is_file())
+    {
         return Some(path);
     }
     let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("node_modules/.bin/codex");
@@ -51,7 +54,12 @@ pub struct CodexEnv {
 impl CodexEnv {
     /// Creates `root/codex-home` (with `config.toml`) and `root/workspace`; `env` is the rest of
     /// Codex's environment (HOME, the gateway's socket, ...).
-    pub fn new(codex_bin: &Path, root: &Path, fake: &FakeResponses, env: &[(&str, String)]) -> CodexEnv {
+    pub fn new(
+        codex_bin: &Path,
+        root: &Path,
+        fake: &FakeResponses,
+        env: &[(&str, String)],
+    ) -> CodexEnv {
         let codex_home = root.join("codex-home");
         let workspace = root.join("workspace");
         std::fs::create_dir_all(&codex_home).unwrap();
@@ -73,20 +81,42 @@ impl CodexEnv {
             ("CODEX_HOME".to_owned(), codex_home.display().to_string()),
             (API_KEY_VARIABLE.to_owned(), "unused".to_owned()),
         ];
-        all.extend(env.iter().map(|(name, value)| (name.to_string(), value.clone())));
-        CodexEnv { codex_bin: codex_bin.to_path_buf(), codex_home, workspace, env: all }
+        all.extend(
+            env.iter()
+                .map(|(name, value)| (name.to_string(), value.clone())),
+        );
+        CodexEnv {
+            codex_bin: codex_bin.to_path_buf(),
+            codex_home,
+            workspace,
+            env: all,
+        }
     }
 
     /// Starts Codex in tmux, trusts the new hooks at its review screen as a person would, and
     /// waits for its input box. Codex shows the review a moment after its input box, so this
     /// expects hooks that Codex has not seen yet, as after `gatehouse install codex`.
     pub fn start(&self) -> Tmux {
-        let env: Vec<(&str, &str)> = self.env.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
-        let tmux = Tmux::start("codex", &self.workspace, &env, &[self.codex_bin.to_str().unwrap()]);
+        let env: Vec<(&str, &str)> = self
+            .env
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        let tmux = Tmux::start(
+            "codex",
+            &self.workspace,
+            &env,
+            &[self.codex_bin.to_str().unwrap()],
+        );
         tmux.wait_for_text(HOOKS_REVIEW_TEXT, START_DEADLINE);
         // "2. Trust all and continue", then Enter to confirm; Codex may drop a key while it draws
         // the screen, so the pair is pressed again until the screen goes.
-        tmux.press_until_gone(&["2", "Enter"], HOOKS_REVIEW_TEXT, Duration::from_secs(2), START_DEADLINE);
+        tmux.press_until_gone(
+            &["2", "Enter"],
+            HOOKS_REVIEW_TEXT,
+            Duration::from_secs(2),
+            START_DEADLINE,
+        );
         tmux.wait_for_text(READY_TEXT, START_DEADLINE);
         tmux
     }
@@ -106,10 +136,14 @@ impl CodexEnv {
 /// Waits until the fake has the outcome of `call_id` and returns it.
 pub fn wait_for_output(fake: &FakeResponses, call_id: &str, deadline: Duration) -> String {
     let mut output = None;
-    wait_until(deadline, &format!("Codex to report {call_id} to the model"), || {
-        output = fake.output_for(call_id);
-        output.is_some()
-    });
+    wait_until(
+        deadline,
+        &format!("Codex to report {call_id} to the model"),
+        || {
+            output = fake.output_for(call_id);
+            output.is_some()
+        },
+    );
     output.unwrap()
 }
 

@@ -26,28 +26,56 @@ struct RawEvent {
 
 /// Reads one hook event.
 pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
-    let value: Value = serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let event: RawEvent = serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
-    let tool = || event.tool_name.clone().ok_or_else(|| missing(&event, "tool_name"));
-    let input = || event.tool_input.clone().ok_or_else(|| missing(&event, "tool_input"));
+    let value: Value =
+        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
+    let event: RawEvent =
+        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+    let tool = || {
+        event
+            .tool_name
+            .clone()
+            .ok_or_else(|| missing(&event, "tool_name"))
+    };
+    let input = || {
+        event
+            .tool_input
+            .clone()
+            .ok_or_else(|| missing(&event, "tool_input"))
+    };
     match event.hook_event_name.as_str() {
         "PermissionRequest" => {
             let prompt = prompt(&event, tool()?, input()?);
-            Ok(HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome })
+            Ok(HookEvent::Prompt {
+                prompt,
+                hold: HoldMode::UntilOutcome,
+            })
         }
         "PostToolUse" => {
             let tool = tool()?;
             let correlation = correlation(&tool, &input()?);
-            Ok(HookEvent::Observe(Observation::ToolFinished { adapter: ADAPTER_ID.into(), session: event.session_id, correlation }))
+            Ok(HookEvent::Observe(Observation::ToolFinished {
+                adapter: ADAPTER_ID.into(),
+                session: event.session_id,
+                correlation,
+            }))
         }
-        "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded { adapter: ADAPTER_ID.into(), session: event.session_id })),
-        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded { adapter: ADAPTER_ID.into(), session: event.session_id })),
+        "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded {
+            adapter: ADAPTER_ID.into(),
+            session: event.session_id,
+        })),
+        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
+            adapter: ADAPTER_ID.into(),
+            session: event.session_id,
+        })),
         _ => Ok(HookEvent::Ignore),
     }
 }
 
 fn missing(event: &RawEvent, field: &str) -> ParseError {
-    ParseError::NotAnEvent(format!("a {} event without `{field}`", event.hook_event_name))
+    ParseError::NotAnEvent(format!(
+        "a {} event without `{field}`",
+        event.hook_event_name
+    ))
 }
 
 fn prompt(event: &RawEvent, tool: String, input: Value) -> NewPrompt {
@@ -82,7 +110,9 @@ fn summary(tool: &str, input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_owned);
     let text = match tool {
         "Bash" => field("command"),
-        "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => field("file_path").or_else(|| field("notebook_path")),
+        "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => {
+            field("file_path").or_else(|| field("notebook_path"))
+        }
         "WebFetch" => field("url"),
         "WebSearch" => field("query"),
         "ExitPlanMode" => field("plan"),
@@ -90,7 +120,11 @@ fn summary(tool: &str, input: &Value) -> String {
             .get("questions")
             .and_then(Value::as_array)
             .map(|questions| {
-                questions.iter().filter_map(|question| question.get("question").and_then(Value::as_str)).collect::<Vec<_>>().join(" / ")
+                questions
+                    .iter()
+                    .filter_map(|question| question.get("question").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
             }),
         _ => None,
     }
@@ -125,11 +159,26 @@ fn canonical_json(value: &Value) -> String {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            let fields: Vec<String> =
-                keys.into_iter().map(|key| format!("{}:{}", Value::from(key.as_str()), canonical_json(&map[key]))).collect();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|key| {
+                    format!(
+                        "{}:{}",
+                        Value::from(key.as_str()),
+                        canonical_json(&map[key])
+                    )
+                })
+                .collect();
             format!("{{{}}}", fields.join(","))
         }
-        Value::Array(items) => format!("[{}]", items.iter().map(canonical_json).collect::<Vec<_>>().join(",")),
+        Value::Array(items) => format!(
+            "[{}]",
+            items
+                .iter()
+                .map(canonical_json)
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
         other => other.to_string(),
     }
 }

@@ -15,8 +15,8 @@ mod verdict;
 
 use async_trait::async_trait;
 use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt, ParseError, PromptKind,
-    Verdict,
+    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
+    ParseError, PromptKind, Verdict,
 };
 
 /// The adapter's id, as in `gatehouse hook claude`.
@@ -55,7 +55,8 @@ impl Adapter for ClaudeAdapter {
 /// Claude Code's capability flags: Bash Once/Deny and question answers are verified; every other
 /// permission and every plan is read-only; `always` is never verified.
 pub fn capabilities() -> AdapterCapabilities {
-    let proven = format!("verified against Claude Code {VERIFIED_VERSION} by gatehouse's end-to-end tests");
+    let proven =
+        format!("verified against Claude Code {VERIFIED_VERSION} by gatehouse's end-to-end tests");
     let unproven = "not verified against Claude Code; answer it in the terminal";
     let never = "not verified: gatehouse never allows future calls on its own";
     AdapterCapabilities {
@@ -104,11 +105,24 @@ mod tests {
     #[test]
     fn only_bash_and_questions_are_actionable() {
         let capabilities = capabilities();
-        assert_eq!(capabilities.offered(PromptKind::Permission, "Bash"), vec![Action::Once, Action::Deny]);
-        assert_eq!(capabilities.offered(PromptKind::Question, "AskUserQuestion"), vec![Action::Answer]);
+        assert_eq!(
+            capabilities.offered(PromptKind::Permission, "Bash"),
+            vec![Action::Once, Action::Deny]
+        );
+        assert_eq!(
+            capabilities.offered(PromptKind::Question, "AskUserQuestion"),
+            vec![Action::Answer]
+        );
         for tool in ["Write", "Edit", "WebFetch", "mcp__github__create_issue"] {
-            assert!(capabilities.offered(PromptKind::Permission, tool).is_empty(), "{tool}");
+            assert!(
+                capabilities
+                    .offered(PromptKind::Permission, tool)
+                    .is_empty(),
+                "{tool}"
+            );
         }
-        assert!(capabilities.offered(PromptKind::Plan, "ExitPlanMode").is_empty());
+        assert!(capabilities
+            .offered(PromptKind::Plan, "ExitPlanMode")
+            .is_empty());
     }
 }

@@ -35,17 +35,37 @@ struct RawEvent {
 
 /// Reads one Codex hook event. `unlock` is asked only for a `PermissionRequest`.
 pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent, ParseError> {
-    let value: Value = serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let event: RawEvent = serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
-    let missing = |field: &str| ParseError::NotAnEvent(format!("a {} event without `{field}`", event.hook_event_name));
+    let value: Value =
+        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
+    let event: RawEvent =
+        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+    let missing = |field: &str| {
+        ParseError::NotAnEvent(format!(
+            "a {} event without `{field}`",
+            event.hook_event_name
+        ))
+    };
     let adapter = ADAPTER_ID.to_owned();
     let session = event.session_id.clone();
     match event.hook_event_name.as_str() {
         "PermissionRequest" => {
-            let tool = event.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
-            let input = event.tool_input.clone().ok_or_else(|| missing("tool_input"))?;
-            let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
-            let summary = if command.is_empty() { input.to_string() } else { command.to_owned() };
+            let tool = event
+                .tool_name
+                .clone()
+                .ok_or_else(|| missing("tool_name"))?;
+            let input = event
+                .tool_input
+                .clone()
+                .ok_or_else(|| missing("tool_input"))?;
+            let command = input
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let summary = if command.is_empty() {
+                input.to_string()
+            } else {
+                command.to_owned()
+            };
             let (hold, read_only_reason) = match unlock() {
                 // The gateway has the last word: it holds the prompt only if it offers an action
                 // for it too (it read its own flags when it started), else only watches it.
@@ -70,14 +90,32 @@ pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent,
             Ok(HookEvent::Prompt { prompt, hold })
         }
         "PostToolUse" => {
-            let tool = event.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
-            let input = event.tool_input.clone().ok_or_else(|| missing("tool_input"))?;
+            let tool = event
+                .tool_name
+                .clone()
+                .ok_or_else(|| missing("tool_name"))?;
+            let input = event
+                .tool_input
+                .clone()
+                .ok_or_else(|| missing("tool_input"))?;
             let correlation = correlation(&tool, &input);
-            Ok(HookEvent::Observe(Observation::ToolFinished { adapter, session, correlation }))
+            Ok(HookEvent::Observe(Observation::ToolFinished {
+                adapter,
+                session,
+                correlation,
+            }))
         }
         // A new prompt from the person starts a later turn: whatever the earlier turn asked is over.
-        "UserPromptSubmit" | "Stop" | "Interrupt" => Ok(HookEvent::Observe(Observation::TurnEnded { adapter, session })),
-        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded { adapter, session })),
+        "UserPromptSubmit" | "Stop" | "Interrupt" => {
+            Ok(HookEvent::Observe(Observation::TurnEnded {
+                adapter,
+                session,
+            }))
+        }
+        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
+            adapter,
+            session,
+        })),
         _ => Ok(HookEvent::Ignore),
     }
 }
@@ -85,7 +123,9 @@ pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent,
 /// PermissionRequest carries `{command, description}` and PostToolUse only `{command}`, so the
 /// command alone identifies the call.
 fn correlation(tool: &str, input: &Value) -> String {
-    let command = input.get("command").map_or_else(|| input.to_string(), Value::to_string);
+    let command = input
+        .get("command")
+        .map_or_else(|| input.to_string(), Value::to_string);
     format!("{tool}:{command}")
 }
 
@@ -95,16 +135,26 @@ mod tests {
 
     macro_rules! fixture {
         ($name:literal) => {
-            include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/codex-0.171.0/", $name, ".json"))
+            include_bytes!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/codex-0.171.0/",
+                $name,
+                ".json"
+            ))
         };
     }
 
     fn read_only() -> Unlock {
-        Unlock::ReadOnly { reason: "no probe has checked this Codex".into() }
+        Unlock::ReadOnly {
+            reason: "no probe has checked this Codex".into(),
+        }
     }
 
     fn verified() -> Unlock {
-        Unlock::Verified { version: "0.171.0".into(), evidence: "by probe".into() }
+        Unlock::Verified {
+            version: "0.171.0".into(),
+            evidence: "by probe".into(),
+        }
     }
 
     fn no_unlock_needed() -> Unlock {
@@ -113,7 +163,9 @@ mod tests {
 
     #[test]
     fn a_permission_request_is_registered_read_only_until_probed() {
-        let HookEvent::Prompt { prompt, hold } = parse(fixture!("PermissionRequest-Bash"), read_only).unwrap() else {
+        let HookEvent::Prompt { prompt, hold } =
+            parse(fixture!("PermissionRequest-Bash"), read_only).unwrap()
+        else {
             panic!("a prompt");
         };
         assert_eq!(hold, HoldMode::RegisterOnly);
@@ -121,12 +173,19 @@ mod tests {
         assert_eq!(prompt.tool, "Bash");
         assert_eq!(prompt.session, "01a22a61-eeff-7072-a7bc-094a92b5a039");
         let reason = prompt.read_only_reason.expect("read-only, with a reason");
-        assert!(reason.starts_with("no probe has checked this Codex"), "{reason}");
+        assert!(
+            reason.starts_with("no probe has checked this Codex"),
+            "{reason}"
+        );
     }
 
     #[test]
     fn once_probed_a_bash_permission_request_is_held_for_an_answer() {
-        let HookEvent::Prompt { prompt, hold } = parse(fixture!("PermissionRequest-Bash"), verified).unwrap() else { panic!() };
+        let HookEvent::Prompt { prompt, hold } =
+            parse(fixture!("PermissionRequest-Bash"), verified).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!(hold, HoldMode::WhileActionable);
         assert_eq!(prompt.read_only_reason, None);
     }
@@ -135,14 +194,22 @@ mod tests {
     fn once_probed_another_tool_stays_read_only() {
         let mut event: Value = serde_json::from_slice(fixture!("PermissionRequest-Bash")).unwrap();
         event["tool_name"] = "apply_patch".into();
-        let HookEvent::Prompt { prompt, hold } = parse(event.to_string().as_bytes(), verified).unwrap() else { panic!() };
+        let HookEvent::Prompt { prompt, hold } =
+            parse(event.to_string().as_bytes(), verified).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!(hold, HoldMode::RegisterOnly);
         assert!(prompt.read_only_reason.unwrap().contains("only Bash"));
     }
 
     #[test]
     fn post_tool_use_correlates_by_command() {
-        let HookEvent::Prompt { prompt, .. } = parse(fixture!("PermissionRequest-Bash"), read_only).unwrap() else { panic!() };
+        let HookEvent::Prompt { prompt, .. } =
+            parse(fixture!("PermissionRequest-Bash"), read_only).unwrap()
+        else {
+            panic!()
+        };
         let HookEvent::Observe(Observation::ToolFinished { correlation, .. }) =
             parse(fixture!("PostToolUse-Bash"), no_unlock_needed).unwrap()
         else {
@@ -154,22 +221,51 @@ mod tests {
     #[test]
     fn turn_and_session_endings_are_observed_and_the_rest_is_ignored() {
         let turn_ended = |name: &str| {
-            let event = serde_json::json!({ "hook_event_name": name, "session_id": "s", "turn_id": "t" });
+            let event =
+                serde_json::json!({ "hook_event_name": name, "session_id": "s", "turn_id": "t" });
             parse(event.to_string().as_bytes(), no_unlock_needed).unwrap()
         };
-        assert!(matches!(parse(fixture!("UserPromptSubmit"), no_unlock_needed).unwrap(), HookEvent::Observe(Observation::TurnEnded { .. })));
-        assert!(matches!(turn_ended("Stop"), HookEvent::Observe(Observation::TurnEnded { .. })));
-        assert!(matches!(turn_ended("Interrupt"), HookEvent::Observe(Observation::TurnEnded { .. })));
-        assert!(matches!(turn_ended("SessionEnd"), HookEvent::Observe(Observation::SessionEnded { .. })));
-        assert_eq!(parse(fixture!("SessionStart"), no_unlock_needed).unwrap(), HookEvent::Ignore);
-        assert_eq!(parse(fixture!("PreToolUse-Bash"), no_unlock_needed).unwrap(), HookEvent::Ignore);
+        assert!(matches!(
+            parse(fixture!("UserPromptSubmit"), no_unlock_needed).unwrap(),
+            HookEvent::Observe(Observation::TurnEnded { .. })
+        ));
+        assert!(matches!(
+            turn_ended("Stop"),
+            HookEvent::Observe(Observation::TurnEnded { .. })
+        ));
+        assert!(matches!(
+            turn_ended("Interrupt"),
+            HookEvent::Observe(Observation::TurnEnded { .. })
+        ));
+        assert!(matches!(
+            turn_ended("SessionEnd"),
+            HookEvent::Observe(Observation::SessionEnded { .. })
+        ));
+        assert_eq!(
+            parse(fixture!("SessionStart"), no_unlock_needed).unwrap(),
+            HookEvent::Ignore
+        );
+        assert_eq!(
+            parse(fixture!("PreToolUse-Bash"), no_unlock_needed).unwrap(),
+            HookEvent::Ignore
+        );
     }
 
     #[test]
     fn input_that_is_not_an_event_is_an_error() {
-        assert!(matches!(parse(b"not json", no_unlock_needed), Err(ParseError::NotJson(_))));
-        assert!(matches!(parse(b"{}", no_unlock_needed), Err(ParseError::NotAnEvent(_))));
-        let without_input = br#"{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Bash"}"#;
-        assert!(matches!(parse(without_input, no_unlock_needed), Err(ParseError::NotAnEvent(_))));
+        assert!(matches!(
+            parse(b"not json", no_unlock_needed),
+            Err(ParseError::NotJson(_))
+        ));
+        assert!(matches!(
+            parse(b"{}", no_unlock_needed),
+            Err(ParseError::NotAnEvent(_))
+        ));
+        let without_input =
+            br#"{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Bash"}"#;
+        assert!(matches!(
+            parse(without_input, no_unlock_needed),
+            Err(ParseError::NotAnEvent(_))
+        ));
     }
 }

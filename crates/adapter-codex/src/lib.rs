@@ -26,7 +26,10 @@ pub mod version;
 use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
-use gatehouse_core::{Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt, ParseError, PromptKind, Verdict};
+use gatehouse_core::{
+    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
+    ParseError, PromptKind, Verdict,
+};
 
 use crate::record::Unlock;
 
@@ -75,7 +78,9 @@ impl Adapter for CodexAdapter {
 /// Codex's capability flags with no probe: every action exists, none is verified, so every
 /// prompt is read-only.
 pub fn capabilities() -> AdapterCapabilities {
-    capabilities_for(&Unlock::ReadOnly { reason: "no probe has checked that this Codex honours gatehouse's answers".into() })
+    capabilities_for(&Unlock::ReadOnly {
+        reason: "no probe has checked that this Codex honours gatehouse's answers".into(),
+    })
 }
 
 /// Codex's capability flags for `unlock`. Read-only: one rule for every tool, each action
@@ -85,7 +90,9 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
     let every_tool = |evidence: &str| CapabilityRule {
         kind: PromptKind::Permission,
         tool: None,
-        actions: [Action::Once, Action::Deny, Action::Always].map(|action| ActionFlag::unverified(action, evidence)).into(),
+        actions: [Action::Once, Action::Deny, Action::Always]
+            .map(|action| ActionFlag::unverified(action, evidence))
+            .into(),
     };
     let rules = match unlock {
         Unlock::ReadOnly { reason } => vec![every_tool(reason)],
@@ -96,20 +103,28 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
                 actions: vec![
                     ActionFlag::verified(Action::Once, evidence.clone()),
                     ActionFlag::verified(Action::Deny, evidence.clone()),
-                    ActionFlag::unverified(Action::Always, "no probe checks Codex's \"don't ask again\""),
+                    ActionFlag::unverified(
+                        Action::Always,
+                        "no probe checks Codex's \"don't ask again\"",
+                    ),
                 ],
             },
             every_tool("the probe proves Bash prompts only; answer the others in Codex's terminal"),
         ],
     };
-    AdapterCapabilities { adapter: ADAPTER_ID.into(), name: "Codex".into(), rules }
+    AdapterCapabilities {
+        adapter: ADAPTER_ID.into(),
+        name: "Codex".into(),
+        rules,
+    }
 }
 
 /// Whether answers are unlocked for the installed Codex, as the gateway sees it: the record in
 /// `state_dir` against `codex --version` of [`version::installed_codex`].
 pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
     unlock_with(state_dir, |record| {
-        let executable = version::installed_codex(Some(&record.codex_executable)).ok_or(version::VersionError::NotFound)?;
+        let executable = version::installed_codex(Some(&record.codex_executable))
+            .ok_or(version::VersionError::NotFound)?;
         version::version_of(&executable)
     })
 }
@@ -130,9 +145,15 @@ fn unlock_with(
     version_in_use: impl FnOnce(&record::ProbeRecord) -> Result<String, version::VersionError>,
 ) -> Unlock {
     let Some(state_dir) = state_dir else {
-        return Unlock::ReadOnly { reason: "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found".into() };
+        return Unlock::ReadOnly {
+            reason: "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found"
+                .into(),
+        };
     };
-    record::unlock(record::read(&record::record_path(state_dir)), version_in_use)
+    record::unlock(
+        record::read(&record::record_path(state_dir)),
+        version_in_use,
+    )
 }
 
 #[cfg(test)]
@@ -141,22 +162,43 @@ mod tests {
 
     #[test]
     fn read_only_offers_nothing() {
-        let flags = capabilities_for(&Unlock::ReadOnly { reason: "no probe".into() });
+        let flags = capabilities_for(&Unlock::ReadOnly {
+            reason: "no probe".into(),
+        });
         assert!(flags.offered(PromptKind::Permission, "Bash").is_empty());
-        assert!(flags.offered(PromptKind::Permission, "apply_patch").is_empty());
-        assert_eq!(flags.rule_for(PromptKind::Permission, "Bash").unwrap().actions[0].evidence, "no probe");
+        assert!(flags
+            .offered(PromptKind::Permission, "apply_patch")
+            .is_empty());
+        assert_eq!(
+            flags
+                .rule_for(PromptKind::Permission, "Bash")
+                .unwrap()
+                .actions[0]
+                .evidence,
+            "no probe"
+        );
     }
 
     #[test]
     fn a_verified_probe_offers_once_and_deny_for_bash_only() {
-        assert!(capabilities().offered(PromptKind::Permission, "Bash").is_empty());
+        assert!(capabilities()
+            .offered(PromptKind::Permission, "Bash")
+            .is_empty());
         let flags = capabilities_for(&Unlock::Verified {
             version: "0.171.0".into(),
             evidence: "by probe on 2026-11-30 for Codex 0.171.0".into(),
         });
-        assert_eq!(flags.offered(PromptKind::Permission, "Bash"), vec![Action::Once, Action::Deny]);
-        assert!(flags.offered(PromptKind::Permission, "apply_patch").is_empty());
-        let once = &flags.rule_for(PromptKind::Permission, "Bash").unwrap().actions[0];
+        assert_eq!(
+            flags.offered(PromptKind::Permission, "Bash"),
+            vec![Action::Once, Action::Deny]
+        );
+        assert!(flags
+            .offered(PromptKind::Permission, "apply_patch")
+            .is_empty());
+        let once = &flags
+            .rule_for(PromptKind::Permission, "Bash")
+            .unwrap()
+            .actions[0];
         assert_eq!(once.evidence, "by probe on 2026-11-30 for Codex 0.171.0");
     }
 }

@@ -55,10 +55,17 @@ impl ProbeRecord {
 /// Why the record could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("cannot read the Codex probe record {path}: {source}; run `gatehouse probe codex` again")]
+    #[error(
+        "cannot read the Codex probe record {path}: {source}; run `gatehouse probe codex` again"
+    )]
     Read { path: PathBuf, source: io::Error },
-    #[error("the Codex probe record {path} is not valid: {source}; run `gatehouse probe codex` again")]
-    Invalid { path: PathBuf, source: serde_json::Error },
+    #[error(
+        "the Codex probe record {path} is not valid: {source}; run `gatehouse probe codex` again"
+    )]
+    Invalid {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error("cannot write the Codex probe record {path}: {source}; check that folder's permissions, then run the probe again")]
     Write { path: PathBuf, source: io::Error },
 }
@@ -73,21 +80,37 @@ pub fn read(path: &Path) -> Result<Option<ProbeRecord>, RecordError> {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(RecordError::Read { path: path.to_path_buf(), source }),
+        Err(source) => {
+            return Err(RecordError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
     };
-    serde_json::from_slice(&bytes).map(Some).map_err(|source| RecordError::Invalid { path: path.to_path_buf(), source })
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|source| RecordError::Invalid {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Writes the record atomically (a temporary file renamed over it), creating the folder.
 pub fn write(path: &Path, record: &ProbeRecord) -> Result<(), RecordError> {
-    let write_error = |source| RecordError::Write { path: path.to_path_buf(), source };
+    let write_error = |source| RecordError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
     let folder = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(folder).map_err(write_error)?;
     let mut text = serde_json::to_string_pretty(record).expect("a record always serialises");
     text.push('\n');
     let temporary = folder.join(format!(".{RECORD_FILE_NAME}.{}.tmp", std::process::id()));
     let result = fs::File::create(&temporary)
-        .and_then(|mut file| file.write_all(text.as_bytes()).and_then(|()| file.sync_all()))
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())
+                .and_then(|()| file.sync_all())
+        })
         .and_then(|()| fs::rename(&temporary, path));
     if result.is_err() {
         let _ = fs::remove_file(&temporary);
@@ -120,7 +143,12 @@ pub fn unlock(
         Err(error) => return read_only(error.to_string()),
     };
     if !record.passed {
-        let failed: Vec<&str> = record.cases.iter().filter(|case| !case.passed).map(|case| case.case.as_str()).collect();
+        let failed: Vec<&str> = record
+            .cases
+            .iter()
+            .filter(|case| !case.passed)
+            .map(|case| case.case.as_str())
+            .collect();
         return read_only(format!(
             "the probe of Codex {} on {} failed ({}); see `gatehouse probe codex`",
             record.codex_version,
@@ -152,8 +180,16 @@ mod tests {
             probed_at: Timestamp::parse_rfc3339("2026-11-30T03:00:00Z").unwrap(),
             passed,
             cases: vec![
-                CaseResult { case: "allow".into(), passed: true, evidence: "ran".into() },
-                CaseResult { case: "deny".into(), passed, evidence: "did not run".into() },
+                CaseResult {
+                    case: "allow".into(),
+                    passed: true,
+                    evidence: "ran".into(),
+                },
+                CaseResult {
+                    case: "deny".into(),
+                    passed,
+                    evidence: "did not run".into(),
+                },
             ],
             gatehouse_version: "0.1.0".into(),
         }
@@ -168,31 +204,49 @@ mod tests {
         let unlock = unlock(Ok(Some(record("0.171.0", true))), in_use("0.171.0"));
         assert_eq!(
             unlock,
-            Unlock::Verified { version: "0.171.0".into(), evidence: "by probe on 2026-11-30 for Codex 0.171.0".into() }
+            Unlock::Verified {
+                version: "0.171.0".into(),
+                evidence: "by probe on 2026-11-30 for Codex 0.171.0".into()
+            }
         );
     }
 
     #[test]
     fn another_version_is_read_only() {
-        let Unlock::ReadOnly { reason } = unlock(Ok(Some(record("0.171.0", true))), in_use("0.172.0")) else { panic!() };
-        assert!(reason.contains("passed for Codex 0.171.0, but Codex 0.172.0 is in use"), "{reason}");
+        let Unlock::ReadOnly { reason } =
+            unlock(Ok(Some(record("0.171.0", true))), in_use("0.172.0"))
+        else {
+            panic!()
+        };
+        assert!(
+            reason.contains("passed for Codex 0.171.0, but Codex 0.172.0 is in use"),
+            "{reason}"
+        );
     }
 
     #[test]
     fn a_failed_probe_is_read_only_and_names_the_failed_case() {
-        let Unlock::ReadOnly { reason } = unlock(Ok(Some(record("0.171.0", false))), in_use("0.171.0")) else { panic!() };
+        let Unlock::ReadOnly { reason } =
+            unlock(Ok(Some(record("0.171.0", false))), in_use("0.171.0"))
+        else {
+            panic!()
+        };
         assert!(reason.contains("failed (deny)"), "{reason}");
     }
 
     #[test]
     fn no_record_is_read_only_and_the_version_is_not_even_asked() {
         let unlock = unlock(Ok(None), |_| panic!("no version needed without a record"));
-        assert!(matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("gatehouse probe codex")));
+        assert!(
+            matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("gatehouse probe codex"))
+        );
     }
 
     #[test]
     fn an_unreadable_version_is_read_only() {
-        let unlock = unlock(Ok(Some(record("0.171.0", true))), |_| Err(VersionError::NotFound));
+        let unlock = unlock(Ok(Some(record("0.171.0", true))), |_| {
+            Err(VersionError::NotFound)
+        });
         assert!(matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("cannot be read")));
     }
 
@@ -201,7 +255,9 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = record_path(folder.path());
         fs::write(&path, "{ not json").unwrap();
-        let unlock = unlock(read(&path), |_| panic!("no version needed for a broken record"));
+        let unlock = unlock(read(&path), |_| {
+            panic!("no version needed for a broken record")
+        });
         assert!(matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("is not valid")));
     }
 

@@ -7,21 +7,29 @@ use gatehouse_core::{Answer, Verdict};
 use serde_json::json;
 
 /// What Codex tells the model when the person denies without a message of their own.
-pub const DEFAULT_DENY_MESSAGE: &str = "The person denied this from gatehouse. Do not retry it; ask them what to do instead.";
+pub const DEFAULT_DENY_MESSAGE: &str =
+    "The person denied this from gatehouse. Do not retry it; ask them what to do instead.";
 
 /// The hook's stdout for a verdict.
 pub fn render(verdict: &Verdict) -> String {
     let decision = match &verdict.0 {
         Answer::Once => json!({ "behavior": "allow" }),
         Answer::Deny { message } => {
-            let message = message.as_deref().map(str::trim).filter(|message| !message.is_empty()).unwrap_or(DEFAULT_DENY_MESSAGE);
+            let message = message
+                .as_deref()
+                .map(str::trim)
+                .filter(|message| !message.is_empty())
+                .unwrap_or(DEFAULT_DENY_MESSAGE);
             json!({ "behavior": "deny", "message": message })
         }
         // Codex asks no questions through this hook, so no such verdict is ever offered; should
         // one arrive anyway, it must never allow by accident.
-        Answer::Answer { .. } => json!({ "behavior": "deny", "message": "gatehouse cannot answer questions for Codex." }),
+        Answer::Answer { .. } => {
+            json!({ "behavior": "deny", "message": "gatehouse cannot answer questions for Codex." })
+        }
     };
-    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } }).to_string()
+    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
+        .to_string()
 }
 
 #[cfg(test)]
@@ -35,10 +43,17 @@ mod tests {
             r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#
         );
         assert_eq!(
-            render(&Verdict(Answer::Deny { message: Some("use make clean".into()) })),
+            render(&Verdict(Answer::Deny {
+                message: Some("use make clean".into())
+            })),
             r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use make clean"}}}"#
         );
-        assert!(render(&Verdict(Answer::Deny { message: Some("  ".into()) })).contains(DEFAULT_DENY_MESSAGE));
-        assert!(render(&Verdict(Answer::Answer { responses: vec![] })).contains(r#""behavior":"deny""#));
+        assert!(render(&Verdict(Answer::Deny {
+            message: Some("  ".into())
+        }))
+        .contains(DEFAULT_DENY_MESSAGE));
+        assert!(
+            render(&Verdict(Answer::Answer { responses: vec![] })).contains(r#""behavior":"deny""#)
+        );
     }
 }

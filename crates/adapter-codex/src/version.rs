@@ -18,9 +18,13 @@ const VERSION_DEADLINE: Duration = Duration::from_secs(10);
 /// Why the version of a Codex executable could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum VersionError {
-    #[error("no `codex` was found on PATH; install Codex, or pass the executable with --codex PATH")]
+    #[error(
+        "no `codex` was found on PATH; install Codex, or pass the executable with --codex PATH"
+    )]
     NotFound,
-    #[error("`{program} --version` could not run: {problem}; check that this Codex works in a terminal")]
+    #[error(
+        "`{program} --version` could not run: {problem}; check that this Codex works in a terminal"
+    )]
     CannotRun { program: PathBuf, problem: String },
     #[error("`{program} --version` printed {output:?}, which does not name a Codex version; check that it is the Codex CLI")]
     Unrecognised { program: PathBuf, output: String },
@@ -32,12 +36,16 @@ pub fn parse_version_output(output: &str) -> Option<String> {
     let line = output.lines().next()?;
     let word = line.split_whitespace().last()?;
     let names_codex = line.split_whitespace().next()?.starts_with("codex");
-    (names_codex && word.starts_with(|character: char| character.is_ascii_digit())).then(|| word.to_owned())
+    (names_codex && word.starts_with(|character: char| character.is_ascii_digit()))
+        .then(|| word.to_owned())
 }
 
 /// Runs `program --version` and reads the version it prints.
 pub fn version_of(program: &Path) -> Result<String, VersionError> {
-    let cannot_run = |problem: String| VersionError::CannotRun { program: program.to_path_buf(), problem };
+    let cannot_run = |problem: String| VersionError::CannotRun {
+        program: program.to_path_buf(),
+        problem,
+    };
     let mut child = Command::new(program)
         .arg("--version")
         .stdin(Stdio::null())
@@ -47,13 +55,18 @@ pub fn version_of(program: &Path) -> Result<String, VersionError> {
         .map_err(|error| cannot_run(error.to_string()))?;
     let started = Instant::now();
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(|error| cannot_run(error.to_string()))? {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|error| cannot_run(error.to_string()))?
+        {
             break status;
         }
         if started.elapsed() > VERSION_DEADLINE {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(cannot_run(format!("it did not finish within {VERSION_DEADLINE:?}")));
+            return Err(cannot_run(format!(
+                "it did not finish within {VERSION_DEADLINE:?}"
+            )));
         }
         std::thread::sleep(Duration::from_millis(5));
     };
@@ -64,14 +77,18 @@ pub fn version_of(program: &Path) -> Result<String, VersionError> {
     if !status.success() {
         return Err(cannot_run(format!("it exited with {status}")));
     }
-    parse_version_output(&output)
-        .ok_or_else(|| VersionError::Unrecognised { program: program.to_path_buf(), output: output.trim().to_owned() })
+    parse_version_output(&output).ok_or_else(|| VersionError::Unrecognised {
+        program: program.to_path_buf(),
+        output: output.trim().to_owned(),
+    })
 }
 
 /// The `codex` executable on `PATH`, if any.
 pub fn find_on_path() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|folder| folder.join("codex")).find(|candidate| candidate.is_file())
+    std::env::split_paths(&path)
+        .map(|folder| folder.join("codex"))
+        .find(|candidate| candidate.is_file())
 }
 
 /// The installed Codex, as the gateway sees it: `codex` on `PATH`, else `probed` (the executable
@@ -101,7 +118,11 @@ fn parent_of(process: &str) -> Option<u32> {
     // The command name is in parentheses and may hold spaces; the parent id is the second field
     // after the closing parenthesis.
     let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok().filter(|pid| *pid > 1)
+    rest.split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+        .filter(|pid| *pid > 1)
 }
 
 #[cfg(test)]
@@ -110,8 +131,14 @@ mod tests {
 
     #[test]
     fn the_version_is_the_last_word_of_the_first_line() {
-        assert_eq!(parse_version_output("codex-cli 0.171.0\n").as_deref(), Some("0.171.0"));
-        assert_eq!(parse_version_output("codex-cli 0.172.0-alpha.1").as_deref(), Some("0.172.0-alpha.1"));
+        assert_eq!(
+            parse_version_output("codex-cli 0.171.0\n").as_deref(),
+            Some("0.171.0")
+        );
+        assert_eq!(
+            parse_version_output("codex-cli 0.172.0-alpha.1").as_deref(),
+            Some("0.172.0-alpha.1")
+        );
         assert_eq!(parse_version_output("usage: codex"), None);
         assert_eq!(parse_version_output("true (GNU coreutils) 9.1"), None);
         assert_eq!(parse_version_output(""), None);
@@ -128,8 +155,15 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let program = folder.path().join("codex");
         std::fs::write(&program, "#!/bin/sh\necho 'usage: codex [OPTIONS]'\n").unwrap();
-        std::fs::set_permissions(&program, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(
+            &program,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
         let error = version_of(&program).unwrap_err();
-        assert!(matches!(error, VersionError::Unrecognised { .. }), "{error}");
+        assert!(
+            matches!(error, VersionError::Unrecognised { .. }),
+            "{error}"
+        );
     }
 }

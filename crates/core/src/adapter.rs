@@ -20,7 +20,11 @@ use crate::prompt::NewPrompt;
 pub enum Observation {
     /// A tool call finished: the person allowed it somewhere, so a pending prompt for the same
     /// call (same adapter, session and correlation key) is over.
-    ToolFinished { adapter: String, session: String, correlation: String },
+    ToolFinished {
+        adapter: String,
+        session: String,
+        correlation: String,
+    },
     /// The agent's turn ended: nothing of that session is still waiting.
     TurnEnded { adapter: String, session: String },
     /// The session ended.
@@ -31,7 +35,9 @@ impl Observation {
     /// Why the prompts this observation settles are withdrawn, in words.
     pub fn withdrawal_reason(&self) -> &'static str {
         match self {
-            Observation::ToolFinished { .. } => "the tool ran: it was allowed in the agent's terminal",
+            Observation::ToolFinished { .. } => {
+                "the tool ran: it was allowed in the agent's terminal"
+            }
             Observation::TurnEnded { .. } => "the agent's turn ended",
             Observation::SessionEnded { .. } => "the agent's session ended",
         }

@@ -28,7 +28,9 @@ pub enum Answer {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
-    Answer { responses: Vec<QuestionResponse> },
+    Answer {
+        responses: Vec<QuestionResponse>,
+    },
 }
 
 impl Answer {
@@ -56,38 +58,77 @@ impl Verdict {
 
 /// Checks a question answer: every question answered once, by known labels or text, and a
 /// single-choice question with exactly one choice.
-pub(crate) fn check_responses(prompt: &Prompt, responses: &[QuestionResponse]) -> Result<(), String> {
+pub(crate) fn check_responses(
+    prompt: &Prompt,
+    responses: &[QuestionResponse],
+) -> Result<(), String> {
     let questions = &prompt.prompt.questions;
     let mut answered = HashSet::new();
     for response in responses {
         let question = questions
             .iter()
             .find(|question| question.id == response.question)
-            .ok_or_else(|| format!("there is no question `{}`; this prompt has {}", response.question, question_ids(prompt)))?;
+            .ok_or_else(|| {
+                format!(
+                    "there is no question `{}`; this prompt has {}",
+                    response.question,
+                    question_ids(prompt)
+                )
+            })?;
         if !answered.insert(question.id.as_str()) {
             return Err(format!("question `{}` is answered twice", question.id));
         }
         for pick in &response.picks {
             if !question.options.iter().any(|option| option.label == *pick) {
-                let labels = question.options.iter().map(|option| format!("`{}`", option.label)).collect::<Vec<_>>();
-                return Err(format!("`{pick}` is not an option of `{}`; its options are {}", question.id, labels.join(", ")));
+                let labels = question
+                    .options
+                    .iter()
+                    .map(|option| format!("`{}`", option.label))
+                    .collect::<Vec<_>>();
+                return Err(format!(
+                    "`{pick}` is not an option of `{}`; its options are {}",
+                    question.id,
+                    labels.join(", ")
+                ));
             }
         }
-        let text = response.text.as_deref().map(str::trim).filter(|text| !text.is_empty());
+        let text = response
+            .text
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty());
         let choices = response.picks.len() + usize::from(text.is_some());
         if choices == 0 {
-            return Err(format!("question `{}` has neither a pick nor text", question.id));
+            return Err(format!(
+                "question `{}` has neither a pick nor text",
+                question.id
+            ));
         }
         if !question.multi && choices > 1 {
-            return Err(format!("question `{}` takes one choice, and the answer has {choices}", question.id));
+            return Err(format!(
+                "question `{}` takes one choice, and the answer has {choices}",
+                question.id
+            ));
         }
     }
-    if let Some(missing) = questions.iter().find(|question| !answered.contains(question.id.as_str())) {
-        return Err(format!("question `{}` ({}) has no answer; every question needs one", missing.id, missing.text));
+    if let Some(missing) = questions
+        .iter()
+        .find(|question| !answered.contains(question.id.as_str()))
+    {
+        return Err(format!(
+            "question `{}` ({}) has no answer; every question needs one",
+            missing.id, missing.text
+        ));
     }
     Ok(())
 }
 
 fn question_ids(prompt: &Prompt) -> String {
-    prompt.prompt.questions.iter().map(|question| format!("`{}`", question.id)).collect::<Vec<_>>().join(", ")
+    prompt
+        .prompt
+        .questions
+        .iter()
+        .map(|question| format!("`{}`", question.id))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -89,7 +89,11 @@ pub enum ArbiterError {
     #[error("prompt {id} is read-only: {reason}")]
     ReadOnly { id: DecisionId, reason: String },
     #[error("`{action}` is not offered for prompt {id}; it offers: {offered}")]
-    ActionNotOffered { id: DecisionId, action: Action, offered: String },
+    ActionNotOffered {
+        id: DecisionId,
+        action: Action,
+        offered: String,
+    },
     #[error("the answer for prompt {id} is not valid: {problem}")]
     InvalidAnswer { id: DecisionId, problem: String },
     #[error("prompt {id} is {state}, so no verdict of it awaits a delivery receipt")]
@@ -126,8 +130,14 @@ pub struct Arbiter {
 
 impl Arbiter {
     pub fn new(adapters: impl IntoIterator<Item = AdapterCapabilities>) -> Self {
-        let adapters = adapters.into_iter().map(|caps| (caps.adapter.clone(), caps)).collect();
-        Arbiter { adapters, ..Arbiter::default() }
+        let adapters = adapters
+            .into_iter()
+            .map(|caps| (caps.adapter.clone(), caps))
+            .collect();
+        Arbiter {
+            adapters,
+            ..Arbiter::default()
+        }
     }
 
     /// The adapters and their capability flags, in id order.
@@ -137,16 +147,25 @@ impl Arbiter {
 
     /// Replaces the adapters' capability flags (for example after a probe proved more), and says
     /// whether they changed. Prompts already registered keep the actions they were offered.
-    pub fn replace_adapters(&mut self, adapters: impl IntoIterator<Item = AdapterCapabilities>) -> bool {
-        let adapters: BTreeMap<String, AdapterCapabilities> =
-            adapters.into_iter().map(|caps| (caps.adapter.clone(), caps)).collect();
+    pub fn replace_adapters(
+        &mut self,
+        adapters: impl IntoIterator<Item = AdapterCapabilities>,
+    ) -> bool {
+        let adapters: BTreeMap<String, AdapterCapabilities> = adapters
+            .into_iter()
+            .map(|caps| (caps.adapter.clone(), caps))
+            .collect();
         let changed = adapters != self.adapters;
         self.adapters = adapters;
         changed
     }
 
     /// Registers a prompt, gives it a fresh decision id and works out its actions.
-    pub fn register(&mut self, new_prompt: NewPrompt, now: Timestamp) -> Result<Event, ArbiterError> {
+    pub fn register(
+        &mut self,
+        new_prompt: NewPrompt,
+        now: Timestamp,
+    ) -> Result<Event, ArbiterError> {
         let mut events = self.register_held_since(new_prompt, now, now)?;
         Ok(events.remove(0))
     }
@@ -161,10 +180,12 @@ impl Arbiter {
         held_since: Timestamp,
         now: Timestamp,
     ) -> Result<Vec<Event>, ArbiterError> {
-        let capabilities = self
-            .adapters
-            .get(&new_prompt.adapter)
-            .ok_or_else(|| ArbiterError::UnknownAdapter { adapter: new_prompt.adapter.clone() })?;
+        let capabilities =
+            self.adapters
+                .get(&new_prompt.adapter)
+                .ok_or_else(|| ArbiterError::UnknownAdapter {
+                    adapter: new_prompt.adapter.clone(),
+                })?;
         let mut new_prompt = new_prompt;
         let actions = if new_prompt.read_only_reason.is_some() {
             Vec::new()
@@ -186,7 +207,9 @@ impl Arbiter {
         let settled_by = self
             .recent_observations
             .iter()
-            .find(|(observation, observed_at)| *observed_at >= prompt.held_since && settles(observation, &prompt))
+            .find(|(observation, observed_at)| {
+                *observed_at >= prompt.held_since && settles(observation, &prompt)
+            })
             .map(|(observation, _)| observation.withdrawal_reason());
         let id = prompt.id;
         self.live.insert(id, prompt.clone());
@@ -199,14 +222,21 @@ impl Arbiter {
 
     /// The prompts that are pending, oldest first.
     pub fn pending(&self) -> Vec<Prompt> {
-        let mut prompts: Vec<Prompt> =
-            self.live.values().filter(|prompt| prompt.state == PromptState::Pending).cloned().collect();
+        let mut prompts: Vec<Prompt> = self
+            .live
+            .values()
+            .filter(|prompt| prompt.state == PromptState::Pending)
+            .cloned()
+            .collect();
         prompts.sort_by_key(|prompt| prompt.id);
         prompts
     }
 
     pub fn pending_count(&self) -> usize {
-        self.live.values().filter(|prompt| prompt.state == PromptState::Pending).count()
+        self.live
+            .values()
+            .filter(|prompt| prompt.state == PromptState::Pending)
+            .count()
     }
 
     pub fn get(&self, id: DecisionId) -> Option<&Prompt> {
@@ -215,7 +245,10 @@ impl Arbiter {
 
     /// The state of any prompt this arbiter knows, live or recently finished.
     pub fn state_of(&self, id: DecisionId) -> Option<PromptState> {
-        self.live.get(&id).map(|prompt| prompt.state).or_else(|| self.finished.get(&id).copied())
+        self.live
+            .get(&id)
+            .map(|prompt| prompt.state)
+            .or_else(|| self.finished.get(&id).copied())
     }
 
     /// Accepts a front end's answer if it is the first valid one, and returns the verdict.
@@ -228,21 +261,39 @@ impl Arbiter {
     ) -> Result<(Verdict, Event), ArbiterError> {
         let prompt = self.pending_prompt(id)?;
         if prompt.is_read_only() {
-            let reason = prompt.prompt.read_only_reason.clone().unwrap_or_else(|| "nothing is offered for it".into());
+            let reason = prompt
+                .prompt
+                .read_only_reason
+                .clone()
+                .unwrap_or_else(|| "nothing is offered for it".into());
             return Err(ArbiterError::ReadOnly { id, reason });
         }
         let action = answer.action();
         if !prompt.actions.contains(&action) {
-            let offered = prompt.actions.iter().map(|action| action.as_str()).collect::<Vec<_>>().join(", ");
-            return Err(ArbiterError::ActionNotOffered { id, action, offered });
+            let offered = prompt
+                .actions
+                .iter()
+                .map(|action| action.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(ArbiterError::ActionNotOffered {
+                id,
+                action,
+                offered,
+            });
         }
         if let Answer::Answer { responses } = &answer {
-            crate::answer::check_responses(prompt, responses).map_err(|problem| ArbiterError::InvalidAnswer { id, problem })?;
+            crate::answer::check_responses(prompt, responses)
+                .map_err(|problem| ArbiterError::InvalidAnswer { id, problem })?;
         }
         let verdict = Verdict(answer);
         if verdict.allows() {
             let asked = &prompt.prompt;
-            let call = (asked.adapter.clone(), asked.session.clone(), asked.correlation.clone());
+            let call = (
+                asked.adapter.clone(),
+                asked.session.clone(),
+                asked.correlation.clone(),
+            );
             if self.allowed_calls.len() >= REMEMBERED_ALLOWED_CALLS {
                 self.allowed_calls.pop_front();
             }
@@ -253,13 +304,30 @@ impl Arbiter {
     }
 
     /// Hands a pending prompt back to the agent's own terminal.
-    pub fn release(&mut self, id: DecisionId, by: &str, now: Timestamp) -> Result<Event, ArbiterError> {
+    pub fn release(
+        &mut self,
+        id: DecisionId,
+        by: &str,
+        now: Timestamp,
+    ) -> Result<Event, ArbiterError> {
         self.pending_prompt(id)?;
-        Ok(self.set_state(id, PromptState::Released, now, Some(by), None, Some("handed back to the terminal")))
+        Ok(self.set_state(
+            id,
+            PromptState::Released,
+            now,
+            Some(by),
+            None,
+            Some("handed back to the terminal"),
+        ))
     }
 
     /// Withdraws a pending prompt: it was answered elsewhere, or its waiting hook went away.
-    pub fn withdraw(&mut self, id: DecisionId, reason: &str, now: Timestamp) -> Result<Event, ArbiterError> {
+    pub fn withdraw(
+        &mut self,
+        id: DecisionId,
+        reason: &str,
+        now: Timestamp,
+    ) -> Result<Event, ArbiterError> {
         self.pending_prompt(id)?;
         Ok(self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason)))
     }
@@ -267,19 +335,41 @@ impl Arbiter {
     /// Ends a pending prompt whose deadline has passed. It never yields a verdict.
     pub fn expire(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
         self.pending_prompt(id)?;
-        Ok(self.set_state(id, PromptState::Expired, now, None, None, Some("no answer before the deadline")))
+        Ok(self.set_state(
+            id,
+            PromptState::Expired,
+            now,
+            None,
+            None,
+            Some("no answer before the deadline"),
+        ))
     }
 
     /// Records the hook's receipt: the verdict reached the agent.
-    pub fn confirm_delivery(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
+    pub fn confirm_delivery(
+        &mut self,
+        id: DecisionId,
+        now: Timestamp,
+    ) -> Result<Event, ArbiterError> {
         self.resolved_prompt(id)?;
         Ok(self.set_state(id, PromptState::Delivered, now, None, None, None))
     }
 
     /// Records that no receipt came in time: the verdict may or may not have reached the agent.
-    pub fn mark_unconfirmed(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
+    pub fn mark_unconfirmed(
+        &mut self,
+        id: DecisionId,
+        now: Timestamp,
+    ) -> Result<Event, ArbiterError> {
         self.resolved_prompt(id)?;
-        Ok(self.set_state(id, PromptState::Unconfirmed, now, None, None, Some("no delivery receipt in time")))
+        Ok(self.set_state(
+            id,
+            PromptState::Unconfirmed,
+            now,
+            None,
+            None,
+            Some("no delivery receipt in time"),
+        ))
     }
 
     /// Applies what a hook saw the agent do just now, withdrawing the pending prompts it settles.
@@ -290,13 +380,27 @@ impl Arbiter {
     /// Applies what a hook saw the agent do at `observed_at` (earlier than `now` when the hook
     /// could not reach a gateway then and replays it). Only prompts held since before that moment
     /// are settled by it.
-    pub fn observe_at(&mut self, observation: &Observation, observed_at: Timestamp, now: Timestamp) -> Vec<Event> {
-        if let Observation::ToolFinished { adapter, session, correlation } = observation {
+    pub fn observe_at(
+        &mut self,
+        observation: &Observation,
+        observed_at: Timestamp,
+        now: Timestamp,
+    ) -> Vec<Event> {
+        if let Observation::ToolFinished {
+            adapter,
+            session,
+            correlation,
+        } = observation
+        {
             // The call a front end allowed has finished: it settles nothing else, not even an
             // identical call still pending in the same session.
-            let allowed = self.allowed_calls.iter().position(|(allowed_adapter, allowed_session, allowed_correlation)| {
-                allowed_adapter == adapter && allowed_session == session && allowed_correlation == correlation
-            });
+            let allowed = self.allowed_calls.iter().position(
+                |(allowed_adapter, allowed_session, allowed_correlation)| {
+                    allowed_adapter == adapter
+                        && allowed_session == session
+                        && allowed_correlation == correlation
+                },
+            );
             if let Some(index) = allowed {
                 self.allowed_calls.remove(index);
                 return Vec::new();
@@ -305,27 +409,40 @@ impl Arbiter {
         if self.recent_observations.len() >= REMEMBERED_OBSERVATIONS {
             self.recent_observations.pop_front();
         }
-        self.recent_observations.push_back((observation.clone(), observed_at));
+        self.recent_observations
+            .push_back((observation.clone(), observed_at));
         // No prompt is cloned here: this runs for every tool call of every agent.
         let candidates = self
             .live
             .values()
-            .filter(|prompt| prompt.state == PromptState::Pending && prompt.held_since <= observed_at && settles(observation, prompt))
+            .filter(|prompt| {
+                prompt.state == PromptState::Pending
+                    && prompt.held_since <= observed_at
+                    && settles(observation, prompt)
+            })
             .map(|prompt| prompt.id);
         let settled: Vec<DecisionId> = match observation {
             // Only the oldest match (ids sort by creation) is withdrawn: two identical calls
             // pending at once are two prompts, and one finished call settles one of them.
             Observation::ToolFinished { .. } => candidates.min().into_iter().collect(),
-            Observation::SessionEnded { .. } | Observation::TurnEnded { .. } => candidates.collect(),
+            Observation::SessionEnded { .. } | Observation::TurnEnded { .. } => {
+                candidates.collect()
+            }
         };
         let reason = observation.withdrawal_reason();
-        settled.into_iter().map(|id| self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason))).collect()
+        settled
+            .into_iter()
+            .map(|id| self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason)))
+            .collect()
     }
 
     fn pending_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
         match self.live.get(&id) {
             Some(prompt) if prompt.state == PromptState::Pending => Ok(prompt),
-            Some(prompt) => Err(ArbiterError::NotPending { id, state: prompt.state }),
+            Some(prompt) => Err(ArbiterError::NotPending {
+                id,
+                state: prompt.state,
+            }),
             None => match self.finished.get(&id) {
                 Some(state) => Err(ArbiterError::NotPending { id, state: *state }),
                 None => Err(ArbiterError::NotFound { id }),
@@ -336,7 +453,10 @@ impl Arbiter {
     fn resolved_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
         match self.live.get(&id) {
             Some(prompt) if prompt.state == PromptState::Resolved => Ok(prompt),
-            Some(prompt) => Err(ArbiterError::NoVerdictAwaitingReceipt { id, state: prompt.state }),
+            Some(prompt) => Err(ArbiterError::NoVerdictAwaitingReceipt {
+                id,
+                state: prompt.state,
+            }),
             None => match self.finished.get(&id) {
                 Some(state) => Err(ArbiterError::NoVerdictAwaitingReceipt { id, state: *state }),
                 None => Err(ArbiterError::NotFound { id }),
@@ -387,18 +507,32 @@ fn read_only_reason(capabilities: &AdapterCapabilities, prompt: &NewPrompt) -> S
     let kind = prompt.kind.as_str();
     let why = capabilities
         .rule_for(prompt.kind, &prompt.tool)
-        .and_then(|rule| rule.actions.iter().find(|flag| !flag.verified && flag.action != Action::Always))
-        .map_or_else(|| "no action exists for it".to_owned(), |flag| flag.evidence.clone());
+        .and_then(|rule| {
+            rule.actions
+                .iter()
+                .find(|flag| !flag.verified && flag.action != Action::Always)
+        })
+        .map_or_else(
+            || "no action exists for it".to_owned(),
+            |flag| flag.evidence.clone(),
+        );
     format!("{} offers no verified action for {kind} prompts of {} ({why}); answer it in the agent's terminal", capabilities.name, prompt.tool)
 }
 
 /// Whether an observation concerns a prompt: the same tool call, or the prompt's session.
 fn settles(observation: &Observation, prompt: &Prompt) -> bool {
     match observation {
-        Observation::ToolFinished { adapter, session, correlation } => {
-            prompt.prompt.adapter == *adapter && prompt.prompt.session == *session && prompt.prompt.correlation == *correlation
+        Observation::ToolFinished {
+            adapter,
+            session,
+            correlation,
+        } => {
+            prompt.prompt.adapter == *adapter
+                && prompt.prompt.session == *session
+                && prompt.prompt.correlation == *correlation
         }
-        Observation::SessionEnded { adapter, session } | Observation::TurnEnded { adapter, session } => {
+        Observation::SessionEnded { adapter, session }
+        | Observation::TurnEnded { adapter, session } => {
             prompt.prompt.adapter == *adapter && prompt.prompt.session == *session
         }
     }

@@ -50,7 +50,9 @@ impl FromStr for Action {
             "deny" => Ok(Action::Deny),
             "answer" => Ok(Action::Answer),
             "always" => Ok(Action::Always),
-            other => Err(format!("`{other}` is not an action; use once, deny or answer")),
+            other => Err(format!(
+                "`{other}` is not an action; use once, deny or answer"
+            )),
         }
     }
 }
@@ -67,11 +69,19 @@ pub struct ActionFlag {
 
 impl ActionFlag {
     pub fn verified(action: Action, evidence: impl Into<String>) -> Self {
-        ActionFlag { action, verified: true, evidence: evidence.into() }
+        ActionFlag {
+            action,
+            verified: true,
+            evidence: evidence.into(),
+        }
     }
 
     pub fn unverified(action: Action, evidence: impl Into<String>) -> Self {
-        ActionFlag { action, verified: false, evidence: evidence.into() }
+        ActionFlag {
+            action,
+            verified: false,
+            evidence: evidence.into(),
+        }
     }
 }
 
@@ -121,7 +131,9 @@ impl AdapterCapabilities {
 
     /// The actions offered for a prompt: verified ones only, and never `always`.
     pub fn offered(&self, kind: PromptKind, tool: &str) -> Vec<Action> {
-        self.rule_for(kind, tool).map(CapabilityRule::offered).unwrap_or_default()
+        self.rule_for(kind, tool)
+            .map(CapabilityRule::offered)
+            .unwrap_or_default()
     }
 }
 
@@ -140,7 +152,10 @@ mod tests {
                     actions: vec![
                         ActionFlag::verified(Action::Once, "tested"),
                         ActionFlag::verified(Action::Deny, "tested"),
-                        ActionFlag::verified(Action::Always, "claimed, but always is never offered"),
+                        ActionFlag::verified(
+                            Action::Always,
+                            "claimed, but always is never offered",
+                        ),
                     ],
                 },
                 CapabilityRule {
@@ -154,7 +169,10 @@ mod tests {
 
     #[test]
     fn a_tool_rule_wins_over_the_catch_all() {
-        assert_eq!(sample().offered(PromptKind::Permission, "Bash"), vec![Action::Once, Action::Deny]);
+        assert_eq!(
+            sample().offered(PromptKind::Permission, "Bash"),
+            vec![Action::Once, Action::Deny]
+        );
     }
 
     #[test]
@@ -164,6 +182,8 @@ mod tests {
 
     #[test]
     fn a_kind_without_rules_is_read_only() {
-        assert!(sample().offered(PromptKind::Question, "AskUserQuestion").is_empty());
+        assert!(sample()
+            .offered(PromptKind::Question, "AskUserQuestion")
+            .is_empty());
     }
 }

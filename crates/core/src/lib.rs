@@ -12,11 +12,13 @@ pub mod capability;
 pub mod prompt;
 pub mod time;
 
-/// Re-exported so that an adapter crate implements [`Adapter`] with the same macro version.
-pub use async_trait::async_trait;
-pub use adapter::{Adapter, AdapterRegistry, HookEvent, HoldMode, Observation, ParseError};
+pub use adapter::{Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError};
 pub use answer::{Answer, QuestionResponse, Verdict};
 pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
+/// Re-exported so that an adapter crate implements [`Adapter`] with the same macro version.
+pub use async_trait::async_trait;
 pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};
-pub use prompt::{DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption};
+pub use prompt::{
+    DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,
+};
 pub use time::Timestamp;

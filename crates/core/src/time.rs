@@ -28,7 +28,11 @@ impl Timestamp {
         let text = text.strip_suffix('Z')?;
         let (date, clock) = text.split_once('T')?;
         let mut date_parts = date.splitn(3, '-').map(|part| part.parse::<i64>().ok());
-        let (year, month, day) = (date_parts.next()??, date_parts.next()??, date_parts.next()??);
+        let (year, month, day) = (
+            date_parts.next()??,
+            date_parts.next()??,
+            date_parts.next()??,
+        );
         let (clock, millis) = match clock.split_once('.') {
             Some((clock, fraction)) => {
                 let digits: String = fraction.chars().chain("000".chars()).take(3).collect();
@@ -37,7 +41,11 @@ impl Timestamp {
             None => (clock, 0),
         };
         let mut clock_parts = clock.splitn(3, ':').map(|part| part.parse::<i64>().ok());
-        let (hour, minute, second) = (clock_parts.next()??, clock_parts.next()??, clock_parts.next()??);
+        let (hour, minute, second) = (
+            clock_parts.next()??,
+            clock_parts.next()??,
+            clock_parts.next()??,
+        );
         let valid = (1..=12).contains(&month)
             && (1..=31).contains(&day)
             && (0..24).contains(&hour)
@@ -78,8 +86,9 @@ impl Serialize for Timestamp {
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
-        Timestamp::parse_rfc3339(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not an RFC 3339 UTC time")))
+        Timestamp::parse_rfc3339(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("`{text}` is not an RFC 3339 UTC time"))
+        })
     }
 }
 
@@ -88,11 +97,16 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let shifted = days + 719_468;
     let era = shifted.div_euclid(146_097);
     let day_of_era = shifted.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let month_index = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month, day)
 }
@@ -115,20 +129,34 @@ mod tests {
     #[test]
     fn formats_a_known_instant() {
         assert_eq!(Timestamp(0).to_string(), "1970-01-01T00:00:00.000Z");
-        assert_eq!(Timestamp(1_796_008_413_123).to_string(), "2026-11-30T03:13:33.123Z");
+        assert_eq!(
+            Timestamp(1_796_008_413_123).to_string(),
+            "2026-11-30T03:13:33.123Z"
+        );
     }
 
     #[test]
     fn parses_what_it_formats() {
         for millis in [0, 951_782_400_000, 1_796_008_413_123, 4_102_444_799_999] {
             let text = Timestamp(millis).to_string();
-            assert_eq!(Timestamp::parse_rfc3339(&text), Some(Timestamp(millis)), "{text}");
+            assert_eq!(
+                Timestamp::parse_rfc3339(&text),
+                Some(Timestamp(millis)),
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn refuses_text_that_is_not_a_time() {
-        for text in ["", "yesterday", "2026-13-01T00:00:00Z", "2026-11-30 03:13:33Z", "2026-11-30T03:13:33", "99999999999999999-01-01T00:00:00Z"] {
+        for text in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-11-30 03:13:33Z",
+            "2026-11-30T03:13:33",
+            "99999999999999999-01-01T00:00:00Z",
+        ] {
             assert_eq!(Timestamp::parse_rfc3339(text), None, "{text}");
         }
     }

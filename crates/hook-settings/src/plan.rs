@@ -79,12 +79,18 @@ impl AgentHooks {
     /// The error for settings whose top level is not a JSON object. The pure planning functions
     /// do not know the file; the file layer adds its path.
     fn settings_not_object(&self) -> InstallError {
-        InstallError::SettingsNotObject { file: self.file_kind, path: None }
+        InstallError::SettingsNotObject {
+            file: self.file_kind,
+            path: None,
+        }
     }
 
     /// The error for a `hooks` value that is not a JSON object.
     fn hooks_not_object(&self) -> InstallError {
-        InstallError::HooksNotObject { file: self.file_kind, path: None }
+        InstallError::HooksNotObject {
+            file: self.file_kind,
+            path: None,
+        }
     }
 
     /// Returns the settings with every gatehouse hook entry removed, and what changed.

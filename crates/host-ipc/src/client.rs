@@ -14,8 +14,9 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadHalf, WriteHalf};
 
 use crate::framing::{write_frame, FrameError, FrameReader};
 use crate::protocol::{
-    method, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams, Notification, ObserveParams,
-    ObserveResult, RegisteredParams, Request, Response, Role, RpcError, StateResult, StatusResult, SubscribeResult, PROTOCOL_VERSION,
+    method, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams, Notification,
+    ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role, RpcError, StateResult,
+    StatusResult, SubscribeResult, PROTOCOL_VERSION,
 };
 use crate::socket::{self, SocketError};
 
@@ -74,9 +75,17 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             writer,
             next_request_id: 1,
             notifications: VecDeque::new(),
-            hello: HelloResult { protocol: PROTOCOL_VERSION, server: String::new(), adapters: Vec::new() },
+            hello: HelloResult {
+                protocol: PROTOCOL_VERSION,
+                server: String::new(),
+                adapters: Vec::new(),
+            },
         };
-        let params = HelloParams { protocol: PROTOCOL_VERSION, role, client: Some(name.to_owned()) };
+        let params = HelloParams {
+            protocol: PROTOCOL_VERSION,
+            role,
+            client: Some(name.to_owned()),
+        };
         client.hello = client.call(method::HELLO, &params).await?;
         Ok(client)
     }
@@ -87,29 +96,46 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
     }
 
     /// Sends one request and waits for its response, queueing notifications that come first.
-    pub async fn call<P: Serialize, R: DeserializeOwned>(&mut self, method: &str, params: &P) -> Result<R, ClientError> {
+    pub async fn call<P: Serialize, R: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, ClientError> {
         let id = self.next_request_id;
         self.next_request_id += 1;
-        let params = serde_json::to_value(params).map_err(|error| ClientError::BadReply(error.to_string()))?;
-        let request = Request { jsonrpc: "2.0".into(), id: Some(Value::from(id)), method: method.into(), params };
+        let params = serde_json::to_value(params)
+            .map_err(|error| ClientError::BadReply(error.to_string()))?;
+        let request = Request {
+            jsonrpc: "2.0".into(),
+            id: Some(Value::from(id)),
+            method: method.into(),
+            params,
+        };
         write_frame(&mut self.writer, &request).await?;
         loop {
             let frame = self.read_frame().await?;
-            let value: Value = serde_json::from_slice(&frame).map_err(|error| ClientError::BadReply(error.to_string()))?;
+            let value: Value = serde_json::from_slice(&frame)
+                .map_err(|error| ClientError::BadReply(error.to_string()))?;
             if value.get("id").is_none() {
-                let notification = serde_json::from_value(value).map_err(|error| ClientError::BadReply(error.to_string()))?;
+                let notification = serde_json::from_value(value)
+                    .map_err(|error| ClientError::BadReply(error.to_string()))?;
                 self.notifications.push_back(notification);
                 continue;
             }
-            let response: Response = serde_json::from_value(value).map_err(|error| ClientError::BadReply(error.to_string()))?;
+            let response: Response = serde_json::from_value(value)
+                .map_err(|error| ClientError::BadReply(error.to_string()))?;
             if let Some(error) = response.error {
                 return Err(ClientError::Rpc(error));
             }
             if response.id.as_u64() != Some(id) {
-                return Err(ClientError::BadReply(format!("a response to request {} while waiting for {id}", response.id)));
+                return Err(ClientError::BadReply(format!(
+                    "a response to request {} while waiting for {id}",
+                    response.id
+                )));
             }
             let result = response.result.unwrap_or(Value::Null);
-            return serde_json::from_value(result).map_err(|error| ClientError::BadReply(error.to_string()));
+            return serde_json::from_value(result)
+                .map_err(|error| ClientError::BadReply(error.to_string()));
         }
     }
 
@@ -145,8 +171,13 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         Ok(result.snapshot)
     }
 
-    pub async fn answer(&mut self, id: DecisionId, answer: Answer) -> Result<StateResult, ClientError> {
-        self.call(method::ANSWER, &AnswerParams { id, answer }).await
+    pub async fn answer(
+        &mut self,
+        id: DecisionId,
+        answer: Answer,
+    ) -> Result<StateResult, ClientError> {
+        self.call(method::ANSWER, &AnswerParams { id, answer })
+            .await
     }
 
     pub async fn release(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
@@ -155,7 +186,11 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
 
     /// Registers a prompt and waits for its outcome. The `hook.registered` notification with the
     /// prompt's id is queued for [`Client::next_notification`].
-    pub async fn hold(&mut self, prompt: NewPrompt, wait: std::time::Duration) -> Result<HoldResult, ClientError> {
+    pub async fn hold(
+        &mut self,
+        prompt: NewPrompt,
+        wait: std::time::Duration,
+    ) -> Result<HoldResult, ClientError> {
         self.hold_with(prompt, wait, None, false).await
     }
 
@@ -169,23 +204,51 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         held_since: Option<Timestamp>,
         watch_if_read_only: bool,
     ) -> Result<HoldResult, ClientError> {
-        let params = HoldParams { prompt, wait_ms: wait.as_millis() as u64, held_since, watch_if_read_only };
+        let params = HoldParams {
+            prompt,
+            wait_ms: wait.as_millis() as u64,
+            held_since,
+            watch_if_read_only,
+        };
         self.call(method::HOOK_HOLD, &params).await
     }
 
     /// Registers a prompt for watching only, and returns at once.
-    pub async fn register(&mut self, prompt: NewPrompt, stale_after: std::time::Duration) -> Result<RegisteredParams, ClientError> {
-        let params = HoldParams { prompt, wait_ms: stale_after.as_millis() as u64, held_since: None, watch_if_read_only: false };
+    pub async fn register(
+        &mut self,
+        prompt: NewPrompt,
+        stale_after: std::time::Duration,
+    ) -> Result<RegisteredParams, ClientError> {
+        let params = HoldParams {
+            prompt,
+            wait_ms: stale_after.as_millis() as u64,
+            held_since: None,
+            watch_if_read_only: false,
+        };
         self.call(method::HOOK_REGISTER, &params).await
     }
 
     /// Reports what the agent did; `observed_at` is set when replaying an older observation.
-    pub async fn observe(&mut self, observation: Observation) -> Result<ObserveResult, ClientError> {
+    pub async fn observe(
+        &mut self,
+        observation: Observation,
+    ) -> Result<ObserveResult, ClientError> {
         self.observe_at(observation, None).await
     }
 
-    pub async fn observe_at(&mut self, observation: Observation, observed_at: Option<Timestamp>) -> Result<ObserveResult, ClientError> {
-        self.call(method::HOOK_OBSERVE, &ObserveParams { observation, observed_at }).await
+    pub async fn observe_at(
+        &mut self,
+        observation: Observation,
+        observed_at: Option<Timestamp>,
+    ) -> Result<ObserveResult, ClientError> {
+        self.call(
+            method::HOOK_OBSERVE,
+            &ObserveParams {
+                observation,
+                observed_at,
+            },
+        )
+        .await
     }
 
     pub async fn confirm_delivery(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {

@@ -33,7 +33,10 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         // A small buffer: the gateway keeps one per connection, and a waiting hook's connection
         // is idle (10,000 waiting hooks hold 10 MiB of these). Larger frames still arrive
         // whole; they take more reads.
-        FrameReader { reader: BufReader::with_capacity(1024, reader), limit }
+        FrameReader {
+            reader: BufReader::with_capacity(1024, reader),
+            limit,
+        }
     }
 
     /// The next frame without its newline, or `None` at a clean end of stream. Bytes after the
@@ -49,7 +52,11 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 Some(newline) => (newline + 1, true),
                 None => (available.len(), false),
             };
-            let content = if complete { &available[..taken - 1] } else { &available[..taken] };
+            let content = if complete {
+                &available[..taken - 1]
+            } else {
+                &available[..taken]
+            };
             if frame.len() + content.len() > self.limit {
                 return Err(FrameError::TooLarge { limit: self.limit });
             }
@@ -74,7 +81,10 @@ pub fn encode_frame(value: &impl Serialize) -> Vec<u8> {
 }
 
 /// Writes a value as one frame and flushes it.
-pub async fn write_frame<W: AsyncWrite + Unpin>(writer: &mut W, value: &impl Serialize) -> std::io::Result<()> {
+pub async fn write_frame<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    value: &impl Serialize,
+) -> std::io::Result<()> {
     writer.write_all(&encode_frame(value)).await?;
     writer.flush().await
 }
@@ -101,7 +111,10 @@ mod tests {
     #[tokio::test]
     async fn splits_lines_and_skips_blank_ones() {
         let frames = frames_of(b"{\"a\":1}\n\n  \n{\"b\":2}\n{\"c\":3}", 64).await;
-        let texts: Vec<String> = frames.into_iter().map(|frame| String::from_utf8(frame.unwrap()).unwrap()).collect();
+        let texts: Vec<String> = frames
+            .into_iter()
+            .map(|frame| String::from_utf8(frame.unwrap()).unwrap())
+            .collect();
         assert_eq!(texts, ["{\"a\":1}", "{\"b\":2}", "{\"c\":3}"]);
     }
 
@@ -110,7 +123,12 @@ mod tests {
         let mut input = vec![b'x'; 100];
         input.push(b'\n');
         let frames = frames_of(&input, 99).await;
-        assert_eq!(frames, vec![Err("a frame is longer than the limit of 99 bytes".to_string())]);
+        assert_eq!(
+            frames,
+            vec![Err(
+                "a frame is longer than the limit of 99 bytes".to_string()
+            )]
+        );
     }
 
     #[tokio::test]

@@ -3,7 +3,10 @@
 //!
 //! docs/PROTOCOL.md describes every method, notification and error with an example.
 
-use gatehouse_core::{AdapterCapabilities, Answer, DecisionId, Event, NewPrompt, Observation, Outcome, Prompt, PromptState, Timestamp};
+use gatehouse_core::{
+    AdapterCapabilities, Answer, DecisionId, Event, NewPrompt, Observation, Outcome, Prompt,
+    PromptState, Timestamp,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -58,11 +61,21 @@ pub struct Response {
 
 impl Response {
     pub fn success(id: Value, result: Value) -> Self {
-        Response { jsonrpc: "2.0".into(), id, result: Some(result), error: None }
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            result: Some(result),
+            error: None,
+        }
     }
 
     pub fn failure(id: Value, error: RpcError) -> Self {
-        Response { jsonrpc: "2.0".into(), id, result: None, error: Some(error) }
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            result: None,
+            error: Some(error),
+        }
     }
 }
 
@@ -185,12 +198,19 @@ pub struct RpcError {
 
 impl RpcError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        RpcError { code: code.code(), message: message.into(), data: serde_json::json!({ "name": code.name() }) }
+        RpcError {
+            code: code.code(),
+            message: message.into(),
+            data: serde_json::json!({ "name": code.name() }),
+        }
     }
 
     /// The stable name, such as `not_pending`, or `unknown` for an error from another server.
     pub fn name(&self) -> &str {
-        self.data.get("name").and_then(Value::as_str).unwrap_or("unknown")
+        self.data
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
     }
 }
 
@@ -347,13 +367,31 @@ mod tests {
         use gatehouse_core::{ArbiterError, DecisionId, PromptState};
         let id = DecisionId::new_v7();
         let errors = [
-            ArbiterError::UnknownAdapter { adapter: "x".into() },
+            ArbiterError::UnknownAdapter {
+                adapter: "x".into(),
+            },
             ArbiterError::NotFound { id },
-            ArbiterError::NotPending { id, state: PromptState::Expired },
-            ArbiterError::ReadOnly { id, reason: "r".into() },
-            ArbiterError::ActionNotOffered { id, action: gatehouse_core::Action::Once, offered: String::new() },
-            ArbiterError::InvalidAnswer { id, problem: "p".into() },
-            ArbiterError::NoVerdictAwaitingReceipt { id, state: PromptState::Pending },
+            ArbiterError::NotPending {
+                id,
+                state: PromptState::Expired,
+            },
+            ArbiterError::ReadOnly {
+                id,
+                reason: "r".into(),
+            },
+            ArbiterError::ActionNotOffered {
+                id,
+                action: gatehouse_core::Action::Once,
+                offered: String::new(),
+            },
+            ArbiterError::InvalidAnswer {
+                id,
+                problem: "p".into(),
+            },
+            ArbiterError::NoVerdictAwaitingReceipt {
+                id,
+                state: PromptState::Pending,
+            },
         ];
         for error in errors {
             let name = error.name();

@@ -51,15 +51,23 @@ fn current_uid() -> u32 {
 /// Makes sure the socket's folder exists. A folder that gatehouse creates gets mode 0700; the
 /// default folder, if it already exists, must be owned by this user with no access for others.
 fn prepare_folder(socket: &Path) -> Result<(), SocketError> {
-    let Some(folder) = socket.parent().filter(|folder| !folder.as_os_str().is_empty()) else {
+    let Some(folder) = socket
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+    else {
         return Ok(());
     };
     if !folder.exists() {
-        create_private_folder(folder).map_err(|source| SocketError::CreateFolder { path: folder.into(), source })?;
+        create_private_folder(folder).map_err(|source| SocketError::CreateFolder {
+            path: folder.into(),
+            source,
+        })?;
         return Ok(());
     }
     if socket == default_socket_path() && !folder_is_private(folder) {
-        return Err(SocketError::FolderNotPrivate { path: folder.into() });
+        return Err(SocketError::FolderNotPrivate {
+            path: folder.into(),
+        });
     }
     Ok(())
 }
@@ -69,7 +77,10 @@ fn prepare_folder(socket: &Path) -> Result<(), SocketError> {
 #[cfg(unix)]
 pub fn create_private_folder(folder: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(folder)
 }
 
 #[cfg(not(unix))]
@@ -98,15 +109,24 @@ pub async fn bind(path: &Path) -> Result<Listener, SocketError> {
         match connect(path).await {
             // Only a refusal proves that nobody listens: the file is left from a gateway that
             // died. Any other failure (a full listen queue, say) may hide a live gateway.
-            Err(SocketError::Connect { source, .. }) if source.kind() == io::ErrorKind::ConnectionRefused => {
+            Err(SocketError::Connect { source, .. })
+                if source.kind() == io::ErrorKind::ConnectionRefused =>
+            {
                 let _ = std::fs::remove_file(path);
             }
             _ => return Err(SocketError::AlreadyRunning { path: path.into() }),
         }
     }
-    let bind_error = |source| SocketError::Bind { path: path.into(), source };
+    let bind_error = |source| SocketError::Bind {
+        path: path.into(),
+        source,
+    };
     let name = path.to_fs_name::<GenericFilePath>().map_err(bind_error)?;
-    let listener = ListenerOptions::new().name(name).reclaim_name(true).create_tokio().map_err(bind_error)?;
+    let listener = ListenerOptions::new()
+        .name(name)
+        .reclaim_name(true)
+        .create_tokio()
+        .map_err(bind_error)?;
     restrict_socket_file(path).map_err(bind_error)?;
     Ok(listener)
 }
@@ -124,7 +144,12 @@ fn restrict_socket_file(_path: &Path) -> io::Result<()> {
 
 /// Connects to the gateway at `path`.
 pub async fn connect(path: &Path) -> Result<Stream, SocketError> {
-    let connect_error = |source| SocketError::Connect { path: path.into(), source };
-    let name = path.to_fs_name::<GenericFilePath>().map_err(connect_error)?;
+    let connect_error = |source| SocketError::Connect {
+        path: path.into(),
+        source,
+    };
+    let name = path
+        .to_fs_name::<GenericFilePath>()
+        .map_err(connect_error)?;
     Stream::connect(name).await.map_err(connect_error)
 }

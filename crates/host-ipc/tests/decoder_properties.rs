@@ -12,7 +12,10 @@ use proptest::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
 }
 
 /// Bytes that look like protocol traffic often enough to reach deep paths: fragments of real
@@ -36,7 +39,11 @@ fn toy_gateway() -> std::sync::Arc<Gateway> {
     let capabilities = AdapterCapabilities {
         adapter: "toy".into(),
         name: "Toy".into(),
-        rules: vec![CapabilityRule { kind: PromptKind::Permission, tool: None, actions: vec![ActionFlag::verified(Action::Once, "t")] }],
+        rules: vec![CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: None,
+            actions: vec![ActionFlag::verified(Action::Once, "t")],
+        }],
     };
     Gateway::new(vec![capabilities], GatewayOptions::default())
 }

@@ -3,7 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_core::{Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome, PromptKind, PromptState};
+use gatehouse_core::{
+    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome,
+    PromptKind, PromptState,
+};
 use gatehouse_host_ipc::protocol::{notification, HoldResult, RegisteredParams, SnapshotParams};
 use gatehouse_host_ipc::server::serve_connection;
 use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
@@ -16,10 +19,19 @@ fn toy_gateway(receipt_timeout: Duration) -> Arc<Gateway> {
         rules: vec![CapabilityRule {
             kind: PromptKind::Permission,
             tool: Some("Bash".into()),
-            actions: vec![ActionFlag::verified(Action::Once, "tested"), ActionFlag::verified(Action::Deny, "tested")],
+            actions: vec![
+                ActionFlag::verified(Action::Once, "tested"),
+                ActionFlag::verified(Action::Deny, "tested"),
+            ],
         }],
     };
-    Gateway::new(vec![capabilities], GatewayOptions { receipt_timeout, ..GatewayOptions::default() })
+    Gateway::new(
+        vec![capabilities],
+        GatewayOptions {
+            receipt_timeout,
+            ..GatewayOptions::default()
+        },
+    )
 }
 
 fn raw_connection(gateway: &Arc<Gateway>) -> DuplexStream {
@@ -29,7 +41,9 @@ fn raw_connection(gateway: &Arc<Gateway>) -> DuplexStream {
 }
 
 async fn client(gateway: &Arc<Gateway>, role: Role) -> Client<DuplexStream> {
-    Client::over(raw_connection(gateway), role, "test").await.expect("hello succeeds")
+    Client::over(raw_connection(gateway), role, "test")
+        .await
+        .expect("hello succeeds")
 }
 
 fn bash(command: &str, tool: &str) -> NewPrompt {
@@ -52,7 +66,13 @@ async fn hold(
     gateway: &Arc<Gateway>,
     prompt: NewPrompt,
     wait: Duration,
-) -> (gatehouse_core::DecisionId, tokio::task::JoinHandle<(Client<DuplexStream>, Result<HoldResult, gatehouse_host_ipc::ClientError>)>) {
+) -> (
+    gatehouse_core::DecisionId,
+    tokio::task::JoinHandle<(
+        Client<DuplexStream>,
+        Result<HoldResult, gatehouse_host_ipc::ClientError>,
+    )>,
+) {
     let mut events = client(gateway, Role::Frontend).await;
     events.subscribe().await.unwrap();
     let gateway = gateway.clone();
@@ -62,7 +82,11 @@ async fn hold(
         (hook, result)
     });
     let added = events.next_notification().await.unwrap();
-    let id = added.params["prompt"]["id"].as_str().unwrap().parse().unwrap();
+    let id = added.params["prompt"]["id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     (id, hook)
 }
 
@@ -72,23 +96,39 @@ async fn hello_reports_the_adapters_and_their_flags() {
     let client = client(&gateway, Role::Frontend).await;
     let adapters = &client.hello().adapters;
     assert_eq!(adapters.len(), 1);
-    assert_eq!(adapters[0].offered(PromptKind::Permission, "Bash"), vec![Action::Once, Action::Deny]);
+    assert_eq!(
+        adapters[0].offered(PromptKind::Permission, "Bash"),
+        vec![Action::Once, Action::Deny]
+    );
 }
 
 #[tokio::test]
 async fn calls_before_hello_and_from_the_wrong_role_are_refused() {
     let gateway = toy_gateway(Duration::from_secs(5));
     let mut stream = BufReader::new(raw_connection(&gateway));
-    stream.get_mut().write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list\"}\n").await.unwrap();
+    stream
+        .get_mut()
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list\"}\n")
+        .await
+        .unwrap();
     let mut line = String::new();
     stream.read_line(&mut line).await.unwrap();
     assert!(line.contains("\"hello_required\""), "{line}");
 
     let mut hook = client(&gateway, Role::Hook).await;
-    assert_eq!(hook.list().await.unwrap_err().rpc_name(), Some("wrong_role"));
+    assert_eq!(
+        hook.list().await.unwrap_err().rpc_name(),
+        Some("wrong_role")
+    );
     let mut frontend = client(&gateway, Role::Frontend).await;
-    let observation = gatehouse_core::Observation::TurnEnded { adapter: "toy".into(), session: "s".into() };
-    assert_eq!(frontend.observe(observation).await.unwrap_err().rpc_name(), Some("wrong_role"));
+    let observation = gatehouse_core::Observation::TurnEnded {
+        adapter: "toy".into(),
+        session: "s".into(),
+    };
+    assert_eq!(
+        frontend.observe(observation).await.unwrap_err().rpc_name(),
+        Some("wrong_role")
+    );
 }
 
 #[tokio::test]
@@ -99,7 +139,10 @@ async fn a_different_protocol_version_is_refused() {
     stream.get_mut().write_all(hello.as_bytes()).await.unwrap();
     let mut line = String::new();
     stream.read_line(&mut line).await.unwrap();
-    assert!(line.contains("\"version_mismatch\"") && line.contains("-32006"), "{line}");
+    assert!(
+        line.contains("\"version_mismatch\"") && line.contains("-32006"),
+        "{line}"
+    );
 }
 
 #[tokio::test]
@@ -144,7 +187,11 @@ async fn a_frame_that_is_too_large_gets_an_error_and_a_closed_connection() {
     reader.read_line(&mut line).await.unwrap();
     assert!(line.contains("frame_too_large"), "{line}");
     line.clear();
-    assert_eq!(reader.read_line(&mut line).await.unwrap(), 0, "the connection is closed");
+    assert_eq!(
+        reader.read_line(&mut line).await.unwrap(),
+        0,
+        "the connection is closed"
+    );
 }
 
 #[tokio::test]
@@ -155,8 +202,14 @@ async fn once_reaches_the_waiting_hook_and_a_receipt_delivers_it() {
     let listed = frontend.list().await.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].actions, vec![Action::Once, Action::Deny]);
-    assert_eq!(frontend.answer(id, Answer::Once).await.unwrap().state, PromptState::Resolved);
-    let second = frontend.answer(id, Answer::Deny { message: None }).await.unwrap_err();
+    assert_eq!(
+        frontend.answer(id, Answer::Once).await.unwrap().state,
+        PromptState::Resolved
+    );
+    let second = frontend
+        .answer(id, Answer::Deny { message: None })
+        .await
+        .unwrap_err();
     assert_eq!(second.rpc_name(), Some("not_pending"));
 
     let (mut hook, result) = hook.await.unwrap();
@@ -167,7 +220,10 @@ async fn once_reaches_the_waiting_hook_and_a_receipt_delivers_it() {
     assert_eq!(registered.method, notification::REGISTERED);
     let registered: RegisteredParams = serde_json::from_value(registered.params).unwrap();
     assert_eq!(registered.id, id);
-    assert_eq!(hook.confirm_delivery(id).await.unwrap().state, PromptState::Delivered);
+    assert_eq!(
+        hook.confirm_delivery(id).await.unwrap().state,
+        PromptState::Delivered
+    );
     assert!(frontend.list().await.unwrap().is_empty());
 }
 
@@ -178,16 +234,31 @@ async fn a_hook_that_goes_away_withdraws_its_prompt() {
     watcher.subscribe().await.unwrap();
     let mut hook = client(&gateway, Role::Hook).await;
     let holding = tokio::spawn(async move {
-        let _ = tokio::time::timeout(Duration::from_millis(200), hook.hold(bash("ls", "Bash"), Duration::from_secs(60))).await;
+        let _ = tokio::time::timeout(
+            Duration::from_millis(200),
+            hook.hold(bash("ls", "Bash"), Duration::from_secs(60)),
+        )
+        .await;
         drop(hook);
     });
     let added = watcher.next_notification().await.unwrap();
-    let id: gatehouse_core::DecisionId = added.params["prompt"]["id"].as_str().unwrap().parse().unwrap();
+    let id: gatehouse_core::DecisionId = added.params["prompt"]["id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     holding.await.unwrap();
     let changed = watcher.next_notification().await.unwrap();
     assert_eq!(changed.params["state"], "withdrawn", "{:?}", changed.params);
     let mut frontend = client(&gateway, Role::Frontend).await;
-    assert_eq!(frontend.answer(id, Answer::Once).await.unwrap_err().rpc_name(), Some("not_pending"));
+    assert_eq!(
+        frontend
+            .answer(id, Answer::Once)
+            .await
+            .unwrap_err()
+            .rpc_name(),
+        Some("not_pending")
+    );
 }
 
 #[tokio::test]
@@ -195,20 +266,38 @@ async fn release_and_observation_end_the_hold_without_a_verdict() {
     let gateway = toy_gateway(Duration::from_secs(5));
     let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
     let mut frontend = client(&gateway, Role::Frontend).await;
-    assert_eq!(frontend.release(id).await.unwrap().state, PromptState::Released);
+    assert_eq!(
+        frontend.release(id).await.unwrap().state,
+        PromptState::Released
+    );
     assert_eq!(hook.await.unwrap().1.unwrap().outcome, Outcome::Released);
 
     let (id, hook) = hold(&gateway, bash("make", "Bash"), Duration::from_secs(60)).await;
     let mut observer = client(&gateway, Role::Hook).await;
-    let finished = gatehouse_core::Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "make".into() };
-    assert_eq!(observer.observe(finished).await.unwrap().withdrawn, vec![id]);
-    assert!(matches!(hook.await.unwrap().1.unwrap().outcome, Outcome::Withdrawn { .. }));
+    let finished = gatehouse_core::Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "make".into(),
+    };
+    assert_eq!(
+        observer.observe(finished).await.unwrap().withdrawn,
+        vec![id]
+    );
+    assert!(matches!(
+        hook.await.unwrap().1.unwrap().outcome,
+        Outcome::Withdrawn { .. }
+    ));
 }
 
 #[tokio::test]
 async fn a_read_only_prompt_refuses_answers() {
     let gateway = toy_gateway(Duration::from_secs(5));
-    let (id, hook) = hold(&gateway, bash("notes.txt", "Write"), Duration::from_secs(60)).await;
+    let (id, hook) = hold(
+        &gateway,
+        bash("notes.txt", "Write"),
+        Duration::from_secs(60),
+    )
+    .await;
     let mut frontend = client(&gateway, Role::Frontend).await;
     assert_eq!(frontend.list().await.unwrap()[0].actions, vec![]);
     let error = frontend.answer(id, Answer::Once).await.unwrap_err();
@@ -235,7 +324,15 @@ async fn a_verdict_without_receipt_becomes_unconfirmed() {
     watcher.subscribe().await.unwrap();
     let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
     let mut frontend = client(&gateway, Role::Frontend).await;
-    frontend.answer(id, Answer::Deny { message: Some("no".into()) }).await.unwrap();
+    frontend
+        .answer(
+            id,
+            Answer::Deny {
+                message: Some("no".into()),
+            },
+        )
+        .await
+        .unwrap();
     let (hook, _) = hook.await.unwrap();
     drop(hook);
     let mut states = Vec::new();
@@ -250,7 +347,10 @@ async fn a_verdict_without_receipt_becomes_unconfirmed() {
 
 #[tokio::test]
 async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up_by_snapshot() {
-    let small_buffer = GatewayOptions { event_buffer: 64, ..GatewayOptions::default() };
+    let small_buffer = GatewayOptions {
+        event_buffer: 64,
+        ..GatewayOptions::default()
+    };
     let gateway = Gateway::new(toy_gateway(Duration::from_secs(5)).adapters(), small_buffer);
     let mut slow = client(&gateway, Role::Frontend).await;
     slow.subscribe().await.unwrap();
@@ -258,14 +358,28 @@ async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up
     // returns at once: publishing never waits for a subscriber.
     let mut outcomes = Vec::new();
     for index in 0..6_000 {
-        let (_, outcome) = gateway.hold(bash(&format!("p{index}"), "Bash"), Duration::from_secs(60), None, false).unwrap();
+        let (_, outcome) = gateway
+            .hold(
+                bash(&format!("p{index}"), "Bash"),
+                Duration::from_secs(60),
+                None,
+                false,
+            )
+            .unwrap();
         outcomes.push(outcome);
     }
     let mut frontend = client(&gateway, Role::Frontend).await;
-    assert_eq!(frontend.list().await.unwrap().len(), 6_000, "the gateway still answers while a subscriber is stuck");
+    assert_eq!(
+        frontend.list().await.unwrap().len(),
+        6_000,
+        "the gateway still answers while a subscriber is stuck"
+    );
     let mut saw_snapshot = false;
     for _ in 0..10_000 {
-        let notification = tokio::time::timeout(Duration::from_secs(10), slow.next_notification()).await.unwrap().unwrap();
+        let notification = tokio::time::timeout(Duration::from_secs(10), slow.next_notification())
+            .await
+            .unwrap()
+            .unwrap();
         if notification.method == notification::SNAPSHOT {
             let snapshot: SnapshotParams = serde_json::from_value(notification.params).unwrap();
             assert_eq!(snapshot.prompts.len(), 6_000);
@@ -273,29 +387,49 @@ async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up
             break;
         }
     }
-    assert!(saw_snapshot, "a subscriber that fell behind is sent a fresh snapshot");
+    assert!(
+        saw_snapshot,
+        "a subscriber that fell behind is sent a fresh snapshot"
+    );
 }
 
 #[tokio::test]
 async fn a_connection_keeps_the_role_it_said_hello_with() {
     let gateway = toy_gateway(Duration::from_secs(5));
     let mut hook = client(&gateway, Role::Hook).await;
-    let params = gatehouse_host_ipc::protocol::HelloParams { protocol: gatehouse_host_ipc::PROTOCOL_VERSION, role: Role::Frontend, client: None };
+    let params = gatehouse_host_ipc::protocol::HelloParams {
+        protocol: gatehouse_host_ipc::PROTOCOL_VERSION,
+        role: Role::Frontend,
+        client: None,
+    };
     let again: Result<serde_json::Value, _> = hook.call("hello", &params).await;
     assert_eq!(again.unwrap_err().rpc_name(), Some("invalid_request"));
     let refused = hook.list().await.unwrap_err();
     assert_eq!(refused.rpc_name(), Some("wrong_role"));
-    assert!(refused.to_string().contains("said hello as hook"), "{refused}");
+    assert!(
+        refused.to_string().contains("said hello as hook"),
+        "{refused}"
+    );
 }
 
 #[tokio::test]
 async fn a_watched_prompt_is_read_only_even_where_the_adapter_offers_actions() {
     let gateway = toy_gateway(Duration::from_secs(5));
     let mut hook = client(&gateway, Role::Hook).await;
-    let registered = hook.register(bash("ls", "Bash"), Duration::from_secs(60)).await.unwrap();
+    let registered = hook
+        .register(bash("ls", "Bash"), Duration::from_secs(60))
+        .await
+        .unwrap();
     assert!(registered.actions.is_empty());
     let mut frontend = client(&gateway, Role::Frontend).await;
-    assert_eq!(frontend.answer(registered.id, Answer::Once).await.unwrap_err().rpc_name(), Some("read_only"));
+    assert_eq!(
+        frontend
+            .answer(registered.id, Answer::Once)
+            .await
+            .unwrap_err()
+            .rpc_name(),
+        Some("read_only")
+    );
 }
 
 #[tokio::test]
@@ -305,12 +439,21 @@ async fn subscribing_twice_does_not_send_events_twice() {
     watcher.subscribe().await.unwrap();
     watcher.subscribe().await.unwrap();
     let mut hook = client(&gateway, Role::Hook).await;
-    let first = hook.register(bash("one", "Bash"), Duration::from_secs(60)).await.unwrap();
-    let second = hook.register(bash("two", "Bash"), Duration::from_secs(60)).await.unwrap();
-    let ids: Vec<String> = [watcher.next_notification().await.unwrap(), watcher.next_notification().await.unwrap()]
-        .iter()
-        .map(|event| event.params["prompt"]["id"].as_str().unwrap().to_owned())
-        .collect();
+    let first = hook
+        .register(bash("one", "Bash"), Duration::from_secs(60))
+        .await
+        .unwrap();
+    let second = hook
+        .register(bash("two", "Bash"), Duration::from_secs(60))
+        .await
+        .unwrap();
+    let ids: Vec<String> = [
+        watcher.next_notification().await.unwrap(),
+        watcher.next_notification().await.unwrap(),
+    ]
+    .iter()
+    .map(|event| event.params["prompt"]["id"].as_str().unwrap().to_owned())
+    .collect();
     assert_eq!(ids, [first.id.to_string(), second.id.to_string()]);
 }
 
@@ -318,11 +461,23 @@ async fn subscribing_twice_does_not_send_events_twice() {
 async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
     let gateway = toy_gateway(Duration::from_secs(5));
     let mut hook = client(&gateway, Role::Hook).await;
-    let watched = hook.hold_with(bash("notes.txt", "Write"), Duration::from_secs(60), None, true).await.unwrap();
+    let watched = hook
+        .hold_with(
+            bash("notes.txt", "Write"),
+            Duration::from_secs(60),
+            None,
+            true,
+        )
+        .await
+        .unwrap();
     assert_eq!(watched.outcome, Outcome::Watched);
     let mut frontend = client(&gateway, Role::Frontend).await;
     let listed = frontend.list().await.unwrap();
-    assert_eq!((listed.len(), listed[0].actions.is_empty()), (1, true), "it stays listed, read-only");
+    assert_eq!(
+        (listed.len(), listed[0].actions.is_empty()),
+        (1, true),
+        "it stays listed, read-only"
+    );
 
     let (id, holding) = {
         let gateway = gateway.clone();
@@ -330,13 +485,27 @@ async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
         watcher.subscribe().await.unwrap();
         let holding = tokio::spawn(async move {
             let mut hook = client(&gateway, Role::Hook).await;
-            hook.hold_with(bash("ls", "Bash"), Duration::from_secs(60), None, true).await
+            hook.hold_with(bash("ls", "Bash"), Duration::from_secs(60), None, true)
+                .await
         });
         let added = watcher.next_notification().await.unwrap();
-        (added.params["prompt"]["id"].as_str().unwrap().parse().unwrap(), holding)
+        (
+            added.params["prompt"]["id"]
+                .as_str()
+                .unwrap()
+                .parse()
+                .unwrap(),
+            holding,
+        )
     };
     frontend.answer(id, Answer::Once).await.unwrap();
-    assert!(matches!(holding.await.unwrap().unwrap().outcome, Outcome::Verdict { .. }), "an actionable prompt is held");
+    assert!(
+        matches!(
+            holding.await.unwrap().unwrap().outcome,
+            Outcome::Verdict { .. }
+        ),
+        "an actionable prompt is held"
+    );
 }
 
 #[tokio::test]
@@ -346,12 +515,26 @@ async fn new_capability_flags_apply_to_new_prompts_only() {
     let mut read_only = gateway.adapters();
     read_only[0].rules.clear();
     assert!(gateway.replace_adapters(read_only.clone()));
-    assert!(!gateway.replace_adapters(read_only), "the same flags again change nothing");
+    assert!(
+        !gateway.replace_adapters(read_only),
+        "the same flags again change nothing"
+    );
     let mut hook = client(&gateway, Role::Hook).await;
-    let later = hook.hold_with(bash("b", "Bash"), Duration::from_secs(60), None, true).await.unwrap();
-    assert_eq!(later.outcome, Outcome::Watched, "nothing is offered for a new prompt any more");
+    let later = hook
+        .hold_with(bash("b", "Bash"), Duration::from_secs(60), None, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        later.outcome,
+        Outcome::Watched,
+        "nothing is offered for a new prompt any more"
+    );
     let mut frontend = client(&gateway, Role::Frontend).await;
     let listed = frontend.list().await.unwrap();
     let earlier = listed.iter().find(|prompt| prompt.id == held).unwrap();
-    assert_eq!(earlier.actions, vec![Action::Once, Action::Deny], "a registered prompt keeps what it was offered");
+    assert_eq!(
+        earlier.actions,
+        vec![Action::Once, Action::Deny],
+        "a registered prompt keeps what it was offered"
+    );
 }

@@ -56,7 +56,10 @@ pub fn run(socket_flag: Option<PathBuf>, agent: &str) -> ExitCode {
 fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
     let registry = adapters::registry();
     let adapter = registry.get(agent).ok_or_else(|| {
-        format!("unknown agent `{agent}` (known: {})", registry.ids().collect::<Vec<_>>().join(", "))
+        format!(
+            "unknown agent `{agent}` (known: {})",
+            registry.ids().collect::<Vec<_>>().join(", ")
+        )
     })?;
     let mut stdin = Vec::new();
     std::io::stdin()
@@ -64,9 +67,13 @@ fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
         .read_to_end(&mut stdin)
         .map_err(|error| format!("cannot read the hook event: {error}"))?;
     if stdin.len() as u64 > MAX_EVENT_BYTES {
-        return Err(format!("the hook event is larger than {MAX_EVENT_BYTES} bytes"));
+        return Err(format!(
+            "the hook event is larger than {MAX_EVENT_BYTES} bytes"
+        ));
     }
-    let event = adapter.parse_hook_event(&stdin).map_err(|error| error.to_string())?;
+    let event = adapter
+        .parse_hook_event(&stdin)
+        .map_err(|error| error.to_string())?;
     if event == HookEvent::Ignore {
         return Ok(());
     }
@@ -75,7 +82,9 @@ fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
         (Some(_), HookEvent::Observe(_)) => config::Config::default(),
         _ => config::load().map_err(|error| format!("{error:#}"))?,
     };
-    let socket = socket_flag.or(settings.socket).unwrap_or_else(gatehouse_host_ipc::socket::default_socket_path);
+    let socket = socket_flag
+        .or(settings.socket)
+        .unwrap_or_else(gatehouse_host_ipc::socket::default_socket_path);
     let spool = Spool::default_path().map(Spool::new);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -89,8 +98,13 @@ fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
             Ok(client) => client,
             Err(reason) => {
                 if let (HookEvent::Observe(observation), Some(spool)) = (&event, &spool) {
-                    let entry = Entry { observed_at, observation: observation.clone() };
-                    spool.append(&entry).map_err(|error| format!("{reason}, and the spool cannot be written: {error}"))?;
+                    let entry = Entry {
+                        observed_at,
+                        observation: observation.clone(),
+                    };
+                    spool.append(&entry).map_err(|error| {
+                        format!("{reason}, and the spool cannot be written: {error}")
+                    })?;
                 }
                 return Err(reason);
             }
@@ -98,22 +112,44 @@ fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
         let (prompt, watch_if_read_only) = match event {
             HookEvent::Ignore => return Ok(()),
             HookEvent::Observe(observation) => {
-                return within(CALL_BUDGET, client.observe(observation)).await.map(drop);
+                return within(CALL_BUDGET, client.observe(observation))
+                    .await
+                    .map(drop);
             }
-            HookEvent::Prompt { prompt, hold: HoldMode::RegisterOnly } => {
-                return within(CALL_BUDGET, client.register(prompt, WATCH_STALE_AFTER)).await.map(drop);
+            HookEvent::Prompt {
+                prompt,
+                hold: HoldMode::RegisterOnly,
+            } => {
+                return within(CALL_BUDGET, client.register(prompt, WATCH_STALE_AFTER))
+                    .await
+                    .map(drop);
             }
-            HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome } => (prompt, false),
-            HookEvent::Prompt { prompt, hold: HoldMode::WhileActionable } => (prompt, true),
+            HookEvent::Prompt {
+                prompt,
+                hold: HoldMode::UntilOutcome,
+            } => (prompt, false),
+            HookEvent::Prompt {
+                prompt,
+                hold: HoldMode::WhileActionable,
+            } => (prompt, true),
         };
-        let waiting = Waiting { socket: &socket, spool: spool.as_ref(), held_since: observed_at, deadline, watch_if_read_only };
+        let waiting = Waiting {
+            socket: &socket,
+            spool: spool.as_ref(),
+            held_since: observed_at,
+            deadline,
+            watch_if_read_only,
+        };
         waiting.hold(client, adapter.as_ref(), prompt).await
     })
 }
 
 /// Runs one call to the gateway within `budget`: a gateway that is stopped (suspended, say, or
 /// stuck on its disk) must never keep the agent waiting.
-async fn within<T>(budget: Duration, call: impl std::future::Future<Output = Result<T, ClientError>>) -> Result<T, String> {
+async fn within<T>(
+    budget: Duration,
+    call: impl std::future::Future<Output = Result<T, ClientError>>,
+) -> Result<T, String> {
     match tokio::time::timeout(budget, call).await {
         Ok(result) => result.map_err(wire),
         Err(_) => Err(format!("the gateway did not answer within {budget:?}")),
@@ -123,17 +159,34 @@ async fn within<T>(budget: Duration, call: impl std::future::Future<Output = Res
 /// Connects, says hello, and replays the spool, each step within its budget. Spooled entries
 /// that cannot be replayed go back to the spool.
 async fn connect(socket: &Path, spool: Option<&Spool>) -> Result<SocketClient, String> {
-    let connecting = SocketClient::connect(socket, Role::Hook, concat!("gatehouse-hook ", env!("CARGO_PKG_VERSION")));
+    let connecting = SocketClient::connect(
+        socket,
+        Role::Hook,
+        concat!("gatehouse-hook ", env!("CARGO_PKG_VERSION")),
+    );
     let mut client = match tokio::time::timeout(CALL_BUDGET, connecting).await {
         Ok(Ok(client)) => client,
-        Ok(Err(ClientError::Socket(_))) => return Err(format!("no gateway is running on {}", socket.display())),
+        Ok(Err(ClientError::Socket(_))) => {
+            return Err(format!("no gateway is running on {}", socket.display()))
+        }
         Ok(Err(other)) => return Err(wire(other)),
-        Err(_) => return Err(format!("the gateway on {} did not answer within {CALL_BUDGET:?}", socket.display())),
+        Err(_) => {
+            return Err(format!(
+                "the gateway on {} did not answer within {CALL_BUDGET:?}",
+                socket.display()
+            ))
+        }
     };
-    let Some(spool) = spool else { return Ok(client) };
+    let Some(spool) = spool else {
+        return Ok(client);
+    };
     let mut entries = spool.take(now()).into_iter();
     while let Some(entry) = entries.next() {
-        let replayed = within(CALL_BUDGET, client.observe_at(entry.observation.clone(), Some(entry.observed_at))).await;
+        let replayed = within(
+            CALL_BUDGET,
+            client.observe_at(entry.observation.clone(), Some(entry.observed_at)),
+        )
+        .await;
         if let Err(reason) = replayed {
             let _ = spool.put_back(std::iter::once(entry).chain(entries));
             return Err(reason);
@@ -160,10 +213,20 @@ struct Waiting<'a> {
 
 impl Waiting<'_> {
     /// Holds the prompt until its outcome, and delivers a verdict if there is one.
-    async fn hold(&self, mut client: SocketClient, adapter: &dyn Adapter, prompt: NewPrompt) -> Result<(), String> {
+    async fn hold(
+        &self,
+        mut client: SocketClient,
+        adapter: &dyn Adapter,
+        prompt: NewPrompt,
+    ) -> Result<(), String> {
         loop {
             let remaining = self.deadline.saturating_duration_since(Instant::now());
-            let holding = client.hold_with(prompt.clone(), remaining, Some(self.held_since), self.watch_if_read_only);
+            let holding = client.hold_with(
+                prompt.clone(),
+                remaining,
+                Some(self.held_since),
+                self.watch_if_read_only,
+            );
             let result = match tokio::time::timeout(remaining + LOCAL_GRACE, holding).await {
                 Err(_) => return Err("the gateway did not answer before the deadline".into()),
                 Ok(Ok(result)) => result,
@@ -191,7 +254,9 @@ impl Waiting<'_> {
                 .map_err(|error| format!("cannot write the verdict to the agent: {error}"))?;
             drop(stdout);
             // The receipt: the verdict is out. Without it the gateway marks the prompt unconfirmed.
-            return within(RECEIPT_BUDGET, client.confirm_delivery(result.id)).await.map(drop);
+            return within(RECEIPT_BUDGET, client.confirm_delivery(result.id))
+                .await
+                .map(drop);
         }
     }
 

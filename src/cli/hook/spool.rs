@@ -52,7 +52,10 @@ impl Spool {
         }
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');
-        let mut file = OpenOptions::new().create(true).append(true).open(&self.path)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
         file.write_all(&line)?;
         if file.metadata()?.len() > COMPACT_AT_BYTES {
             let newest = self.read_from(&self.path, Timestamp(0));
@@ -64,13 +67,17 @@ impl Spool {
 
     /// Puts entries back, after a replay that failed part-way.
     pub fn put_back(&self, entries: impl IntoIterator<Item = Entry>) -> io::Result<()> {
-        entries.into_iter().try_for_each(|entry| self.append(&entry))
+        entries
+            .into_iter()
+            .try_for_each(|entry| self.append(&entry))
     }
 
     /// Takes every entry that is still fresh at `now`, leaving the spool empty. Renaming the file
     /// first makes the take atomic: two hooks never replay the same entries.
     pub fn take(&self, now: Timestamp) -> Vec<Entry> {
-        let taken = self.path.with_extension(format!("replaying.{}", std::process::id()));
+        let taken = self
+            .path
+            .with_extension(format!("replaying.{}", std::process::id()));
         if fs::rename(&self.path, &taken).is_err() {
             return Vec::new();
         }
@@ -93,7 +100,9 @@ impl Spool {
     }
 
     fn write_atomically(&self, entries: &[Entry]) -> io::Result<()> {
-        let temporary = self.path.with_extension(format!("compacting.{}", std::process::id()));
+        let temporary = self
+            .path
+            .with_extension(format!("compacting.{}", std::process::id()));
         let mut text = Vec::new();
         for entry in entries {
             serde_json::to_writer(&mut text, entry).map_err(io::Error::other)?;
@@ -104,26 +113,46 @@ impl Spool {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn finished(command: &str) -> Observation {
-        Observation::ToolFinished { adapter: "claude".into(), session: "s".into(), correlation: command.into() }
+        Observation::ToolFinished {
+            adapter: "claude".into(),
+            session: "s".into(),
+            correlation: command.into(),
+        }
     }
 
     #[test]
     fn entries_come_back_once_in_order() {
         let folder = tempfile::tempdir().unwrap();
         let spool = Spool::new(folder.path().join("state/spool.jsonl"));
-        assert!(spool.take(Timestamp(1_000)).is_empty(), "an absent spool is empty");
+        assert!(
+            spool.take(Timestamp(1_000)).is_empty(),
+            "an absent spool is empty"
+        );
         for (at, command) in [(100, "a"), (200, "b")] {
-            spool.append(&Entry { observed_at: Timestamp(at), observation: finished(command) }).unwrap();
+            spool
+                .append(&Entry {
+                    observed_at: Timestamp(at),
+                    observation: finished(command),
+                })
+                .unwrap();
         }
         let taken = spool.take(Timestamp(1_000));
-        assert_eq!(taken.iter().map(|entry| entry.observed_at.unix_millis()).collect::<Vec<_>>(), [100, 200]);
-        assert!(spool.take(Timestamp(1_000)).is_empty(), "taken entries are gone");
+        assert_eq!(
+            taken
+                .iter()
+                .map(|entry| entry.observed_at.unix_millis())
+                .collect::<Vec<_>>(),
+            [100, 200]
+        );
+        assert!(
+            spool.take(Timestamp(1_000)).is_empty(),
+            "taken entries are gone"
+        );
     }
 
     #[test]
@@ -132,16 +161,42 @@ mod tests {
         let path = folder.path().join("spool.jsonl");
         let spool = Spool::new(path.clone());
         let now = Timestamp(MAX_AGE.as_millis() as u64 + 10_000);
-        spool.append(&Entry { observed_at: Timestamp(1), observation: finished("ancient") }).unwrap();
-        fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{torn\n").unwrap();
+        spool
+            .append(&Entry {
+                observed_at: Timestamp(1),
+                observation: finished("ancient"),
+            })
+            .unwrap();
+        fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{torn\n")
+            .unwrap();
         for index in 0..3 * MAX_ENTRIES {
             let observation = finished(&format!("{index}-{}", "x".repeat(400)));
-            spool.append(&Entry { observed_at: Timestamp(now.unix_millis() - 5_000 + index as u64), observation }).unwrap();
+            spool
+                .append(&Entry {
+                    observed_at: Timestamp(now.unix_millis() - 5_000 + index as u64),
+                    observation,
+                })
+                .unwrap();
         }
-        assert!(fs::metadata(&path).unwrap().len() <= COMPACT_AT_BYTES + 1_024, "compacted");
+        assert!(
+            fs::metadata(&path).unwrap().len() <= COMPACT_AT_BYTES + 1_024,
+            "compacted"
+        );
         let taken = spool.take(now);
         assert_eq!(taken.len(), MAX_ENTRIES);
-        assert!(taken.iter().all(|entry| entry.observed_at.unix_millis() > 1), "the ancient entry is gone");
-        assert_eq!(taken.last().unwrap().observation, finished(&format!("{}-{}", 3 * MAX_ENTRIES - 1, "x".repeat(400))));
+        assert!(
+            taken
+                .iter()
+                .all(|entry| entry.observed_at.unix_millis() > 1),
+            "the ancient entry is gone"
+        );
+        assert_eq!(
+            taken.last().unwrap().observation,
+            finished(&format!("{}-{}", 3 * MAX_ENTRIES - 1, "x".repeat(400)))
+        );
     }
 }

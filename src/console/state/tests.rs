@@ -32,9 +32,9 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
             questions: vec![],
             correlation: String::new(),
             // The gateway says why for every read-only prompt.
-            read_only_reason: actions
-                .is_empty()
-                .then(|| format!("Claude Code offers no verified action for permission prompts of {tool}")),
+            read_only_reason: actions.is_empty().then(|| {
+                format!("Claude Code offers no verified action for permission prompts of {tool}")
+            }),
         },
         actions,
         state: PromptState::Pending,

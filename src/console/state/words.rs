@@ -31,7 +31,10 @@ pub(super) fn ending_in_words(
 }
 
 /// The notice for the gateway's reply to a command.
-pub(super) fn outcome_notice(command: &GatewayCommand, result: Result<PromptState, String>) -> Notice {
+pub(super) fn outcome_notice(
+    command: &GatewayCommand,
+    result: Result<PromptState, String>,
+) -> Notice {
     let summary = short(&command.summary);
     match result {
         Ok(_) => {

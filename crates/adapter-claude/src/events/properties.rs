@@ -21,25 +21,59 @@ fn event_like() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
             prop::collection::btree_map(
-                prop::sample::select(vec!["question", "header", "options", "label", "description", "multiSelect", "questions", "command", "x"]),
+                prop::sample::select(vec![
+                    "question",
+                    "header",
+                    "options",
+                    "label",
+                    "description",
+                    "multiSelect",
+                    "questions",
+                    "command",
+                    "x"
+                ]),
                 inner,
                 0..5
             )
-            .prop_map(|map| Value::Object(map.into_iter().map(|(key, value)| (key.to_owned(), value)).collect())),
+            .prop_map(|map| Value::Object(
+                map.into_iter()
+                    .map(|(key, value)| (key.to_owned(), value))
+                    .collect()
+            )),
         ]
     });
-    let event_name = prop::sample::select(vec!["PermissionRequest", "PostToolUse", "Stop", "SessionEnd", "PreToolUse", "Other"]);
-    let tool = prop::sample::select(vec!["Bash", "AskUserQuestion", "Write", "ExitPlanMode", "mcp__x"]);
-    (event_name, tool, value.clone(), any::<bool>(), any::<bool>()).prop_map(|(name, tool, input, with_session, with_tool)| {
-        let mut event = json!({ "hook_event_name": name, "cwd": "/p", "tool_input": input });
-        if with_session {
-            event["session_id"] = json!("s");
-        }
-        if with_tool {
-            event["tool_name"] = json!(tool);
-        }
-        event
-    })
+    let event_name = prop::sample::select(vec![
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+        "PreToolUse",
+        "Other",
+    ]);
+    let tool = prop::sample::select(vec![
+        "Bash",
+        "AskUserQuestion",
+        "Write",
+        "ExitPlanMode",
+        "mcp__x",
+    ]);
+    (
+        event_name,
+        tool,
+        value.clone(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(name, tool, input, with_session, with_tool)| {
+            let mut event = json!({ "hook_event_name": name, "cwd": "/p", "tool_input": input });
+            if with_session {
+                event["session_id"] = json!("s");
+            }
+            if with_tool {
+                event["tool_name"] = json!(tool);
+            }
+            event
+        })
 }
 
 proptest! {

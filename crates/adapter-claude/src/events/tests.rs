@@ -1,6 +1,8 @@
 //! Parsing and rendering tests, on payloads captured from the real Claude Code 2.1.332.
 
-use gatehouse_core::{Answer, HoldMode, HookEvent, Observation, PromptKind, QuestionResponse, Verdict};
+use gatehouse_core::{
+    Answer, HoldMode, HookEvent, Observation, PromptKind, QuestionResponse, Verdict,
+};
 use insta::assert_snapshot;
 use serde_json::json;
 
@@ -9,7 +11,12 @@ use crate::verdict;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/claude-code-2.1.332/", $name, ".json"))
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/claude-code-2.1.332/",
+            $name,
+            ".json"
+        ))
     };
 }
 
@@ -48,8 +55,20 @@ fn a_question_gets_stable_ids_and_its_options() {
     assert_eq!(prompt.kind, PromptKind::Question);
     assert_eq!(prompt.summary, "Which color?");
     let question = &prompt.questions[0];
-    assert_eq!((question.id.as_str(), question.text.as_str(), question.header.as_str(), question.multi), ("q1", "Which color?", "Color", false));
-    let labels: Vec<&str> = question.options.iter().map(|option| option.label.as_str()).collect();
+    assert_eq!(
+        (
+            question.id.as_str(),
+            question.text.as_str(),
+            question.header.as_str(),
+            question.multi
+        ),
+        ("q1", "Which color?", "Color", false)
+    );
+    let labels: Vec<&str> = question
+        .options
+        .iter()
+        .map(|option| option.label.as_str())
+        .collect();
     assert_eq!(labels, ["Red", "Blue"]);
     assert_eq!(question.options[1].description, "cool");
 }
@@ -62,21 +81,42 @@ fn two_questions_with_the_same_text_make_the_prompt_read_only() {
         "tool_input": { "questions": [question.clone(), question] }
     });
     let prompt = held_prompt(stdin.to_string().as_bytes());
-    assert!(prompt.read_only_reason.as_deref().unwrap().contains("share the text"));
+    assert!(prompt
+        .read_only_reason
+        .as_deref()
+        .unwrap()
+        .contains("share the text"));
 }
 
 #[test]
 fn post_tool_use_settles_the_matching_permission_request() {
     for (request, finished) in [
-        (&fixture!("PermissionRequest-Bash")[..], &fixture!("PostToolUse-Bash")[..]),
-        (&fixture!("PermissionRequest-Write")[..], &fixture!("PostToolUse-Write")[..]),
-        (&fixture!("PermissionRequest-AskUserQuestion")[..], &fixture!("PostToolUse-AskUserQuestion")[..]),
+        (
+            &fixture!("PermissionRequest-Bash")[..],
+            &fixture!("PostToolUse-Bash")[..],
+        ),
+        (
+            &fixture!("PermissionRequest-Write")[..],
+            &fixture!("PostToolUse-Write")[..],
+        ),
+        (
+            &fixture!("PermissionRequest-AskUserQuestion")[..],
+            &fixture!("PostToolUse-AskUserQuestion")[..],
+        ),
     ] {
         let prompt = held_prompt(request);
-        let HookEvent::Observe(Observation::ToolFinished { adapter, session, correlation }) = parse(finished).unwrap() else {
+        let HookEvent::Observe(Observation::ToolFinished {
+            adapter,
+            session,
+            correlation,
+        }) = parse(finished).unwrap()
+        else {
             panic!("PostToolUse is an observation");
         };
-        assert_eq!((adapter.as_str(), session.as_str()), ("claude", prompt.session.as_str()));
+        assert_eq!(
+            (adapter.as_str(), session.as_str()),
+            ("claude", prompt.session.as_str())
+        );
         assert_eq!(correlation, prompt.correlation, "for {}", prompt.tool);
     }
 }
@@ -84,13 +124,25 @@ fn post_tool_use_settles_the_matching_permission_request() {
 #[test]
 fn a_different_command_does_not_correlate() {
     let prompt = held_prompt(fixture!("PermissionRequest-Bash"));
-    assert_ne!(correlation("Bash", &json!({"command": "printf bye > hi.txt", "description": "write hi"})), prompt.correlation);
+    assert_ne!(
+        correlation(
+            "Bash",
+            &json!({"command": "printf bye > hi.txt", "description": "write hi"})
+        ),
+        prompt.correlation
+    );
 }
 
 #[test]
 fn stop_and_session_end_are_observations_and_the_rest_is_ignored() {
-    assert!(matches!(parse(fixture!("Stop")).unwrap(), HookEvent::Observe(Observation::TurnEnded { .. })));
-    assert!(matches!(parse(fixture!("SessionEnd")).unwrap(), HookEvent::Observe(Observation::SessionEnded { .. })));
+    assert!(matches!(
+        parse(fixture!("Stop")).unwrap(),
+        HookEvent::Observe(Observation::TurnEnded { .. })
+    ));
+    assert!(matches!(
+        parse(fixture!("SessionEnd")).unwrap(),
+        HookEvent::Observe(Observation::SessionEnded { .. })
+    ));
     for ignored in [
         &fixture!("PreToolUse-Bash")[..],
         &fixture!("SessionStart")[..],
@@ -106,9 +158,15 @@ fn input_that_is_not_an_event_is_an_error() {
     assert!(matches!(parse(b""), Err(ParseError::NotJson(_))));
     assert!(matches!(parse(b"hello"), Err(ParseError::NotJson(_))));
     assert!(matches!(parse(b"[1]"), Err(ParseError::NotAnEvent(_))));
-    assert!(matches!(parse(b"{\"hook_event_name\":\"PermissionRequest\"}"), Err(ParseError::NotAnEvent(_))));
-    let no_tool = json!({"session_id": "s", "hook_event_name": "PermissionRequest", "tool_input": {}});
-    assert!(matches!(parse(no_tool.to_string().as_bytes()), Err(ParseError::NotAnEvent(message)) if message.contains("tool_name")));
+    assert!(matches!(
+        parse(b"{\"hook_event_name\":\"PermissionRequest\"}"),
+        Err(ParseError::NotAnEvent(_))
+    ));
+    let no_tool =
+        json!({"session_id": "s", "hook_event_name": "PermissionRequest", "tool_input": {}});
+    assert!(
+        matches!(parse(no_tool.to_string().as_bytes()), Err(ParseError::NotAnEvent(message)) if message.contains("tool_name"))
+    );
 }
 
 #[test]
@@ -119,14 +177,23 @@ fn once_and_deny_render_as_permission_decisions() {
         verdict::render(&prompt, &Verdict(Answer::Deny { message: Some("use make clean".into()) })),
         @r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use make clean"}}}"#
     );
-    let default = verdict::render(&prompt, &Verdict(Answer::Deny { message: Some("  ".into()) }));
+    let default = verdict::render(
+        &prompt,
+        &Verdict(Answer::Deny {
+            message: Some("  ".into()),
+        }),
+    );
     assert!(default.contains(verdict::DEFAULT_DENY_MESSAGE), "{default}");
 }
 
 #[test]
 fn answers_render_as_updated_input_keyed_by_question_text() {
     let prompt = held_prompt(fixture!("PermissionRequest-AskUserQuestion"));
-    let responses = vec![QuestionResponse { question: "q1".into(), picks: vec!["Blue".into()], text: None }];
+    let responses = vec![QuestionResponse {
+        question: "q1".into(),
+        picks: vec!["Blue".into()],
+        text: None,
+    }];
     assert_snapshot!(
         verdict::render(&prompt, &Verdict(Answer::Answer { responses })),
         @r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"questions":[{"question":"Which color?","header":"Color","options":[{"label":"Red","description":"warm"},{"label":"Blue","description":"cool"}],"multiSelect":false}],"answers":{"Which color?":"Blue"}}}}}"#
@@ -145,11 +212,29 @@ fn multi_select_answers_join_labels_and_free_text() {
     });
     let prompt = held_prompt(stdin.to_string().as_bytes());
     let responses = vec![
-        QuestionResponse { question: "q1".into(), picks: vec!["Cheese".into(), "Basil".into()], text: Some("extra garlic".into()) },
-        QuestionResponse { question: "q2".into(), picks: vec![], text: Some("medium, please".into()) },
+        QuestionResponse {
+            question: "q1".into(),
+            picks: vec!["Cheese".into(), "Basil".into()],
+            text: Some("extra garlic".into()),
+        },
+        QuestionResponse {
+            question: "q2".into(),
+            picks: vec![],
+            text: Some("medium, please".into()),
+        },
     ];
-    let rendered: serde_json::Value = serde_json::from_str(&verdict::render(&prompt, &Verdict(Answer::Answer { responses }))).unwrap();
+    let rendered: serde_json::Value = serde_json::from_str(&verdict::render(
+        &prompt,
+        &Verdict(Answer::Answer { responses }),
+    ))
+    .unwrap();
     let updated = &rendered["hookSpecificOutput"]["decision"]["updatedInput"];
-    assert_eq!(updated["answers"], json!({"Toppings?": "Cheese, Basil, extra garlic", "Size?": "medium, please"}));
-    assert_eq!(updated["questions"], prompt.input["questions"], "the questions go back verbatim");
+    assert_eq!(
+        updated["answers"],
+        json!({"Toppings?": "Cheese, Basil, extra garlic", "Size?": "medium, please"})
+    );
+    assert_eq!(
+        updated["questions"], prompt.input["questions"],
+        "the questions go back verbatim"
+    );
 }

@@ -16,11 +16,18 @@ fn foreign_hook() -> Value {
 #[test]
 fn the_hook_command_sets_the_short_wait_and_is_recognised() {
     let command = hook_command(Path::new("/home/me/.cargo/bin/gatehouse")).unwrap();
-    assert_eq!(command, "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex");
+    assert_eq!(
+        command,
+        "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex"
+    );
     assert!(is_gatehouse_command(&command));
-    assert!(is_gatehouse_command("'/usr/local/bin/gatehouse' hook codex"));
+    assert!(is_gatehouse_command(
+        "'/usr/local/bin/gatehouse' hook codex"
+    ));
     assert!(is_gatehouse_command("\"/it's here/gatehouse\" hook codex"));
-    assert!(!is_gatehouse_command("'/usr/local/bin/gatehouse' hook claude"));
+    assert!(!is_gatehouse_command(
+        "'/usr/local/bin/gatehouse' hook claude"
+    ));
     assert!(!is_gatehouse_command("echo gatehouse hook codex"));
     assert!(!is_gatehouse_command("'/usr/bin/gatehouse hook codex"));
     assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
@@ -37,7 +44,10 @@ fn install_adds_every_event_and_keeps_foreign_hooks() {
         updated["hooks"]["PermissionRequest"],
         json!([{ "matcher": "*", "hooks": [{ "type": "command", "command": COMMAND, "timeout": 90 }] }])
     );
-    assert_eq!(updated["hooks"]["Stop"], json!([{ "hooks": [{ "type": "command", "command": COMMAND, "timeout": 10 }] }]));
+    assert_eq!(
+        updated["hooks"]["Stop"],
+        json!([{ "hooks": [{ "type": "command", "command": COMMAND, "timeout": 10 }] }])
+    );
     assert_eq!(updated["hooks"]["Interrupt"][0]["hooks"][0]["timeout"], 3);
     assert_eq!(updated["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 3);
 }
@@ -58,7 +68,9 @@ fn install_updates_in_place_keeps_a_narrowed_matcher_and_drops_duplicates() {
         { "matcher": "*", "hooks": [{ "type": "command", "command": old }] },
     ] } });
     let (updated, changes) = plan_install(&settings, COMMAND).unwrap();
-    assert!(changes.contains(&Change::Updated { event: "PermissionRequest".into() }));
+    assert!(changes.contains(&Change::Updated {
+        event: "PermissionRequest".into()
+    }));
     assert_eq!(
         updated["hooks"]["PermissionRequest"],
         json!([{ "matcher": "Bash", "hooks": [{ "type": "command", "command": COMMAND, "timeout": 90 }] }])
@@ -67,10 +79,17 @@ fn install_updates_in_place_keeps_a_narrowed_matcher_and_drops_duplicates() {
 
 #[test]
 fn uninstall_removes_only_gatehouse_entries_and_what_they_left_empty() {
-    let (installed, _) = plan_install(&json!({ "hooks": { "PostToolUse": [foreign_hook()] }, "other": 1 }), COMMAND).unwrap();
+    let (installed, _) = plan_install(
+        &json!({ "hooks": { "PostToolUse": [foreign_hook()] }, "other": 1 }),
+        COMMAND,
+    )
+    .unwrap();
     let (removed, changes) = plan_uninstall(&installed).unwrap();
     assert_eq!(changes.len(), EVENTS.len());
-    assert_eq!(removed, json!({ "hooks": { "PostToolUse": [foreign_hook()] }, "other": 1 }));
+    assert_eq!(
+        removed,
+        json!({ "hooks": { "PostToolUse": [foreign_hook()] }, "other": 1 })
+    );
     let (bare, _) = plan_uninstall(&plan_install(&json!({}), COMMAND).unwrap().0).unwrap();
     assert_eq!(bare, json!({}));
     assert!(plan_uninstall(&removed).unwrap().1.is_empty());
@@ -83,7 +102,10 @@ fn a_shared_group_keeps_its_foreign_entry() {
         { "type": "command", "command": COMMAND, "timeout": 10 },
     ] }] } });
     let (removed, _) = plan_uninstall(&settings).unwrap();
-    assert_eq!(removed, json!({ "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }] } }));
+    assert_eq!(
+        removed,
+        json!({ "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }] } })
+    );
 }
 
 #[test]
@@ -111,14 +133,31 @@ fn a_file_that_is_not_a_hooks_object_is_left_alone() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("hooks.json");
     fs::write(&path, "{ broken").unwrap();
-    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::SettingsNotJson { .. })));
+    assert!(matches!(
+        install_file(&path, COMMAND),
+        Err(InstallError::SettingsNotJson { .. })
+    ));
     fs::write(&path, r#"{"hooks": []}"#).unwrap();
     let error = install_file(&path, COMMAND).unwrap_err();
-    assert!(error.to_string().contains("the \"hooks\" value in the Codex hooks file"), "{error}");
-    assert!(error.to_string().contains("is not a JSON object"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("the \"hooks\" value in the Codex hooks file"),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("is not a JSON object"),
+        "{error}"
+    );
     fs::write(&path, r#"{"hooks": {"Stop": {}}}"#).unwrap();
-    assert!(matches!(install_file(&path, COMMAND), Err(InstallError::EventNotArray { .. })));
-    assert_eq!(fs::read_to_string(&path).unwrap(), r#"{"hooks": {"Stop": {}}}"#);
+    assert!(matches!(
+        install_file(&path, COMMAND),
+        Err(InstallError::EventNotArray { .. })
+    ));
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        r#"{"hooks": {"Stop": {}}}"#
+    );
     assert!(!backup_path(&path).exists());
 }
 
@@ -127,6 +166,9 @@ fn a_command_that_is_not_gatehouses_is_refused() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("hooks.json");
     let error = install_file(&path, "'/opt/bin/gatehouse' hook claude").unwrap_err();
-    assert!(matches!(error, InstallError::CommandNotRecognised { .. }), "{error:?}");
+    assert!(
+        matches!(error, InstallError::CommandNotRecognised { .. }),
+        "{error:?}"
+    );
     assert!(!path.exists());
 }

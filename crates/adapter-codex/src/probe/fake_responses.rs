@@ -57,13 +57,23 @@ impl FakeResponses {
     pub fn start(script: Vec<ScriptedCall>) -> io::Result<FakeResponses> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let address = listener.local_addr()?;
-        let state = Arc::new(Mutex::new(State { script: script.into(), ..State::default() }));
+        let state = Arc::new(Mutex::new(State {
+            script: script.into(),
+            ..State::default()
+        }));
         let stop = Arc::new(AtomicBool::new(false));
         let acceptor = {
             let (state, stop) = (Arc::clone(&state), Arc::clone(&stop));
-            std::thread::Builder::new().name("fake-responses".into()).spawn(move || accept(&listener, &state, &stop))?
+            std::thread::Builder::new()
+                .name("fake-responses".into())
+                .spawn(move || accept(&listener, &state, &stop))?
         };
-        Ok(FakeResponses { address, state, stop, acceptor: Some(acceptor) })
+        Ok(FakeResponses {
+            address,
+            state,
+            stop,
+            acceptor: Some(acceptor),
+        })
     }
 
     /// The `base_url` for Codex's model provider.
@@ -73,7 +83,10 @@ impl FakeResponses {
 
     /// Whether the call `call_id` has been handed to Codex.
     pub fn served(&self, call_id: &str) -> bool {
-        lock(&self.state).served.iter().any(|served| served == call_id)
+        lock(&self.state)
+            .served
+            .iter()
+            .any(|served| served == call_id)
     }
 
     /// What Codex reported back to the model for the call `call_id`, once it did.
@@ -94,7 +107,9 @@ impl Drop for FakeResponses {
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn accept(listener: &TcpListener, state: &Arc<Mutex<State>>, stop: &AtomicBool) {
@@ -105,9 +120,11 @@ fn accept(listener: &TcpListener, state: &Arc<Mutex<State>>, stop: &AtomicBool) 
         let Ok(stream) = stream else { continue };
         let state = Arc::clone(state);
         // A connection that fails is Codex's to retry; the probe's deadlines catch the rest.
-        let _ = std::thread::Builder::new().name("fake-responses-connection".into()).spawn(move || {
-            let _ = serve(stream, &state);
-        });
+        let _ = std::thread::Builder::new()
+            .name("fake-responses-connection".into())
+            .spawn(move || {
+                let _ = serve(stream, &state);
+            });
     }
 }
 
@@ -123,7 +140,10 @@ fn read_request(stream: &TcpStream) -> io::Result<Request> {
     let mut line = String::new();
     reader.read_line(&mut line)?;
     let mut parts = line.split_whitespace();
-    let (method, path) = (parts.next().unwrap_or_default().to_owned(), parts.next().unwrap_or_default().to_owned());
+    let (method, path) = (
+        parts.next().unwrap_or_default().to_owned(),
+        parts.next().unwrap_or_default().to_owned(),
+    );
     let (mut length, mut chunked) = (0usize, false);
     loop {
         let mut header = String::new();
@@ -142,7 +162,8 @@ fn read_request(stream: &TcpStream) -> io::Result<Request> {
         loop {
             let mut size = String::new();
             reader.read_line(&mut size)?;
-            let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16).unwrap_or(0);
+            let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
+                .unwrap_or(0);
             if size == 0 || body.len() + size > MAX_BODY_BYTES {
                 break;
             }
@@ -164,33 +185,59 @@ fn serve(mut stream: TcpStream, state: &Mutex<State>) -> io::Result<()> {
     let request = read_request(&stream)?;
     if request.method != "POST" || !request.path.trim_end_matches('/').ends_with("/responses") {
         let body = json!({ "error": { "message": format!("the probe's fake model has no {} {}", request.method, request.path) } });
-        return respond(&mut stream, "404 Not Found", "application/json", body.to_string().as_bytes());
+        return respond(
+            &mut stream,
+            "404 Not Found",
+            "application/json",
+            body.to_string().as_bytes(),
+        );
     }
     let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
         let body = json!({ "error": { "message": "the request body is not JSON" } });
-        return respond(&mut stream, "400 Bad Request", "application/json", body.to_string().as_bytes());
+        return respond(
+            &mut stream,
+            "400 Bad Request",
+            "application/json",
+            body.to_string().as_bytes(),
+        );
     };
     let item = answer(&body, state);
-    respond(&mut stream, "200 OK", "text/event-stream", events(&item).as_bytes())
+    respond(
+        &mut stream,
+        "200 OK",
+        "text/event-stream",
+        events(&item).as_bytes(),
+    )
 }
 
 /// The output item that answers one request.
 fn answer(body: &Value, state: &Mutex<State>) -> Value {
-    let has_exec = body["tools"].as_array().is_some_and(|tools| tools.iter().any(|tool| tool["name"] == "exec_command"));
+    let has_exec = body["tools"]
+        .as_array()
+        .is_some_and(|tools| tools.iter().any(|tool| tool["name"] == "exec_command"));
     if !has_exec {
         return message(r#"{"title":"gatehouse probe"}"#);
     }
-    let last = body["input"].as_array().and_then(|input| input.last()).cloned().unwrap_or(Value::Null);
+    let last = body["input"]
+        .as_array()
+        .and_then(|input| input.last())
+        .cloned()
+        .unwrap_or(Value::Null);
     let mut state = lock(state);
     if last["type"] == "function_call_output" {
         let output = match &last["output"] {
             Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        state.outputs.insert(last["call_id"].as_str().unwrap_or_default().to_owned(), output);
+        state.outputs.insert(
+            last["call_id"].as_str().unwrap_or_default().to_owned(),
+            output,
+        );
         return message("done.");
     }
-    let Some(call) = state.script.pop_front() else { return message("done.") };
+    let Some(call) = state.script.pop_front() else {
+        return message("done.");
+    };
     state.served.push(call.call_id.clone());
     let arguments = json!({ "cmd": call.command, "sandbox_permissions": "require_escalated", "justification": call.justification });
     json!({
@@ -226,7 +273,12 @@ fn events(item: &Value) -> String {
     .collect()
 }
 
-fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &[u8]) -> io::Result<()> {
+fn respond(
+    stream: &mut TcpStream,
+    status: &str,
+    content_type: &str,
+    body: &[u8],
+) -> io::Result<()> {
     let head = format!("HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
     stream.write_all(head.as_bytes())?;
     stream.write_all(body)?;
@@ -240,7 +292,12 @@ mod tests {
     fn post(fake: &FakeResponses, body: &Value) -> String {
         let mut stream = TcpStream::connect(fake.address).unwrap();
         let body = body.to_string();
-        write!(stream, "POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        write!(
+            stream,
+            "POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
         let mut response = String::new();
         stream.read_to_string(&mut response).unwrap();
         response
@@ -248,18 +305,31 @@ mod tests {
 
     #[test]
     fn a_turn_gets_the_scripted_call_then_done_and_the_output_is_recorded() {
-        let call = ScriptedCall { call_id: "call_allow".into(), command: "printf allow > a.txt".into(), justification: "probe".into() };
+        let call = ScriptedCall {
+            call_id: "call_allow".into(),
+            command: "printf allow > a.txt".into(),
+            justification: "probe".into(),
+        };
         let fake = FakeResponses::start(vec![call]).unwrap();
         let tools = json!([{ "type": "function", "name": "exec_command" }]);
-        let first = post(&fake, &json!({ "tools": tools, "input": [{ "type": "message", "role": "user", "content": [] }] }));
+        let first = post(
+            &fake,
+            &json!({ "tools": tools, "input": [{ "type": "message", "role": "user", "content": [] }] }),
+        );
         assert!(first.starts_with("HTTP/1.1 200 OK"));
         assert!(first.contains("event: response.output_item.done"));
-        assert!(first.contains(r#"\"sandbox_permissions\":\"require_escalated\""#), "{first}");
+        assert!(
+            first.contains(r#"\"sandbox_permissions\":\"require_escalated\""#),
+            "{first}"
+        );
         assert!(fake.served("call_allow"));
         let output = json!({ "type": "function_call_output", "call_id": "call_allow", "output": "Process exited with code 0" });
         let second = post(&fake, &json!({ "tools": tools, "input": [output] }));
         assert!(second.contains("done."));
-        assert_eq!(fake.output_for("call_allow").as_deref(), Some("Process exited with code 0"));
+        assert_eq!(
+            fake.output_for("call_allow").as_deref(),
+            Some("Process exited with code 0")
+        );
         let title = post(&fake, &json!({ "tools": [], "input": [] }));
         assert!(title.contains("gatehouse probe"));
     }

@@ -72,7 +72,11 @@ pub struct ProbeOptions {
 
 impl ProbeOptions {
     pub fn new(codex: PathBuf) -> Self {
-        ProbeOptions { codex, start_deadline: Duration::from_secs(60), case_deadline: Duration::from_secs(60) }
+        ProbeOptions {
+            codex,
+            start_deadline: Duration::from_secs(60),
+            case_deadline: Duration::from_secs(60),
+        }
     }
 }
 
@@ -87,7 +91,9 @@ pub enum ProbeError {
     FakeModel(io::Error),
     #[error(transparent)]
     Terminal(#[from] TerminalError),
-    #[error("Codex did not show its input box within {deadline:?}; its last screen was:\n{screen}")]
+    #[error(
+        "Codex did not show its input box within {deadline:?}; its last screen was:\n{screen}"
+    )]
     CodexDidNotStart { deadline: Duration, screen: String },
 }
 
@@ -100,32 +106,55 @@ struct Case {
 }
 
 /// Runs the probe against `options.codex`, writing progress lines with `progress`.
-pub fn run(options: &ProbeOptions, progress: &mut dyn FnMut(&str)) -> Result<ProbeRecord, ProbeError> {
-    let codex = fs::canonicalize(&options.codex)
-        .map_err(|error| VersionError::CannotRun { program: options.codex.clone(), problem: error.to_string() })?;
+pub fn run(
+    options: &ProbeOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ProbeRecord, ProbeError> {
+    let codex = fs::canonicalize(&options.codex).map_err(|error| VersionError::CannotRun {
+        program: options.codex.clone(),
+        problem: error.to_string(),
+    })?;
     let codex_version = version::version_of(&codex)?;
     progress(&format!(
         "Probing Codex {codex_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
         codex.display()
     ));
-    let folder = tempfile::Builder::new().prefix("gatehouse-probe-").tempdir().map_err(ProbeError::Folder)?;
+    let folder = tempfile::Builder::new()
+        .prefix("gatehouse-probe-")
+        .tempdir()
+        .map_err(ProbeError::Folder)?;
     let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
     let private = PrivateCodex::prepare(&root).map_err(ProbeError::Folder)?;
     let cases = cases(&private.workspace);
-    let fake = FakeResponses::start(cases.iter().map(|case| case.call.clone()).collect()).map_err(ProbeError::FakeModel)?;
-    private.write_config(&fake.base_url()).map_err(ProbeError::Folder)?;
+    let fake = FakeResponses::start(cases.iter().map(|case| case.call.clone()).collect())
+        .map_err(ProbeError::FakeModel)?;
+    private
+        .write_config(&fake.base_url())
+        .map_err(ProbeError::Folder)?;
 
     progress("Starting Codex in a private terminal (tmux)...");
-    let terminal = Terminal::start(&private.workspace, &private.environment(), &codex, &["--dangerously-bypass-hook-trust"])?;
+    let terminal = Terminal::start(
+        &private.workspace,
+        &private.environment(),
+        &codex,
+        &["--dangerously-bypass-hook-trust"],
+    )?;
     terminal
         .wait_for_screen(options.start_deadline, |screen| screen.contains(READY_TEXT))
-        .map_err(|screen| ProbeError::CodexDidNotStart { deadline: options.start_deadline, screen })?;
+        .map_err(|screen| ProbeError::CodexDidNotStart {
+            deadline: options.start_deadline,
+            screen,
+        })?;
 
     let mut results = Vec::new();
     for case in &cases {
         progress(&format!("case {}: {}", case.name, describe(case)));
         let result = run_case(&terminal, &fake, &private, case, options.case_deadline);
-        progress(&format!("  {}: {}", if result.passed { "passed" } else { "FAILED" }, result.evidence));
+        progress(&format!(
+            "  {}: {}",
+            if result.passed { "passed" } else { "FAILED" },
+            result.evidence
+        ));
         results.push(result);
     }
     drop(terminal);
@@ -141,7 +170,9 @@ pub fn run(options: &ProbeOptions, progress: &mut dyn FnMut(&str)) -> Result<Pro
 
 /// Whether a fresh probe record unlocks answers for the Codex it probed.
 pub fn unlock_of(record: &ProbeRecord) -> Unlock {
-    crate::record::unlock(Ok(Some(record.clone())), |record| Ok(record.codex_version.clone()))
+    crate::record::unlock(Ok(Some(record.clone())), |record| {
+        Ok(record.codex_version.clone())
+    })
 }
 
 fn describe(case: &Case) -> &'static str {
@@ -168,32 +199,68 @@ fn cases(workspace: &Path) -> Vec<Case> {
     };
     vec![
         case("allow", Some(Verdict(Answer::Once))),
-        case("deny", Some(Verdict(Answer::Deny { message: Some(DENY_MESSAGE.into()) }))),
+        case(
+            "deny",
+            Some(Verdict(Answer::Deny {
+                message: Some(DENY_MESSAGE.into()),
+            })),
+        ),
         case("no-verdict", None),
     ]
 }
 
-fn run_case(terminal: &Terminal, fake: &FakeResponses, private: &PrivateCodex, case: &Case, deadline: Duration) -> CaseResult {
+fn run_case(
+    terminal: &Terminal,
+    fake: &FakeResponses,
+    private: &PrivateCodex,
+    case: &Case,
+    deadline: Duration,
+) -> CaseResult {
     let evidence = match check_case(terminal, fake, private, case, deadline) {
-        Ok(evidence) => return CaseResult { case: case.name.into(), passed: true, evidence },
+        Ok(evidence) => {
+            return CaseResult {
+                case: case.name.into(),
+                passed: true,
+                evidence,
+            }
+        }
         Err(evidence) => evidence,
     };
     // Leave Codex ready for the next case whatever happened: Esc ends a prompt or a turn.
     terminal.press("Escape");
-    let _ = terminal.wait_for_screen(Duration::from_secs(10), |screen| screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT));
-    CaseResult { case: case.name.into(), passed: false, evidence }
+    let _ = terminal.wait_for_screen(Duration::from_secs(10), |screen| {
+        screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT)
+    });
+    CaseResult {
+        case: case.name.into(),
+        passed: false,
+        evidence,
+    }
 }
 
 /// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.
-fn check_case(terminal: &Terminal, fake: &FakeResponses, private: &PrivateCodex, case: &Case, deadline: Duration) -> Result<String, String> {
+fn check_case(
+    terminal: &Terminal,
+    fake: &FakeResponses,
+    private: &PrivateCodex,
+    case: &Case,
+    deadline: Duration,
+) -> Result<String, String> {
     let started = Instant::now();
     let left = || deadline.saturating_sub(started.elapsed());
-    let rendered = case.verdict.as_ref().map(verdict::render).unwrap_or_default();
-    fs::write(&private.verdict_file, &rendered).map_err(|error| format!("cannot write the hook's verdict file: {error}"))?;
+    let rendered = case
+        .verdict
+        .as_ref()
+        .map(verdict::render)
+        .unwrap_or_default();
+    fs::write(&private.verdict_file, &rendered)
+        .map_err(|error| format!("cannot write the hook's verdict file: {error}"))?;
 
     let message = format!("gatehouse probe: case {}", case.name);
     terminal.type_text(&message);
-    terminal.wait_for_screen(left(), |screen| screen.contains(&message)).map_err(|_| "Codex did not take the typed message".to_owned())?;
+    terminal
+        .wait_for_screen(left(), |screen| screen.contains(&message))
+        .map_err(|_| "Codex did not take the typed message".to_owned())?;
     terminal.press("Enter");
     wait_until(left(), || fake.served(&case.call.call_id))
         .map_err(|()| "Codex did not ask the scripted model for the turn".to_owned())?;
@@ -244,7 +311,11 @@ fn check_case(terminal: &Terminal, fake: &FakeResponses, private: &PrivateCodex,
 
 /// Waits for the PermissionRequest event of `command` in the hook's log, and reads it with the
 /// production parser; returns the prompt's summary.
-fn wait_for_permission_request(private: &PrivateCodex, command: &str, deadline: Duration) -> Result<String, String> {
+fn wait_for_permission_request(
+    private: &PrivateCodex,
+    command: &str,
+    deadline: Duration,
+) -> Result<String, String> {
     let mut found = None;
     wait_until(deadline, || {
         let log = fs::read_to_string(&private.event_log).unwrap_or_default();
@@ -261,7 +332,11 @@ fn wait_for_permission_request(private: &PrivateCodex, command: &str, deadline: 
     Ok(found.unwrap_or_default())
 }
 
-fn wait_for_output(fake: &FakeResponses, call_id: &str, deadline: Duration) -> Result<String, String> {
+fn wait_for_output(
+    fake: &FakeResponses,
+    call_id: &str,
+    deadline: Duration,
+) -> Result<String, String> {
     let mut output = None;
     wait_until(deadline, || {
         output = fake.output_for(call_id);
@@ -283,7 +358,12 @@ fn wait_until(deadline: Duration, mut condition: impl FnMut() -> bool) -> Result
 }
 
 fn now() -> Timestamp {
-    Timestamp::from_unix_millis(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis() as u64)
+    Timestamp::from_unix_millis(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as u64,
+    )
 }
 
 /// The probe's private Codex: its folders and the files of its hook.
@@ -324,12 +404,16 @@ impl PrivateCodex {
         let hooks = serde_json::json!({ "hooks": { "PermissionRequest": [
             { "matcher": "*", "hooks": [{ "type": "command", "command": shell_quote(&hook), "timeout": 30 }] }
         ] } });
-        fs::write(private.codex_home.join("hooks.json"), serde_json::to_string_pretty(&hooks)?)?;
+        fs::write(
+            private.codex_home.join("hooks.json"),
+            serde_json::to_string_pretty(&hooks)?,
+        )?;
         Ok(private)
     }
 
     fn write_config(&self, base_url: &str) -> io::Result<()> {
-        let toml_string = |text: &str| serde_json::to_string(text).expect("a string always serialises");
+        let toml_string =
+            |text: &str| serde_json::to_string(text).expect("a string always serialises");
         let config = format!(
             "# The private configuration of one `gatehouse probe codex` run.\n\
              model = \"gpt-5.1-codex\"\n\

@@ -27,21 +27,54 @@ pub struct Terminal {
 
 impl Terminal {
     /// Starts `program` with `arguments` in `folder`, with exactly `environment`.
-    pub fn start(folder: &Path, environment: &[(String, String)], program: &Path, arguments: &[&str]) -> Result<Terminal, TerminalError> {
-        let version = Command::new("tmux").arg("-V").output().map_err(|error| TerminalError::NoTmux(error.to_string()))?;
+    pub fn start(
+        folder: &Path,
+        environment: &[(String, String)],
+        program: &Path,
+        arguments: &[&str],
+    ) -> Result<Terminal, TerminalError> {
+        let version = Command::new("tmux")
+            .arg("-V")
+            .output()
+            .map_err(|error| TerminalError::NoTmux(error.to_string()))?;
         if !version.status.success() {
-            return Err(TerminalError::NoTmux(String::from_utf8_lossy(&version.stderr).trim().to_owned()));
+            return Err(TerminalError::NoTmux(
+                String::from_utf8_lossy(&version.stderr).trim().to_owned(),
+            ));
         }
-        let mut terminal = Terminal { server: format!("gatehouse-probe-{}-{}", std::process::id(), unique_suffix()), socket_file: None };
-        let mut command: Vec<String> = ["new-session", "-d", "-s", "probe", "-x", "200", "-y", "50", "-c"].map(String::from).into();
+        let mut terminal = Terminal {
+            server: format!("gatehouse-probe-{}-{}", std::process::id(), unique_suffix()),
+            socket_file: None,
+        };
+        let mut command: Vec<String> = [
+            "new-session",
+            "-d",
+            "-s",
+            "probe",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+        ]
+        .map(String::from)
+        .into();
         command.push(folder.display().to_string());
         command.extend(["--".into(), "env".into(), "-i".into()]);
-        command.extend(environment.iter().map(|(name, value)| format!("{name}={value}")));
+        command.extend(
+            environment
+                .iter()
+                .map(|(name, value)| format!("{name}={value}")),
+        );
         command.push(program.display().to_string());
         command.extend(arguments.iter().map(|argument| argument.to_string()));
-        let output = terminal.run(&command).map_err(|error| TerminalError::Start(error.to_string()))?;
+        let output = terminal
+            .run(&command)
+            .map_err(|error| TerminalError::Start(error.to_string()))?;
         if !output.status.success() {
-            return Err(TerminalError::Start(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
+            return Err(TerminalError::Start(
+                String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            ));
         }
         terminal.socket_file = terminal
             .run(&["display-message", "-p", "#{socket_path}"])
@@ -53,7 +86,9 @@ impl Terminal {
 
     /// The visible screen, as plain text.
     pub fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "probe"]).map(|output| String::from_utf8_lossy(&output.stdout).into_owned()).unwrap_or_default()
+        self.run(&["capture-pane", "-p", "-t", "probe"])
+            .map(|output| String::from_utf8_lossy(&output.stdout).into_owned())
+            .unwrap_or_default()
     }
 
     /// Types `text` literally.
@@ -67,7 +102,11 @@ impl Terminal {
     }
 
     /// Waits until `check` accepts the screen; the last screen is returned either way.
-    pub fn wait_for_screen(&self, deadline: Duration, mut check: impl FnMut(&str) -> bool) -> Result<String, String> {
+    pub fn wait_for_screen(
+        &self,
+        deadline: Duration,
+        mut check: impl FnMut(&str) -> bool,
+    ) -> Result<String, String> {
         let started = Instant::now();
         loop {
             let screen = self.screen();

@@ -51,25 +51,41 @@ fn bash(command: &str) -> NewPrompt {
 }
 
 fn write_file() -> NewPrompt {
-    NewPrompt { tool: "Write".into(), correlation: "Write:notes.txt".into(), ..bash("unused") }
+    NewPrompt {
+        tool: "Write".into(),
+        correlation: "Write:notes.txt".into(),
+        ..bash("unused")
+    }
 }
 
 fn question(multi: bool) -> NewPrompt {
     let options = ["Red", "Blue", "Green"]
         .iter()
-        .map(|label| QuestionOption { label: (*label).into(), description: String::new() })
+        .map(|label| QuestionOption {
+            label: (*label).into(),
+            description: String::new(),
+        })
         .collect();
     NewPrompt {
         kind: PromptKind::Question,
         tool: "AskUserQuestion".into(),
         questions: vec![
-            Question { id: "q1".into(), text: "Which color?".into(), header: "Color".into(), multi, options },
+            Question {
+                id: "q1".into(),
+                text: "Which color?".into(),
+                header: "Color".into(),
+                multi,
+                options,
+            },
             Question {
                 id: "q2".into(),
                 text: "Why?".into(),
                 header: "Reason".into(),
                 multi: false,
-                options: vec![QuestionOption { label: "Taste".into(), description: String::new() }],
+                options: vec![QuestionOption {
+                    label: "Taste".into(),
+                    description: String::new(),
+                }],
             },
         ],
         ..bash("unused")
@@ -84,7 +100,11 @@ fn register(arbiter: &mut Arbiter, prompt: NewPrompt) -> Prompt {
 }
 
 fn pick(question: &str, labels: &[&str]) -> QuestionResponse {
-    QuestionResponse { question: question.into(), picks: labels.iter().map(|label| (*label).into()).collect(), text: None }
+    QuestionResponse {
+        question: question.into(),
+        picks: labels.iter().map(|label| (*label).into()).collect(),
+        text: None,
+    }
 }
 
 fn state(event: &Event) -> PromptState {
@@ -102,12 +122,27 @@ fn registering_gives_fresh_ids_and_offers_verified_actions_only() {
     assert_ne!(first.id, second.id, "the same text must still get two ids");
     assert_eq!(first.actions, vec![Action::Once, Action::Deny]);
     assert_eq!(first.state, PromptState::Pending);
-    assert_eq!(arbiter.pending().iter().map(|prompt| prompt.id).collect::<Vec<_>>(), vec![first.id, second.id]);
+    assert_eq!(
+        arbiter
+            .pending()
+            .iter()
+            .map(|prompt| prompt.id)
+            .collect::<Vec<_>>(),
+        vec![first.id, second.id]
+    );
 }
 
 #[test]
 fn an_unknown_adapter_is_refused() {
-    let error = arbiter().register(NewPrompt { adapter: "nobody".into(), ..bash("ls") }, Timestamp(1)).unwrap_err();
+    let error = arbiter()
+        .register(
+            NewPrompt {
+                adapter: "nobody".into(),
+                ..bash("ls")
+            },
+            Timestamp(1),
+        )
+        .unwrap_err();
     assert_eq!(error.name(), "unknown_adapter");
 }
 
@@ -116,7 +151,9 @@ fn a_tool_without_verified_actions_is_read_only_and_refuses_answers() {
     let mut arbiter = arbiter();
     let prompt = register(&mut arbiter, write_file());
     assert!(prompt.is_read_only());
-    let error = arbiter.answer(prompt.id, Answer::Once, "cli", Timestamp(2)).unwrap_err();
+    let error = arbiter
+        .answer(prompt.id, Answer::Once, "cli", Timestamp(2))
+        .unwrap_err();
     assert_eq!(error.name(), "read_only");
     assert!(error.to_string().contains("terminal"), "{error}");
     assert_eq!(arbiter.state_of(prompt.id), Some(PromptState::Pending));
@@ -125,22 +162,46 @@ fn a_tool_without_verified_actions_is_read_only_and_refuses_answers() {
 #[test]
 fn an_adapter_may_make_one_prompt_read_only() {
     let mut arbiter = arbiter();
-    let unsafe_question = NewPrompt { read_only_reason: Some("two questions share a text".into()), ..question(false) };
+    let unsafe_question = NewPrompt {
+        read_only_reason: Some("two questions share a text".into()),
+        ..question(false)
+    };
     let prompt = register(&mut arbiter, unsafe_question);
     assert!(prompt.is_read_only());
-    let error = arbiter.answer(prompt.id, Answer::Answer { responses: vec![] }, "cli", Timestamp(2)).unwrap_err();
-    assert_eq!(error, ArbiterError::ReadOnly { id: prompt.id, reason: "two questions share a text".into() });
+    let error = arbiter
+        .answer(
+            prompt.id,
+            Answer::Answer { responses: vec![] },
+            "cli",
+            Timestamp(2),
+        )
+        .unwrap_err();
+    assert_eq!(
+        error,
+        ArbiterError::ReadOnly {
+            id: prompt.id,
+            reason: "two questions share a text".into()
+        }
+    );
 }
 
 #[test]
 fn once_resolves_then_a_receipt_delivers() {
     let mut arbiter = arbiter();
     let prompt = register(&mut arbiter, bash("ls"));
-    let (verdict, event) = arbiter.answer(prompt.id, Answer::Once, "cli", Timestamp(2)).unwrap();
+    let (verdict, event) = arbiter
+        .answer(prompt.id, Answer::Once, "cli", Timestamp(2))
+        .unwrap();
     assert!(verdict.allows());
     assert_eq!(state(&event), PromptState::Resolved);
-    assert!(arbiter.pending().is_empty(), "a resolved prompt is no longer listed");
-    assert_eq!(state(&arbiter.confirm_delivery(prompt.id, Timestamp(3)).unwrap()), PromptState::Delivered);
+    assert!(
+        arbiter.pending().is_empty(),
+        "a resolved prompt is no longer listed"
+    );
+    assert_eq!(
+        state(&arbiter.confirm_delivery(prompt.id, Timestamp(3)).unwrap()),
+        PromptState::Delivered
+    );
     assert_eq!(arbiter.state_of(prompt.id), Some(PromptState::Delivered));
 }
 
@@ -148,9 +209,21 @@ fn once_resolves_then_a_receipt_delivers() {
 fn a_resolved_prompt_without_receipt_becomes_unconfirmed() {
     let mut arbiter = arbiter();
     let prompt = register(&mut arbiter, bash("ls"));
-    arbiter.answer(prompt.id, Answer::Deny { message: None }, "cli", Timestamp(2)).unwrap();
-    assert_eq!(state(&arbiter.mark_unconfirmed(prompt.id, Timestamp(3)).unwrap()), PromptState::Unconfirmed);
-    let late_receipt = arbiter.confirm_delivery(prompt.id, Timestamp(4)).unwrap_err();
+    arbiter
+        .answer(
+            prompt.id,
+            Answer::Deny { message: None },
+            "cli",
+            Timestamp(2),
+        )
+        .unwrap();
+    assert_eq!(
+        state(&arbiter.mark_unconfirmed(prompt.id, Timestamp(3)).unwrap()),
+        PromptState::Unconfirmed
+    );
+    let late_receipt = arbiter
+        .confirm_delivery(prompt.id, Timestamp(4))
+        .unwrap_err();
     assert_eq!(late_receipt.name(), "no_verdict_awaiting_receipt");
 }
 
@@ -158,27 +231,65 @@ fn a_resolved_prompt_without_receipt_becomes_unconfirmed() {
 fn the_first_answer_wins_and_a_second_is_refused() {
     let mut arbiter = arbiter();
     let prompt = register(&mut arbiter, bash("rm -rf build"));
-    let (verdict, _) = arbiter.answer(prompt.id, Answer::Deny { message: Some("no".into()) }, "a", Timestamp(2)).unwrap();
+    let (verdict, _) = arbiter
+        .answer(
+            prompt.id,
+            Answer::Deny {
+                message: Some("no".into()),
+            },
+            "a",
+            Timestamp(2),
+        )
+        .unwrap();
     assert!(!verdict.allows());
-    let error = arbiter.answer(prompt.id, Answer::Once, "b", Timestamp(3)).unwrap_err();
-    assert_eq!(error, ArbiterError::NotPending { id: prompt.id, state: PromptState::Resolved });
+    let error = arbiter
+        .answer(prompt.id, Answer::Once, "b", Timestamp(3))
+        .unwrap_err();
+    assert_eq!(
+        error,
+        ArbiterError::NotPending {
+            id: prompt.id,
+            state: PromptState::Resolved
+        }
+    );
 }
 
 #[test]
 fn release_withdraw_and_expire_end_a_prompt_without_a_verdict() {
     type Ending = fn(&mut Arbiter, DecisionId) -> Result<Event, ArbiterError>;
     let endings: [(Ending, PromptState); 3] = [
-        (|arbiter, id| arbiter.release(id, "cli", Timestamp(2)), PromptState::Released),
-        (|arbiter, id| arbiter.withdraw(id, "hook went away", Timestamp(2)), PromptState::Withdrawn),
-        (|arbiter, id| arbiter.expire(id, Timestamp(2)), PromptState::Expired),
+        (
+            |arbiter, id| arbiter.release(id, "cli", Timestamp(2)),
+            PromptState::Released,
+        ),
+        (
+            |arbiter, id| arbiter.withdraw(id, "hook went away", Timestamp(2)),
+            PromptState::Withdrawn,
+        ),
+        (
+            |arbiter, id| arbiter.expire(id, Timestamp(2)),
+            PromptState::Expired,
+        ),
     ];
     for (end, expected) in endings {
         let mut arbiter = arbiter();
         let prompt = register(&mut arbiter, bash("ls"));
         assert_eq!(state(&end(&mut arbiter, prompt.id).unwrap()), expected);
-        let late = arbiter.answer(prompt.id, Answer::Once, "cli", Timestamp(3)).unwrap_err();
-        assert_eq!(late, ArbiterError::NotPending { id: prompt.id, state: expected });
-        assert_eq!(end(&mut arbiter, prompt.id).unwrap_err().name(), "not_pending", "an ending happens once");
+        let late = arbiter
+            .answer(prompt.id, Answer::Once, "cli", Timestamp(3))
+            .unwrap_err();
+        assert_eq!(
+            late,
+            ArbiterError::NotPending {
+                id: prompt.id,
+                state: expected
+            }
+        );
+        assert_eq!(
+            end(&mut arbiter, prompt.id).unwrap_err().name(),
+            "not_pending",
+            "an ending happens once"
+        );
     }
 }
 
@@ -186,10 +297,27 @@ fn release_withdraw_and_expire_end_a_prompt_without_a_verdict() {
 fn endings_do_not_touch_a_resolved_prompt() {
     let mut arbiter = arbiter();
     let prompt = register(&mut arbiter, bash("ls"));
-    arbiter.answer(prompt.id, Answer::Once, "cli", Timestamp(2)).unwrap();
-    assert_eq!(arbiter.expire(prompt.id, Timestamp(3)).unwrap_err().name(), "not_pending");
-    assert_eq!(arbiter.withdraw(prompt.id, "gone", Timestamp(3)).unwrap_err().name(), "not_pending");
-    assert_eq!(arbiter.release(prompt.id, "cli", Timestamp(3)).unwrap_err().name(), "not_pending");
+    arbiter
+        .answer(prompt.id, Answer::Once, "cli", Timestamp(2))
+        .unwrap();
+    assert_eq!(
+        arbiter.expire(prompt.id, Timestamp(3)).unwrap_err().name(),
+        "not_pending"
+    );
+    assert_eq!(
+        arbiter
+            .withdraw(prompt.id, "gone", Timestamp(3))
+            .unwrap_err()
+            .name(),
+        "not_pending"
+    );
+    assert_eq!(
+        arbiter
+            .release(prompt.id, "cli", Timestamp(3))
+            .unwrap_err()
+            .name(),
+        "not_pending"
+    );
     assert_eq!(arbiter.state_of(prompt.id), Some(PromptState::Resolved));
 }
 
@@ -197,43 +325,114 @@ fn endings_do_not_touch_a_resolved_prompt() {
 fn an_unknown_id_is_not_found() {
     let mut arbiter = arbiter();
     let stranger = DecisionId::new_v7();
-    assert_eq!(arbiter.answer(stranger, Answer::Once, "cli", Timestamp(2)).unwrap_err(), ArbiterError::NotFound { id: stranger });
-    assert_eq!(arbiter.release(stranger, "cli", Timestamp(2)).unwrap_err().name(), "not_found");
+    assert_eq!(
+        arbiter
+            .answer(stranger, Answer::Once, "cli", Timestamp(2))
+            .unwrap_err(),
+        ArbiterError::NotFound { id: stranger }
+    );
+    assert_eq!(
+        arbiter
+            .release(stranger, "cli", Timestamp(2))
+            .unwrap_err()
+            .name(),
+        "not_found"
+    );
 }
 
 #[test]
 fn an_action_that_is_not_offered_is_refused() {
     let mut arbiter = arbiter();
     let prompt = register(&mut arbiter, bash("ls"));
-    let error = arbiter.answer(prompt.id, Answer::Answer { responses: vec![] }, "cli", Timestamp(2)).unwrap_err();
+    let error = arbiter
+        .answer(
+            prompt.id,
+            Answer::Answer { responses: vec![] },
+            "cli",
+            Timestamp(2),
+        )
+        .unwrap_err();
     assert_eq!(error.name(), "action_not_offered");
     assert!(error.to_string().contains("once, deny"), "{error}");
     let question = register(&mut arbiter, question(false));
-    assert_eq!(arbiter.answer(question.id, Answer::Once, "cli", Timestamp(2)).unwrap_err().name(), "action_not_offered");
+    assert_eq!(
+        arbiter
+            .answer(question.id, Answer::Once, "cli", Timestamp(2))
+            .unwrap_err()
+            .name(),
+        "action_not_offered"
+    );
 }
 
 #[test]
 fn question_answers_are_checked_before_they_are_accepted() {
     let cases: Vec<(bool, Vec<QuestionResponse>, &str)> = vec![
         (false, vec![pick("q1", &["Red"])], "`q2`"),
-        (false, vec![pick("q1", &["Purple"]), pick("q2", &["Taste"])], "not an option"),
-        (false, vec![pick("q1", &["Red", "Blue"]), pick("q2", &["Taste"])], "takes one choice"),
-        (false, vec![pick("q1", &["Red"]), pick("q1", &["Red"]), pick("q2", &["Taste"])], "twice"),
-        (false, vec![pick("q9", &["Red"]), pick("q2", &["Taste"])], "no question `q9`"),
-        (false, vec![pick("q1", &[]), pick("q2", &["Taste"])], "neither"),
         (
             false,
-            vec![QuestionResponse { question: "q1".into(), picks: vec![], text: Some("  ".into()) }, pick("q2", &["Taste"])],
+            vec![pick("q1", &["Purple"]), pick("q2", &["Taste"])],
+            "not an option",
+        ),
+        (
+            false,
+            vec![pick("q1", &["Red", "Blue"]), pick("q2", &["Taste"])],
+            "takes one choice",
+        ),
+        (
+            false,
+            vec![
+                pick("q1", &["Red"]),
+                pick("q1", &["Red"]),
+                pick("q2", &["Taste"]),
+            ],
+            "twice",
+        ),
+        (
+            false,
+            vec![pick("q9", &["Red"]), pick("q2", &["Taste"])],
+            "no question `q9`",
+        ),
+        (
+            false,
+            vec![pick("q1", &[]), pick("q2", &["Taste"])],
+            "neither",
+        ),
+        (
+            false,
+            vec![
+                QuestionResponse {
+                    question: "q1".into(),
+                    picks: vec![],
+                    text: Some("  ".into()),
+                },
+                pick("q2", &["Taste"]),
+            ],
             "neither",
         ),
     ];
     for (multi, responses, expected) in cases {
         let mut arbiter = arbiter();
         let prompt = register(&mut arbiter, question(multi));
-        let error = arbiter.answer(prompt.id, Answer::Answer { responses: responses.clone() }, "cli", Timestamp(2)).unwrap_err();
+        let error = arbiter
+            .answer(
+                prompt.id,
+                Answer::Answer {
+                    responses: responses.clone(),
+                },
+                "cli",
+                Timestamp(2),
+            )
+            .unwrap_err();
         assert_eq!(error.name(), "invalid_answer", "{responses:?}");
-        assert!(error.to_string().contains(expected), "{error} should mention {expected}");
-        assert_eq!(arbiter.state_of(prompt.id), Some(PromptState::Pending), "a bad answer changes nothing");
+        assert!(
+            error.to_string().contains(expected),
+            "{error} should mention {expected}"
+        );
+        assert_eq!(
+            arbiter.state_of(prompt.id),
+            Some(PromptState::Pending),
+            "a bad answer changes nothing"
+        );
     }
 }
 
@@ -242,10 +441,27 @@ fn valid_question_answers_are_accepted() {
     let mut arbiter = arbiter();
     let multi = register(&mut arbiter, question(true));
     let responses = vec![
-        QuestionResponse { question: "q1".into(), picks: vec!["Red".into(), "Green".into()], text: Some("and teal".into()) },
-        QuestionResponse { question: "q2".into(), picks: vec![], text: Some("I like it".into()) },
+        QuestionResponse {
+            question: "q1".into(),
+            picks: vec!["Red".into(), "Green".into()],
+            text: Some("and teal".into()),
+        },
+        QuestionResponse {
+            question: "q2".into(),
+            picks: vec![],
+            text: Some("I like it".into()),
+        },
     ];
-    let (verdict, _) = arbiter.answer(multi.id, Answer::Answer { responses: responses.clone() }, "cli", Timestamp(2)).unwrap();
+    let (verdict, _) = arbiter
+        .answer(
+            multi.id,
+            Answer::Answer {
+                responses: responses.clone(),
+            },
+            "cli",
+            Timestamp(2),
+        )
+        .unwrap();
     assert_eq!(verdict, Verdict(Answer::Answer { responses }));
 }
 
@@ -254,13 +470,29 @@ fn a_finished_tool_withdraws_the_oldest_matching_prompt_of_its_session_only() {
     let mut arbiter = arbiter();
     let first = register(&mut arbiter, bash("ls"));
     let second = register(&mut arbiter, bash("ls"));
-    let other_session = register(&mut arbiter, NewPrompt { session: "s2".into(), ..bash("ls") });
-    let finished = Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "Bash:ls".into() };
+    let other_session = register(
+        &mut arbiter,
+        NewPrompt {
+            session: "s2".into(),
+            ..bash("ls")
+        },
+    );
+    let finished = Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "Bash:ls".into(),
+    };
     let events = arbiter.observe(&finished, Timestamp(2));
-    assert_eq!(events.iter().map(Event::id).collect::<Vec<_>>(), vec![first.id]);
+    assert_eq!(
+        events.iter().map(Event::id).collect::<Vec<_>>(),
+        vec![first.id]
+    );
     assert_eq!(arbiter.state_of(first.id), Some(PromptState::Withdrawn));
     assert_eq!(arbiter.state_of(second.id), Some(PromptState::Pending));
-    assert_eq!(arbiter.state_of(other_session.id), Some(PromptState::Pending));
+    assert_eq!(
+        arbiter.state_of(other_session.id),
+        Some(PromptState::Pending)
+    );
 }
 
 #[test]
@@ -268,11 +500,24 @@ fn the_finish_of_a_call_allowed_from_the_gateway_leaves_its_pending_twin_alone()
     let mut arbiter = arbiter();
     let allowed = register(&mut arbiter, bash("make"));
     let twin = register(&mut arbiter, bash("make"));
-    arbiter.answer(allowed.id, Answer::Once, "cli", Timestamp(2)).unwrap();
-    let finished = Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "Bash:make".into() };
-    assert!(arbiter.observe(&finished, Timestamp(3)).is_empty(), "that finish belongs to the allowed call");
+    arbiter
+        .answer(allowed.id, Answer::Once, "cli", Timestamp(2))
+        .unwrap();
+    let finished = Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "Bash:make".into(),
+    };
+    assert!(
+        arbiter.observe(&finished, Timestamp(3)).is_empty(),
+        "that finish belongs to the allowed call"
+    );
     assert_eq!(arbiter.state_of(twin.id), Some(PromptState::Pending));
-    assert_eq!(arbiter.observe(&finished, Timestamp(4)).len(), 1, "the twin's own finish settles it");
+    assert_eq!(
+        arbiter.observe(&finished, Timestamp(4)).len(),
+        1,
+        "the twin's own finish settles it"
+    );
 }
 
 #[test]
@@ -280,8 +525,17 @@ fn a_session_end_withdraws_everything_of_that_session() {
     let mut arbiter = arbiter();
     let first = register(&mut arbiter, bash("ls"));
     let second = register(&mut arbiter, write_file());
-    let other = register(&mut arbiter, NewPrompt { session: "s2".into(), ..bash("ls") });
-    let ended = Observation::SessionEnded { adapter: "toy".into(), session: "s1".into() };
+    let other = register(
+        &mut arbiter,
+        NewPrompt {
+            session: "s2".into(),
+            ..bash("ls")
+        },
+    );
+    let ended = Observation::SessionEnded {
+        adapter: "toy".into(),
+        session: "s1".into(),
+    };
     assert_eq!(arbiter.observe(&ended, Timestamp(2)).len(), 2);
     assert_eq!(arbiter.state_of(first.id), Some(PromptState::Withdrawn));
     assert_eq!(arbiter.state_of(second.id), Some(PromptState::Withdrawn));
@@ -293,25 +547,58 @@ fn a_prompt_registered_again_is_withdrawn_at_once_if_the_terminal_settled_it_mea
     let mut arbiter = arbiter();
     // The gateway was down from 10 to 20; the person allowed the command in the terminal at 15,
     // and the hook's spool replays that observation when a gateway is back.
-    let finished = Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "Bash:ls".into() };
-    assert!(arbiter.observe_at(&finished, Timestamp(15), Timestamp(20)).is_empty());
-    let events = arbiter.register_held_since(bash("ls"), Timestamp(10), Timestamp(21)).unwrap();
+    let finished = Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "Bash:ls".into(),
+    };
+    assert!(arbiter
+        .observe_at(&finished, Timestamp(15), Timestamp(20))
+        .is_empty());
+    let events = arbiter
+        .register_held_since(bash("ls"), Timestamp(10), Timestamp(21))
+        .unwrap();
     assert_eq!(events.len(), 2);
     assert_eq!(state(&events[1]), PromptState::Withdrawn);
-    assert_eq!(arbiter.answer(events[0].id(), Answer::Once, "cli", Timestamp(22)).unwrap_err().name(), "not_pending");
+    assert_eq!(
+        arbiter
+            .answer(events[0].id(), Answer::Once, "cli", Timestamp(22))
+            .unwrap_err()
+            .name(),
+        "not_pending"
+    );
 }
 
 #[test]
 fn an_observation_older_than_the_prompt_settles_nothing() {
     let mut arbiter = arbiter();
-    let earlier_ls = Observation::ToolFinished { adapter: "toy".into(), session: "s1".into(), correlation: "Bash:ls".into() };
+    let earlier_ls = Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "Bash:ls".into(),
+    };
     arbiter.observe_at(&earlier_ls, Timestamp(5), Timestamp(6));
-    let events = arbiter.register_held_since(bash("ls"), Timestamp(10), Timestamp(11)).unwrap();
-    assert_eq!(events.len(), 1, "an ls that finished before this one was asked is another call");
+    let events = arbiter
+        .register_held_since(bash("ls"), Timestamp(10), Timestamp(11))
+        .unwrap();
+    assert_eq!(
+        events.len(),
+        1,
+        "an ls that finished before this one was asked is another call"
+    );
     let prompt = events[0].id();
-    assert!(arbiter.observe_at(&earlier_ls, Timestamp(7), Timestamp(12)).is_empty(), "a late replay of the old call");
+    assert!(
+        arbiter
+            .observe_at(&earlier_ls, Timestamp(7), Timestamp(12))
+            .is_empty(),
+        "a late replay of the old call"
+    );
     assert_eq!(arbiter.state_of(prompt), Some(PromptState::Pending));
-    assert_eq!(arbiter.observe(&earlier_ls, Timestamp(13)).len(), 1, "a call that finishes now settles it");
+    assert_eq!(
+        arbiter.observe(&earlier_ls, Timestamp(13)).len(),
+        1,
+        "a call that finishes now settles it"
+    );
 }
 
 #[derive(Debug, Clone)]
@@ -327,7 +614,9 @@ enum Step {
     SessionEnd,
     /// The gateway crashes. `lose_last_verdict`: the last verdict it accepted never reached its
     /// hook. Every hook still waiting registers its prompt again with a fresh arbiter.
-    Restart { lose_last_verdict: bool },
+    Restart {
+        lose_last_verdict: bool,
+    },
 }
 
 fn step() -> impl Strategy<Value = Step> {

@@ -50,7 +50,12 @@ impl AuditLog {
         }
         let file = open_for_append(path)?;
         let size = cut_torn_tail(path, &file)?;
-        Ok(AuditLog { path: path.to_owned(), file, size, max_bytes })
+        Ok(AuditLog {
+            path: path.to_owned(),
+            file,
+            size,
+            max_bytes,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -70,7 +75,13 @@ impl AuditLog {
             return Err(error);
         }
         self.size += line.len() as u64;
-        let durable = matches!(record.event, Event::Changed { state: PromptState::Resolved, .. });
+        let durable = matches!(
+            record.event,
+            Event::Changed {
+                state: PromptState::Resolved,
+                ..
+            }
+        );
         if durable {
             self.file.sync_data()?;
         }
@@ -102,10 +113,16 @@ pub fn rotated_path(path: &Path, index: usize) -> PathBuf {
 /// records are skipped.
 pub fn read_all(path: &Path) -> io::Result<Vec<AuditRecord>> {
     let mut records = Vec::new();
-    let files = (1..=ROTATED_FILES_KEPT).rev().map(|index| rotated_path(path, index)).chain([path.to_owned()]);
+    let files = (1..=ROTATED_FILES_KEPT)
+        .rev()
+        .map(|index| rotated_path(path, index))
+        .chain([path.to_owned()]);
     for file in files {
         match fs::read_to_string(&file) {
-            Ok(text) => records.extend(text.lines().filter_map(|line| serde_json::from_str(line).ok())),
+            Ok(text) => records.extend(
+                text.lines()
+                    .filter_map(|line| serde_json::from_str(line).ok()),
+            ),
             Err(error) if error.kind() == io::ErrorKind::NotFound => {}
             Err(error) => return Err(error),
         }
@@ -148,15 +165,25 @@ fn cut_torn_tail(path: &Path, file: &File) -> io::Result<u64> {
     Ok(keep)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use gatehouse_core::{Action, DecisionId};
 
     fn record(state: PromptState, at: u64) -> AuditRecord {
-        let event = Event::Changed { id: DecisionId::new_v7(), state, at: Timestamp(at), by: None, action: Some(Action::Once), reason: None };
-        AuditRecord { at: Timestamp(at), event, answer: Some(Answer::Once) }
+        let event = Event::Changed {
+            id: DecisionId::new_v7(),
+            state,
+            at: Timestamp(at),
+            by: None,
+            action: Some(Action::Once),
+            reason: None,
+        };
+        AuditRecord {
+            at: Timestamp(at),
+            event,
+            answer: Some(Answer::Once),
+        }
     }
 
     fn temporary_log() -> (tempfile::TempDir, PathBuf) {
@@ -169,7 +196,10 @@ mod tests {
     fn records_are_read_back_in_order() {
         let (_folder, path) = temporary_log();
         let mut log = AuditLog::open(&path, 1 << 20).unwrap();
-        let records = [record(PromptState::Resolved, 1), record(PromptState::Delivered, 2)];
+        let records = [
+            record(PromptState::Resolved, 1),
+            record(PromptState::Delivered, 2),
+        ];
         for record in &records {
             log.append(record).unwrap();
         }
@@ -182,25 +212,45 @@ mod tests {
         let mut log = AuditLog::open(&path, 1 << 20).unwrap();
         log.append(&record(PromptState::Resolved, 1)).unwrap();
         drop(log);
-        OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"at\":\"2026-11-30T0").unwrap();
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"at\":\"2026-11-30T0")
+            .unwrap();
         let mut log = AuditLog::open(&path, 1 << 20).unwrap();
         log.append(&record(PromptState::Delivered, 2)).unwrap();
         let text = fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 2, "{text}");
-        assert!(text.lines().all(|line| serde_json::from_str::<AuditRecord>(line).is_ok()), "{text}");
+        assert!(
+            text.lines()
+                .all(|line| serde_json::from_str::<AuditRecord>(line).is_ok()),
+            "{text}"
+        );
     }
 
     #[test]
     fn the_log_rotates_by_size_and_keeps_a_bounded_number_of_files() {
         let (_folder, path) = temporary_log();
-        let line_length = serde_json::to_vec(&record(PromptState::Delivered, 1)).unwrap().len() as u64 + 1;
+        let line_length = serde_json::to_vec(&record(PromptState::Delivered, 1))
+            .unwrap()
+            .len() as u64
+            + 1;
         let mut log = AuditLog::open(&path, line_length * 2).unwrap();
         for at in 0..20 {
             log.append(&record(PromptState::Delivered, at)).unwrap();
         }
         assert!(rotated_path(&path, ROTATED_FILES_KEPT).exists());
         assert!(!rotated_path(&path, ROTATED_FILES_KEPT + 1).exists());
-        let kept: Vec<u64> = read_all(&path).unwrap().iter().map(|record| record.at.unix_millis()).collect();
-        assert_eq!(kept, (12..20).collect::<Vec<_>>(), "the newest records, oldest first");
+        let kept: Vec<u64> = read_all(&path)
+            .unwrap()
+            .iter()
+            .map(|record| record.at.unix_millis())
+            .collect();
+        assert_eq!(
+            kept,
+            (12..20).collect::<Vec<_>>(),
+            "the newest records, oldest first"
+        );
     }
 }

@@ -17,9 +17,10 @@ use tokio::task::JoinHandle;
 use super::gateway::{EventFrame, Gateway};
 use crate::framing::{encode_frame, FrameError, FrameReader};
 use crate::protocol::{
-    method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams, HoldResult, IdParams,
-    Notification, ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role, RpcError, SnapshotParams,
-    StateResult, StatusResult, SubscribeResult, PROTOCOL_VERSION,
+    method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams,
+    HoldResult, IdParams, Notification, ObserveParams, ObserveResult, RegisteredParams, Request,
+    Response, Role, RpcError, SnapshotParams, StateResult, StatusResult, SubscribeResult,
+    PROTOCOL_VERSION,
 };
 use gatehouse_core::DecisionId;
 
@@ -42,7 +43,14 @@ where
     let (read_half, write_half) = tokio::io::split(stream);
     let (outgoing, outgoing_queue) = mpsc::channel(OUTGOING_QUEUE);
     let writer = tokio::spawn(write_frames(write_half, outgoing_queue));
-    let mut connection = Connection { gateway: gateway.clone(), outgoing, caller: None, held: Vec::new(), tasks: Vec::new(), feed: None };
+    let mut connection = Connection {
+        gateway: gateway.clone(),
+        outgoing,
+        caller: None,
+        held: Vec::new(),
+        tasks: Vec::new(),
+        feed: None,
+    };
     let mut frames = FrameReader::new(read_half);
     loop {
         match frames.next_frame().await {
@@ -52,8 +60,15 @@ where
             Ok(None) => break,
             Err(FrameError::TooLarge { limit }) => {
                 tracing::warn!("closing a connection that sent a frame over {limit} bytes");
-                let message = format!("a frame is longer than the limit of {limit} bytes; the connection is closed");
-                connection.send(&Response::failure(Value::Null, RpcError::new(ErrorCode::FrameTooLarge, message))).await;
+                let message = format!(
+                    "a frame is longer than the limit of {limit} bytes; the connection is closed"
+                );
+                connection
+                    .send(&Response::failure(
+                        Value::Null,
+                        RpcError::new(ErrorCode::FrameTooLarge, message),
+                    ))
+                    .await;
                 break;
             }
             Err(FrameError::Io(error)) => {
@@ -113,7 +128,10 @@ impl Connection {
     async fn handle_frame(&mut self, frame: &[u8]) {
         let request: Request = match serde_json::from_slice::<Value>(frame) {
             Err(error) => {
-                let error = RpcError::new(ErrorCode::ParseError, format!("the frame is not JSON: {error}"));
+                let error = RpcError::new(
+                    ErrorCode::ParseError,
+                    format!("the frame is not JSON: {error}"),
+                );
                 return self.send(&Response::failure(Value::Null, error)).await;
             }
             Ok(value) => {
@@ -122,7 +140,12 @@ impl Connection {
                     Ok(request) if request.jsonrpc == "2.0" => request,
                     _ => {
                         let message = "not a JSON-RPC 2.0 request: it needs \"jsonrpc\":\"2.0\" and a string \"method\", and an \"id\" to get a reply";
-                        return self.send(&Response::failure(id, RpcError::new(ErrorCode::InvalidRequest, message))).await;
+                        return self
+                            .send(&Response::failure(
+                                id,
+                                RpcError::new(ErrorCode::InvalidRequest, message),
+                            ))
+                            .await;
                     }
                 }
             }
@@ -168,25 +191,41 @@ impl Connection {
             method::SUBSCRIBE => needs(Role::Frontend).map(|()| self.subscribe()),
             method::ANSWER => needs(Role::Frontend).and_then(|()| self.answer(request.params)),
             method::RELEASE => needs(Role::Frontend).and_then(|()| self.release(request.params)),
-            method::HOOK_HOLD => match needs(Role::Hook).and_then(|()| params::<HoldParams>(request.params)) {
-                Ok(hold) => return self.hold(id.clone(), hold).await,
-                Err(error) => Err(error),
-            },
+            method::HOOK_HOLD => {
+                match needs(Role::Hook).and_then(|()| params::<HoldParams>(request.params)) {
+                    Ok(hold) => return self.hold(id.clone(), hold).await,
+                    Err(error) => Err(error),
+                }
+            }
             method::HOOK_REGISTER => needs(Role::Hook).and_then(|()| {
-                let HoldParams { prompt, wait_ms, .. } = params(request.params)?;
-                let prompt = self.gateway.register_watch_only(prompt, Duration::from_millis(wait_ms).min(MAX_WAIT))?;
-                Ok(to_value(RegisteredParams { id: prompt.id, actions: prompt.actions }))
+                let HoldParams {
+                    prompt, wait_ms, ..
+                } = params(request.params)?;
+                let prompt = self
+                    .gateway
+                    .register_watch_only(prompt, Duration::from_millis(wait_ms).min(MAX_WAIT))?;
+                Ok(to_value(RegisteredParams {
+                    id: prompt.id,
+                    actions: prompt.actions,
+                }))
             }),
             method::HOOK_OBSERVE => needs(Role::Hook).and_then(|()| {
                 let observe: ObserveParams = params(request.params)?;
-                Ok(to_value(ObserveResult { withdrawn: self.gateway.observe(&observe.observation, observe.observed_at) }))
+                Ok(to_value(ObserveResult {
+                    withdrawn: self
+                        .gateway
+                        .observe(&observe.observation, observe.observed_at),
+                }))
             }),
             method::HOOK_DELIVERED => needs(Role::Hook).and_then(|()| {
                 let IdParams { id } = params(request.params)?;
                 let state = self.gateway.confirm_delivery(id)?;
                 Ok(to_value(StateResult { id, state }))
             }),
-            other => Err(RpcError::new(ErrorCode::MethodNotFound, format!("there is no method `{other}`"))),
+            other => Err(RpcError::new(
+                ErrorCode::MethodNotFound,
+                format!("there is no method `{other}`"),
+            )),
         };
         Some(reply)
     }
@@ -195,7 +234,10 @@ impl Connection {
         if self.caller.is_some() {
             // A connection keeps the role it said hello with: a hook may never turn into a
             // front end and answer the prompt it holds.
-            return Err(RpcError::new(ErrorCode::InvalidRequest, "this connection already said hello; open a new connection for another role"));
+            return Err(RpcError::new(
+                ErrorCode::InvalidRequest,
+                "this connection already said hello; open a new connection for another role",
+            ));
         }
         let hello: HelloParams = params(raw)?;
         if hello.protocol != PROTOCOL_VERSION {
@@ -205,8 +247,13 @@ impl Connection {
             );
             return Err(RpcError::new(ErrorCode::VersionMismatch, message));
         }
-        let name = hello.client.unwrap_or_else(|| hello.role.as_str().to_owned());
-        self.caller = Some(Caller { role: hello.role, name });
+        let name = hello
+            .client
+            .unwrap_or_else(|| hello.role.as_str().to_owned());
+        self.caller = Some(Caller {
+            role: hello.role,
+            name,
+        });
         Ok(to_value(HelloResult {
             protocol: PROTOCOL_VERSION,
             server: self.gateway.options().server_name.clone(),
@@ -228,7 +275,9 @@ impl Connection {
     }
 
     fn caller_name(&self) -> String {
-        self.caller.as_ref().map_or_else(String::new, |caller| caller.name.clone())
+        self.caller
+            .as_ref()
+            .map_or_else(String::new, |caller| caller.name.clone())
     }
 
     fn answer(&self, raw: Value) -> Reply {
@@ -249,19 +298,34 @@ impl Connection {
             previous.abort();
         }
         let (snapshot, receiver) = self.gateway.subscribe();
-        self.feed = Some(tokio::spawn(forward_events(self.gateway.clone(), receiver, self.outgoing.clone())));
+        self.feed = Some(tokio::spawn(forward_events(
+            self.gateway.clone(),
+            receiver,
+            self.outgoing.clone(),
+        )));
         to_value(SubscribeResult { snapshot })
     }
 
     async fn hold(&mut self, request_id: Value, hold: HoldParams) -> Option<Reply> {
         let wait = Duration::from_millis(hold.wait_ms).min(MAX_WAIT);
-        let (prompt, outcome) = match self.gateway.hold(hold.prompt, wait, hold.held_since, hold.watch_if_read_only) {
-            Ok(held) => held,
-            Err(error) => return Some(Err(error.into())),
-        };
+        let (prompt, outcome) =
+            match self
+                .gateway
+                .hold(hold.prompt, wait, hold.held_since, hold.watch_if_read_only)
+            {
+                Ok(held) => held,
+                Err(error) => return Some(Err(error.into())),
+            };
         let id = prompt.id;
         self.held.push(id);
-        self.send(&Notification::new(notification::REGISTERED, RegisteredParams { id, actions: prompt.actions })).await;
+        self.send(&Notification::new(
+            notification::REGISTERED,
+            RegisteredParams {
+                id,
+                actions: prompt.actions,
+            },
+        ))
+        .await;
         let outgoing = self.outgoing.clone();
         self.tasks.push(tokio::spawn(async move {
             if let Ok(outcome) = outcome.await {
@@ -294,8 +358,13 @@ async fn forward_events(
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 let (prompts, fresh) = gateway.subscribe();
                 receiver = fresh;
-                let reason = format!("this subscriber fell {missed} events behind; here is the current state");
-                encode_frame(&Notification::new(notification::SNAPSHOT, SnapshotParams { prompts, reason }))
+                let reason = format!(
+                    "this subscriber fell {missed} events behind; here is the current state"
+                );
+                encode_frame(&Notification::new(
+                    notification::SNAPSHOT,
+                    SnapshotParams { prompts, reason },
+                ))
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
@@ -306,8 +375,17 @@ async fn forward_events(
 }
 
 fn params<T: DeserializeOwned>(raw: Value) -> Result<T, RpcError> {
-    let raw = if raw.is_null() { Value::Object(Default::default()) } else { raw };
-    serde_json::from_value(raw).map_err(|error| RpcError::new(ErrorCode::InvalidParams, format!("the params are not valid: {error}")))
+    let raw = if raw.is_null() {
+        Value::Object(Default::default())
+    } else {
+        raw
+    };
+    serde_json::from_value(raw).map_err(|error| {
+        RpcError::new(
+            ErrorCode::InvalidParams,
+            format!("the params are not valid: {error}"),
+        )
+    })
 }
 
 fn to_value(value: impl Serialize) -> Value {

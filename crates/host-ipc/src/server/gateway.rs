@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use gatehouse_core::{
-    AdapterCapabilities, Answer, Arbiter, ArbiterError, DecisionId, Event, NewPrompt, Observation, Outcome, Prompt,
-    PromptState, Timestamp,
+    AdapterCapabilities, Answer, Arbiter, ArbiterError, DecisionId, Event, NewPrompt, Observation,
+    Outcome, Prompt, PromptState, Timestamp,
 };
 use tokio::sync::{broadcast, oneshot};
 
@@ -75,7 +75,9 @@ pub struct Gateway {
 
 /// The wall clock, as the arbiter wants it.
 pub fn now() -> Timestamp {
-    let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     Timestamp::from_unix_millis(since_epoch.as_millis() as u64)
 }
 
@@ -85,10 +87,18 @@ impl Gateway {
     }
 
     /// A gateway that appends every event to `audit`.
-    pub fn with_audit_log(adapters: Vec<AdapterCapabilities>, options: GatewayOptions, audit: Option<AuditLog>) -> Arc<Self> {
+    pub fn with_audit_log(
+        adapters: Vec<AdapterCapabilities>,
+        options: GatewayOptions,
+        audit: Option<AuditLog>,
+    ) -> Arc<Self> {
         let (events, _) = broadcast::channel(options.event_buffer.max(1));
         Arc::new(Gateway {
-            state: Mutex::new(State { arbiter: Arbiter::new(adapters), waiters: HashMap::new(), audit }),
+            state: Mutex::new(State {
+                arbiter: Arbiter::new(adapters),
+                waiters: HashMap::new(),
+                audit,
+            }),
             events,
             options,
             started_at: now(),
@@ -99,20 +109,27 @@ impl Gateway {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while the lock was held leaves the arbiter as it was before the panicking call
         // (each call checks before it changes anything), so the state is still sound.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Records an event in the audit log, then sends it to every subscriber. Called with the
     /// state locked, so the log and the feed see transitions in the order they happened.
     fn publish(&self, state: &mut State, event: Event, answer: Option<&Answer>) {
         if let Some(audit) = &mut state.audit {
-            let record = AuditRecord { at: now(), event: event.clone(), answer: answer.cloned() };
+            let record = AuditRecord {
+                at: now(),
+                event: event.clone(),
+                answer: answer.cloned(),
+            };
             if let Err(error) = audit.append(&record) {
                 tracing::error!("cannot write the audit log {}: {error}; the gateway goes on without this record", audit.path().display());
             }
         }
         if self.events.receiver_count() > 0 {
-            let frame: EventFrame = encode_frame(&Notification::new(notification::EVENT, &event)).into();
+            let frame: EventFrame =
+                encode_frame(&Notification::new(notification::EVENT, &event)).into();
             // A subscriber that left meanwhile is not an error.
             let _ = self.events.send(frame);
         }
@@ -174,7 +191,8 @@ impl Gateway {
         watch_if_read_only: bool,
     ) -> Result<(Prompt, oneshot::Receiver<Outcome>), ArbiterError> {
         let (sender, receiver) = oneshot::channel();
-        let (prompt, watched) = self.register(prompt, held_since, Some((sender, watch_if_read_only)))?;
+        let (prompt, watched) =
+            self.register(prompt, held_since, Some((sender, watch_if_read_only)))?;
         self.arm_deadline(prompt.id, if watched { WATCHED_STALE_AFTER } else { wait });
         Ok((prompt, receiver))
     }
@@ -182,7 +200,11 @@ impl Gateway {
     /// Registers a prompt for watching only: no hook waits for it, so it stays listed until an
     /// observation settles it or it goes stale after `stale_after`. Such a prompt is read-only
     /// whatever the adapter offers: no hook could deliver a verdict.
-    pub fn register_watch_only(self: &Arc<Self>, mut prompt: NewPrompt, stale_after: Duration) -> Result<Prompt, ArbiterError> {
+    pub fn register_watch_only(
+        self: &Arc<Self>,
+        mut prompt: NewPrompt,
+        stale_after: Duration,
+    ) -> Result<Prompt, ArbiterError> {
         if prompt.read_only_reason.is_none() {
             prompt.read_only_reason = Some("it is only watched: no hook waits to deliver an answer; answer it in the agent's terminal".into());
         }
@@ -201,15 +223,21 @@ impl Gateway {
     ) -> Result<(Prompt, bool), ArbiterError> {
         let now = now();
         let mut state = self.lock();
-        let events = state.arbiter.register_held_since(prompt, held_since.unwrap_or(now), now)?;
-        let Some(Event::Added { prompt }) = events.first() else { unreachable!("register always adds first") };
+        let events = state
+            .arbiter
+            .register_held_since(prompt, held_since.unwrap_or(now), now)?;
+        let Some(Event::Added { prompt }) = events.first() else {
+            unreachable!("register always adds first")
+        };
         let prompt = prompt.clone();
         let mut watched = false;
         if let Some((waiter, watch_if_read_only)) = hook {
             match events.get(1) {
                 // Settled while no gateway ran: the hook learns at once, with no verdict.
                 Some(Event::Changed { reason, .. }) => {
-                    let _ = waiter.send(Outcome::Withdrawn { reason: reason.clone().unwrap_or_default() });
+                    let _ = waiter.send(Outcome::Withdrawn {
+                        reason: reason.clone().unwrap_or_default(),
+                    });
                 }
                 None if watch_if_read_only && prompt.is_read_only() => {
                     watched = true;
@@ -235,7 +263,12 @@ impl Gateway {
     }
 
     /// Accepts a front end's answer and hands the verdict to the waiting hook.
-    pub fn answer(self: &Arc<Self>, id: DecisionId, answer: Answer, by: &str) -> Result<PromptState, ArbiterError> {
+    pub fn answer(
+        self: &Arc<Self>,
+        id: DecisionId,
+        answer: Answer,
+        by: &str,
+    ) -> Result<PromptState, ArbiterError> {
         {
             let mut state = self.lock();
             let (verdict, event) = state.arbiter.answer(id, answer, by, now())?;
@@ -262,32 +295,54 @@ impl Gateway {
 
     /// Hands a prompt back to the agent's terminal: its hook exits without a verdict.
     pub fn release(&self, id: DecisionId, by: &str) -> Result<PromptState, ArbiterError> {
-        self.end(id, Outcome::Released, |arbiter| arbiter.release(id, by, now()))
+        self.end(id, Outcome::Released, |arbiter| {
+            arbiter.release(id, by, now())
+        })
     }
 
     /// The hook waiting on `id` went away (the agent ended it, or it crashed).
     pub fn hook_gone(&self, id: DecisionId) {
         let reason = "the waiting hook went away: the prompt was answered in the terminal or the agent stopped";
-        let _ = self.end(id, Outcome::Withdrawn { reason: reason.into() }, |arbiter| arbiter.withdraw(id, reason, now()));
+        let _ = self.end(
+            id,
+            Outcome::Withdrawn {
+                reason: reason.into(),
+            },
+            |arbiter| arbiter.withdraw(id, reason, now()),
+        );
     }
 
     fn expire(&self, id: DecisionId) {
-        if self.end(id, Outcome::Expired, |arbiter| arbiter.expire(id, now())).is_ok() {
+        if self
+            .end(id, Outcome::Expired, |arbiter| arbiter.expire(id, now()))
+            .is_ok()
+        {
             tracing::info!(%id, "prompt expired with no answer; the agent's terminal stays in charge");
         }
     }
 
     /// Applies a hook's observation, withdrawing the prompts it settles. `observed_at` is when
     /// the hook saw it, for an observation replayed from a hook's spool.
-    pub fn observe(&self, observation: &Observation, observed_at: Option<Timestamp>) -> Vec<DecisionId> {
+    pub fn observe(
+        &self,
+        observation: &Observation,
+        observed_at: Option<Timestamp>,
+    ) -> Vec<DecisionId> {
         let now = now();
         let mut state = self.lock();
-        let events = state.arbiter.observe_at(observation, observed_at.unwrap_or(now).min(now), now);
+        let events =
+            state
+                .arbiter
+                .observe_at(observation, observed_at.unwrap_or(now).min(now), now);
         let mut withdrawn = Vec::with_capacity(events.len());
         for event in events {
             let id = event.id();
-            if let (Some(waiter), Event::Changed { reason, .. }) = (state.waiters.remove(&id), &event) {
-                let _ = waiter.send(Outcome::Withdrawn { reason: reason.clone().unwrap_or_default() });
+            if let (Some(waiter), Event::Changed { reason, .. }) =
+                (state.waiters.remove(&id), &event)
+            {
+                let _ = waiter.send(Outcome::Withdrawn {
+                    reason: reason.clone().unwrap_or_default(),
+                });
             }
             withdrawn.push(id);
             self.publish(&mut state, event, None);

@@ -43,10 +43,14 @@ pub async fn serve(gateway: Arc<Gateway>, listener: Listener) -> std::io::Result
 fn check_peer(stream: &Stream) -> Result<(), String> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let own = unsafe { libc::geteuid() };
-    let credentials = stream.peer_creds().map_err(|error| format!("its peer credentials cannot be read: {error}"))?;
+    let credentials = stream
+        .peer_creds()
+        .map_err(|error| format!("its peer credentials cannot be read: {error}"))?;
     match credentials.euid() {
         Some(peer) if peer == own => Ok(()),
-        Some(peer) => Err(format!("the peer runs as user {peer}, and this gateway answers only user {own}")),
+        Some(peer) => Err(format!(
+            "the peer runs as user {peer}, and this gateway answers only user {own}"
+        )),
         None => Err("the peer's user cannot be told".into()),
     }
 }
