@@ -30,6 +30,15 @@ fn truncate(text: &str, width: usize) -> String {
     }
 }
 
+/// The id people see and type: the short id, or the full id from a gateway that sends none.
+pub fn shown_id(prompt: &Prompt) -> String {
+    if prompt.short_id.is_empty() {
+        prompt.id.to_string()
+    } else {
+        prompt.short_id.clone()
+    }
+}
+
 /// The pending prompts as an aligned table, with each question's options beneath its prompt.
 pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     if prompts.is_empty() {
@@ -49,7 +58,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
                     .join(",")
             };
             [
-                prompt.id.to_string(),
+                shown_id(prompt),
                 prompt.prompt.adapter.clone(),
                 prompt.prompt.tool.clone(),
                 age(now.millis_since(prompt.held_since)),
@@ -193,3 +202,19 @@ pub fn event_line(event: &Event) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// What an `answer` or `release` acted on, so the person sees what they approved:
+/// `claude Bash a3f7 is resolved: echo harmless`.
+pub fn what_was_answered(result: &gatehouse_host_ipc::protocol::StateResult) -> String {
+    match &result.prompt {
+        Some(prompt) => format!(
+            "{} {} {} is {}: {}",
+            prompt.prompt.adapter,
+            prompt.prompt.tool,
+            shown_id(prompt),
+            result.state,
+            truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
+        ),
+        None => format!("{} is {}", result.id, result.state),
+    }
+}

@@ -16,3 +16,4 @@ mod load;
 mod restart;
 mod security;
 mod support;
+mod typed_ids;

@@ -6,21 +6,27 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use clap::Args;
-use gatehouse_core::{Answer, DecisionId, QuestionResponse};
-use gatehouse_host_ipc::{ClientError, SocketClient};
+use gatehouse_core::{Answer, QuestionResponse};
+use gatehouse_host_ipc::ClientError;
+
+use crate::output;
 
 pub const AFTER_HELP: &str = "\
 Examples:
-  gatehouse answer 019ad3c1 once
-  gatehouse answer 019ad3c1 deny --message 'use make clean instead'
-  gatehouse answer 019ad3c1 --pick q1=Blue
-  gatehouse answer 019ad3c1 --pick q1=Cheese --pick q1=Olives --text q2='thin crust'
+  gatehouse answer a3f7 once
+  gatehouse answer a3f7 deny --message 'use make clean instead'
+  gatehouse answer a3f7 --pick q1=Blue
+  gatehouse answer a3f7 --pick q1=Cheese --pick q1=Olives --text q2='thin crust'
+
+ID is the short id that `gatehouse list` shows (or the full id). An id that could name another
+prompt, or names one that has ended, is refused, and nothing is answered. What was answered is
+printed: check it.
 
 Question ids (q1, q2, ...) and option labels are shown by `gatehouse list`.";
 
 #[derive(Debug, Args)]
 pub struct AnswerArgs {
-    /// The prompt's id, as `gatehouse list` shows it (a unique prefix will do).
+    /// The prompt's short id, as `gatehouse list` shows it, or its full id.
     id: String,
     /// `once` (allow this one call) or `deny`. Omit it when answering questions.
     #[arg(value_parser = ["once", "deny"])]
@@ -99,14 +105,15 @@ fn split_pair<'a>(pair: &'a str, flag: &str, shape: &str) -> anyhow::Result<(&'a
     }
 }
 
+/// Answers the prompt that the typed id names. The gateway resolves the id against every prompt
+/// it knows, so a stale or ambiguous id is refused there, and says why.
 pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitCode> {
     let answer = arguments.to_answer()?;
     let mut client = super::connect_frontend(&socket).await?;
-    let id = resolve_id(&mut client, &arguments.id).await?;
     let action = answer.action();
-    match client.answer(id, answer).await {
+    match client.answer(&arguments.id, answer).await {
         Ok(result) if arguments.json => println!("{}", serde_json::to_string(&result)?),
-        Ok(result) => println!("{action}: {id} is {}", result.state),
+        Ok(result) => println!("{action}: {}", output::what_was_answered(&result)),
         Err(error) => return refused(error),
     }
     Ok(ExitCode::SUCCESS)
@@ -114,9 +121,11 @@ pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitC
 
 pub async fn release(socket: PathBuf, id: String) -> anyhow::Result<ExitCode> {
     let mut client = super::connect_frontend(&socket).await?;
-    let id = resolve_id(&mut client, &id).await?;
-    match client.release(id).await {
-        Ok(_) => println!("released: {id} is back with the agent's terminal"),
+    match client.release(&id).await {
+        Ok(result) => println!(
+            "released: {}; it is back with the agent's terminal",
+            output::what_was_answered(&result)
+        ),
         Err(error) => return refused(error),
     }
     Ok(ExitCode::SUCCESS)
@@ -129,35 +138,6 @@ fn refused(error: ClientError) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
         other => Err(other.into()),
-    }
-}
-
-/// A full id as given, or the one pending prompt whose id starts with the given prefix.
-async fn resolve_id(client: &mut SocketClient, given: &str) -> anyhow::Result<DecisionId> {
-    if let Ok(id) = given.parse() {
-        return Ok(id);
-    }
-    if given.len() < 4 || !given.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
-        bail!(
-            "`{given}` is not a prompt id; copy one from `gatehouse list` (at least 4 characters)"
-        );
-    }
-    let pending = client.list().await?;
-    let given = given.to_ascii_lowercase();
-    let matches: Vec<DecisionId> = pending
-        .iter()
-        .map(|prompt| prompt.id)
-        .filter(|id| id.to_string().starts_with(&given))
-        .collect();
-    match matches.as_slice() {
-        [id] => Ok(*id),
-        [] => bail!(
-            "no pending prompt has an id starting with `{given}`; run `gatehouse list` to see them"
-        ),
-        _ => bail!(
-            "{} pending prompts have ids starting with `{given}`; give more of the id",
-            matches.len()
-        ),
     }
 }
 

@@ -88,7 +88,7 @@ enum Command {
     },
     /// Hand a pending prompt back to the agent's own terminal.
     Release {
-        /// The prompt's id, as `gatehouse list` shows it (a unique prefix will do).
+        /// The prompt's short id, as `gatehouse list` shows it, or its full id.
         id: String,
     },
     /// Run as an agent's hook: read the hook event on stdin, print the verdict if any. Always exits 0.

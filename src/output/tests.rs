@@ -12,6 +12,7 @@ const NOW: Timestamp = Timestamp(1_796_008_413_000);
 fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds: u64) -> Prompt {
     Prompt {
         id: id.parse().unwrap(),
+        short_id: String::new(),
         prompt: NewPrompt {
             adapter: "claude".into(),
             session: "s1".into(),

@@ -13,6 +13,7 @@ use crate::adapter::Observation;
 use crate::answer::{Answer, Verdict};
 use crate::capability::{Action, AdapterCapabilities};
 use crate::prompt::{DecisionId, NewPrompt, Prompt, PromptState};
+use crate::short_id::{IdIndex, IdQuery, IdQueryError};
 use crate::time::Timestamp;
 
 /// How many finished prompts are remembered, so that a late answer to one is refused as
@@ -21,6 +22,9 @@ const REMEMBERED_FINISHED_PROMPTS: usize = 65_536;
 
 /// How many allowed tool calls are remembered until their own `ToolFinished` arrives.
 const REMEMBERED_ALLOWED_CALLS: usize = 1_024;
+
+/// How many known ids a typed prefix may name before the list of them is cut short.
+const LISTED_MATCHES: usize = 8;
 
 /// How many recent observations are remembered, so that a prompt registered again after a
 /// gateway restart is withdrawn at once if the terminal settled it while no gateway ran.
@@ -84,6 +88,17 @@ pub enum ArbiterError {
     UnknownAdapter { adapter: String },
     #[error("no prompt has the id {id}; run `gatehouse list` to see the pending ones")]
     NotFound { id: DecisionId },
+    #[error(transparent)]
+    InvalidId(#[from] IdQueryError),
+    #[error("no prompt this gateway knows has an id or short id starting with `{given}`")]
+    UnknownId { given: String },
+    #[error("`{given}` names prompt {} ({}), which {}; nothing was done", named.short_id, named.id, named.fate())]
+    IdNamesAnEndedPrompt { given: String, named: IdMatch },
+    #[error("`{given}` could name {} prompts: {}; nothing was done, give the short id of the one you mean", matches.len(), describe_matches(matches))]
+    AmbiguousId {
+        given: String,
+        matches: Vec<IdMatch>,
+    },
     #[error("prompt {id} is no longer pending: it is {state}")]
     NotPending { id: DecisionId, state: PromptState },
     #[error("prompt {id} is read-only: {reason}")]
@@ -105,7 +120,10 @@ impl ArbiterError {
     pub fn name(&self) -> &'static str {
         match self {
             ArbiterError::UnknownAdapter { .. } => "unknown_adapter",
-            ArbiterError::NotFound { .. } => "not_found",
+            ArbiterError::NotFound { .. } | ArbiterError::UnknownId { .. } => "not_found",
+            ArbiterError::InvalidId(_) => "invalid_id",
+            ArbiterError::IdNamesAnEndedPrompt { .. } => "not_pending",
+            ArbiterError::AmbiguousId { .. } => "ambiguous_id",
             ArbiterError::NotPending { .. } => "not_pending",
             ArbiterError::ReadOnly { .. } => "read_only",
             ArbiterError::ActionNotOffered { .. } => "action_not_offered",
@@ -115,17 +133,75 @@ impl ArbiterError {
     }
 }
 
+/// A known prompt that a typed id could name, and where it is in its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdMatch {
+    pub id: DecisionId,
+    pub short_id: String,
+    pub state: PromptState,
+    /// How long ago it reached that state, for a prompt that is no longer pending.
+    pub millis_ago: Option<u64>,
+}
+
+impl IdMatch {
+    /// What happened to it, in words: "is pending", "was released 12 s ago".
+    pub fn fate(&self) -> String {
+        match self.millis_ago {
+            None => format!("is {}", self.state),
+            Some(millis) => format!("was {} {} ago", self.state, words_for_age(millis)),
+        }
+    }
+}
+
+fn describe_matches(matches: &[IdMatch]) -> String {
+    let described: Vec<String> = matches
+        .iter()
+        .map(|found| format!("{} ({})", found.short_id, found.fate()))
+        .collect();
+    described.join(", ")
+}
+
+/// An age for people, in its largest whole unit: "12 s", "5 min", "3 h", "2 d".
+fn words_for_age(millis: u64) -> String {
+    let seconds = millis / 1_000;
+    match seconds {
+        0..=59 => format!("{seconds} s"),
+        60..=3_599 => format!("{} min", seconds / 60),
+        3_600..=86_399 => format!("{} h", seconds / 3_600),
+        _ => format!("{} d", seconds / 86_400),
+    }
+}
+
+/// How a finished prompt ended, and when.
+#[derive(Debug, Clone, Copy)]
+struct Finished {
+    state: PromptState,
+    at: Timestamp,
+}
+
+/// A tool call allowed from a front end whose `ToolFinished` has not come yet: that observation
+/// is its own, not a pending twin's.
+#[derive(Debug)]
+struct AllowedCall {
+    id: DecisionId,
+    adapter: String,
+    session: String,
+    correlation: String,
+}
+
 /// Owns every prompt that is pending or resolved, and remembers how recent others ended.
 #[derive(Debug, Default)]
 pub struct Arbiter {
     adapters: BTreeMap<String, AdapterCapabilities>,
     live: HashMap<DecisionId, Prompt>,
-    finished: HashMap<DecisionId, PromptState>,
+    /// When each live prompt reached its state, for a resolved one that a typed id names.
+    resolved_at: HashMap<DecisionId, Timestamp>,
+    finished: HashMap<DecisionId, Finished>,
     finished_order: VecDeque<DecisionId>,
+    /// Every id in `live` and `finished`: what a typed id is matched against.
+    known_ids: IdIndex,
     recent_observations: VecDeque<(Observation, Timestamp)>,
-    /// Tool calls allowed from a front end whose `ToolFinished` has not come yet, as (adapter,
-    /// session, correlation): that observation is theirs, not a pending twin's.
-    allowed_calls: VecDeque<(String, String, String)>,
+    allowed_calls: VecDeque<AllowedCall>,
 }
 
 impl Arbiter {
@@ -180,6 +256,18 @@ impl Arbiter {
         held_since: Timestamp,
         now: Timestamp,
     ) -> Result<Vec<Event>, ArbiterError> {
+        self.register_with_id(DecisionId::new_v7(), new_prompt, held_since, now)
+    }
+
+    /// [`Arbiter::register_held_since`] with the id chosen by the caller: tests choose ids that
+    /// share digits.
+    fn register_with_id(
+        &mut self,
+        id: DecisionId,
+        new_prompt: NewPrompt,
+        held_since: Timestamp,
+        now: Timestamp,
+    ) -> Result<Vec<Event>, ArbiterError> {
         let capabilities =
             self.adapters
                 .get(&new_prompt.adapter)
@@ -196,8 +284,10 @@ impl Arbiter {
             // Every read-only prompt says why, so that front ends need not work it out.
             new_prompt.read_only_reason = Some(read_only_reason(capabilities, &new_prompt));
         }
+        self.known_ids.insert(id);
         let prompt = Prompt {
-            id: DecisionId::new_v7(),
+            id,
+            short_id: self.known_ids.short_id(id),
             prompt: new_prompt,
             actions,
             state: PromptState::Pending,
@@ -211,7 +301,6 @@ impl Arbiter {
                 *observed_at >= prompt.held_since && settles(observation, &prompt)
             })
             .map(|(observation, _)| observation.withdrawal_reason());
-        let id = prompt.id;
         self.live.insert(id, prompt.clone());
         let mut events = vec![Event::Added { prompt }];
         if let Some(reason) = settled_by {
@@ -220,16 +309,82 @@ impl Arbiter {
         Ok(events)
     }
 
-    /// The prompts that are pending, oldest first.
+    /// The prompts that are pending, oldest first, with their short ids as they are now.
     pub fn pending(&self) -> Vec<Prompt> {
         let mut prompts: Vec<Prompt> = self
             .live
             .values()
             .filter(|prompt| prompt.state == PromptState::Pending)
-            .cloned()
+            .map(|prompt| Prompt {
+                short_id: self.known_ids.short_id(prompt.id),
+                ..prompt.clone()
+            })
             .collect();
         prompts.sort_by_key(|prompt| prompt.id);
         prompts
+    }
+
+    /// The one pending prompt that `given` (a full id, a short id, or a prefix of either) names.
+    /// The text is matched against every id this arbiter knows, pending or finished, so an id
+    /// that could name anything else, or names a prompt that has ended, is refused and says why.
+    pub fn resolve(&self, given: &str, now: Timestamp) -> Result<DecisionId, ArbiterError> {
+        let query = IdQuery::parse(given)?;
+        let found = self.known_ids.matching(&query, LISTED_MATCHES + 1);
+        let mut matches: Vec<IdMatch> =
+            found.into_iter().map(|id| self.describe(id, now)).collect();
+        match matches.len() {
+            0 => Err(ArbiterError::UnknownId {
+                given: given.to_owned(),
+            }),
+            1 if matches[0].state == PromptState::Pending => Ok(matches[0].id),
+            1 => Err(ArbiterError::IdNamesAnEndedPrompt {
+                given: given.to_owned(),
+                named: matches.remove(0),
+            }),
+            _ => {
+                matches.truncate(LISTED_MATCHES);
+                Err(ArbiterError::AmbiguousId {
+                    given: given.to_owned(),
+                    matches,
+                })
+            }
+        }
+    }
+
+    /// The pending prompt that `given` names, as [`Arbiter::resolve`] finds it, with its short
+    /// id as it is now.
+    pub fn resolve_pending(
+        &self,
+        given: &str,
+        now: Timestamp,
+    ) -> Result<(DecisionId, Prompt), ArbiterError> {
+        let id = self.resolve(given, now)?;
+        let prompt = self
+            .live
+            .get(&id)
+            .expect("resolve returns only live, pending prompts");
+        Ok((
+            id,
+            Prompt {
+                short_id: self.known_ids.short_id(id),
+                ..prompt.clone()
+            },
+        ))
+    }
+
+    /// A known id, its short id, its state and how long it has been in it.
+    fn describe(&self, id: DecisionId, now: Timestamp) -> IdMatch {
+        let (state, since) = match (self.live.get(&id), self.finished.get(&id)) {
+            (Some(prompt), _) => (prompt.state, self.resolved_at.get(&id).copied()),
+            (None, Some(finished)) => (finished.state, Some(finished.at)),
+            (None, None) => unreachable!("the index holds only live and finished ids"),
+        };
+        IdMatch {
+            id,
+            short_id: self.known_ids.short_id(id),
+            state,
+            millis_ago: since.map(|since| now.millis_since(since)),
+        }
     }
 
     pub fn pending_count(&self) -> usize {
@@ -248,7 +403,7 @@ impl Arbiter {
         self.live
             .get(&id)
             .map(|prompt| prompt.state)
-            .or_else(|| self.finished.get(&id).copied())
+            .or_else(|| self.finished.get(&id).map(|finished| finished.state))
     }
 
     /// Accepts a front end's answer if it is the first valid one, and returns the verdict.
@@ -289,11 +444,12 @@ impl Arbiter {
         let verdict = Verdict(answer);
         if verdict.allows() {
             let asked = &prompt.prompt;
-            let call = (
-                asked.adapter.clone(),
-                asked.session.clone(),
-                asked.correlation.clone(),
-            );
+            let call = AllowedCall {
+                id,
+                adapter: asked.adapter.clone(),
+                session: asked.session.clone(),
+                correlation: asked.correlation.clone(),
+            };
             if self.allowed_calls.len() >= REMEMBERED_ALLOWED_CALLS {
                 self.allowed_calls.pop_front();
             }
@@ -361,15 +517,21 @@ impl Arbiter {
         id: DecisionId,
         now: Timestamp,
     ) -> Result<Event, ArbiterError> {
+        self.mark_unconfirmed_because(id, "no delivery receipt in time", now)
+    }
+
+    /// Records that the verdict's delivery was never confirmed, and why. An allowed call that was
+    /// not confirmed most likely never ran (the terminal answered first and the agent ended the
+    /// hook), so it no longer claims the next `ToolFinished` of an identical call.
+    pub fn mark_unconfirmed_because(
+        &mut self,
+        id: DecisionId,
+        reason: &str,
+        now: Timestamp,
+    ) -> Result<Event, ArbiterError> {
         self.resolved_prompt(id)?;
-        Ok(self.set_state(
-            id,
-            PromptState::Unconfirmed,
-            now,
-            None,
-            None,
-            Some("no delivery receipt in time"),
-        ))
+        self.allowed_calls.retain(|call| call.id != id);
+        Ok(self.set_state(id, PromptState::Unconfirmed, now, None, None, Some(reason)))
     }
 
     /// Applies what a hook saw the agent do just now, withdrawing the pending prompts it settles.
@@ -394,13 +556,11 @@ impl Arbiter {
         {
             // The call a front end allowed has finished: it settles nothing else, not even an
             // identical call still pending in the same session.
-            let allowed = self.allowed_calls.iter().position(
-                |(allowed_adapter, allowed_session, allowed_correlation)| {
-                    allowed_adapter == adapter
-                        && allowed_session == session
-                        && allowed_correlation == correlation
-                },
-            );
+            let allowed = self.allowed_calls.iter().position(|call| {
+                call.adapter == *adapter
+                    && call.session == *session
+                    && call.correlation == *correlation
+            });
             if let Some(index) = allowed {
                 self.allowed_calls.remove(index);
                 return Vec::new();
@@ -444,7 +604,10 @@ impl Arbiter {
                 state: prompt.state,
             }),
             None => match self.finished.get(&id) {
-                Some(state) => Err(ArbiterError::NotPending { id, state: *state }),
+                Some(finished) => Err(ArbiterError::NotPending {
+                    id,
+                    state: finished.state,
+                }),
                 None => Err(ArbiterError::NotFound { id }),
             },
         }
@@ -458,7 +621,10 @@ impl Arbiter {
                 state: prompt.state,
             }),
             None => match self.finished.get(&id) {
-                Some(state) => Err(ArbiterError::NoVerdictAwaitingReceipt { id, state: *state }),
+                Some(finished) => Err(ArbiterError::NoVerdictAwaitingReceipt {
+                    id,
+                    state: finished.state,
+                }),
                 None => Err(ArbiterError::NotFound { id }),
             },
         }
@@ -476,9 +642,11 @@ impl Arbiter {
     ) -> Event {
         if state.is_final() {
             self.live.remove(&id);
-            self.remember_finished(id, state);
+            self.resolved_at.remove(&id);
+            self.remember_finished(id, Finished { state, at: now });
         } else if let Some(prompt) = self.live.get_mut(&id) {
             prompt.state = state;
+            self.resolved_at.insert(id, now);
         }
         Event::Changed {
             id,
@@ -490,13 +658,14 @@ impl Arbiter {
         }
     }
 
-    fn remember_finished(&mut self, id: DecisionId, state: PromptState) {
+    fn remember_finished(&mut self, id: DecisionId, finished: Finished) {
         if self.finished.len() >= REMEMBERED_FINISHED_PROMPTS {
             if let Some(oldest) = self.finished_order.pop_front() {
                 self.finished.remove(&oldest);
+                self.known_ids.remove(oldest);
             }
         }
-        self.finished.insert(id, state);
+        self.finished.insert(id, finished);
         self.finished_order.push_back(id);
     }
 }

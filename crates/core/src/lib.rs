@@ -10,6 +10,7 @@ pub mod answer;
 pub mod arbiter;
 pub mod capability;
 pub mod prompt;
+pub mod short_id;
 pub mod time;
 
 pub use adapter::{Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError};
@@ -21,4 +22,5 @@ pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};
 pub use prompt::{
     DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,
 };
+pub use short_id::{IdIndex, IdQuery, IdQueryError};
 pub use time::Timestamp;

@@ -17,9 +17,21 @@ use crate::time::Timestamp;
 pub struct DecisionId(Uuid);
 
 impl DecisionId {
-    /// A fresh id. Version 7 ids sort by creation time, which keeps listings in arrival order.
+    /// A fresh id. Version 7 ids sort by creation time (to the millisecond), which keeps
+    /// listings in arrival order. Its 74 other bits are all random, with no counter: short ids
+    /// are prefixes of them (see [`crate::short_id`]), so ids made in the same millisecond must
+    /// not share them.
     pub fn new_v7() -> Self {
-        DecisionId(Uuid::now_v7())
+        DecisionId(Uuid::new_v7(uuid::Timestamp::now(uuid::NoContext)))
+    }
+
+    /// The id as one number: its hex digits, most significant first.
+    pub fn as_u128(self) -> u128 {
+        self.0.as_u128()
+    }
+
+    pub fn from_u128(value: u128) -> Self {
+        DecisionId(Uuid::from_u128(value))
     }
 }
 
@@ -163,6 +175,11 @@ impl fmt::Display for PromptState {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
     pub id: DecisionId,
+    /// The shortest prefix of the id's random part that names this prompt alone among every
+    /// prompt the gateway knows, as front ends show it (see [`crate::short_id`]). It may grow
+    /// as other prompts arrive; the full id always works.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub short_id: String,
     #[serde(flatten)]
     pub prompt: NewPrompt,
     /// The actions a front end may take; empty means read-only.

@@ -16,7 +16,7 @@ use crate::framing::{write_frame, FrameError, FrameReader};
 use crate::protocol::{
     method, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams, Notification,
     ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role, RpcError, StateResult,
-    StatusResult, SubscribeResult, PROTOCOL_VERSION,
+    StatusResult, SubscribeResult, TypedIdParams, PROTOCOL_VERSION,
 };
 use crate::socket::{self, SocketError};
 
@@ -171,17 +171,30 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         Ok(result.snapshot)
     }
 
+    /// Answers the pending prompt that `id` names: a [`DecisionId`], or a short id or prefix
+    /// as a person typed it (the gateway refuses text that could name anything else).
     pub async fn answer(
         &mut self,
-        id: DecisionId,
+        id: impl std::fmt::Display,
         answer: Answer,
     ) -> Result<StateResult, ClientError> {
-        self.call(method::ANSWER, &AnswerParams { id, answer })
-            .await
+        self.call(
+            method::ANSWER,
+            &AnswerParams {
+                id: id.to_string(),
+                answer,
+            },
+        )
+        .await
     }
 
-    pub async fn release(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
-        self.call(method::RELEASE, &IdParams { id }).await
+    /// Hands the pending prompt that `id` names back to the agent's terminal.
+    pub async fn release(
+        &mut self,
+        id: impl std::fmt::Display,
+    ) -> Result<StateResult, ClientError> {
+        self.call(method::RELEASE, &TypedIdParams { id: id.to_string() })
+            .await
     }
 
     /// Registers a prompt and waits for its outcome. The `hook.registered` notification with the

@@ -117,10 +117,12 @@ pub enum ErrorCode {
     WrongRole,
     UnknownAdapter,
     NoVerdictAwaitingReceipt,
+    InvalidId,
+    AmbiguousId,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::ParseError,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
@@ -137,6 +139,8 @@ impl ErrorCode {
         ErrorCode::WrongRole,
         ErrorCode::UnknownAdapter,
         ErrorCode::NoVerdictAwaitingReceipt,
+        ErrorCode::InvalidId,
+        ErrorCode::AmbiguousId,
     ];
 
     pub fn code(self) -> i64 {
@@ -157,6 +161,8 @@ impl ErrorCode {
             ErrorCode::WrongRole => -32008,
             ErrorCode::UnknownAdapter => -32009,
             ErrorCode::NoVerdictAwaitingReceipt => -32010,
+            ErrorCode::InvalidId => -32011,
+            ErrorCode::AmbiguousId => -32012,
         }
     }
 
@@ -178,6 +184,8 @@ impl ErrorCode {
             ErrorCode::WrongRole => "wrong_role",
             ErrorCode::UnknownAdapter => "unknown_adapter",
             ErrorCode::NoVerdictAwaitingReceipt => "no_verdict_awaiting_receipt",
+            ErrorCode::InvalidId => "invalid_id",
+            ErrorCode::AmbiguousId => "ambiguous_id",
         }
     }
 
@@ -269,11 +277,20 @@ pub struct SnapshotParams {
     pub reason: String,
 }
 
+/// The params of `answer`. `id` is a full id, a short id, or a prefix of either: the gateway
+/// matches it against every prompt it knows and refuses any text that could name more than one,
+/// or names one that is no longer pending.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AnswerParams {
-    pub id: DecisionId,
+    pub id: String,
     #[serde(flatten)]
     pub answer: Answer,
+}
+
+/// The params of `release`: a typed id, as for `answer`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TypedIdParams {
+    pub id: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -281,11 +298,14 @@ pub struct IdParams {
     pub id: DecisionId,
 }
 
-/// The result of `answer`, `release` and `hook.delivered`: the prompt's new state.
+/// The result of `answer`, `release` and `hook.delivered`: the prompt's new state, and for
+/// `answer` and `release` the prompt itself, so the caller can show what it answered.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StateResult {
     pub id: DecisionId,
     pub state: PromptState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<Prompt>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -391,6 +411,14 @@ mod tests {
             ArbiterError::NoVerdictAwaitingReceipt {
                 id,
                 state: PromptState::Pending,
+            },
+            ArbiterError::InvalidId(gatehouse_core::IdQueryError::TooShort { given: "a".into() }),
+            ArbiterError::UnknownId {
+                given: "abcd".into(),
+            },
+            ArbiterError::AmbiguousId {
+                given: "abcd".into(),
+                matches: Vec::new(),
             },
         ];
         for error in errors {

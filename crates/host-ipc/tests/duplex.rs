@@ -493,7 +493,7 @@ async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
             added.params["prompt"]["id"]
                 .as_str()
                 .unwrap()
-                .parse()
+                .parse::<gatehouse_core::DecisionId>()
                 .unwrap(),
             holding,
         )

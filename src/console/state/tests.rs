@@ -21,6 +21,7 @@ pub fn id(text: &str) -> DecisionId {
 pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action>) -> Prompt {
     Prompt {
         id: id(decision),
+        short_id: String::new(),
         prompt: NewPrompt {
             adapter: "claude".into(),
             session: "53b38252-9e2a-4e43-a58d-649c4916b5cd".into(),

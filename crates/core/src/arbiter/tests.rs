@@ -719,3 +719,283 @@ proptest! {
         }
     }
 }
+
+/// An id with chosen timestamp and random digits, so tests can make ids that share prefixes.
+fn chosen_id(timestamp: u64, random: u128) -> DecisionId {
+    DecisionId::from_u128(((timestamp as u128) << 80) | (0x7 << 76) | (random & ((1 << 76) - 1)))
+}
+
+fn register_as(arbiter: &mut Arbiter, id: DecisionId, prompt: NewPrompt, now: u64) -> Prompt {
+    match arbiter
+        .register_with_id(id, prompt, Timestamp(now), Timestamp(now))
+        .unwrap()
+        .remove(0)
+    {
+        Event::Added { prompt } => prompt,
+        other => panic!("expected Added, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_stale_id_prefix_never_answers_another_prompt() {
+    let mut arbiter = arbiter();
+    // Made in the same minute: their full ids share the first eight digits (and more).
+    let harmless = register_as(
+        &mut arbiter,
+        chosen_id(0x0190_aaaa_0000, 0x5555 << 60),
+        bash("echo harmless"),
+        1_000,
+    );
+    arbiter
+        .release(harmless.id, "cli", Timestamp(2_000))
+        .unwrap();
+    let force_push = register_as(
+        &mut arbiter,
+        chosen_id(0x0190_aaaa_0001, 0x6666 << 60),
+        bash("git push --force origin main"),
+        3_000,
+    );
+
+    let stale_prefix = &harmless.id.to_string()[..8];
+    let error = arbiter
+        .resolve(stale_prefix, Timestamp(14_000))
+        .unwrap_err();
+    assert_eq!(error.name(), "ambiguous_id");
+    assert!(
+        error.to_string().contains("was released 12 s ago"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("is pending"), "{error}");
+
+    let error = arbiter
+        .resolve(&harmless.id.to_string(), Timestamp(14_000))
+        .unwrap_err();
+    assert_eq!(error.name(), "not_pending");
+    assert!(
+        error.to_string().contains("was released 12 s ago"),
+        "{error}"
+    );
+    let error = arbiter
+        .resolve(&harmless.short_id, Timestamp(14_000))
+        .unwrap_err();
+    assert_eq!(
+        error.name(),
+        "not_pending",
+        "the short id of an ended prompt still names it, and only it"
+    );
+
+    assert_eq!(
+        arbiter.resolve(&force_push.short_id, Timestamp(14_000)),
+        Ok(force_push.id)
+    );
+    assert_eq!(
+        arbiter.resolve(&force_push.id.to_string(), Timestamp(14_000)),
+        Ok(force_push.id)
+    );
+    assert_eq!(
+        arbiter.resolve(&force_push.id.to_string().to_uppercase(), Timestamp(14_000)),
+        Ok(force_push.id)
+    );
+}
+
+#[test]
+fn typed_ids_that_name_nothing_or_are_not_ids_are_refused() {
+    let mut arbiter = arbiter();
+    register(&mut arbiter, bash("ls"));
+    assert_eq!(
+        arbiter.resolve("ffff", Timestamp(2)).unwrap_err().name(),
+        "not_found"
+    );
+    for bad in ["", "abc", "zzzz", "0190;rm", &"a".repeat(40)] {
+        assert_eq!(
+            arbiter.resolve(bad, Timestamp(2)).unwrap_err().name(),
+            "invalid_id",
+            "{bad:?}"
+        );
+    }
+}
+
+#[test]
+fn a_resolved_prompt_named_by_its_short_id_says_it_was_answered() {
+    let mut arbiter = arbiter();
+    let prompt = register(&mut arbiter, bash("ls"));
+    arbiter
+        .answer(prompt.id, Answer::Once, "cli", Timestamp(2_000))
+        .unwrap();
+    let error = arbiter
+        .resolve(&prompt.short_id, Timestamp(7_000))
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("was resolved 5 s ago"),
+        "{error}"
+    );
+}
+
+#[test]
+fn short_ids_grow_to_stay_unique_among_every_known_id() {
+    let mut arbiter = arbiter();
+    let first = register_as(&mut arbiter, chosen_id(1, 0xabcd_1 << 56), bash("a"), 1);
+    assert_eq!(first.short_id, "abcd");
+    arbiter.release(first.id, "cli", Timestamp(2)).unwrap();
+    let second = register_as(&mut arbiter, chosen_id(2, 0xabcd_2 << 56), bash("b"), 3);
+    assert_eq!(
+        second.short_id, "abcd2",
+        "unique among finished prompts too"
+    );
+    assert_eq!(arbiter.pending()[0].short_id, "abcd2");
+    assert_eq!(
+        arbiter.resolve("abcd", Timestamp(4)).unwrap_err().name(),
+        "ambiguous_id"
+    );
+}
+
+#[test]
+fn an_allowed_call_that_never_ran_does_not_swallow_the_next_identical_finish() {
+    let mut arbiter = arbiter();
+    let allowed = register(&mut arbiter, bash("make"));
+    arbiter
+        .answer(allowed.id, Answer::Once, "cli", Timestamp(2))
+        .unwrap();
+    // The terminal said No first: the agent ended the hook, and the verdict was never delivered.
+    arbiter
+        .mark_unconfirmed_because(
+            allowed.id,
+            "the hook went away before it confirmed delivery",
+            Timestamp(3),
+        )
+        .unwrap();
+    let next = register(&mut arbiter, bash("make"));
+    let finished = Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "Bash:make".into(),
+    };
+    let events = arbiter.observe(&finished, Timestamp(4));
+    assert_eq!(
+        events.iter().map(Event::id).collect::<Vec<_>>(),
+        vec![next.id],
+        "the finish is the next call's own"
+    );
+}
+
+/// How a property-test step names a prompt.
+#[derive(Debug, Clone, Copy)]
+enum Naming {
+    Full,
+    FullPrefix(usize),
+    RandomPrefix(usize),
+    ShortId,
+}
+
+fn naming() -> impl Strategy<Value = Naming> {
+    prop_oneof![
+        Just(Naming::Full),
+        (4..32usize).prop_map(Naming::FullPrefix),
+        (4..19usize).prop_map(Naming::RandomPrefix),
+        Just(Naming::ShortId),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum IdStep {
+    /// Register a prompt whose id has these (few) timestamp and random digits, so ids collide.
+    Register {
+        timestamp: u8,
+        random: u8,
+    },
+    /// Answer `once` (`Some(true)`), `deny` (`Some(false)`) or release (`None`) a typed id.
+    Act {
+        prompt: usize,
+        naming: Naming,
+        answer_once: Option<bool>,
+    },
+    End {
+        prompt: usize,
+    },
+}
+
+fn id_step() -> impl Strategy<Value = IdStep> {
+    prop_oneof![
+        (any::<u8>(), any::<u8>())
+            .prop_map(|(timestamp, random)| IdStep::Register { timestamp, random }),
+        (0..16usize, naming(), proptest::option::of(any::<bool>())).prop_map(
+            |(prompt, naming, answer_once)| IdStep::Act {
+                prompt,
+                naming,
+                answer_once
+            }
+        ),
+        (0..16usize).prop_map(|prompt| IdStep::End { prompt }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    /// Whatever prompts exist in whatever states, a typed id (a full id, a prefix of it, a prefix
+    /// of its random part, or a short id shown earlier) answers or releases a prompt only when
+    /// that prompt is pending and no other known id could be meant by the same text.
+    #[test]
+    fn a_typed_id_answers_only_the_one_pending_prompt_it_names(steps in proptest::collection::vec(id_step(), 1..60)) {
+        let mut arbiter = arbiter();
+        // Every prompt ever registered, with the short id it was shown with.
+        let mut known: Vec<(DecisionId, String)> = Vec::new();
+        for (tick, step) in steps.into_iter().enumerate() {
+            let now = Timestamp(tick as u64 + 1);
+            let typed = |prompt: usize, naming: Naming, known: &[(DecisionId, String)]| -> Option<(String, DecisionId)> {
+                let (id, short_id) = known.get(prompt % known.len().max(1))?;
+                let full: String = id.to_string().replace('-', "");
+                let text = match naming {
+                    Naming::Full => id.to_string(),
+                    Naming::FullPrefix(length) => full[..length].to_owned(),
+                    Naming::RandomPrefix(length) => full[13..13 + length].to_owned(),
+                    Naming::ShortId => short_id.clone(),
+                };
+                Some((text, *id))
+            };
+            match step {
+                IdStep::Register { timestamp, random } => {
+                    // Timestamps 0x0190_0000_00xx share ten digits; random parts share fourteen.
+                    let id = chosen_id(0x0190_0000_0000 | u64::from(timestamp), u128::from(random));
+                    if known.iter().any(|(other, _)| *other == id) { continue; }
+                    let prompt = register_as(&mut arbiter, id, bash("ls"), tick as u64 + 1);
+                    known.push((prompt.id, prompt.short_id));
+                }
+                IdStep::Act { prompt, naming, answer_once } if !known.is_empty() => {
+                    let Some((text, meant)) = typed(prompt, naming, &known) else { continue };
+                    let digits = text.replace('-', "").to_ascii_lowercase();
+                    // Every known id the text could name, worked out apart from the arbiter.
+                    let could_name: Vec<DecisionId> = known
+                        .iter()
+                        .map(|(id, _)| *id)
+                        .filter(|id| {
+                            let full = id.to_string().replace('-', "");
+                            full.starts_with(&digits) || full[13..].starts_with(&digits)
+                        })
+                        .collect();
+                    prop_assert!(could_name.contains(&meant));
+                    let was_pending = arbiter.state_of(meant) == Some(PromptState::Pending);
+                    let resolved = arbiter.resolve(&text, now);
+                    if let Ok(id) = resolved {
+                        prop_assert_eq!(id, meant, "`{}` named {} but resolved to {}", text, meant, id);
+                        prop_assert_eq!(could_name.len(), 1, "`{}` could name {:?}", text, could_name);
+                        prop_assert!(was_pending);
+                        if let Some(once) = answer_once {
+                            let answer = if once { Answer::Once } else { Answer::Deny { message: None } };
+                            let (verdict, _) = arbiter.answer(id, answer, "p", now).unwrap();
+                            prop_assert_eq!(verdict.allows(), once);
+                        } else {
+                            arbiter.release(id, "p", now).unwrap();
+                        }
+                    } else {
+                        prop_assert!(could_name.len() != 1 || !was_pending, "`{}` names {} alone, which is pending", text, meant);
+                    }
+                }
+                IdStep::End { prompt } if !known.is_empty() => {
+                    let _ = arbiter.withdraw(known[prompt % known.len()].0, "gone", now);
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -20,7 +20,7 @@ use crate::protocol::{
     method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams,
     HoldResult, IdParams, Notification, ObserveParams, ObserveResult, RegisteredParams, Request,
     Response, Role, RpcError, SnapshotParams, StateResult, StatusResult, SubscribeResult,
-    PROTOCOL_VERSION,
+    TypedIdParams, PROTOCOL_VERSION,
 };
 use gatehouse_core::DecisionId;
 
@@ -220,7 +220,11 @@ impl Connection {
             method::HOOK_DELIVERED => needs(Role::Hook).and_then(|()| {
                 let IdParams { id } = params(request.params)?;
                 let state = self.gateway.confirm_delivery(id)?;
-                Ok(to_value(StateResult { id, state }))
+                Ok(to_value(StateResult {
+                    id,
+                    state,
+                    prompt: None,
+                }))
             }),
             other => Err(RpcError::new(
                 ErrorCode::MethodNotFound,
@@ -282,14 +286,22 @@ impl Connection {
 
     fn answer(&self, raw: Value) -> Reply {
         let AnswerParams { id, answer } = params(raw)?;
-        let state = self.gateway.answer(id, answer, &self.caller_name())?;
-        Ok(to_value(StateResult { id, state }))
+        let (prompt, state) = self.gateway.answer(&id, answer, &self.caller_name())?;
+        Ok(to_value(StateResult {
+            id: prompt.id,
+            state,
+            prompt: Some(prompt),
+        }))
     }
 
     fn release(&self, raw: Value) -> Reply {
-        let IdParams { id } = params(raw)?;
-        let state = self.gateway.release(id, &self.caller_name())?;
-        Ok(to_value(StateResult { id, state }))
+        let TypedIdParams { id } = params(raw)?;
+        let (prompt, state) = self.gateway.release(&id, &self.caller_name())?;
+        Ok(to_value(StateResult {
+            id: prompt.id,
+            state,
+            prompt: Some(prompt),
+        }))
     }
 
     /// Starts the event feed; a second `subscribe` replaces the first, so no event is sent twice.

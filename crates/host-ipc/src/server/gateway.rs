@@ -262,16 +262,20 @@ impl Gateway {
         });
     }
 
-    /// Accepts a front end's answer and hands the verdict to the waiting hook.
+    /// Accepts a front end's answer for the pending prompt that `typed_id` names (see
+    /// [`Arbiter::resolve`]), hands the verdict to the waiting hook, and returns the prompt.
     pub fn answer(
         self: &Arc<Self>,
-        id: DecisionId,
+        typed_id: &str,
         answer: Answer,
         by: &str,
-    ) -> Result<PromptState, ArbiterError> {
-        {
+    ) -> Result<(Prompt, PromptState), ArbiterError> {
+        let at = now();
+        let (id, prompt) = {
             let mut state = self.lock();
-            let (verdict, event) = state.arbiter.answer(id, answer, by, now())?;
+            let (id, mut prompt) = state.arbiter.resolve_pending(typed_id, at)?;
+            let (verdict, event) = state.arbiter.answer(id, answer, by, at)?;
+            prompt.state = PromptState::Resolved;
             // The record is on disk before the verdict leaves: an accepted answer is never lost.
             self.publish(&mut state, event, Some(&verdict.0));
             if let Some(waiter) = state.waiters.remove(&id) {
@@ -279,7 +283,8 @@ impl Gateway {
                 // unconfirmed; the verdict is never applied later.
                 let _ = waiter.send(Outcome::Verdict { verdict });
             }
-        }
+            (id, prompt)
+        };
         let gateway = Arc::clone(self);
         let receipt_timeout = self.options.receipt_timeout;
         tokio::spawn(async move {
@@ -290,20 +295,35 @@ impl Gateway {
                 gateway.publish(&mut state, event, None);
             }
         });
-        Ok(PromptState::Resolved)
+        Ok((prompt, PromptState::Resolved))
     }
 
-    /// Hands a prompt back to the agent's terminal: its hook exits without a verdict.
-    pub fn release(&self, id: DecisionId, by: &str) -> Result<PromptState, ArbiterError> {
-        self.end(id, Outcome::Released, |arbiter| {
+    /// Hands the pending prompt that `typed_id` names back to the agent's terminal: its hook
+    /// exits without a verdict.
+    pub fn release(&self, typed_id: &str, by: &str) -> Result<(Prompt, PromptState), ArbiterError> {
+        let mut state = self.lock();
+        let (id, mut prompt) = state.arbiter.resolve_pending(typed_id, now())?;
+        prompt.state = self.end_locked(&mut state, id, Outcome::Released, |arbiter| {
             arbiter.release(id, by, now())
-        })
+        })?;
+        Ok((prompt.clone(), prompt.state))
     }
 
-    /// The hook waiting on `id` went away (the agent ended it, or it crashed).
+    /// The hook waiting on `id` went away (the agent ended it, or it crashed). A pending prompt
+    /// is withdrawn; a resolved one whose receipt never came is unconfirmed at once, since its
+    /// verdict most likely never reached the agent.
     pub fn hook_gone(&self, id: DecisionId) {
+        let mut state = self.lock();
+        if state.arbiter.state_of(id) == Some(PromptState::Resolved) {
+            let reason = "the waiting hook went away before it confirmed delivery";
+            if let Ok(event) = state.arbiter.mark_unconfirmed_because(id, reason, now()) {
+                self.publish(&mut state, event, None);
+            }
+            return;
+        }
         let reason = "the waiting hook went away: the prompt was answered in the terminal or the agent stopped";
-        let _ = self.end(
+        let _ = self.end_locked(
+            &mut state,
             id,
             Outcome::Withdrawn {
                 reason: reason.into(),
@@ -365,7 +385,16 @@ impl Gateway {
         outcome: Outcome,
         transition: impl FnOnce(&mut Arbiter) -> Result<Event, ArbiterError>,
     ) -> Result<PromptState, ArbiterError> {
-        let mut state = self.lock();
+        self.end_locked(&mut self.lock(), id, outcome, transition)
+    }
+
+    fn end_locked(
+        &self,
+        state: &mut State,
+        id: DecisionId,
+        outcome: Outcome,
+        transition: impl FnOnce(&mut Arbiter) -> Result<Event, ArbiterError>,
+    ) -> Result<PromptState, ArbiterError> {
         let event = transition(&mut state.arbiter)?;
         let new_state = match &event {
             Event::Changed { state, .. } => *state,
@@ -374,7 +403,7 @@ impl Gateway {
         if let Some(waiter) = state.waiters.remove(&id) {
             let _ = waiter.send(outcome);
         }
-        self.publish(&mut state, event, None);
+        self.publish(state, event, None);
         Ok(new_state)
     }
 }

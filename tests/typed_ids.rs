@@ -1,0 +1,109 @@
+//! Ids that people type: a stale id or prefix never answers another prompt, the short id that
+//! `list` shows works, and `answer` says what it answered.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{claude_fixture, finish, Gateway};
+
+fn hold_bash(gateway: &Gateway, command: &str) -> (std::process::Child, Value) {
+    let before = gateway.list().len();
+    let mut event = claude_fixture("PermissionRequest-Bash");
+    event["tool_input"]["command"] = command.into();
+    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let prompts = gateway.wait_for_pending(before + 1);
+    let prompt = prompts
+        .into_iter()
+        .find(|prompt| prompt["summary"] == command)
+        .expect("the held prompt is listed");
+    (hook, prompt)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_stale_id_prefix_is_refused_and_never_answers_the_prompt_pending_now() {
+    let gateway = Gateway::start();
+    let (harmless_hook, harmless) = hold_bash(&gateway, "echo harmless");
+    let harmless_id = harmless["id"].as_str().unwrap().to_owned();
+    assert!(gateway.run(&["release", &harmless_id]).status.success());
+    assert!(
+        finish(harmless_hook, Duration::from_secs(10))
+            .stdout
+            .is_empty(),
+        "a release prints nothing"
+    );
+    let (force_push_hook, force_push) = hold_bash(&gateway, "git push --force origin main");
+    // Both were made within the same minute, so they share the first eight digits.
+    assert_eq!(harmless_id[..8], force_push["id"].as_str().unwrap()[..8]);
+
+    let stale = gateway.run(&["answer", &harmless_id[..8], "once"]);
+    assert_eq!(
+        stale.status.code(),
+        Some(1),
+        "refused: {}",
+        text(&stale.stdout)
+    );
+    assert!(
+        text(&stale.stderr).contains("was released"),
+        "names what happened to the old prompt: {}",
+        text(&stale.stderr)
+    );
+    let stale_full = gateway.run(&["answer", &harmless_id, "once"]);
+    assert_eq!(stale_full.status.code(), Some(1));
+    assert!(
+        text(&stale_full.stderr).contains("was released"),
+        "{}",
+        text(&stale_full.stderr)
+    );
+    assert_eq!(
+        gateway.list().len(),
+        1,
+        "the force push is still pending, unanswered"
+    );
+
+    let short_id = force_push["short_id"]
+        .as_str()
+        .expect("list --json has the short id");
+    assert!(
+        text(&gateway.run(&["list"]).stdout).contains(short_id),
+        "list shows the short id"
+    );
+    let answered = gateway.run(&["answer", short_id, "deny", "--message", "not on main"]);
+    assert!(answered.status.success(), "{}", text(&answered.stderr));
+    let said = text(&answered.stdout);
+    assert!(
+        said.contains("claude Bash") && said.contains("git push --force origin main"),
+        "answer says what it answered: {said}"
+    );
+    let verdict: Value =
+        serde_json::from_slice(&finish(force_push_hook, Duration::from_secs(10)).stdout).unwrap();
+    assert_eq!(
+        verdict["hookSpecificOutput"]["decision"]["behavior"],
+        "deny"
+    );
+}
+
+#[test]
+fn an_id_that_is_not_one_is_refused_with_words() {
+    let gateway = Gateway::start();
+    let (hook, _prompt) = hold_bash(&gateway, "ls");
+    for (typed, expected) in [
+        ("a3f", "at least 4"),
+        ("zz-top", "not a prompt id"),
+        ("ffffffff", "no prompt"),
+    ] {
+        let output = gateway.run(&["answer", typed, "once"]);
+        assert_eq!(output.status.code(), Some(1), "{typed}");
+        assert!(
+            text(&output.stderr).contains(expected),
+            "{typed}: {}",
+            text(&output.stderr)
+        );
+    }
+    assert_eq!(gateway.list().len(), 1);
+    drop(hook);
+}
