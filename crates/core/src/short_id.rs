@@ -206,6 +206,11 @@ mod tests {
         DecisionId::from_u128(((timestamp as u128) << 80) | (0x7 << 76) | (random & RANDOM_MASK))
     }
 
+    /// A random part that starts with `digits` (and goes on with zeros).
+    fn random(digits: &str) -> u128 {
+        u128::from_str_radix(&format!("{digits:0<19}"), 16).unwrap()
+    }
+
     fn query(text: &str) -> IdQuery {
         IdQuery::parse(text).unwrap()
     }
@@ -238,9 +243,9 @@ mod tests {
     #[test]
     fn a_short_id_is_the_shortest_unique_prefix_of_the_random_part() {
         let mut index = IdIndex::default();
-        let first = id(0x0190_0000_0000, 0xabcd_1111_0000_0000_000);
-        let second = id(0x0190_0000_0001, 0xabcd_2222_0000_0000_000);
-        let loner = id(0x0190_0000_0002, 0x1234_0000_0000_0000_000);
+        let first = id(0x0190_0000_0000, random("abcd1111"));
+        let second = id(0x0190_0000_0001, random("abcd2222"));
+        let loner = id(0x0190_0000_0002, random("1234"));
         for known in [first, second, loner] {
             index.insert(known);
         }
@@ -263,7 +268,7 @@ mod tests {
     fn a_short_id_is_never_also_the_start_of_a_full_id() {
         let mut index = IdIndex::default();
         // Its random part starts with the same digits as every full id of its time.
-        let unlucky = id(0x0190_0000_0000, 0x0190_5555_0000_0000_000);
+        let unlucky = id(0x0190_0000_0000, random("01905555"));
         index.insert(unlucky);
         let short = index.short_id(unlucky);
         assert_eq!(short, "01905");
@@ -273,8 +278,8 @@ mod tests {
     #[test]
     fn a_prefix_matches_every_known_id_it_could_name_either_way() {
         let mut index = IdIndex::default();
-        let released = id(0x0190_aaaa_0000, 0x5555_0000_0000_0000_000);
-        let pending = id(0x0190_aaaa_0001, 0x6666_0000_0000_0000_000);
+        let released = id(0x0190_aaaa_0000, random("5555"));
+        let pending = id(0x0190_aaaa_0001, random("6666"));
         index.insert(released);
         index.insert(pending);
         assert_eq!(

@@ -834,10 +834,26 @@ fn a_resolved_prompt_named_by_its_short_id_says_it_was_answered() {
 #[test]
 fn short_ids_grow_to_stay_unique_among_every_known_id() {
     let mut arbiter = arbiter();
-    let first = register_as(&mut arbiter, chosen_id(1, 0xabcd_1 << 56), bash("a"), 1);
+    let first = register_as(
+        &mut arbiter,
+        chosen_id(
+            1,
+            u128::from_str_radix("abcd1000000000000000", 16).unwrap() >> 4,
+        ),
+        bash("a"),
+        1,
+    );
     assert_eq!(first.short_id, "abcd");
     arbiter.release(first.id, "cli", Timestamp(2)).unwrap();
-    let second = register_as(&mut arbiter, chosen_id(2, 0xabcd_2 << 56), bash("b"), 3);
+    let second = register_as(
+        &mut arbiter,
+        chosen_id(
+            2,
+            u128::from_str_radix("abcd2000000000000000", 16).unwrap() >> 4,
+        ),
+        bash("b"),
+        3,
+    );
     assert_eq!(
         second.short_id, "abcd2",
         "unique among finished prompts too"
