@@ -11,7 +11,20 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let arguments = cli::Cli::parse();
+    let words: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // An empty GATEHOUSE_SOCKET means "not set", as for every other variable gatehouse reads.
+    if std::env::var_os(gatehouse_host_ipc::socket::SOCKET_ENV)
+        .is_some_and(|value| value.is_empty())
+    {
+        // SAFETY: nothing else runs yet; no other thread reads the environment.
+        unsafe { std::env::remove_var(gatehouse_host_ipc::socket::SOCKET_ENV) };
+    }
+    if cli::hook::invoked_as_hook(&words) {
+        // The agent reads anything but exit 0 with nothing printed as a decision: the hook never
+        // fails, whatever it is given.
+        return cli::hook::run_never_failing(|| cli::Cli::try_parse_from(&words));
+    }
+    let arguments = cli::Cli::parse_from(words);
     match cli::run(arguments) {
         Ok(code) => code,
         Err(error) => {

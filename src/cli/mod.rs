@@ -2,7 +2,7 @@
 //! rely on; extend it, never break it.
 
 mod answer;
-mod hook;
+pub mod hook;
 mod install;
 mod list;
 mod log;

@@ -12,6 +12,7 @@
 
 mod spool;
 
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,12 +49,89 @@ const RECONNECT_EVERY: Duration = Duration::from_millis(250);
 
 pub fn run(socket_flag: Option<PathBuf>, agent: &str) -> ExitCode {
     if let Err(reason) = handle(socket_flag, agent) {
-        eprintln!("gatehouse hook {agent}: {reason}; leaving this to the agent");
+        say(&format!(
+            "gatehouse hook {agent}: {reason}; leaving this to the agent"
+        ));
     }
     ExitCode::SUCCESS
 }
 
+/// Whether the command line asks for `gatehouse hook ...`: its first word that is neither a flag
+/// nor the value of `--socket` is `hook`. Decided before the arguments are parsed, so that even
+/// arguments that do not parse leave the agent alone.
+pub fn invoked_as_hook(words: &[OsString]) -> bool {
+    let mut words = words.iter().skip(1);
+    while let Some(word) = words.next() {
+        match word.to_str() {
+            Some("--socket") => {
+                words.next();
+            }
+            Some(flag) if flag.starts_with('-') => {}
+            Some(command) => return command == "hook",
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Parses the arguments and runs the hook, so that nothing (arguments that do not parse, a
+/// panic) ever ends it with anything but exit 0 and nothing on stdout. What went wrong goes to
+/// stderr in one line.
+pub fn run_never_failing(parse: impl FnOnce() -> Result<crate::cli::Cli, clap::Error>) -> ExitCode {
+    std::panic::set_hook(Box::new(|panic| {
+        say(&format!(
+            "gatehouse hook: internal error ({panic}); leaving this to the agent"
+        ));
+    }));
+    // A panic has been reported by the hook above; exit 0 all the same.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match parse() {
+        Ok(cli) => {
+            if let Err(error) = crate::cli::run(cli) {
+                say(&format!(
+                    "gatehouse hook: {error:#}; leaving this to the agent"
+                ));
+            }
+        }
+        Err(error)
+            if matches!(
+                error.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) =>
+        {
+            // A person asked; the agent never does. Still nothing on stdout.
+            let _ = write!(std::io::stderr(), "{}", error.render());
+        }
+        Err(error) => {
+            let problem = error.to_string();
+            let problem = problem
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ");
+            say(&format!("gatehouse hook: {problem}; leaving this to the agent (check the hook's command in the agent's settings)"));
+        }
+    }));
+    ExitCode::SUCCESS
+}
+
+/// Writes one line to stderr, whatever the text holds, and never panics (a closed stderr is
+/// not the agent's problem).
+fn say(line: &str) {
+    let line: String = line
+        .split(['\n', '\r'])
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
+    // Tests check that a panic anywhere still leaves the agent alone; release builds lack this.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("GATEHOUSE_TEST_PANIC_IN_HOOK").is_some() {
+        panic!("GATEHOUSE_TEST_PANIC_IN_HOOK is set");
+    }
     let registry = adapters::registry();
     let adapter = registry.get(agent).ok_or_else(|| {
         format!(
@@ -231,7 +309,7 @@ impl Waiting<'_> {
                 Err(_) => return Err("the gateway did not answer before the deadline".into()),
                 Ok(Ok(result)) => result,
                 Ok(Err(ClientError::Closed | ClientError::Io(_))) => {
-                    eprintln!("gatehouse hook: the gateway went away; the terminal is in charge, and the prompt returns when a gateway is back");
+                    say("gatehouse hook: the gateway went away; the terminal is in charge, and the prompt returns when a gateway is back");
                     match self.reconnect().await {
                         Some(again) => {
                             client = again;

@@ -1,0 +1,168 @@
+//! The hook never blocks the agent: whatever it is given (arguments that do not parse, an empty
+//! or unusable socket path, settings that do not parse, a panic), it exits 0, prints nothing on
+//! stdout, and says what went wrong in one line on stderr. Claude Code reads exit 2 as "block".
+
+use std::process::{Output, Stdio};
+
+use crate::common::{claude_fixture, Sandbox};
+
+fn run_hook(sandbox: &Sandbox, arguments: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut command = sandbox.command(arguments);
+    command
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("the hook starts");
+    // A hook that exits before reading everything closes the pipe; that is its right.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().expect("the hook's output")
+}
+
+/// Exit 0, nothing on stdout, one line on stderr that contains `expected`.
+fn assert_left_to_the_agent(output: &Output, expected: &str, case: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{case}: exit 0, got {:?}; stderr: {stderr}",
+        output.status
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "{case}: nothing on stdout, got {:?}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "{case}: one line on stderr, got {stderr:?}"
+    );
+    assert!(
+        stderr.contains(expected),
+        "{case}: stderr should mention {expected:?}: {stderr}"
+    );
+}
+
+fn permission_request() -> Vec<u8> {
+    claude_fixture("PermissionRequest-Bash")
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn an_empty_socket_variable_means_the_default_socket() {
+    let sandbox = Sandbox::new();
+    let output = run_hook(
+        &sandbox,
+        &["hook", "claude"],
+        &[("GATEHOUSE_SOCKET", "")],
+        &permission_request(),
+    );
+    assert_left_to_the_agent(&output, "no gateway", "GATEHOUSE_SOCKET=");
+    let status = sandbox
+        .command(&["status"])
+        .env("GATEHOUSE_SOCKET", "")
+        .output()
+        .unwrap();
+    assert_eq!(
+        status.status.code(),
+        Some(1),
+        "other commands take it as unset too"
+    );
+    assert!(String::from_utf8_lossy(&status.stderr).contains("gatehouse serve"));
+}
+
+#[test]
+fn arguments_that_do_not_parse_leave_the_agent_alone() {
+    let sandbox = Sandbox::new();
+    let cases: [&[&str]; 6] = [
+        &["hook", "claude", "--bogus"],
+        &["hook", "--bogus", "claude"],
+        &["--bogus", "hook", "claude"],
+        &["hook"],
+        &["hook", "claude", "extra"],
+        &["--socket", "/tmp/x.sock", "hook", "claude", "--wait", "5"],
+    ];
+    for arguments in cases {
+        let output = run_hook(&sandbox, arguments, &[], &permission_request());
+        assert_left_to_the_agent(&output, "leaving this to the agent", &arguments.join(" "));
+    }
+}
+
+#[test]
+fn settings_that_do_not_parse_leave_the_agent_alone() {
+    let sandbox = Sandbox::new();
+    let config = sandbox.folder.path().join("config/gatehouse/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "socket = [unclosed\n[hook\nwait_seconds = 'soon'\n",
+    )
+    .unwrap();
+    let output = run_hook(&sandbox, &["hook", "claude"], &[], &permission_request());
+    assert_left_to_the_agent(&output, "config.toml", "a config file that does not parse");
+    std::fs::remove_file(&config).unwrap();
+    let output = run_hook(
+        &sandbox,
+        &["hook", "claude"],
+        &[("GATEHOUSE_HOOK__WAIT_SECONDS", "soon")],
+        &permission_request(),
+    );
+    assert_left_to_the_agent(
+        &output,
+        "leaving this to the agent",
+        "a wait that is not a number",
+    );
+}
+
+#[test]
+fn an_unusable_socket_path_leaves_the_agent_alone() {
+    let sandbox = Sandbox::new();
+    let regular_file = sandbox.folder.path().join("not-a-socket");
+    std::fs::write(&regular_file, "notes").unwrap();
+    let too_long = format!("/tmp/{}/gatehouse.sock", "x".repeat(200));
+    let folder = sandbox.folder.path().to_str().unwrap().to_owned();
+    for socket in [
+        regular_file.to_str().unwrap(),
+        too_long.as_str(),
+        folder.as_str(),
+        "relative/gatehouse.sock",
+        " ",
+    ] {
+        let output = run_hook(
+            &sandbox,
+            &["hook", "claude"],
+            &[("GATEHOUSE_SOCKET", socket)],
+            &permission_request(),
+        );
+        assert_left_to_the_agent(
+            &output,
+            "leaving this to the agent",
+            &format!("socket {socket:?}"),
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&regular_file).unwrap(), "notes");
+}
+
+#[test]
+fn a_panic_leaves_the_agent_alone() {
+    let sandbox = Sandbox::new();
+    let output = run_hook(
+        &sandbox,
+        &["hook", "claude"],
+        &[("GATEHOUSE_TEST_PANIC_IN_HOOK", "1")],
+        &permission_request(),
+    );
+    assert_left_to_the_agent(&output, "internal error", "a panic");
+}
+
+#[test]
+fn help_for_the_hook_goes_to_stderr() {
+    let sandbox = Sandbox::new();
+    let output = run_hook(&sandbox, &["hook", "--help"], &[], b"");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Usage"));
+}
