@@ -2,6 +2,7 @@
 //! for gatehouse: a PermissionRequest is a prompt to hold; PostToolUse, Stop and SessionEnd are
 //! observations that settle prompts answered in the terminal; everything else is ignored.
 
+use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
 use serde::Deserialize;
 use serde_json::Value;
@@ -144,43 +145,14 @@ fn one_line(text: &str, limit: usize) -> String {
 }
 
 /// The key that recognises the same tool call across events: PermissionRequest carries no
-/// `tool_use_id`, so it is the tool and its input, with keys sorted. For AskUserQuestion only the
+/// `tool_use_id`, so it is a digest of the tool and its input. For AskUserQuestion only the
 /// questions count, since PostToolUse adds the answers to the input.
 pub fn correlation(tool: &str, input: &Value) -> String {
     let relevant = match (tool, input.get("questions")) {
         ("AskUserQuestion", Some(questions)) => questions,
         _ => input,
     };
-    format!("{tool}:{}", canonical_json(relevant))
-}
-
-fn canonical_json(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let fields: Vec<String> = keys
-                .into_iter()
-                .map(|key| {
-                    format!(
-                        "{}:{}",
-                        Value::from(key.as_str()),
-                        canonical_json(&map[key])
-                    )
-                })
-                .collect();
-            format!("{{{}}}", fields.join(","))
-        }
-        Value::Array(items) => format!(
-            "[{}]",
-            items
-                .iter()
-                .map(canonical_json)
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        other => other.to_string(),
-    }
+    correlation_key(tool, relevant)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! - `SessionEnd` ends the session.
 //! - `SessionStart`, `PreToolUse` and anything else: nothing for gatehouse.
 
+use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
 use serde::Deserialize;
 use serde_json::Value;
@@ -123,10 +124,7 @@ pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent,
 /// PermissionRequest carries `{command, description}` and PostToolUse only `{command}`, so the
 /// command alone identifies the call.
 fn correlation(tool: &str, input: &Value) -> String {
-    let command = input
-        .get("command")
-        .map_or_else(|| input.to_string(), Value::to_string);
-    format!("{tool}:{command}")
+    correlation_key(tool, input.get("command").unwrap_or(input))
 }
 
 #[cfg(test)]

@@ -196,6 +196,10 @@ pub struct Arbiter {
     live: HashMap<DecisionId, Prompt>,
     /// When each live prompt reached its state, for a resolved one that a typed id names.
     resolved_at: HashMap<DecisionId, Timestamp>,
+    /// The order in which live prompts were registered: ids made in the same millisecond do not
+    /// sort by creation (their digits after the timestamp are random).
+    registration_order: HashMap<DecisionId, u64>,
+    registrations: u64,
     finished: HashMap<DecisionId, Finished>,
     finished_order: VecDeque<DecisionId>,
     /// Every id in `live` and `finished`: what a typed id is matched against.
@@ -302,6 +306,8 @@ impl Arbiter {
             })
             .map(|(observation, _)| observation.withdrawal_reason());
         self.live.insert(id, prompt.clone());
+        self.registrations += 1;
+        self.registration_order.insert(id, self.registrations);
         let mut events = vec![Event::Added { prompt }];
         if let Some(reason) = settled_by {
             events.push(self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason)));
@@ -320,7 +326,7 @@ impl Arbiter {
                 ..prompt.clone()
             })
             .collect();
-        prompts.sort_by_key(|prompt| prompt.id);
+        prompts.sort_by_key(|prompt| self.registration_order.get(&prompt.id).copied());
         prompts
     }
 
@@ -582,9 +588,12 @@ impl Arbiter {
             })
             .map(|prompt| prompt.id);
         let settled: Vec<DecisionId> = match observation {
-            // Only the oldest match (ids sort by creation) is withdrawn: two identical calls
-            // pending at once are two prompts, and one finished call settles one of them.
-            Observation::ToolFinished { .. } => candidates.min().into_iter().collect(),
+            // Only the oldest match is withdrawn: two identical calls pending at once are two
+            // prompts, and one finished call settles one of them.
+            Observation::ToolFinished { .. } => candidates
+                .min_by_key(|id| self.registration_order.get(id).copied())
+                .into_iter()
+                .collect(),
             Observation::SessionEnded { .. } | Observation::TurnEnded { .. } => {
                 candidates.collect()
             }
@@ -643,6 +652,7 @@ impl Arbiter {
         if state.is_final() {
             self.live.remove(&id);
             self.resolved_at.remove(&id);
+            self.registration_order.remove(&id);
             self.remember_finished(id, Finished { state, at: now });
         } else if let Some(prompt) = self.live.get_mut(&id) {
             prompt.state = state;

@@ -9,6 +9,7 @@ pub mod adapter;
 pub mod answer;
 pub mod arbiter;
 pub mod capability;
+pub mod correlation;
 pub mod prompt;
 pub mod short_id;
 pub mod time;

@@ -10,9 +10,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
-use tokio::io::{AsyncRead, AsyncWrite, ReadHalf, WriteHalf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadHalf, WriteHalf};
 
-use crate::framing::{write_frame, FrameError, FrameReader};
+use crate::framing::{encode_frame, FrameError, FrameReader, MAX_FRAME_BYTES};
 use crate::protocol::{
     method, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams, Notification,
     ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role, RpcError, StateResult,
@@ -28,6 +28,10 @@ pub enum ClientError {
     Io(#[from] std::io::Error),
     #[error("the gateway sent a frame that is too large: {0}")]
     Frame(String),
+    #[error(
+        "the request is {bytes} bytes, more than the {limit} a frame may hold, so it was not sent"
+    )]
+    RequestTooLarge { bytes: usize, limit: usize },
     #[error("the gateway closed the connection")]
     Closed,
     #[error("the gateway sent something that is not a valid reply: {0}")]
@@ -111,7 +115,16 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             method: method.into(),
             params,
         };
-        write_frame(&mut self.writer, &request).await?;
+        let frame = encode_frame(&request);
+        if frame.len() > MAX_FRAME_BYTES {
+            // The gateway would close the connection part-way through; say so before sending.
+            return Err(ClientError::RequestTooLarge {
+                bytes: frame.len(),
+                limit: MAX_FRAME_BYTES,
+            });
+        }
+        self.writer.write_all(&frame).await?;
+        self.writer.flush().await?;
         loop {
             let frame = self.read_frame().await?;
             let value: Value = serde_json::from_slice(&frame)

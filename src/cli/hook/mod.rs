@@ -26,9 +26,12 @@ use tokio::time::Instant;
 use self::spool::{Entry, Spool};
 use crate::{adapters, config};
 
-/// The most stdin that is read; an event larger than this is not held. It stays below the
-/// protocol's frame limit, so an event that is read always fits in one frame.
-const MAX_EVENT_BYTES: u64 = 12 * 1024 * 1024;
+/// The most stdin that is read; an event larger than this is not held. A hold message carries
+/// the tool input once, beside a summary of bounded length and a fixed-size correlation key, so
+/// an event of this size fits in one frame with room to spare. An input that grows past the
+/// frame limit when encoded again (numbers such as `1e5` become `100000.0`) is refused by the
+/// client before it is sent, and that refusal is final.
+const MAX_EVENT_BYTES: u64 = (gatehouse_host_ipc::framing::MAX_FRAME_BYTES / 4 * 3) as u64;
 
 /// How long a watched-only prompt stays listed without news of it.
 const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
