@@ -12,6 +12,7 @@ pub mod capability;
 pub mod correlation;
 pub mod prompt;
 pub mod short_id;
+pub mod text;
 pub mod time;
 
 pub use adapter::{Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError};
