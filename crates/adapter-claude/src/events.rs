@@ -106,7 +106,8 @@ fn prompt(event: &RawEvent, tool: String, input: Value) -> NewPrompt {
     prompt
 }
 
-/// One line for people: the command, the file, the address, the question, or the input.
+/// One line for people: the command, the file, the address, the question, or the input, with
+/// control and invisible characters shown as escapes (`gatehouse_core::text::one_line`).
 fn summary(tool: &str, input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_owned);
     let text = match tool {
@@ -130,18 +131,7 @@ fn summary(tool: &str, input: &Value) -> String {
         _ => None,
     }
     .unwrap_or_else(|| input.to_string());
-    one_line(&text, SUMMARY_CHARS)
-}
-
-fn one_line(text: &str, limit: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= limit {
-        flat
-    } else {
-        let mut cut: String = flat.chars().take(limit - 1).collect();
-        cut.push('…');
-        cut
-    }
+    gatehouse_core::text::one_line(&text, SUMMARY_CHARS)
 }
 
 /// The key that recognises the same tool call across events: PermissionRequest carries no
