@@ -1,8 +1,13 @@
 //! Text for people: the prompt table, the status report and one line per event. JSON output
 //! is the wire types themselves and needs nothing here.
+//!
+//! Every text that came from an agent or the gateway goes through `gatehouse_core::text` before
+//! it is printed, so control, bidirectional and zero-width characters show as escapes (`\e`,
+//! `\r`, `\u{202e}`) instead of acting on the terminal.
 
 use std::fmt::Write;
 
+use gatehouse_core::text::{truncate, visible};
 use gatehouse_core::{AdapterCapabilities, Event, Prompt, Timestamp};
 use gatehouse_host_ipc::protocol::StatusResult;
 
@@ -20,22 +25,12 @@ pub fn age(millis: u64) -> String {
     }
 }
 
-fn truncate(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_owned()
-    } else {
-        let mut cut: String = text.chars().take(width - 1).collect();
-        cut.push('…');
-        cut
-    }
-}
-
 /// The id people see and type: the short id, or the full id from a gateway that sends none.
 pub fn shown_id(prompt: &Prompt) -> String {
     if prompt.short_id.is_empty() {
         prompt.id.to_string()
     } else {
-        prompt.short_id.clone()
+        visible(&prompt.short_id).into_owned()
     }
 }
 
@@ -59,8 +54,8 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             };
             [
                 shown_id(prompt),
-                prompt.prompt.adapter.clone(),
-                prompt.prompt.tool.clone(),
+                visible(&prompt.prompt.adapter).into_owned(),
+                visible(&prompt.prompt.tool).into_owned(),
                 age(now.millis_since(prompt.held_since)),
                 actions,
                 truncate(&prompt.prompt.summary, SUMMARY_WIDTH),
@@ -92,7 +87,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             let options = question
                 .options
                 .iter()
-                .map(|option| option.label.as_str())
+                .map(|option| visible(&option.label))
                 .collect::<Vec<_>>()
                 .join(" | ");
             let choose = if question.multi {
@@ -103,11 +98,12 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             let _ = writeln!(
                 out,
                 "    {}: {} ({choose}: {options})",
-                question.id, question.text
+                visible(&question.id),
+                visible(&question.text)
             );
         }
         if let Some(reason) = &prompt.prompt.read_only_reason {
-            let _ = writeln!(out, "    read-only: {reason}");
+            let _ = writeln!(out, "    read-only: {}", visible(reason));
         }
     }
     out
@@ -116,7 +112,12 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
 /// What `gatehouse status` prints.
 pub fn status(status: &StatusResult, now: Timestamp) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} is running on {}", status.server, status.socket);
+    let _ = writeln!(
+        out,
+        "{} is running on {}",
+        visible(&status.server),
+        visible(&status.socket)
+    );
     let _ = writeln!(
         out,
         "pid {}, up {}, protocol {}; {} pending prompt{}, {} connection{}",
@@ -137,10 +138,14 @@ pub fn status(status: &StatusResult, now: Timestamp) -> String {
 
 /// One adapter's capability flags: offered actions, and what is read-only.
 pub fn capabilities(adapter: &AdapterCapabilities) -> String {
-    let mut out = format!("{} ({})\n", adapter.name, adapter.adapter);
+    let mut out = format!(
+        "{} ({})\n",
+        visible(&adapter.name),
+        visible(&adapter.adapter)
+    );
     for rule in &adapter.rules {
         let scope = match &rule.tool {
-            Some(tool) => format!("{} {tool}", rule.kind.as_str()),
+            Some(tool) => format!("{} {}", rule.kind.as_str(), visible(tool)),
             None => format!("{} (any tool)", rule.kind.as_str()),
         };
         let offered = rule.offered();
@@ -151,7 +156,7 @@ pub fn capabilities(adapter: &AdapterCapabilities) -> String {
                 .iter()
                 .find(|flag| !flag.verified && flag.action != gatehouse_core::Action::Always)
             {
-                Some(flag) => format!("read-only: {}", flag.evidence),
+                Some(flag) => format!("read-only: {}", visible(&flag.evidence)),
                 None => "read-only".to_owned(),
             }
         } else {
@@ -173,8 +178,8 @@ pub fn event_line(event: &Event) -> String {
             "{}  added        {}  {} {}: {}",
             prompt.created_at,
             prompt.id,
-            prompt.prompt.adapter,
-            prompt.prompt.tool,
+            visible(&prompt.prompt.adapter),
+            visible(&prompt.prompt.tool),
             truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
         ),
         Event::Changed {
@@ -190,10 +195,10 @@ pub fn event_line(event: &Event) -> String {
                 let _ = write!(line, "  {action}");
             }
             if let Some(by) = by {
-                let _ = write!(line, "  by {by}");
+                let _ = write!(line, "  by {}", visible(by));
             }
             if let Some(reason) = reason {
-                let _ = write!(line, "  ({reason})");
+                let _ = write!(line, "  ({})", visible(reason));
             }
             line
         }
@@ -209,8 +214,8 @@ pub fn what_was_answered(result: &gatehouse_host_ipc::protocol::StateResult) -> 
     match &result.prompt {
         Some(prompt) => format!(
             "{} {} {} is {}: {}",
-            prompt.prompt.adapter,
-            prompt.prompt.tool,
+            visible(&prompt.prompt.adapter),
+            visible(&prompt.prompt.tool),
             shown_id(prompt),
             result.state,
             truncate(&prompt.prompt.summary, SUMMARY_WIDTH)

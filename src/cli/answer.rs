@@ -134,7 +134,11 @@ pub async fn release(socket: PathBuf, id: String) -> anyhow::Result<ExitCode> {
 fn refused(error: ClientError) -> anyhow::Result<ExitCode> {
     match error {
         ClientError::Rpc(error) => {
-            eprintln!("gatehouse: refused ({}): {}", error.name(), error.message);
+            eprintln!(
+                "gatehouse: refused ({}): {}",
+                gatehouse_core::text::visible(error.name()),
+                gatehouse_core::text::visible(&error.message)
+            );
             Ok(ExitCode::from(1))
         }
         other => Err(other.into()),

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
+use gatehouse_core::text::visible;
 use gatehouse_core::{Answer, Timestamp};
 use gatehouse_host_ipc::server::audit::{self, AuditRecord};
 
@@ -31,23 +32,25 @@ pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// One record as text; the deny message and the answers are made visible like the event.
 fn line(record: &AuditRecord) -> String {
     let mut line = output::event_line(&record.event);
     match &record.answer {
         Some(Answer::Deny {
             message: Some(message),
-        }) => line.push_str(&format!("  message: {message}")),
+        }) => line.push_str(&format!("  message: {}", visible(message))),
         Some(Answer::Answer { responses }) => {
             let answers: Vec<String> = responses
                 .iter()
                 .map(|response| {
-                    let parts: Vec<&str> = response
+                    let parts: Vec<_> = response
                         .picks
                         .iter()
                         .map(String::as_str)
                         .chain(response.text.as_deref())
+                        .map(visible)
                         .collect();
-                    format!("{}={}", response.question, parts.join(", "))
+                    format!("{}={}", visible(&response.question), parts.join(", "))
                 })
                 .collect();
             line.push_str(&format!("  answers: {}", answers.join("; ")));
@@ -105,5 +108,41 @@ mod tests {
         for bad in ["yesterday", "5w", "m", ""] {
             assert!(parse_since(bad, now).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn deny_messages_and_answers_show_control_characters_as_escapes() {
+        use gatehouse_core::{Action, Event, PromptState, QuestionResponse};
+        let event = Event::Changed {
+            id: "01a22a7c-7184-7520-bb65-4d44b4eba60b".parse().unwrap(),
+            state: PromptState::Resolved,
+            at: Timestamp(1_796_008_413_000),
+            by: Some("gatehouse-cli".into()),
+            action: Some(Action::Deny),
+            reason: None,
+        };
+        let denied = AuditRecord {
+            at: Timestamp(0),
+            event: event.clone(),
+            answer: Some(Answer::Deny {
+                message: Some("no\x1b]0;pwned\x07\rok".into()),
+            }),
+        };
+        assert_eq!(line(&denied), "2026-11-30T03:13:33.000Z  resolved     01a22a7c-7184-7520-bb65-4d44b4eba60b  deny  by gatehouse-cli  message: no\\e]0;pwned\\u{7}\\rok");
+        let responses = vec![QuestionResponse {
+            question: "q1\u{202e}".into(),
+            picks: vec!["Red\x1b[8m".into()],
+            text: Some("more\r".into()),
+        }];
+        let answered = AuditRecord {
+            at: Timestamp(0),
+            event,
+            answer: Some(Answer::Answer { responses }),
+        };
+        assert!(
+            line(&answered).ends_with("answers: q1\\u{202e}=Red\\e[8m, more\\r"),
+            "{}",
+            line(&answered)
+        );
     }
 }

@@ -15,7 +15,10 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     serde_json::json!({ "running": false, "socket": socket, "error": format!("{error:#}") })
                 );
             } else {
-                eprintln!("gatehouse: {error:#}");
+                eprintln!(
+                    "gatehouse: {}",
+                    gatehouse_core::text::visible(&format!("{error:#}"))
+                );
             }
             return Ok(ExitCode::from(1));
         }

