@@ -16,6 +16,7 @@
 
 use std::time::{Duration, Instant};
 
+use gatehouse_core::text::visible;
 use gatehouse_core::{Action, AdapterCapabilities, DecisionId, Event, Prompt, PromptState};
 
 use super::answer_form::AnswerForm;
@@ -299,8 +300,16 @@ impl ConsoleState {
         match event {
             Event::Added { prompt } => {
                 let alert = (!prompt.is_read_only()).then(|| Alert {
-                    title: format!("{} asks: {}", prompt.prompt.adapter, prompt.prompt.tool),
-                    body: format!("{}\n{}", prompt.prompt.summary, prompt.prompt.cwd),
+                    title: format!(
+                        "{} asks: {}",
+                        visible(&prompt.prompt.adapter),
+                        visible(&prompt.prompt.tool)
+                    ),
+                    body: format!(
+                        "{}\n{}",
+                        visible(&prompt.prompt.summary),
+                        visible(&prompt.prompt.cwd)
+                    ),
                 });
                 let mut prompts = self.prompts.clone();
                 prompts.retain(|existing| existing.id != prompt.id);

