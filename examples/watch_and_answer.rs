@@ -4,7 +4,7 @@
 //! Run it beside a gateway: `cargo run --example watch_and_answer` (it uses `GATEHOUSE_SOCKET`,
 //! or the default socket).
 
-use gatehouse_core::{Action, Answer, Event, Prompt};
+use gatehouse_core::{text, Action, Answer, Event, Prompt};
 use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
 use gatehouse_host_ipc::{socket, Role, SocketClient};
 
@@ -17,7 +17,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut answerer = SocketClient::connect(&path, Role::Frontend, "watch_and_answer").await?;
     println!(
         "connected to {} on {}",
-        watcher.hello().server,
+        text::visible(&watcher.hello().server),
         path.display()
     );
 
@@ -47,9 +47,14 @@ async fn consider(
     answerer: &mut SocketClient,
     prompt: &Prompt,
 ) -> Result<(), Box<dyn std::error::Error>> {
+    // Agent text goes through `text::visible` before it is printed: it may carry escape sequences.
+    let shown = |text: &str| text::visible(text).into_owned();
     println!(
         "{} {} {}: {}",
-        prompt.id, prompt.prompt.adapter, prompt.prompt.tool, prompt.prompt.summary
+        prompt.id,
+        shown(&prompt.prompt.adapter),
+        shown(&prompt.prompt.tool),
+        shown(&prompt.prompt.summary)
     );
     let dangerous = prompt.prompt.tool == "Bash" && prompt.prompt.summary.contains("rm -rf");
     if dangerous && prompt.actions.contains(&Action::Deny) {
