@@ -4,7 +4,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
-use crate::common::{binary, Gateway};
+use crate::common::{binary_for_another_user, Gateway};
 
 /// The user id of `nobody` on Debian.
 const NOBODY: u32 = 65_534;
@@ -24,12 +24,15 @@ fn another_user_is_refused_even_when_the_socket_file_lets_them_in() {
     }
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
 
-    let stranger = Command::new(binary())
+    // The stranger runs a copy of the binary that it can reach, wherever this checkout lives.
+    let (_binary_folder, binary) = binary_for_another_user();
+    let stranger = Command::new(&binary)
         .args(["status", "--json", "--socket"])
         .arg(&socket)
         .env_clear()
         .uid(NOBODY)
         .gid(NOBODY)
+        .current_dir("/")
         .stdin(Stdio::null())
         .output()
         .expect("the binary runs as nobody");

@@ -11,6 +11,25 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"))
 }
 
+/// A copy of the `gatehouse` binary that another user (such as `nobody`) can run, in a fresh
+/// folder of mode 0755 under `/tmp`. The checkout's own binary may sit under a private folder
+/// (root's home, a `mktemp -d`) that another user cannot traverse; the copy is reachable from
+/// anywhere. Keep the folder alive for as long as the copy runs.
+pub fn binary_for_another_user() -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::Builder::new()
+        .prefix("gh-bin")
+        .tempdir_in("/tmp")
+        .expect("a temporary folder for the binary");
+    std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))
+        .expect("the binary's folder opens to others");
+    let copy = folder.path().join("gatehouse");
+    std::fs::copy(binary(), &copy).expect("the binary is copied");
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755))
+        .expect("the copy runs for others");
+    (folder, copy)
+}
+
 /// Polls `condition` until it holds, or panics after `deadline` naming `what`.
 pub fn wait_for(deadline: Duration, what: &str, mut condition: impl FnMut() -> bool) {
     let start = Instant::now();
