@@ -1,10 +1,13 @@
-//! Who may talk to the gateway: only the user who runs it.
+//! Who may talk to whom: the gateway answers only the user who runs it, and every client talks
+//! only to a gateway of its own user.
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
 
-use crate::common::{binary_for_another_user, Gateway};
+use crate::common::{binary_for_another_user, claude_fixture, finish, wait_for, Gateway, Sandbox};
 
 /// The user id of `nobody` on Debian.
 const NOBODY: u32 = 65_534;
@@ -95,4 +98,252 @@ fn a_flood_of_idle_and_half_sent_connections_disturbs_nobody() {
     let output = crate::common::finish(hook, std::time::Duration::from_secs(10));
     assert!(String::from_utf8_lossy(&output.stdout).contains("\"allow\""));
     drop(flood);
+}
+
+/// Whether this test process runs as root; a test that needs another user says why it skips.
+fn running_as_root(test: &str) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("skipped: {test} needs root, to run a squatting gateway as another user");
+    }
+    root
+}
+
+/// A fake gateway run by `nobody`: it listens on a socket in a folder that `nobody` owns (mode
+/// 0711), records every byte it receives, and answers every request with a success (`hello`
+/// with a plausible hello, `hook.hold` with an allowing verdict). Killed when dropped.
+struct Squatter {
+    process: Child,
+    socket: PathBuf,
+    received: PathBuf,
+    /// The folder made for the squatter by [`Squatter::start`], removed when dropped.
+    _workspace: Option<tempfile::TempDir>,
+}
+
+const SQUATTER_PROGRAM: &str = r#"
+import json, os, socket, sys, threading
+path, received = sys.argv[1], sys.argv[2]
+open(received, "ab").close()
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(path)
+os.chmod(path, 0o777)
+listener.listen(64)
+open(received + ".ready", "w").close()
+RESULTS = {
+    "hello": {"protocol": 1, "server": "squatter", "adapters": []},
+    "hook.hold": {"id": "01900000-0000-7000-8000-000000000000", "outcome": "verdict", "verdict": {"action": "once"}},
+    "list": [],
+}
+def serve(connection):
+    pending = b""
+    with connection:
+        while True:
+            data = connection.recv(65536)
+            if not data:
+                return
+            with open(received, "ab") as record:
+                record.write(data)
+            pending += data
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                request = json.loads(line)
+                result = RESULTS.get(request.get("method"), {})
+                reply = {"jsonrpc": "2.0", "id": request.get("id"), "result": result}
+                connection.sendall(json.dumps(reply).encode() + b"\n")
+while True:
+    connection, _ = listener.accept()
+    threading.Thread(target=serve, args=(connection,), daemon=True).start()
+"#;
+
+impl Squatter {
+    /// Creates `folder` (which must not exist yet) owned by `nobody` with mode 0711, and starts
+    /// the squatter, as `nobody`, on `folder/gatehouse.sock`.
+    fn start_in(folder: &Path) -> Self {
+        std::fs::create_dir(folder).expect("the squatter's folder is created");
+        std::os::unix::fs::chown(folder, Some(NOBODY), Some(NOBODY))
+            .expect("nobody owns the squatter's folder");
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o711)).unwrap();
+        let socket = folder.join("gatehouse.sock");
+        let received = folder.join("received.bytes");
+        // The child looks python3 up on PATH after it became nobody, so a python3 that only
+        // root can reach (under /root, say) is passed over for the system's.
+        let process = Command::new("python3")
+            .arg("-c")
+            .arg(SQUATTER_PROGRAM)
+            .arg(&socket)
+            .arg(&received)
+            .uid(NOBODY)
+            .gid(NOBODY)
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("python3 runs as nobody");
+        let mut ready = received.clone().into_os_string();
+        ready.push(".ready");
+        wait_for(Duration::from_secs(10), "the squatter to listen", || {
+            Path::new(&ready).exists()
+        });
+        Squatter {
+            process,
+            socket,
+            received,
+            _workspace: None,
+        }
+    }
+
+    /// Starts the squatter in a fresh folder of its own under `/tmp`.
+    fn start() -> Self {
+        let workspace = tempfile::Builder::new()
+            .prefix("gh-squat")
+            .tempdir_in("/tmp")
+            .unwrap();
+        std::fs::set_permissions(workspace.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut squatter = Self::start_in(&workspace.path().join("run"));
+        squatter._workspace = Some(workspace);
+        squatter
+    }
+
+    fn bytes_received(&self) -> Vec<u8> {
+        std::fs::read(&self.received).expect("the squatter's record")
+    }
+}
+
+impl Drop for Squatter {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `command`, a `gatehouse hook claude`, with a held Bash permission request on stdin.
+fn run_hook(mut command: Command) -> Output {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut hook = command.spawn().expect("the hook starts");
+    let event = claude_fixture("PermissionRequest-Bash").to_string();
+    std::io::Write::write_all(&mut hook.stdin.take().unwrap(), event.as_bytes()).unwrap();
+    finish(hook, Duration::from_secs(20))
+}
+
+/// What every client must do against a squatter: the hook leaves the prompt to the agent (exit
+/// 0, nothing on stdout, one line on stderr naming the owner), `status` and `list` exit 1
+/// naming the socket and its owner, and the squatter hears nothing at all.
+fn assert_every_client_refuses(
+    sandbox: &Sandbox,
+    squatter: &Squatter,
+    configure: impl Fn(&mut Command),
+) {
+    let mut hook = sandbox.command(&["hook", "claude"]);
+    configure(&mut hook);
+    let hook = run_hook(hook);
+    assert_eq!(
+        hook.status.code(),
+        Some(0),
+        "the hook always exits 0: {}",
+        text(&hook.stderr)
+    );
+    assert_eq!(
+        text(&hook.stdout),
+        "",
+        "the hook prints no verdict that did not come from this user's gateway"
+    );
+    let stderr = text(&hook.stderr);
+    assert_eq!(stderr.lines().count(), 1, "one line on stderr: {stderr}");
+    assert!(
+        stderr.contains("65534") && stderr.contains("not by you"),
+        "the hook names the socket's owner: {stderr}"
+    );
+    assert!(
+        !stderr.contains("no gateway is running"),
+        "a squatter is not described as no gateway: {stderr}"
+    );
+
+    for arguments in [
+        &["status"][..],
+        &["status", "--json"],
+        &["list"],
+        &["list", "--json"],
+    ] {
+        let mut cli = sandbox.command(arguments);
+        configure(&mut cli);
+        let output = cli.stdin(Stdio::null()).output().expect("the CLI runs");
+        let said = format!("{}{}", text(&output.stdout), text(&output.stderr));
+        let command = arguments.join(" ");
+        assert_eq!(output.status.code(), Some(1), "`{command}` exits 1: {said}");
+        assert!(
+            said.contains(&squatter.socket.display().to_string()),
+            "`{command}` names the socket: {said}"
+        );
+        assert!(
+            said.contains("65534"),
+            "`{command}` names the socket's owner: {said}"
+        );
+        assert!(
+            !said.contains("no gateway is running"),
+            "`{command}` does not call a squatter no gateway: {said}"
+        );
+    }
+    assert_eq!(
+        text(&squatter.bytes_received()),
+        "",
+        "the squatter received nothing"
+    );
+}
+
+#[test]
+fn a_gateway_run_by_another_user_is_never_sent_anything() {
+    if !running_as_root("a_gateway_run_by_another_user_is_never_sent_anything") {
+        return;
+    }
+    let squatter = Squatter::start();
+    let sandbox = Sandbox::new();
+    let socket = squatter.socket.clone();
+    assert_every_client_refuses(&sandbox, &squatter, |command| {
+        command.env("GATEHOUSE_SOCKET", &socket);
+    });
+}
+
+#[test]
+fn a_squatted_default_socket_folder_is_refused_by_every_client() {
+    if !running_as_root("a_squatted_default_socket_folder_is_refused_by_every_client") {
+        return;
+    }
+    // Without XDG_RUNTIME_DIR the default folder is `$TMPDIR/gatehouse-<uid>`: another user who
+    // makes it first, mode 0711, and listens in it, is where every client would go.
+    let sandbox = Sandbox::new();
+    let temporary = sandbox.folder.path().join("tmp");
+    std::fs::create_dir(&temporary).unwrap();
+    for folder in [sandbox.folder.path(), temporary.as_path()] {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let squatter = Squatter::start_in(&temporary.join("gatehouse-0"));
+    let configure = |command: &mut Command| {
+        command
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("GATEHOUSE_SOCKET")
+            .env("TMPDIR", &temporary);
+    };
+    let mut serve = sandbox.command(&["serve"]);
+    configure(&mut serve);
+    let serve = serve
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let serve = finish(serve, Duration::from_secs(10));
+    assert!(
+        !serve.status.success(),
+        "serve refuses a default folder that is not private: {}",
+        text(&serve.stderr)
+    );
+    assert_every_client_refuses(&sandbox, &squatter, configure);
 }

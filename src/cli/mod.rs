@@ -164,6 +164,9 @@ pub fn unreachable_gateway(socket: &std::path::Path, error: ClientError) -> anyh
             "no gateway is running on {}; start one with `gatehouse serve` (or pass --socket / GATEHOUSE_SOCKET)",
             socket.display()
         ),
+        // A server run by another user, or one whose user cannot be told: not "no gateway", and
+        // never talked to. The refusal names the socket and its owner.
+        ClientError::Socket(refusal @ (SocketError::NotYourGateway { .. } | SocketError::ServerUnknown { .. })) => anyhow::Error::new(refusal),
         other => anyhow::Error::new(other).context(format!("the gateway on {} did not answer properly", socket.display())),
     }
 }

@@ -1,7 +1,15 @@
 //! Where the gateway's socket lives, and how it is made private: the default path is under
 //! `$XDG_RUNTIME_DIR`, or else in a folder of mode 0700 that only this user owns; the socket
 //! itself is made mode 0600.
+//!
+//! Trust runs both ways and rests on the kernel's word, not on file modes: the server answers
+//! only peers of its own user (see `server::serve`), and [`connect`] talks only to a server of
+//! its own user. Right after connecting, before a byte is sent, the client reads the server's
+//! credentials (`SO_PEERCRED`) and refuses with [`SocketError::NotYourGateway`] when another user
+//! runs it: someone who made the socket's folder first, or who listens on a path given with
+//! `--socket`, never hears a tool input and can never answer one.
 
+use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -25,6 +33,70 @@ pub enum SocketError {
     Bind { path: PathBuf, source: io::Error },
     #[error("cannot connect to the gateway at {path}: {source}")]
     Connect { path: PathBuf, source: io::Error },
+    #[error("the socket {path} is served by {server}, not by you ({you}); gatehouse talks only to your own gateway: remove that socket's folder, or choose another path with --socket")]
+    NotYourGateway {
+        path: PathBuf,
+        server: User,
+        you: User,
+    },
+    #[error("cannot tell which user serves the socket {path} ({source}), and gatehouse talks only to your own gateway; choose another path with --socket")]
+    ServerUnknown { path: PathBuf, source: io::Error },
+}
+
+/// A local user, as an error names it: `user 65534 (nobody)`, or `user 1234` when the system
+/// does not know its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub uid: u32,
+    pub name: Option<String>,
+}
+
+impl User {
+    /// The user with id `uid`, with its name when the password database has one.
+    pub fn with_uid(uid: u32) -> Self {
+        User {
+            uid,
+            name: user_name(uid),
+        }
+    }
+}
+
+impl fmt::Display for User {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.name {
+            Some(name) => write!(formatter, "user {} ({name})", self.uid),
+            None => write!(formatter, "user {}", self.uid),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn user_name(uid: u32) -> Option<String> {
+    let mut buffer = vec![0 as libc::c_char; 16 * 1024];
+    // SAFETY: passwd is plain data; an all-zero value is valid and getpwuid_r overwrites it.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to a live local of the right type, and the buffer's length is its own.
+    let status = unsafe {
+        libc::getpwuid_r(
+            uid,
+            &mut entry,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if status != 0 || found.is_null() || entry.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: on success pw_name points to a NUL-terminated string inside `buffer`, still alive.
+    let name = unsafe { std::ffi::CStr::from_ptr(entry.pw_name) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+#[cfg(not(unix))]
+fn user_name(_uid: u32) -> Option<String> {
+    None
 }
 
 /// The default socket path: `$XDG_RUNTIME_DIR/gatehouse/gatehouse.sock`, or else
@@ -142,7 +214,8 @@ fn restrict_socket_file(_path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Connects to the gateway at `path`.
+/// Connects to the gateway at `path`, and makes sure that it is this user's own before anything
+/// is sent: a server run by another user is refused with [`SocketError::NotYourGateway`].
 pub async fn connect(path: &Path) -> Result<Stream, SocketError> {
     let connect_error = |source| SocketError::Connect {
         path: path.into(),
@@ -151,5 +224,75 @@ pub async fn connect(path: &Path) -> Result<Stream, SocketError> {
     let name = path
         .to_fs_name::<GenericFilePath>()
         .map_err(connect_error)?;
-    Stream::connect(name).await.map_err(connect_error)
+    let stream = Stream::connect(name).await.map_err(connect_error)?;
+    check_server(path, &stream)?;
+    Ok(stream)
+}
+
+/// Only a server run by this process's own effective user is talked to. On Linux the kernel
+/// reports the credentials the server had when it called `listen`, which it cannot forge.
+#[cfg(unix)]
+fn check_server(path: &Path, stream: &Stream) -> Result<(), SocketError> {
+    use interprocess::local_socket::traits::StreamCommon as _;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let own = unsafe { libc::geteuid() };
+    let unknown = |source| SocketError::ServerUnknown {
+        path: path.into(),
+        source,
+    };
+    let credentials = stream.peer_creds().map_err(unknown)?;
+    match credentials.euid() {
+        Some(server) if server == own => Ok(()),
+        Some(server) => Err(SocketError::NotYourGateway {
+            path: path.into(),
+            server: User::with_uid(server),
+            you: User::with_uid(own),
+        }),
+        None => Err(unknown(io::Error::other("the system does not say"))),
+    }
+}
+
+#[cfg(not(unix))]
+fn check_server(_path: &Path, _stream: &Stream) -> Result<(), SocketError> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_is_named_by_id_and_by_name_when_known() {
+        assert_eq!(
+            User {
+                uid: 65_534,
+                name: Some("nobody".into())
+            }
+            .to_string(),
+            "user 65534 (nobody)"
+        );
+        assert_eq!(
+            User {
+                uid: 4_000_000,
+                name: None
+            }
+            .to_string(),
+            "user 4000000"
+        );
+        assert_eq!(
+            User::with_uid(0).name.as_deref(),
+            Some("root"),
+            "uid 0 is root in the password database"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_server_of_this_user_is_accepted() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("own.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        connect(&path)
+            .await
+            .expect("this user's own server is trusted");
+    }
 }

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use gatehouse_core::{Adapter, HoldMode, HookEvent, NewPrompt, Outcome, Timestamp};
 use gatehouse_host_ipc::server::now;
+use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use tokio::time::Instant;
 
@@ -247,9 +248,11 @@ async fn connect(socket: &Path, spool: Option<&Spool>) -> Result<SocketClient, S
     );
     let mut client = match tokio::time::timeout(CALL_BUDGET, connecting).await {
         Ok(Ok(client)) => client,
-        Ok(Err(ClientError::Socket(_))) => {
+        Ok(Err(ClientError::Socket(SocketError::Connect { .. }))) => {
             return Err(format!("no gateway is running on {}", socket.display()))
         }
+        // Another user's server, or one whose user cannot be told: the refusal says which.
+        Ok(Err(ClientError::Socket(refusal))) => return Err(refusal.to_string()),
         Ok(Err(other)) => return Err(wire(other)),
         Err(_) => {
             return Err(format!(
