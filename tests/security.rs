@@ -1,7 +1,7 @@
 //! Who may talk to whom: the gateway answers only the user who runs it, and every client talks
 //! only to a gateway of its own user.
 
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -346,4 +346,157 @@ fn a_squatted_default_socket_folder_is_refused_by_every_client() {
         text(&serve.stderr)
     );
     assert_every_client_refuses(&sandbox, &squatter, configure);
+}
+
+/// Runs `gatehouse serve` in `sandbox` with `arguments` before `serve`, and waits for it to exit
+/// (a gateway that starts serving is killed after `deadline`, and the test fails).
+fn serve_until_exit(sandbox: &Sandbox, arguments: &[&str], deadline: Duration) -> Output {
+    let mut all = arguments.to_vec();
+    all.push("serve");
+    let serve = sandbox
+        .command(&all)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    finish(serve, deadline)
+}
+
+#[test]
+fn serve_never_deletes_a_file_or_a_link_that_is_not_a_socket() {
+    let sandbox = Sandbox::new();
+    let notes = sandbox.folder.path().join("notes.txt");
+    std::fs::write(&notes, "my notes\n").unwrap();
+    let link = sandbox.folder.path().join("link.sock");
+    std::os::unix::fs::symlink(&notes, &link).unwrap();
+    let folder = sandbox.folder.path().join("a-folder");
+    std::fs::create_dir(&folder).unwrap();
+    for path in [&notes, &link, &folder] {
+        let socket = path.to_str().unwrap();
+        let output = serve_until_exit(&sandbox, &["--socket", socket], Duration::from_secs(10));
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success(), "serve refuses {socket}: {stderr}");
+        assert!(
+            stderr.contains(socket) && stderr.contains("not a socket"),
+            "serve says what is at {socket}: {stderr}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "my notes\n",
+        "the file is untouched"
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link is still there"
+    );
+    assert!(folder.is_dir(), "the folder is still there");
+}
+
+#[test]
+fn of_two_gateways_started_together_after_a_crash_one_serves_and_the_other_says_already_running() {
+    for _ in 0..5 {
+        let sandbox = Sandbox::new();
+        // The stale socket of a gateway that crashed: both newcomers find it, and only one may
+        // take its place.
+        let socket = sandbox.socket();
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(socket.parent().unwrap())
+            .unwrap();
+        drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+        let start = || {
+            sandbox
+                .command(&["serve"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("serve starts")
+        };
+        let mut gateways = [start(), start()];
+        let mut exited = None;
+        wait_for(
+            Duration::from_secs(10),
+            "one of the two gateways to give up",
+            || {
+                exited = gateways
+                    .iter_mut()
+                    .position(|gateway| gateway.try_wait().unwrap().is_some());
+                exited.is_some()
+            },
+        );
+        let [first, second] = gateways;
+        let (loser, mut winner) = if exited == Some(0) {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        let loser = loser.wait_with_output().unwrap();
+        assert!(!loser.status.success());
+        assert!(
+            text(&loser.stderr).contains("already running"),
+            "{}",
+            text(&loser.stderr)
+        );
+        let status = sandbox.run(&["status"]);
+        assert!(
+            status.status.success(),
+            "the first gateway still answers: {}",
+            text(&status.stderr)
+        );
+        let _ = winner.kill();
+        let _ = winner.wait();
+    }
+}
+
+#[test]
+fn a_gateway_killed_with_sigkill_is_replaced_on_the_same_path() {
+    let mut gateway = Gateway::start();
+    gateway.kill();
+    assert!(
+        gateway.socket().exists(),
+        "a killed gateway leaves its socket behind"
+    );
+    gateway.start_again();
+    assert!(gateway.run(&["status"]).status.success());
+}
+
+#[test]
+fn sigterm_removes_the_socket() {
+    let mut gateway = Gateway::start();
+    let status = gateway.terminate();
+    assert!(
+        status.success(),
+        "the gateway stops cleanly on SIGTERM: {status}"
+    );
+    assert!(!gateway.socket().exists(), "its socket is gone");
+}
+
+#[test]
+fn a_socket_replaced_while_the_gateway_runs_is_left_alone_at_shutdown() {
+    let mut gateway = Gateway::start();
+    let socket = gateway.socket();
+    std::fs::remove_file(&socket).unwrap();
+    std::fs::write(&socket, "not yours").unwrap();
+    gateway.terminate();
+    assert_eq!(
+        std::fs::read_to_string(&socket).unwrap(),
+        "not yours",
+        "a file put in its place is left alone"
+    );
+
+    let mut gateway = Gateway::start();
+    let socket = gateway.socket();
+    std::fs::remove_file(&socket).unwrap();
+    let _other = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    gateway.terminate();
+    assert!(
+        std::fs::symlink_metadata(&socket).is_ok(),
+        "another socket put in its place is left alone"
+    );
 }

@@ -30,7 +30,9 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let listener = socket::bind(&socket_path).await?;
+        // The guard lives until the gateway stops (a signal, an error): then it removes the
+        // socket, if the path still names the one bound here, and releases the lock.
+        let socket::BoundSocket { listener, guard: _socket_guard } = socket::bind(&socket_path).await?;
         let registry = adapters::registry();
         let capabilities = registry.capabilities().await;
         let options = GatewayOptions { socket: socket_path.display().to_string(), ..GatewayOptions::default() };

@@ -197,6 +197,27 @@ impl Gateway {
         kib * 1024
     }
 
+    /// Stops the gateway with SIGTERM, as `kill` or a service manager would, and waits for it.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        // SAFETY: kill only sends a signal, to the process this fixture started and still owns.
+        unsafe { libc::kill(self.process.id() as libc::pid_t, libc::SIGTERM) };
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self
+                .process
+                .try_wait()
+                .expect("the gateway can be waited on")
+            {
+                return status;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the gateway did not stop within 10 s of SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Kills the gateway at once, as a crash would.
     pub fn kill(&mut self) {
         let _ = self.process.kill();

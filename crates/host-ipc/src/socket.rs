@@ -8,6 +8,14 @@
 //! credentials (`SO_PEERCRED`) and refuses with [`SocketError::NotYourGateway`] when another user
 //! runs it: someone who made the socket's folder first, or who listens on a path given with
 //! `--socket`, never hears a tool input and can never answer one.
+//!
+//! [`bind`] never deletes what is not a stale socket: it first takes an exclusive lock on
+//! `<socket>.lock` (held for the gateway's whole life, so a second gateway fails fast, and two
+//! started together after a crash cannot delete each other's sockets), then removes a leftover
+//! path only if it is a socket nobody answers on. A regular file, a folder or a link is refused.
+//! At shutdown the [`SocketGuard`] removes the socket only if it is still the one this gateway
+//! made (same device and inode). The lock file stays: removing it would let two gateways hold
+//! locks on two different files of the same name.
 
 use std::fmt;
 use std::io;
@@ -29,6 +37,10 @@ pub enum SocketError {
     FolderNotPrivate { path: PathBuf },
     #[error("a gateway is already running on {path}; stop it first, or choose another path with --socket")]
     AlreadyRunning { path: PathBuf },
+    #[error("{path} is {found}, not a socket, and gatehouse deletes only a stale socket of its own there; choose another path with --socket")]
+    NotASocket { path: PathBuf, found: &'static str },
+    #[error("cannot take the lock {path} that keeps a second gateway off the socket: {source}")]
+    Lock { path: PathBuf, source: io::Error },
     #[error("cannot listen on {path}: {source}")]
     Bind { path: PathBuf, source: io::Error },
     #[error("cannot connect to the gateway at {path}: {source}")]
@@ -173,34 +185,187 @@ fn folder_is_private(_folder: &Path) -> bool {
     true
 }
 
-/// Binds the gateway's socket at `path`: prepares a private folder, refuses to take over a live
-/// gateway, removes a stale socket file left by a crashed one, and makes the socket mode 0600.
-pub async fn bind(path: &Path) -> Result<Listener, SocketError> {
-    prepare_folder(path)?;
-    if path.exists() {
-        match connect(path).await {
-            // Only a refusal proves that nobody listens: the file is left from a gateway that
-            // died. Any other failure (a full listen queue, say) may hide a live gateway.
-            Err(SocketError::Connect { source, .. })
-                if source.kind() == io::ErrorKind::ConnectionRefused =>
-            {
-                let _ = std::fs::remove_file(path);
-            }
-            _ => return Err(SocketError::AlreadyRunning { path: path.into() }),
+/// The gateway's socket, bound: accept on `listener`, and keep `guard` alive for as long as the
+/// gateway serves.
+pub struct BoundSocket {
+    pub listener: Listener,
+    pub guard: SocketGuard,
+}
+
+/// Holds the gateway's lock while it lives. Dropped, it removes the socket if the path still
+/// names the very socket this gateway made, and releases the lock.
+#[derive(Debug)]
+pub struct SocketGuard {
+    path: PathBuf,
+    /// The socket's device and inode, read right after it was bound.
+    identity: Option<(u64, u64)>,
+    /// The open lock file; closing it releases the lock.
+    _lock: std::fs::File,
+}
+
+impl SocketGuard {
+    /// Whether `path` still names the socket this gateway made.
+    pub fn still_ours(&self) -> bool {
+        self.identity.is_some() && file_identity(&self.path) == self.identity
+    }
+}
+
+impl Drop for SocketGuard {
+    fn drop(&mut self) {
+        // Another user of the folder could swap the path between the check and the removal; the
+        // folder is private, and another gatehouse gateway cannot, since this one holds the lock.
+        if self.still_ours() {
+            let _ = std::fs::remove_file(&self.path);
         }
     }
+}
+
+/// The lock file beside `socket`: `<socket>.lock`.
+pub fn lock_path(socket: &Path) -> PathBuf {
+    let mut name = socket.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// Binds the gateway's socket at `path`: prepares a private folder, takes the lock beside the
+/// socket (a second gateway fails here), removes a stale socket left by a crashed gateway (and
+/// nothing else), binds, and makes the socket mode 0600.
+pub async fn bind(path: &Path) -> Result<BoundSocket, SocketError> {
+    prepare_folder(path)?;
+    let lock = take_lock(path)?;
+    remove_stale_socket(path).await?;
     let bind_error = |source| SocketError::Bind {
         path: path.into(),
         source,
     };
     let name = path.to_fs_name::<GenericFilePath>().map_err(bind_error)?;
+    // interprocess's own reclaiming would unlink whatever the path names when the listener is
+    // dropped, even a socket that is no longer this one; the guard removes it only if it is.
     let listener = ListenerOptions::new()
         .name(name)
-        .reclaim_name(true)
+        .reclaim_name(false)
         .create_tokio()
         .map_err(bind_error)?;
+    let guard = SocketGuard {
+        path: path.into(),
+        identity: file_identity(path),
+        _lock: lock,
+    };
     restrict_socket_file(path).map_err(bind_error)?;
-    Ok(listener)
+    Ok(BoundSocket { listener, guard })
+}
+
+/// Removes what `path` names only if it is a socket nobody answers on: the leftover of a gateway
+/// that died. The caller holds the lock, so no other gateway of this version serves there.
+async fn remove_stale_socket(path: &Path) -> Result<(), SocketError> {
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(SocketError::Bind {
+                path: path.into(),
+                source,
+            })
+        }
+    };
+    if let Some(found) = not_a_socket(&metadata) {
+        return Err(SocketError::NotASocket {
+            path: path.into(),
+            found,
+        });
+    }
+    match connect(path).await {
+        // Only a refusal proves that nobody listens: the socket is left from a gateway that
+        // died. Any other failure (a full listen queue, say) may hide a live gateway.
+        Err(SocketError::Connect { source, .. })
+            if source.kind() == io::ErrorKind::ConnectionRefused =>
+        {
+            std::fs::remove_file(path).map_err(|source| SocketError::Bind {
+                path: path.into(),
+                source,
+            })
+        }
+        Err(refusal @ SocketError::NotYourGateway { .. }) => Err(refusal),
+        _ => Err(SocketError::AlreadyRunning { path: path.into() }),
+    }
+}
+
+/// What is at a path that is not a socket, in words; `None` for a socket.
+#[cfg(unix)]
+fn not_a_socket(metadata: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let file_type = metadata.file_type();
+    match () {
+        () if file_type.is_socket() => None,
+        () if file_type.is_symlink() => Some("a symbolic link"),
+        () if file_type.is_dir() => Some("a folder"),
+        () if file_type.is_file() => Some("a regular file"),
+        () => Some("a special file"),
+    }
+}
+
+#[cfg(not(unix))]
+fn not_a_socket(_metadata: &std::fs::Metadata) -> Option<&'static str> {
+    None
+}
+
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|metadata| (metadata.dev(), metadata.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// Opens `<socket>.lock` (mode 0600, never through a link) and takes an exclusive lock on it
+/// without waiting: held by a live gateway, it fails with [`SocketError::AlreadyRunning`]. The
+/// kernel releases it when the gateway exits, however it exits.
+#[cfg(unix)]
+fn take_lock(socket: &Path) -> Result<std::fs::File, SocketError> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = lock_path(socket);
+    let lock_error = |source| SocketError::Lock {
+        path: path.clone(),
+        source,
+    };
+    // std opens every file with O_CLOEXEC, so the lock is never inherited by a child.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(lock_error)?;
+    // SAFETY: flock only acts on the descriptor, which `file` keeps open.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let error = io::Error::last_os_error();
+        return Err(match error.kind() {
+            io::ErrorKind::WouldBlock => SocketError::AlreadyRunning {
+                path: socket.into(),
+            },
+            _ => lock_error(error),
+        });
+    }
+    Ok(file)
+}
+
+#[cfg(not(unix))]
+fn take_lock(socket: &Path) -> Result<std::fs::File, SocketError> {
+    let path = lock_path(socket);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(|source| SocketError::Lock { path, source })
 }
 
 #[cfg(unix)]
@@ -284,6 +449,57 @@ mod tests {
             Some("root"),
             "uid 0 is root in the password database"
         );
+    }
+
+    #[tokio::test]
+    async fn bind_refuses_a_path_that_is_not_a_socket_and_leaves_it_alone() {
+        let folder = tempfile::tempdir().unwrap();
+        let notes = folder.path().join("notes.txt");
+        std::fs::write(&notes, "mine").unwrap();
+        let error = bind(&notes).await.err().expect("a regular file is refused");
+        assert!(
+            matches!(
+                error,
+                SocketError::NotASocket {
+                    found: "a regular file",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine");
+    }
+
+    #[tokio::test]
+    async fn a_second_bind_is_refused_while_the_first_lives_and_a_stale_socket_is_replaced() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("gatehouse.sock");
+        drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+        let first = bind(&path).await.expect("a stale socket is replaced");
+        let second = bind(&path).await.err().expect("the lock is held");
+        assert!(
+            matches!(second, SocketError::AlreadyRunning { .. }),
+            "{second}"
+        );
+        assert!(first.guard.still_ours());
+        drop(first);
+        assert!(!path.exists(), "the guard removes its own socket");
+        assert!(
+            bind(&path).await.is_ok(),
+            "the lock is released with the guard"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_guard_leaves_a_socket_that_is_no_longer_its_own() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("gatehouse.sock");
+        let bound = bind(&path).await.unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let _other = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        assert!(!bound.guard.still_ours());
+        drop(bound);
+        assert!(path.exists(), "another socket in its place is left alone");
     }
 
     #[tokio::test]
