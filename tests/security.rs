@@ -500,3 +500,60 @@ fn a_socket_replaced_while_the_gateway_runs_is_left_alone_at_shutdown() {
         "another socket put in its place is left alone"
     );
 }
+
+#[test]
+fn files_that_hold_tool_inputs_are_private_whatever_the_umask() {
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let sandbox = Sandbox::new();
+    let state = sandbox.home().join(".local/state/gatehouse");
+
+    // With no gateway, a hook's observation goes to the spool.
+    let mut hook = sandbox.command_under_umask(0o000, &["hook", "claude"]);
+    hook.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut hook = hook.spawn().unwrap();
+    let event = claude_fixture("PostToolUse-Bash").to_string();
+    std::io::Write::write_all(&mut hook.stdin.take().unwrap(), event.as_bytes()).unwrap();
+    let hook = finish(hook, Duration::from_secs(10));
+    assert_eq!(
+        (hook.status.code(), text(&hook.stdout)),
+        (Some(0), String::new()),
+        "{}",
+        text(&hook.stderr)
+    );
+    assert_eq!(mode(&state.join("spool.jsonl")), 0o600, "the spool");
+    assert_eq!(mode(&state), 0o700, "the state folder");
+
+    let mut serve = sandbox
+        .command_under_umask(0o000, &["serve"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(
+        Duration::from_secs(10),
+        "the gateway to answer `status`",
+        || sandbox.run(&["status"]).status.success(),
+    );
+    let modes = (
+        mode(&state.join("audit.jsonl")),
+        mode(&state),
+        mode(&sandbox.socket()),
+        mode(&gatehouse_host_ipc::socket::lock_path(&sandbox.socket())),
+    );
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert_eq!(
+        modes,
+        (0o600, 0o700, 0o600, 0o600),
+        "the audit log, the state folder, the socket and its lock"
+    );
+}

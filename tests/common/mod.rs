@@ -68,15 +68,33 @@ impl Sandbox {
     /// A `gatehouse` command that sees only this sandbox.
     pub fn command(&self, arguments: &[&str]) -> Command {
         let mut command = Command::new(binary());
+        command.args(arguments);
+        self.isolate(&mut command);
         command
-            .args(arguments)
+    }
+
+    /// Like [`Sandbox::command`], run through `sh` with `umask` set first (as a person's shell
+    /// profile may set it), to show which modes gatehouse gives its files by itself.
+    pub fn command_under_umask(&self, umask: u32, arguments: &[&str]) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("umask {umask:03o}; exec \"$0\" \"$@\""))
+            .arg(binary())
+            .args(arguments);
+        self.isolate(&mut command);
+        command
+    }
+
+    /// Clears `command`'s environment but for PATH and this sandbox's folders.
+    fn isolate(&self, command: &mut Command) {
+        command
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.folder.path().join("config"))
             .env("XDG_RUNTIME_DIR", self.folder.path().join("run"))
             .env("GATEHOUSE_SOCKET", self.socket());
-        command
     }
 
     /// Runs a command to completion.

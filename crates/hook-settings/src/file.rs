@@ -10,8 +10,11 @@
 //!   recent change.
 //! - Files are written atomically: the new content goes to a newly created temporary file with a
 //!   unique name in the same folder, which is flushed to disk and then renamed over the file.
-//!   Missing parent folders are created. An existing file's permissions are kept. If the path is a
-//!   symbolic link, the file it points to is updated and the link stays in place.
+//!   Missing parent folders are created. An existing file's permissions are kept; a new file gets
+//!   mode 0600. The temporary file is created with mode 0600 and given the kept permissions before
+//!   any content is written, so the content is never open to others for a moment, whatever the
+//!   umask. If the path is a symbolic link, the file it points to is updated and the link stays
+//!   in place.
 //! - If the file changes on disk between reading and the rename (for example because the agent
 //!   saved it meanwhile), nothing is written and [`InstallError::SettingsChangedMeanwhile`] is
 //!   returned.
@@ -245,10 +248,39 @@ fn folder_of(path: &Path) -> &Path {
 /// Counts temporary files made by this process, so that their names never collide.
 static TEMPORARY_FILE_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Writes `bytes` to `path` atomically: writes and flushes a newly created temporary file in the
-/// same folder (which must exist), applies `permissions`, runs `check_before_rename`, and renames
-/// the temporary file over `path`. The temporary file is removed on any failure.
-fn write_atomically(
+/// Creates a new, empty temporary file for `file_name` in `folder`, with a name no other file has
+/// and mode 0600 (on Unix) whatever the umask.
+pub(crate) fn create_temporary_file(
+    folder: &Path,
+    file_name: &str,
+) -> io::Result<(PathBuf, fs::File)> {
+    loop {
+        let count = TEMPORARY_FILE_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let candidate = folder.join(format!(
+            ".{file_name}.gatehouse-{}-{count}.tmp",
+            std::process::id()
+        ));
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&candidate) {
+            Ok(file) => return Ok((candidate, file)),
+            // A file left behind by an earlier crash may hold this name; try the next one.
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically: creates a private temporary file in the same folder
+/// (which must exist), applies `permissions` to it, writes and flushes it, runs
+/// `check_before_rename`, and renames the temporary file over `path`. The temporary file is
+/// removed on any failure.
+pub(crate) fn write_atomically(
     path: &Path,
     bytes: &[u8],
     permissions: Option<&fs::Permissions>,
@@ -259,29 +291,14 @@ fn write_atomically(
         .file_name()
         .ok_or_else(|| io::Error::other("the path does not name a file"))?
         .to_string_lossy();
-    let (temporary_path, mut temporary_file) = loop {
-        let count = TEMPORARY_FILE_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let candidate = folder.join(format!(
-            ".{file_name}.gatehouse-{}-{count}.tmp",
-            std::process::id()
-        ));
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
-            Ok(file) => break (candidate, file),
-            // A file left behind by an earlier crash may hold this name; try the next one.
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(error) => return Err(error),
-        }
-    };
+    let (temporary_path, mut temporary_file) = create_temporary_file(folder, &file_name)?;
 
     let result = (|| {
-        temporary_file.write_all(bytes)?;
+        // The kept permissions first: the content is never open to more than they allow.
         if let Some(permissions) = permissions {
             temporary_file.set_permissions(permissions.clone())?;
         }
+        temporary_file.write_all(bytes)?;
         temporary_file.sync_all()?;
         drop(temporary_file);
         check_before_rename()?;

@@ -172,6 +172,46 @@ pub fn create_private_folder(folder: &Path) -> io::Result<()> {
     std::fs::create_dir_all(folder)
 }
 
+/// Makes sure `folder` exists and only this user can enter it: missing, it is made with
+/// [`create_private_folder`]; present and this user's, it loses any access for others (a folder
+/// made by hand or by an older gatehouse under a permissive umask). The audit log's and the
+/// hook's spool's folders are kept this way.
+#[cfg(unix)]
+pub fn make_private_folder(folder: &Path) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    create_private_folder(folder)?;
+    let metadata = std::fs::metadata(folder)?;
+    if metadata.uid() == current_uid() && metadata.mode() & 0o077 != 0 {
+        std::fs::set_permissions(
+            folder,
+            std::fs::Permissions::from_mode(metadata.mode() & 0o700),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+pub fn make_private_folder(folder: &Path) -> io::Result<()> {
+    create_private_folder(folder)
+}
+
+/// Takes any access for others away from an open file of this user's (one made by an older
+/// gatehouse under a permissive umask, say). New files get mode 0600 when they are opened.
+#[cfg(unix)]
+pub fn make_private_file(file: &std::fs::File) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = file.metadata()?.permissions().mode();
+    if mode & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(mode & 0o600))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+pub fn make_private_file(_file: &std::fs::File) -> io::Result<()> {
+    Ok(())
+}
+
 #[cfg(unix)]
 fn folder_is_private(folder: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;

@@ -6,6 +6,10 @@
 //! The spool is small and bounded: at most [`MAX_ENTRIES`] entries, none older than
 //! [`MAX_AGE`]; older ones cannot matter, since no hook waits that long. Each entry is one line
 //! written with one `write` to a file opened for appending, so concurrent hooks never interleave.
+//!
+//! Observations carry correlation keys taken from tool inputs, so the spool is private whatever
+//! the umask: the file (and the temporary file it is compacted through) is created with mode
+//! 0600, an existing one loses any access for others, and its folder is kept at 0700.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -13,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::{Observation, Timestamp};
-use gatehouse_host_ipc::socket::create_private_folder;
+use gatehouse_host_ipc::socket::{make_private_file, make_private_folder};
 use serde::{Deserialize, Serialize};
 
 /// The most entries kept; the oldest go first.
@@ -48,14 +52,15 @@ impl Spool {
     /// Adds one observation.
     pub fn append(&self, entry: &Entry) -> io::Result<()> {
         if let Some(folder) = self.path.parent() {
-            create_private_folder(folder)?;
+            make_private_folder(folder)?;
         }
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');
-        let mut file = OpenOptions::new()
+        let mut file = private_options()
             .create(true)
             .append(true)
             .open(&self.path)?;
+        make_private_file(&file)?;
         file.write_all(&line)?;
         if file.metadata()?.len() > COMPACT_AT_BYTES {
             let newest = self.read_from(&self.path, Timestamp(0));
@@ -108,9 +113,26 @@ impl Spool {
             serde_json::to_writer(&mut text, entry).map_err(io::Error::other)?;
             text.push(b'\n');
         }
-        fs::write(&temporary, text)?;
+        // A file of that name could only be left by a crashed hook with this pid; it is not news.
+        let _ = fs::remove_file(&temporary);
+        private_options()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?
+            .write_all(&text)?;
         fs::rename(&temporary, &self.path)
     }
+}
+
+/// Options that create a file with mode 0600, whatever the umask.
+fn private_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
 }
 
 #[cfg(test)]
@@ -197,6 +219,54 @@ mod tests {
         assert_eq!(
             taken.last().unwrap().observation,
             finished(&format!("{}-{}", 3 * MAX_ENTRIES - 1, "x".repeat(400)))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_spool_and_its_folder_are_private_even_after_compaction_and_when_they_were_not() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        let folder = tempfile::tempdir().unwrap();
+        let state = folder.path().join("state");
+        let path = state.join("spool.jsonl");
+        let spool = Spool::new(path.clone());
+        spool
+            .append(&Entry {
+                observed_at: Timestamp(1),
+                observation: finished("first"),
+            })
+            .unwrap();
+        assert_eq!(
+            (mode(&path), mode(&state)),
+            (0o600, 0o700),
+            "created private"
+        );
+        for index in 0..3 * MAX_ENTRIES {
+            spool
+                .append(&Entry {
+                    observed_at: Timestamp(2),
+                    observation: finished(&format!("{index}-{}", "x".repeat(400))),
+                })
+                .unwrap();
+        }
+        assert!(
+            fs::metadata(&path).unwrap().len() <= COMPACT_AT_BYTES + 1_024,
+            "compacted"
+        );
+        assert_eq!(mode(&path), 0o600, "the compacted spool is private");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        fs::set_permissions(&state, fs::Permissions::from_mode(0o755)).unwrap();
+        spool
+            .append(&Entry {
+                observed_at: Timestamp(3),
+                observation: finished("again"),
+            })
+            .unwrap();
+        assert_eq!(
+            (mode(&path), mode(&state)),
+            (0o600, 0o700),
+            "made private again"
         );
     }
 }

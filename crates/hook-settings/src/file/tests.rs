@@ -375,3 +375,43 @@ fn a_file_changed_during_the_update_is_not_overwritten() {
         ["settings.json", "settings.json.gatehouse-backup"]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn the_temporary_file_is_never_open_to_others_while_it_holds_content() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("settings.json");
+    // The check runs after the content is written and flushed, before the rename: whatever
+    // umask the installer runs under, only its user may read the temporary file by then.
+    let mut modes = Vec::new();
+    super::write_atomically(&path, b"{\"secret\": true}\n", None, || {
+        for entry in fs::read_dir(folder.path())? {
+            let entry = entry?;
+            if entry.file_name().to_string_lossy().ends_with(".tmp") {
+                modes.push(entry.metadata()?.permissions().mode() & 0o777);
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(modes, [0o600], "one temporary file, private");
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "a new file is private"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_temporary_file_is_created_private_with_no_content() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().unwrap();
+    let (temporary, _file) = super::create_temporary_file(folder.path(), "settings.json").unwrap();
+    let metadata = fs::metadata(&temporary).unwrap();
+    assert_eq!(
+        (metadata.permissions().mode() & 0o777, metadata.len()),
+        (0o600, 0)
+    );
+}

@@ -7,6 +7,8 @@
 //!   off, so the log only ever holds whole records.
 //! - A record of an accepted answer is flushed to disk (`fdatasync`) before the answer is
 //!   acknowledged or its verdict handed to the hook: an accepted answer is never lost.
+//! - The log and its folder are private whatever the umask: the file is created with mode 0600
+//!   (rotated ones too), an existing one loses any access for others, and the folder is 0700.
 //! - The file is rotated by size: past the limit it becomes `audit.jsonl.1` (and `.1` becomes
 //!   `.2`, up to [`ROTATED_FILES_KEPT`]).
 
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 use gatehouse_core::{Answer, Event, PromptState, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::socket::create_private_folder;
+use crate::socket::{make_private_file, make_private_folder};
 
 /// How many rotated files are kept beside the live one.
 pub const ROTATED_FILES_KEPT: usize = 3;
@@ -46,9 +48,10 @@ impl AuditLog {
     /// Opens (or creates) the log at `path`, cutting off a torn last line.
     pub fn open(path: &Path, max_bytes: u64) -> io::Result<AuditLog> {
         if let Some(folder) = path.parent() {
-            create_private_folder(folder)?;
+            make_private_folder(folder)?;
         }
         let file = open_for_append(path)?;
+        make_private_file(&file)?;
         let size = cut_torn_tail(path, &file)?;
         Ok(AuditLog {
             path: path.to_owned(),
