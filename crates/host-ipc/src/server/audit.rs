@@ -144,28 +144,36 @@ fn open_for_append(path: &Path) -> io::Result<File> {
     options.open(path)
 }
 
-/// Cuts the file back to its last newline and returns its new size.
+/// How much of the file is read at a time, from its end, looking for the last newline.
+const TAIL_CHUNK_BYTES: u64 = 64 * 1024;
+
+/// Cuts the file back to just after its last newline, however far back that is, and returns its
+/// new size. A file without any newline is one torn record and is emptied.
 fn cut_torn_tail(path: &Path, file: &File) -> io::Result<u64> {
     let size = file.metadata()?.len();
-    if size == 0 {
-        return Ok(0);
-    }
     let mut reader = File::open(path)?;
-    let tail_start = size.saturating_sub(64 * 1024);
-    reader.seek(SeekFrom::Start(tail_start))?;
-    let mut tail = Vec::new();
-    reader.read_to_end(&mut tail)?;
-    if tail.last() == Some(&b'\n') {
-        return Ok(size);
+    let mut chunk = Vec::new();
+    let mut chunk_end = size;
+    while chunk_end > 0 {
+        let chunk_start = chunk_end.saturating_sub(TAIL_CHUNK_BYTES);
+        reader.seek(SeekFrom::Start(chunk_start))?;
+        chunk.clear();
+        (&mut reader)
+            .take(chunk_end - chunk_start)
+            .read_to_end(&mut chunk)?;
+        if let Some(newline) = chunk.iter().rposition(|byte| *byte == b'\n') {
+            let keep = chunk_start + newline as u64 + 1;
+            if keep < size {
+                file.set_len(keep)?;
+            }
+            return Ok(keep);
+        }
+        chunk_end = chunk_start;
     }
-    let keep = match tail.iter().rposition(|byte| *byte == b'\n') {
-        Some(newline) => tail_start + newline as u64 + 1,
-        None if tail_start == 0 => 0,
-        // A torn line longer than the tail read: keep everything before the tail.
-        None => tail_start,
-    };
-    file.set_len(keep)?;
-    Ok(keep)
+    if size > 0 {
+        file.set_len(0)?;
+    }
+    Ok(0)
 }
 
 #[cfg(test)]
@@ -230,6 +238,45 @@ mod tests {
                 .all(|line| serde_json::from_str::<AuditRecord>(line).is_ok()),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_torn_last_record_of_any_length_is_cut_off_whole() {
+        let (_folder, path) = temporary_log();
+        let mut log = AuditLog::open(&path, 1 << 30).unwrap();
+        let whole = [
+            record(PromptState::Resolved, 1),
+            record(PromptState::Delivered, 2),
+        ];
+        for record in &whole {
+            log.append(record).unwrap();
+        }
+        drop(log);
+        let whole_length = fs::metadata(&path).unwrap().len();
+        // A record of 200 KiB, torn before its newline: far longer than one chunk read back.
+        let torn = format!("{{\"at\":3,\"input\":\"{}", "x".repeat(200 * 1024));
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(torn.as_bytes())
+            .unwrap();
+        drop(AuditLog::open(&path, 1 << 30).unwrap());
+        assert_eq!(
+            fs::metadata(&path).unwrap().len(),
+            whole_length,
+            "exactly the torn record is cut"
+        );
+        assert_eq!(read_all(&path).unwrap(), whole);
+    }
+
+    #[test]
+    fn a_log_that_is_one_torn_record_is_emptied() {
+        let (_folder, path) = temporary_log();
+        crate::socket::create_private_folder(path.parent().unwrap()).unwrap();
+        fs::write(&path, "y".repeat(150 * 1024)).unwrap();
+        drop(AuditLog::open(&path, 1 << 30).unwrap());
+        assert_eq!(fs::metadata(&path).unwrap().len(), 0);
     }
 
     #[test]
