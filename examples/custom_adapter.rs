@@ -28,21 +28,12 @@ impl Adapter for ToyAdapter {
         "Toy Agent"
     }
 
-    /// `shell` prompts can be allowed once, as a (pretend) end-to-end test proved; `deny` was never
-    /// tried, so it exists but is unverified and is not offered. Every other tool is read-only.
     async fn capabilities(&self) -> AdapterCapabilities {
-        AdapterCapabilities {
-            adapter: "toy".into(),
-            name: "Toy Agent".into(),
-            rules: vec![CapabilityRule {
-                kind: PromptKind::Permission,
-                tool: Some("shell".into()),
-                actions: vec![
-                    ActionFlag::verified(Action::Once, "proven by the toy's end-to-end test"),
-                    ActionFlag::unverified(Action::Deny, "never tried against the toy"),
-                ],
-            }],
-        }
+        toy_capabilities()
+    }
+
+    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
+        toy_capabilities().deliverable(prompt)
     }
 
     fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
@@ -75,6 +66,23 @@ impl Adapter for ToyAdapter {
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
         if verdict.allows() { "yes" } else { "no" }.into()
+    }
+}
+
+/// `shell` prompts can be allowed once, as a (pretend) end-to-end test proved; `deny` was never
+/// tried, so it exists but is unverified and is not offered. Every other tool is read-only.
+fn toy_capabilities() -> AdapterCapabilities {
+    AdapterCapabilities {
+        adapter: "toy".into(),
+        name: "Toy Agent".into(),
+        rules: vec![CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: Some("shell".into()),
+            actions: vec![
+                ActionFlag::verified(Action::Once, "proven by the toy's end-to-end test"),
+                ActionFlag::unverified(Action::Deny, "never tried against the toy"),
+            ],
+        }],
     }
 }
 

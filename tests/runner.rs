@@ -18,3 +18,4 @@ mod restart;
 mod security;
 mod support;
 mod typed_ids;
+mod untrusted_gateway;

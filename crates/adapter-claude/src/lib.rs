@@ -43,6 +43,10 @@ impl Adapter for ClaudeAdapter {
         capabilities()
     }
 
+    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
+        capabilities().deliverable(prompt)
+    }
+
     fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
         events::parse(stdin)
     }

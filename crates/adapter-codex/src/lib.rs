@@ -73,6 +73,16 @@ impl Adapter for CodexAdapter {
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(verdict)
     }
+
+    /// The parser has already checked the probe record against the running Codex: a prompt it
+    /// did not mark read-only is a Bash prompt of a probed version.
+    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
+        let at_best = Unlock::Verified {
+            version: String::new(),
+            evidence: String::new(),
+        };
+        capabilities_for(&at_best).deliverable(prompt)
+    }
 }
 
 /// Codex's capability flags with no probe: every action exists, none is verified, so every

@@ -97,6 +97,13 @@ pub trait Adapter: Send + Sync {
 
     /// The bytes the hook writes to stdout so that the agent applies `verdict` to `prompt`.
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String;
+
+    /// The actions whose verdicts the hook may deliver for `prompt` as this adapter parsed it,
+    /// without looking at the installed agent: none for a prompt it marked read-only, else the
+    /// most its flags can offer (every probe passed; the gateway narrows that per version). The
+    /// hook drops any other verdict, so a gateway that is wrong cannot make it print an
+    /// approval this adapter never proved. See [`AdapterCapabilities::deliverable`].
+    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<crate::Action>;
 }
 
 /// Adapters by id.

@@ -135,6 +135,15 @@ impl AdapterCapabilities {
             .map(CapabilityRule::offered)
             .unwrap_or_default()
     }
+
+    /// The actions whose verdicts a hook may deliver for `prompt`: none when the adapter marked
+    /// the prompt read-only, else what these flags offer for its kind and tool.
+    pub fn deliverable(&self, prompt: &crate::NewPrompt) -> Vec<Action> {
+        if prompt.read_only_reason.is_some() {
+            return Vec::new();
+        }
+        self.offered(prompt.kind, &prompt.tool)
+    }
 }
 
 #[cfg(test)]

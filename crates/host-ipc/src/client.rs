@@ -14,9 +14,9 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadHalf, WriteHalf};
 
 use crate::framing::{encode_frame, FrameError, FrameReader, MAX_FRAME_BYTES};
 use crate::protocol::{
-    method, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams, Notification,
-    ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role, RpcError, StateResult,
-    StatusResult, SubscribeResult, TypedIdParams, PROTOCOL_VERSION,
+    method, notification, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams,
+    Notification, ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role,
+    RpcError, StateResult, StatusResult, SubscribeResult, TypedIdParams, PROTOCOL_VERSION,
 };
 use crate::socket::{self, SocketError};
 
@@ -236,7 +236,30 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             held_since,
             watch_if_read_only,
         };
-        self.call(method::HOOK_HOLD, &params).await
+        let queued_before = self.notifications.len();
+        let result: HoldResult = self.call(method::HOOK_HOLD, &params).await?;
+        // The outcome must be for the prompt the gateway registered for this call, and said so
+        // first: anything else is not an answer to this hook.
+        let registered_id = self
+            .notifications
+            .iter()
+            .skip(queued_before)
+            .find(|queued| queued.method == notification::REGISTERED)
+            .and_then(|queued| {
+                serde_json::from_value::<RegisteredParams>(queued.params.clone()).ok()
+            })
+            .map(|params| params.id);
+        match registered_id {
+            Some(id) if id == result.id => Ok(result),
+            Some(id) => Err(ClientError::BadReply(format!(
+                "the outcome names prompt {}, but the gateway registered this hook's prompt as {id}",
+                result.id
+            ))),
+            None => Err(ClientError::BadReply(format!(
+                "an outcome for prompt {} came before the gateway said it registered the prompt",
+                result.id
+            ))),
+        }
     }
 
     /// Registers a prompt for watching only, and returns at once.

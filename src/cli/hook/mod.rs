@@ -329,6 +329,16 @@ impl Waiting<'_> {
             let Outcome::Verdict { verdict } = result.outcome else {
                 return Ok(());
             };
+            // Defence in depth: the gateway checks this too, but the hook prints only what its
+            // own adapter could ever offer for this prompt.
+            let action = verdict.0.action();
+            if !adapter.deliverable_actions(&prompt).contains(&action) {
+                return Err(format!(
+                    "the gateway sent `{action}` for a {} prompt of {}, which gatehouse does not offer for it; nothing was delivered",
+                    prompt.kind.as_str(),
+                    gatehouse_core::text::visible(&prompt.tool)
+                ));
+            }
             let rendered = adapter.render_verdict(&prompt, &verdict);
             let mut stdout = std::io::stdout().lock();
             stdout
