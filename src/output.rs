@@ -5,10 +5,11 @@
 //! it is printed, so control, bidirectional and zero-width characters show as escapes (`\e`,
 //! `\r`, `\u{202e}`) instead of acting on the terminal.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use gatehouse_core::text::{truncate, visible};
-use gatehouse_core::{AdapterCapabilities, Event, Prompt, Timestamp};
+use gatehouse_core::{AdapterCapabilities, DecisionId, Event, Prompt, Timestamp};
 use gatehouse_host_ipc::protocol::StatusResult;
 
 /// The widest summary shown in the table; `list --json` has the whole input.
@@ -22,6 +23,33 @@ pub fn age(millis: u64) -> String {
         60..=3_599 => format!("{}m", seconds / 60),
         3_600..=86_399 => format!("{}h", seconds / 3_600),
         _ => format!("{}d", seconds / 86_400),
+    }
+}
+
+/// The ids that lines of events show: the short ids learnt so far, else the full id.
+#[derive(Debug, Default)]
+pub struct ShownIds(HashMap<DecisionId, String>);
+
+impl ShownIds {
+    /// Short ids worked out among `ids` alone, for records read without a gateway (the log).
+    pub fn among(ids: impl IntoIterator<Item = DecisionId>) -> Self {
+        ShownIds(
+            gatehouse_core::short_id::short_ids(ids)
+                .into_iter()
+                .collect(),
+        )
+    }
+
+    /// Remembers the short id a gateway gave `prompt`.
+    pub fn learn(&mut self, prompt: &Prompt) {
+        if !prompt.short_id.is_empty() {
+            self.0
+                .insert(prompt.id, visible(&prompt.short_id).into_owned());
+        }
+    }
+
+    pub fn of(&self, id: DecisionId) -> String {
+        self.0.get(&id).cloned().unwrap_or_else(|| id.to_string())
     }
 }
 
@@ -172,12 +200,12 @@ pub fn capabilities(adapter: &AdapterCapabilities) -> String {
 }
 
 /// One line for `gatehouse watch`.
-pub fn event_line(event: &Event) -> String {
+pub fn event_line(event: &Event, ids: &ShownIds) -> String {
     match event {
         Event::Added { prompt } => format!(
             "{}  added        {}  {} {}: {}",
             prompt.created_at,
-            prompt.id,
+            ids.of(prompt.id),
             visible(&prompt.prompt.adapter),
             visible(&prompt.prompt.tool),
             truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
@@ -190,7 +218,7 @@ pub fn event_line(event: &Event) -> String {
             action,
             reason,
         } => {
-            let mut line = format!("{at}  {:<11}  {id}", state.as_str());
+            let mut line = format!("{at}  {:<11}  {}", state.as_str(), ids.of(*id));
             if let Some(action) = action {
                 let _ = write!(line, "  {action}");
             }

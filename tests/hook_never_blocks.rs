@@ -176,12 +176,22 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
     let mut event = claude_fixture("PermissionRequest-Bash");
     event["tool_input"]["command"] = "x".repeat(9 * 1024 * 1024).into();
     let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
-    let prompt = gateway.wait_for_pending_within(1, Duration::from_secs(30)).remove(0);
+    let prompt = gateway
+        .wait_for_pending_within(1, Duration::from_secs(30))
+        .remove(0);
     let answered = gateway.run(&["answer", prompt["short_id"].as_str().unwrap(), "deny"]);
-    assert!(answered.status.success(), "{}", String::from_utf8_lossy(&answered.stderr));
+    assert!(
+        answered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&answered.stderr)
+    );
     let output = crate::common::finish(hook, Duration::from_secs(30));
-    let verdict: serde_json::Value = serde_json::from_slice(&output.stdout).expect("the deny is printed");
-    assert_eq!(verdict["hookSpecificOutput"]["decision"]["behavior"], "deny");
+    let verdict: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the deny is printed");
+    assert_eq!(
+        verdict["hookSpecificOutput"]["decision"]["behavior"],
+        "deny"
+    );
 
     // Larger than the hook reads, or larger than a frame once encoded again (each `1e5` is
     // written back as `100000.0`): let go at once, with nothing printed.
@@ -193,12 +203,24 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
     let grows_when_encoded = {
         let numbers = vec!["1e5"; 2_500_000].join(",");
         let event = claude_fixture("PermissionRequest-Bash").to_string();
-        event.replacen("\"tool_input\":{", &format!("\"tool_input\":{{\"numbers\":[{numbers}],"), 1).into_bytes()
+        event
+            .replacen(
+                "\"tool_input\":{",
+                &format!("\"tool_input\":{{\"numbers\":[{numbers}],"),
+                1,
+            )
+            .into_bytes()
     };
-    for (case, stdin, expected) in [("too large", too_large, "larger than"), ("grows when encoded", grows_when_encoded, "not sent")] {
+    for (case, stdin, expected) in [
+        ("too large", too_large, "larger than"),
+        ("grows when encoded", grows_when_encoded, "not sent"),
+    ] {
         let started = Instant::now();
         let output = run_hook(&gateway, &["hook", "claude"], &[], &stdin);
-        assert!(started.elapsed() < Duration::from_secs(15), "{case}: let go at once, not retried");
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{case}: let go at once, not retried"
+        );
         assert_left_to_the_agent(&output, expected, case);
     }
     assert!(gateway.list().is_empty(), "nothing is left held");

@@ -19,6 +19,8 @@ pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
     if records.is_empty() {
         eprintln!("gatehouse: the audit log {} is empty or absent; the gateway writes it as prompts come and go", path.display());
     }
+    // Short ids unique among every id in the log, so any of them names one prompt of it.
+    let ids = output::ShownIds::among(records.iter().map(|record| record.event.id()));
     for record in records
         .iter()
         .filter(|record| since.is_none_or(|since| record.at >= since))
@@ -26,15 +28,15 @@ pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
         if json {
             println!("{}", serde_json::to_string(record)?);
         } else {
-            println!("{}", line(record));
+            println!("{}", line(record, &ids));
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// One record as text; the deny message and the answers are made visible like the event.
-fn line(record: &AuditRecord) -> String {
-    let mut line = output::event_line(&record.event);
+fn line(record: &AuditRecord, ids: &output::ShownIds) -> String {
+    let mut line = output::event_line(&record.event, ids);
     match &record.answer {
         Some(Answer::Deny {
             message: Some(message),
@@ -128,7 +130,7 @@ mod tests {
                 message: Some("no\x1b]0;pwned\x07\rok".into()),
             }),
         };
-        assert_eq!(line(&denied), "2026-11-30T03:13:33.000Z  resolved     01a22a7c-7184-7520-bb65-4d44b4eba60b  deny  by gatehouse-cli  message: no\\e]0;pwned\\u{7}\\rok");
+        assert_eq!(line(&denied, &output::ShownIds::default()), "2026-11-30T03:13:33.000Z  resolved     01a22a7c-7184-7520-bb65-4d44b4eba60b  deny  by gatehouse-cli  message: no\\e]0;pwned\\u{7}\\rok");
         let responses = vec![QuestionResponse {
             question: "q1\u{202e}".into(),
             picks: vec!["Red\x1b[8m".into()],
@@ -140,9 +142,10 @@ mod tests {
             answer: Some(Answer::Answer { responses }),
         };
         assert!(
-            line(&answered).ends_with("answers: q1\\u{202e}=Red\\e[8m, more\\r"),
+            line(&answered, &output::ShownIds::default())
+                .ends_with("answers: q1\\u{202e}=Red\\e[8m, more\\r"),
             "{}",
-            line(&answered)
+            line(&answered, &output::ShownIds::default())
         );
     }
 }

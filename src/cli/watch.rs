@@ -14,6 +14,8 @@ use crate::output;
 pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     let mut client = super::connect_frontend(&socket).await?;
     let snapshot = client.subscribe().await?;
+    let mut ids = output::ShownIds::default();
+    snapshot.iter().for_each(|prompt| ids.learn(prompt));
     let mut stdout = std::io::stdout();
     if json {
         writeln!(
@@ -41,14 +43,18 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         match notification.method.as_str() {
             notification::EVENT => {
                 let event: Event = serde_json::from_value(notification.params)?;
+                if let Event::Added { prompt } = &event {
+                    ids.learn(prompt);
+                }
                 if json {
                     writeln!(stdout, "{}", serde_json::to_string(&event)?)?;
                 } else {
-                    writeln!(stdout, "{}", output::event_line(&event))?;
+                    writeln!(stdout, "{}", output::event_line(&event, &ids))?;
                 }
             }
             notification::SNAPSHOT => {
                 let snapshot: SnapshotParams = serde_json::from_value(notification.params)?;
+                snapshot.prompts.iter().for_each(|prompt| ids.learn(prompt));
                 if json {
                     writeln!(
                         stdout,

@@ -204,7 +204,7 @@ fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>>
         visible(&prompt.prompt.tool),
         prompt.prompt.kind.as_str(),
         output::age(wall_now.millis_since(prompt.held_since)),
-        prompt.id
+        output::shown_id(prompt)
     )));
     lines.push(Line::raw(""));
     if prompt.prompt.kind == PromptKind::Question && !prompt.prompt.questions.is_empty() {

