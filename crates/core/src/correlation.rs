@@ -108,6 +108,15 @@ mod tests {
     }
 
     #[test]
+    fn the_key_is_the_one_docs_protocol_md_shows() {
+        let input = json!({ "description": "write hi", "command": "printf hi > hi.txt" });
+        assert_eq!(
+            correlation_key("Bash", &input),
+            "8818f80e200da317a9582581e4b624821976fafd4205a7e846705f8b388a3a8a"
+        );
+    }
+
+    #[test]
     fn a_key_has_a_fixed_size_however_large_the_input() {
         let huge = json!({ "command": "x".repeat(4 * 1024 * 1024) });
         assert_eq!(correlation_key("Bash", &huge).len(), 64);
