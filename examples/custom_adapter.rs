@@ -7,7 +7,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_core::async_trait;
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, AdapterRegistry, Answer, CapabilityRule,
     HoldMode, HookEvent, NewPrompt, Outcome, ParseError, PromptKind, Verdict,
@@ -18,7 +17,6 @@ use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
 /// A toy agent whose hook writes `TOOL SESSION INPUT` on one line, and reads `yes` or `no`.
 struct ToyAdapter;
 
-#[async_trait]
 impl Adapter for ToyAdapter {
     fn id(&self) -> &'static str {
         "toy"
@@ -28,7 +26,7 @@ impl Adapter for ToyAdapter {
         "Toy Agent"
     }
 
-    async fn capabilities(&self) -> AdapterCapabilities {
+    fn capabilities(&self) -> AdapterCapabilities {
         toy_capabilities()
     }
 
@@ -36,7 +34,11 @@ impl Adapter for ToyAdapter {
         toy_capabilities().deliverable(prompt)
     }
 
-    fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
+    fn parse_hook_event(
+        &self,
+        stdin: &[u8],
+        _event: Option<&str>,
+    ) -> Result<HookEvent, ParseError> {
         let text = std::str::from_utf8(stdin)
             .map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
         let mut words = text.trim().splitn(3, ' ');
@@ -90,7 +92,7 @@ fn toy_capabilities() -> AdapterCapabilities {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut registry = AdapterRegistry::new();
     registry.register(Arc::new(ToyAdapter));
-    let gateway = Gateway::new(registry.capabilities().await, GatewayOptions::default());
+    let gateway = Gateway::new(registry.capabilities(), GatewayOptions::default());
     let connect = |role| {
         let (near, far) = tokio::io::duplex(1 << 16);
         tokio::spawn(serve_connection(gateway.clone(), far));
@@ -99,7 +101,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The hook side: parse the agent's event and hold the prompt.
     let adapter = registry.get("toy").expect("registered above");
-    let HookEvent::Prompt { prompt, .. } = adapter.parse_hook_event(b"shell s1 make release")?
+    let HookEvent::Prompt { prompt, .. } =
+        adapter.parse_hook_event(b"shell s1 make release", None)?
     else {
         unreachable!()
     };

@@ -1,7 +1,9 @@
-//! The adapters this build knows, registered by id. Adding an agent means adding it here.
+//! The adapters this build knows, registered by id. Adding an agent means adding one line here;
+//! every command (hook, install, probe, status, the help text) finds it through the registry.
 
 use std::sync::Arc;
 
+use clap::builder::PossibleValuesParser;
 use gatehouse_core::AdapterRegistry;
 
 pub fn registry() -> AdapterRegistry {
@@ -11,4 +13,24 @@ pub fn registry() -> AdapterRegistry {
         crate::config::state_dir(),
     )));
     registry
+}
+
+/// The ids of the adapters that can install their hooks, for `install` and `uninstall`.
+pub fn installable_ids() -> PossibleValuesParser {
+    ids_where(|adapter| adapter.installer().is_some())
+}
+
+/// The ids of the adapters that have a probe, for `probe`.
+pub fn probeable_ids() -> PossibleValuesParser {
+    ids_where(|adapter| adapter.probe().is_some())
+}
+
+fn ids_where(keep: impl Fn(&dyn gatehouse_core::Adapter) -> bool) -> PossibleValuesParser {
+    let registry = registry();
+    let ids: Vec<&'static str> = registry
+        .iter()
+        .filter(|adapter| keep(adapter.as_ref()))
+        .map(|adapter| adapter.id())
+        .collect();
+    PossibleValuesParser::new(ids)
 }

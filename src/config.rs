@@ -42,11 +42,6 @@ impl HookConfig {
     pub fn wait(&self) -> Duration {
         Duration::from_secs(self.wait_seconds)
     }
-
-    /// The `timeout` the installer writes for the agent's hook.
-    pub fn agent_timeout_seconds(&self) -> u64 {
-        self.wait_seconds + HOOK_TIMEOUT_MARGIN_SECONDS
-    }
 }
 
 /// Where the config file is looked for.

@@ -93,12 +93,16 @@ enum Command {
     },
     /// Run as an agent's hook: read the hook event on stdin, print the verdict if any. Always exits 0.
     Hook {
-        /// The agent: claude or codex.
+        /// The agent, by adapter id (`gatehouse status` lists them).
         agent: String,
+        /// The event's name, for agents whose hook input does not name its event.
+        event: Option<String>,
     },
     /// Add gatehouse's hooks to an agent's settings.
+    #[command(after_help = install::after_help())]
     Install(install::InstallArgs),
     /// Remove gatehouse's hooks (and only those) from an agent's settings.
+    #[command(after_help = install::after_help())]
     Uninstall(install::InstallArgs),
     /// Check, live and offline, whether the installed agent honours gatehouse's answers; a pass
     /// unlocks answering that agent version's prompts from gatehouse.
@@ -117,7 +121,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let socket = cli.socket;
     match cli.command {
         Command::Serve => serve::run(socket),
-        Command::Hook { agent } => Ok(hook::run(socket, &agent)),
+        Command::Hook { agent, event } => Ok(hook::run(socket, &agent, event.as_deref())),
         Command::Install(arguments) => install::install(arguments),
         Command::Uninstall(arguments) => install::uninstall(arguments),
         Command::Probe(arguments) => probe::run(socket, arguments),

@@ -11,7 +11,6 @@ use std::time::Duration;
 use gatehouse_core::AdapterRegistry;
 use gatehouse_host_ipc::server::audit::AuditLog;
 use gatehouse_host_ipc::{socket, Gateway, GatewayOptions};
-use tokio::runtime::Handle;
 use tracing_subscriber::EnvFilter;
 
 use crate::adapters;
@@ -34,7 +33,7 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         // socket, if the path still names the one bound here, and releases the lock.
         let socket::BoundSocket { listener, guard: _socket_guard } = socket::bind(&socket_path).await?;
         let registry = adapters::registry();
-        let capabilities = registry.capabilities().await;
+        let capabilities = capabilities_off_the_runtime(&registry).await;
         let options = GatewayOptions { socket: socket_path.display().to_string(), ..GatewayOptions::default() };
         let audit = open_audit_log()?;
         let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));
@@ -62,12 +61,22 @@ async fn refresh_capabilities(registry: AdapterRegistry, gateway: Arc<Gateway>) 
     every.tick().await;
     loop {
         every.tick().await;
-        let capabilities =
-            tokio::task::block_in_place(|| Handle::current().block_on(registry.capabilities()));
+        let capabilities = capabilities_off_the_runtime(&registry).await;
         if gateway.replace_adapters(capabilities) {
             tracing::info!("the adapters' capability flags changed; new prompts get the new ones (see `gatehouse status`)");
         }
     }
+}
+
+/// The adapters' flags, asked on a blocking thread: an adapter may look at the installed agent
+/// (Codex runs `codex --version`), which must never hold up the gateway's other work.
+async fn capabilities_off_the_runtime(
+    registry: &AdapterRegistry,
+) -> Vec<gatehouse_core::AdapterCapabilities> {
+    let registry = registry.clone();
+    tokio::task::spawn_blocking(move || registry.capabilities())
+        .await
+        .unwrap_or_default()
 }
 
 /// Each waiting hook holds one connection, so the gateway takes as many open files as the

@@ -11,9 +11,10 @@
 //! shell word) is named `gatehouse`, in any folder. Claude Code runs the command as it is, so no
 //! `NAME=value` words come before the program.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use gatehouse_hook_settings::AgentHooks;
+use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
+use gatehouse_hook_settings::{installer, AgentHooks};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -112,6 +113,41 @@ pub fn install_file(path: &Path, plan: &HookPlan) -> Result<InstallReport, Insta
 /// Fails, leaving the file unchanged, for the same reasons as [`install_file`].
 pub fn uninstall_file(path: &Path) -> Result<InstallReport, InstallError> {
     CLAUDE_HOOKS.uninstall_file(path)
+}
+
+/// Claude Code's settings: `~/.claude/settings.json`, or a project's `.claude/settings.json`.
+pub struct ClaudeInstaller;
+
+impl HookInstaller for ClaudeInstaller {
+    fn settings_path(&self, scope: &SettingsScope) -> Result<PathBuf, KitError> {
+        let user = || {
+            std::env::var_os("HOME")
+                .map(|home| PathBuf::from(home).join(".claude").join("settings.json"))
+        };
+        installer::settings_path(scope, user, ".claude/settings.json", &CLAUDE_HOOKS)
+    }
+
+    fn settings_described(&self) -> &'static str {
+        "~/.claude/settings.json, or a project's .claude/settings.json"
+    }
+
+    fn install(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError> {
+        let command = installer::hook_command(hook_command(&request.program), &request.program)?;
+        let plan = HookPlan {
+            command: command.clone(),
+            hold_timeout_seconds: request.hold_seconds + request.timeout_margin_seconds,
+        };
+        let report = install_file(&request.settings, &plan)?;
+        let notes = vec![format!(
+            "Claude Code runs `{command}`; a prompt is held for up to {} s (hook timeout {} s).",
+            request.hold_seconds, plan.hold_timeout_seconds
+        )];
+        Ok(installer::outcome(report, notes))
+    }
+
+    fn uninstall(&self, settings: &Path) -> Result<InstallOutcome, KitError> {
+        Ok(installer::outcome(uninstall_file(settings)?, Vec::new()))
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ pub mod install;
 mod questions;
 mod verdict;
 
-use async_trait::async_trait;
+use gatehouse_core::kit::HookInstaller;
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
     ParseError, PromptKind, Verdict,
@@ -29,7 +29,6 @@ pub const VERIFIED_VERSION: &str = "2.1.332";
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ClaudeAdapter;
 
-#[async_trait]
 impl Adapter for ClaudeAdapter {
     fn id(&self) -> &'static str {
         ADAPTER_ID
@@ -39,7 +38,7 @@ impl Adapter for ClaudeAdapter {
         "Claude Code"
     }
 
-    async fn capabilities(&self) -> AdapterCapabilities {
+    fn capabilities(&self) -> AdapterCapabilities {
         capabilities()
     }
 
@@ -47,12 +46,20 @@ impl Adapter for ClaudeAdapter {
         capabilities().deliverable(prompt)
     }
 
-    fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
+    fn parse_hook_event(
+        &self,
+        stdin: &[u8],
+        _event: Option<&str>,
+    ) -> Result<HookEvent, ParseError> {
         events::parse(stdin)
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(prompt, verdict)
+    }
+
+    fn installer(&self) -> Option<&dyn HookInstaller> {
+        Some(&install::ClaudeInstaller)
     }
 }
 

@@ -15,7 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gatehouse_hook_settings::AgentHooks;
+use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
+use gatehouse_hook_settings::{installer, AgentHooks};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -148,6 +149,43 @@ pub fn install_file(path: &Path, command: &str) -> Result<InstallReport, Install
 /// Fails, leaving the file unchanged, for the same reasons as [`install_file`].
 pub fn uninstall_file(path: &Path) -> Result<InstallReport, InstallError> {
     CODEX_HOOKS.uninstall_file(path)
+}
+
+/// Codex's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`), or a project's
+/// `.codex/hooks.json`.
+pub struct CodexInstaller;
+
+impl HookInstaller for CodexInstaller {
+    fn settings_path(&self, scope: &SettingsScope) -> Result<PathBuf, KitError> {
+        installer::settings_path(scope, default_hooks_path, ".codex/hooks.json", &CODEX_HOOKS)
+    }
+
+    fn settings_described(&self) -> &'static str {
+        "$CODEX_HOME/hooks.json (else ~/.codex/hooks.json), or a project's .codex/hooks.json"
+    }
+
+    /// Codex's wait is its own (it shows no prompt while its hook waits), whatever the request.
+    fn install(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError> {
+        let command = installer::hook_command(hook_command(&request.program), &request.program)?;
+        let report = install_file(&request.settings, &command)?;
+        let mut notes = vec![format!("Codex runs `{command}`.")];
+        if !report.changes.is_empty() {
+            notes.push(
+                "Codex runs new or changed hooks only after you review them once: at its next start it shows \
+                 \"Hooks need review\" (or type /hooks); choose to trust gatehouse's hooks there. gatehouse never trusts them for you."
+                    .into(),
+            );
+        }
+        notes.push(format!(
+            "Codex's prompts are listed read-only until `gatehouse probe codex` passes for the installed Codex version; \
+             then a Bash prompt is held for up to {CODEX_WAIT_SECONDS} s, during which Codex shows no prompt of its own."
+        ));
+        Ok(installer::outcome(report, notes))
+    }
+
+    fn uninstall(&self, settings: &Path) -> Result<InstallOutcome, KitError> {
+        Ok(installer::outcome(uninstall_file(settings)?, Vec::new()))
+    }
 }
 
 #[cfg(test)]

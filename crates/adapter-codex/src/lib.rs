@@ -25,7 +25,7 @@ pub mod version;
 
 use std::path::{Path, PathBuf};
 
-use async_trait::async_trait;
+use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
     ParseError, PromptKind, Verdict,
@@ -49,7 +49,6 @@ impl CodexAdapter {
     }
 }
 
-#[async_trait]
 impl Adapter for CodexAdapter {
     fn id(&self) -> &'static str {
         ADAPTER_ID
@@ -62,16 +61,28 @@ impl Adapter for CodexAdapter {
     /// Reads the probe record and, when it passed, runs the installed `codex --version`: called
     /// when a gateway starts and every few seconds after, so a new probe takes effect without a
     /// restart.
-    async fn capabilities(&self) -> AdapterCapabilities {
+    fn capabilities(&self) -> AdapterCapabilities {
         capabilities_for(&installed_unlock(self.state_dir.as_deref()))
     }
 
-    fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError> {
+    fn parse_hook_event(
+        &self,
+        stdin: &[u8],
+        _event: Option<&str>,
+    ) -> Result<HookEvent, ParseError> {
         events::parse(stdin, || running_unlock(self.state_dir.as_deref()))
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(verdict)
+    }
+
+    fn installer(&self) -> Option<&dyn HookInstaller> {
+        Some(&install::CodexInstaller)
+    }
+
+    fn probe(&self) -> Option<&dyn AgentProbe> {
+        Some(&probe::CodexProbe)
     }
 
     /// The parser has already checked the probe record against the running Codex: a prompt it

@@ -6,12 +6,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::answer::Verdict;
 use crate::capability::AdapterCapabilities;
+use crate::kit::{AgentProbe, HookInstaller};
 use crate::prompt::NewPrompt;
 
 /// Something a hook saw the agent do that may settle pending prompts.
@@ -79,8 +79,10 @@ pub enum ParseError {
     NotAnEvent(String),
 }
 
-/// One agent.
-#[async_trait]
+/// One agent. An adapter owns everything about its agent: reading its hook events, writing its
+/// verdicts, its capability flags, installing its hooks ([`Adapter::installer`]) and proving what
+/// it can do ([`Adapter::probe`]). It knows nothing of the socket. The binary registers adapters
+/// by id in an [`AdapterRegistry`] and has no other code per agent.
 pub trait Adapter: Send + Sync {
     /// A short stable id, such as `claude`; used in commands, prompts and the wire.
     fn id(&self) -> &'static str;
@@ -88,12 +90,15 @@ pub trait Adapter: Send + Sync {
     /// The agent's name for people, such as `Claude Code`.
     fn name(&self) -> &'static str;
 
-    /// The adapter's capability flags. Asynchronous because an adapter may need to look at the
-    /// installed agent (its version, a probe record) to know what is proven.
-    async fn capabilities(&self) -> AdapterCapabilities;
+    /// The adapter's capability flags. It may look at the installed agent (its version, a probe
+    /// record) to know what is proven, so it may block for a moment: async callers run it on a
+    /// blocking thread ([`AdapterRegistry::capabilities`] is that call for every adapter).
+    fn capabilities(&self) -> AdapterCapabilities;
 
-    /// Reads one hook event from the bytes the agent wrote to the hook's stdin.
-    fn parse_hook_event(&self, stdin: &[u8]) -> Result<HookEvent, ParseError>;
+    /// Reads one hook event from the bytes the agent wrote to the hook's stdin. `event` is the
+    /// event's name when the hook command carries it (`gatehouse hook AGENT EVENT`), for agents
+    /// whose events do not name themselves.
+    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError>;
 
     /// The bytes the hook writes to stdout so that the agent applies `verdict` to `prompt`.
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String;
@@ -104,6 +109,16 @@ pub trait Adapter: Send + Sync {
     /// hook drops any other verdict, so a gateway that is wrong cannot make it print an
     /// approval this adapter never proved. See [`AdapterCapabilities::deliverable`].
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<crate::Action>;
+
+    /// How gatehouse's hooks are installed into this agent's settings, if they can be.
+    fn installer(&self) -> Option<&dyn HookInstaller> {
+        None
+    }
+
+    /// The live probe that proves this agent's capabilities per version, if it has one.
+    fn probe(&self) -> Option<&dyn AgentProbe> {
+        None
+    }
 }
 
 /// Adapters by id.
@@ -133,12 +148,12 @@ impl AdapterRegistry {
         self.adapters.values()
     }
 
-    /// Every adapter's capability flags, in id order.
-    pub async fn capabilities(&self) -> Vec<AdapterCapabilities> {
-        let mut all = Vec::with_capacity(self.adapters.len());
-        for adapter in self.adapters.values() {
-            all.push(adapter.capabilities().await);
-        }
-        all
+    /// Every adapter's capability flags, in id order. This may block (see
+    /// [`Adapter::capabilities`]): from async code, call it on a blocking thread.
+    pub fn capabilities(&self) -> Vec<AdapterCapabilities> {
+        self.adapters
+            .values()
+            .map(|adapter| adapter.capabilities())
+            .collect()
     }
 }

@@ -10,6 +10,7 @@ pub mod answer;
 pub mod arbiter;
 pub mod capability;
 pub mod correlation;
+pub mod kit;
 pub mod prompt;
 pub mod short_id;
 pub mod text;
@@ -18,8 +19,6 @@ pub mod time;
 pub use adapter::{Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError};
 pub use answer::{Answer, QuestionResponse, Verdict};
 pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
-/// Re-exported so that an adapter crate implements [`Adapter`] with the same macro version.
-pub use async_trait::async_trait;
 pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};
 pub use prompt::{
     DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,

@@ -20,11 +20,14 @@
 //! - [`file`]: reading, backing up and atomically writing the file,
 //!   [`AgentHooks::install_file`] and [`AgentHooks::uninstall_file`].
 //!
+//! - [`installer`]: what every adapter's `HookInstaller` shares (paths of a scope, the outcome).
+//!
 //! This crate knows no particular agent and nothing of gatehouse's socket.
 
 pub mod command;
 mod error;
 pub mod file;
+pub mod installer;
 pub mod plan;
 
 use std::fmt;

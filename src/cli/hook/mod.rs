@@ -51,8 +51,8 @@ const RECEIPT_BUDGET: Duration = Duration::from_secs(5);
 /// How often a hook whose gateway went away tries to reach a new one.
 const RECONNECT_EVERY: Duration = Duration::from_millis(250);
 
-pub fn run(socket_flag: Option<PathBuf>, agent: &str) -> ExitCode {
-    if let Err(reason) = handle(socket_flag, agent) {
+pub fn run(socket_flag: Option<PathBuf>, agent: &str, event_name: Option<&str>) -> ExitCode {
+    if let Err(reason) = handle(socket_flag, agent, event_name) {
         say(&format!(
             "gatehouse hook {agent}: {reason}; leaving this to the agent"
         ));
@@ -130,7 +130,11 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
+fn handle(
+    socket_flag: Option<PathBuf>,
+    agent: &str,
+    event_name: Option<&str>,
+) -> Result<(), String> {
     // Tests check that a panic anywhere still leaves the agent alone; release builds lack this.
     #[cfg(debug_assertions)]
     if std::env::var_os("GATEHOUSE_TEST_PANIC_IN_HOOK").is_some() {
@@ -154,7 +158,7 @@ fn handle(socket_flag: Option<PathBuf>, agent: &str) -> Result<(), String> {
         ));
     }
     let event = adapter
-        .parse_hook_event(&stdin)
+        .parse_hook_event(&stdin, event_name)
         .map_err(|error| error.to_string())?;
     if event == HookEvent::Ignore {
         return Ok(());

@@ -34,6 +34,7 @@
 pub mod fake_responses;
 pub mod terminal;
 
+use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -166,6 +167,44 @@ pub fn run(
         cases: results,
         gatehouse_version: env!("CARGO_PKG_VERSION").into(),
     })
+}
+
+/// `gatehouse probe codex`: the probe above, as the binary runs it for any adapter.
+pub struct CodexProbe;
+
+impl AgentProbe for CodexProbe {
+    fn executable_name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn run(
+        &self,
+        request: &ProbeRequest,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<ProbeOutcome, KitError> {
+        let Some(codex) = request.executable.clone().or_else(version::find_on_path) else {
+            return Err(
+                "no `codex` was found on PATH; install Codex, or name the executable".into(),
+            );
+        };
+        let probed = run(&ProbeOptions::new(codex), progress)?;
+        let record = crate::record::record_path(&request.state_dir);
+        crate::record::write(&record, &probed)?;
+        let meaning = if probed.passed {
+            format!("gatehouse now offers once and deny for Codex {}'s Bash prompts; any other version stays read-only until probed", probed.codex_version)
+        } else {
+            format!(
+                "Codex {} stays read-only in gatehouse; answer its prompts in Codex's terminal",
+                probed.codex_version
+            )
+        };
+        Ok(ProbeOutcome {
+            passed: probed.passed,
+            agent_version: probed.codex_version,
+            record,
+            meaning,
+        })
+    }
 }
 
 /// Whether a fresh probe record unlocks answers for the Codex it probed.
