@@ -19,16 +19,25 @@ fn main() -> ExitCode {
         // SAFETY: nothing else runs yet; no other thread reads the environment.
         unsafe { std::env::remove_var(gatehouse_host_ipc::socket::SOCKET_ENV) };
     }
-    if cli::hook::invoked_as_hook(&words) {
+    let parsed = cli::Cli::try_parse_from(&words);
+    let hook = match &parsed {
+        Ok(arguments) => arguments.is_hook(),
+        Err(_) => cli::hook::may_be_a_hook(&words),
+    };
+    if hook {
         // The agent reads anything but exit 0 with nothing printed as a decision: the hook never
         // fails, whatever it is given.
-        return cli::hook::run_never_failing(|| cli::Cli::try_parse_from(&words));
+        return cli::hook::run_never_failing(parsed);
     }
-    let arguments = cli::Cli::parse_from(words);
+    let arguments = parsed.unwrap_or_else(|error| error.exit());
     match cli::run(arguments) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("gatehouse: {error:#}");
+            // Errors may carry the gateway's words, or an agent's.
+            eprintln!(
+                "gatehouse: {}",
+                gatehouse_core::text::visible(&format!("{error:#}"))
+            );
             ExitCode::FAILURE
         }
     }

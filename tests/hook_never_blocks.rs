@@ -77,13 +77,16 @@ fn an_empty_socket_variable_means_the_default_socket() {
 #[test]
 fn arguments_that_do_not_parse_leave_the_agent_alone() {
     let sandbox = Sandbox::new();
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 8] = [
         &["hook", "claude", "--bogus"],
         &["hook", "--bogus", "claude"],
         &["--bogus", "hook", "claude"],
         &["hook"],
         &["hook", "claude", "extra"],
         &["--socket", "/tmp/x.sock", "hook", "claude", "--wait", "5"],
+        // `gatehouse --socket $S hook claude` with S unset: --socket swallows `hook`.
+        &["--socket", "hook", "claude"],
+        &["--", "hook", "claude"],
     ];
     for arguments in cases {
         let output = run_hook(&sandbox, arguments, &[], &permission_request());

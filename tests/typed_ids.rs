@@ -107,3 +107,44 @@ fn an_id_that_is_not_one_is_refused_with_words() {
     assert_eq!(gateway.list().len(), 1);
     drop(hook);
 }
+
+#[test]
+fn after_a_restart_an_id_from_the_old_list_names_the_old_prompt_never_a_new_one() {
+    let mut gateway = Gateway::start();
+    let (harmless_hook, harmless) = hold_bash(&gateway, "echo harmless");
+    let harmless_id = harmless["id"].as_str().unwrap().to_owned();
+    let harmless_short = harmless["short_id"].as_str().unwrap().to_owned();
+    // The terminal answered it (the agent ended the hook), then the gateway restarted.
+    let mut harmless_hook = harmless_hook;
+    harmless_hook.kill().unwrap();
+    harmless_hook.wait().unwrap();
+    gateway.wait_for_pending(0);
+    gateway.kill();
+    gateway.start_again();
+    let (_force_push_hook, force_push) = hold_bash(&gateway, "rm -rf ~/precious");
+    assert_eq!(harmless_id[..8], force_push["id"].as_str().unwrap()[..8]);
+    for typed in [
+        &harmless_id[..8],
+        harmless_id.as_str(),
+        harmless_short.as_str(),
+    ] {
+        let output = gateway.run(&["answer", typed, "once"]);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "`{typed}` is refused: {}",
+            text(&output.stdout)
+        );
+        assert!(
+            text(&output.stderr).contains("nothing was done"),
+            "`{typed}`: {}",
+            text(&output.stderr)
+        );
+    }
+    let still = gateway.list();
+    assert_eq!(still.len(), 1);
+    assert_eq!(
+        still[0]["summary"], "rm -rf ~/precious",
+        "the new prompt is still pending, unanswered"
+    );
+}

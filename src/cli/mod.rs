@@ -117,6 +117,13 @@ enum Command {
     },
 }
 
+impl Cli {
+    /// Whether this is `gatehouse hook ...`, which must never fail (see [`hook`]).
+    pub fn is_hook(&self) -> bool {
+        matches!(self.command, Command::Hook { .. })
+    }
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let socket = cli.socket;
     match cli.command {

@@ -36,7 +36,9 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         let capabilities = capabilities_off_the_runtime(&registry).await;
         let options = GatewayOptions { socket: socket_path.display().to_string(), ..GatewayOptions::default() };
         let audit = open_audit_log()?;
+        let earlier = remembered_from(audit.path());
         let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));
+        gateway.remember_ended(earlier);
         let agents: Vec<&str> = registry.ids().collect();
         tracing::info!("gatehouse {} listening on {} for {}", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
         tokio::spawn(refresh_capabilities(registry.clone(), gateway.clone()));
@@ -98,6 +100,29 @@ fn raise_open_file_limit() {
                     tracing::debug!("cannot raise the open file limit");
                 }
             }
+        }
+    }
+}
+
+/// The prompts of earlier gateways, from the audit log: an id typed from an old list then names
+/// its old prompt (refused, as ended) and never a new one. A log that cannot be read is only a
+/// warning: the gateway still starts.
+fn remembered_from(
+    log: &std::path::Path,
+) -> Vec<(
+    gatehouse_core::DecisionId,
+    gatehouse_core::PromptState,
+    gatehouse_core::Timestamp,
+)> {
+    const REMEMBERED: usize = 65_536;
+    match gatehouse_host_ipc::server::audit::ended_prompts(log, REMEMBERED) {
+        Ok(ended) => ended,
+        Err(error) => {
+            tracing::warn!(
+                "cannot read the audit log {} for earlier prompts: {error}",
+                log.display()
+            );
+            Vec::new()
         }
     }
 }

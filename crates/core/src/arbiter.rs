@@ -99,6 +99,11 @@ pub enum ArbiterError {
         given: String,
         matches: Vec<IdMatch>,
     },
+    #[error("`{given}` is only the start of full ids (the time they were made), which names no prompt; it starts {}; nothing was done, give the short id of the one you mean", describe_matches(matches))]
+    StartOfFullIds {
+        given: String,
+        matches: Vec<IdMatch>,
+    },
     #[error("prompt {id} is no longer pending: it is {state}")]
     NotPending { id: DecisionId, state: PromptState },
     #[error("prompt {id} is read-only: {reason}")]
@@ -123,7 +128,9 @@ impl ArbiterError {
             ArbiterError::NotFound { .. } | ArbiterError::UnknownId { .. } => "not_found",
             ArbiterError::InvalidId(_) => "invalid_id",
             ArbiterError::IdNamesAnEndedPrompt { .. } => "not_pending",
-            ArbiterError::AmbiguousId { .. } => "ambiguous_id",
+            ArbiterError::AmbiguousId { .. } | ArbiterError::StartOfFullIds { .. } => {
+                "ambiguous_id"
+            }
             ArbiterError::NotPending { .. } => "not_pending",
             ArbiterError::ReadOnly { .. } => "read_only",
             ArbiterError::ActionNotOffered { .. } => "action_not_offered",
@@ -315,6 +322,17 @@ impl Arbiter {
         Ok(events)
     }
 
+    /// Remembers a prompt that an earlier gateway ended (from its audit log), so that its id,
+    /// typed from an old list, is refused as ended rather than matched against new prompts. Ids
+    /// already known are left alone.
+    pub fn remember_ended(&mut self, id: DecisionId, state: PromptState, at: Timestamp) {
+        if self.live.contains_key(&id) || self.finished.contains_key(&id) || !state.is_final() {
+            return;
+        }
+        self.known_ids.insert(id);
+        self.remember_finished(id, Finished { state, at });
+    }
+
     /// The prompts that are pending, oldest first, with their short ids as they are now.
     pub fn pending(&self) -> Vec<Prompt> {
         let mut prompts: Vec<Prompt> = self
@@ -339,9 +357,23 @@ impl Arbiter {
         let mut matches: Vec<IdMatch> =
             found.into_iter().map(|id| self.describe(id, now)).collect();
         match matches.len() {
-            0 => Err(ArbiterError::UnknownId {
-                given: given.to_owned(),
-            }),
+            0 => {
+                // The start of full ids (their timestamp) names nothing; say whose start it is.
+                let starting = self.known_ids.full_ids_starting(&query, LISTED_MATCHES);
+                if starting.is_empty() {
+                    return Err(ArbiterError::UnknownId {
+                        given: given.to_owned(),
+                    });
+                }
+                let matches = starting
+                    .into_iter()
+                    .map(|id| self.describe(id, now))
+                    .collect();
+                Err(ArbiterError::StartOfFullIds {
+                    given: given.to_owned(),
+                    matches,
+                })
+            }
             1 if matches[0].state == PromptState::Pending => Ok(matches[0].id),
             1 => Err(ArbiterError::IdNamesAnEndedPrompt {
                 given: given.to_owned(),

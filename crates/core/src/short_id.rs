@@ -4,12 +4,15 @@
 //! A [`DecisionId`] is a UUID v7: its first 48 bits are a timestamp, so prompts made within a
 //! minute share their first eight hex digits. A prefix of the full id therefore says little, and
 //! resolved against "what is pending now" it finds the wrong prompt once the one it meant has
-//! ended. The short id is instead the shortest prefix of the id's *random* part (the 19 hex
-//! digits after the version digit) that no other known id shares, as jj shows change ids; it is
-//! never shorter than [`MIN_SHORT_ID_DIGITS`], and never also the start of a known full id.
+//! ended (or, after a restart, one the gateway never knew). The short id is instead the shortest
+//! prefix of the id's *random* part that no other known id shares, as jj shows change ids: the
+//! 18 hex digits of its 72 random bits (`rand_a`, then `rand_b` without the variant digit, whose
+//! first two bits are fixed). It is never shorter than [`MIN_SHORT_ID_DIGITS`].
 //!
-//! [`IdIndex::matching`] reads a typed id both ways (a prefix of the full id, or of the random
-//! part) and returns every known id it could name, so a caller refuses anything but exactly one.
+//! [`IdIndex::matching`] reads a typed id as a prefix of a random part, and also as a prefix of a
+//! full id once it has [`MIN_FULL_PREFIX_DIGITS`] digits (so it reaches seven digits into the
+//! random bits), and returns every known id it could name: a caller refuses anything but exactly
+//! one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -24,15 +27,22 @@ pub const MIN_SHORT_ID_DIGITS: usize = 4;
 /// Hex digits in a whole id.
 const FULL_DIGITS: usize = 32;
 
-/// Hex digits in the random part of a UUID v7: 12 bits of `rand_a`, then the variant digit and
-/// 60 bits of `rand_b`.
-const RANDOM_DIGITS: usize = 19;
+/// The fewest digits of a prefix that is also read as the start of a full id: twelve digits of
+/// timestamp, the version digit and seven random digits.
+pub const MIN_FULL_PREFIX_DIGITS: usize = 20;
 
-const RANDOM_MASK: u128 = (1 << (4 * RANDOM_DIGITS)) - 1;
+/// Hex digits in the random part of a UUID v7 as short ids use it: the 12 bits of `rand_a`, then
+/// the 60 bits of `rand_b` after its variant digit.
+const RANDOM_DIGITS: usize = 18;
+
+const RAND_B_LOW_BITS: u32 = 60;
 
 /// The random part of an id, as a number of [`RANDOM_DIGITS`] hex digits.
 fn random_part(id: DecisionId) -> u128 {
-    id.as_u128() & RANDOM_MASK
+    let value = id.as_u128();
+    let rand_a = (value >> 64) & 0xfff;
+    let rand_b_low = value & ((1 << RAND_B_LOW_BITS) - 1);
+    (rand_a << RAND_B_LOW_BITS) | rand_b_low
 }
 
 /// A typed id that is not one, with what is wrong with it.
@@ -124,8 +134,8 @@ impl IdIndex {
         self.by_full_id.is_empty()
     }
 
-    /// The shortest prefix of `id`'s random part that names it alone among the known ids, read
-    /// either way: no other random part and no full id starts with it.
+    /// The shortest prefix of `id`'s random part that no other known id's random part shares.
+    /// (It is shorter than [`MIN_FULL_PREFIX_DIGITS`], so it is never read as a full id.)
     pub fn short_id(&self, id: DecisionId) -> String {
         let random = random_part(id);
         let shared_with = |other: u128| -> usize {
@@ -147,34 +157,14 @@ impl IdIndex {
             .map(|(other, _)| shared_with(*other))
             .unwrap_or(0);
         let hex = format!("{random:0width$x}", width = RANDOM_DIGITS);
-        let mut length = (before.max(after) + 1).clamp(MIN_SHORT_ID_DIGITS, RANDOM_DIGITS);
-        while length < RANDOM_DIGITS && self.starts_a_full_id(&hex[..length]) {
-            length += 1;
-        }
+        let length = (before.max(after) + 1).clamp(MIN_SHORT_ID_DIGITS, RANDOM_DIGITS);
         hex[..length].to_owned()
     }
 
-    fn starts_a_full_id(&self, digits: &str) -> bool {
-        let query = IdQuery {
-            digits: digits.to_owned(),
-        };
-        query
-            .range(FULL_DIGITS)
-            .is_some_and(|(low, high)| self.by_full_id.range(low..=high).next().is_some())
-    }
-
-    /// Every known id that `query` could name, as a prefix of a full id or of a random part,
-    /// oldest first; at most `limit` of them.
+    /// Every known id that `query` could name (a prefix of a random part, or of a full id from
+    /// [`MIN_FULL_PREFIX_DIGITS`] digits on), oldest first; at most `limit` of them.
     pub fn matching(&self, query: &IdQuery, limit: usize) -> Vec<DecisionId> {
-        let mut found: BTreeSet<DecisionId> = BTreeSet::new();
-        if let Some((low, high)) = query.range(FULL_DIGITS) {
-            found.extend(
-                self.by_full_id
-                    .range(low..=high)
-                    .take(limit)
-                    .map(|value| DecisionId::from_u128(*value)),
-            );
-        }
+        let mut found = self.starting_full_ids(query, limit, MIN_FULL_PREFIX_DIGITS);
         if let Some((low, high)) = query.range(RANDOM_DIGITS) {
             let in_range = self.by_random_part.range((low, 0)..=(high, u128::MAX));
             found.extend(
@@ -184,6 +174,35 @@ impl IdIndex {
             );
         }
         found.into_iter().take(limit).collect()
+    }
+
+    /// The known full ids that start with `query`, however short it is: what a person who typed
+    /// the start of a full id may have meant, to say why nothing was done.
+    pub fn full_ids_starting(&self, query: &IdQuery, limit: usize) -> Vec<DecisionId> {
+        self.starting_full_ids(query, limit, 0)
+            .into_iter()
+            .collect()
+    }
+
+    fn starting_full_ids(
+        &self,
+        query: &IdQuery,
+        limit: usize,
+        min_digits: usize,
+    ) -> BTreeSet<DecisionId> {
+        let mut found: BTreeSet<DecisionId> = BTreeSet::new();
+        if query.digits.len() < min_digits {
+            return found;
+        }
+        if let Some((low, high)) = query.range(FULL_DIGITS) {
+            found.extend(
+                self.by_full_id
+                    .range(low..=high)
+                    .take(limit)
+                    .map(|value| DecisionId::from_u128(*value)),
+            );
+        }
+        found
     }
 }
 
@@ -201,18 +220,29 @@ pub fn short_ids(ids: impl IntoIterator<Item = DecisionId>) -> BTreeMap<Decision
 mod tests {
     use super::*;
 
-    /// An id with the given timestamp digits and random digits.
+    /// An id with the given timestamp digits and (18-digit) random part.
     fn id(timestamp: u64, random: u128) -> DecisionId {
-        DecisionId::from_u128(((timestamp as u128) << 80) | (0x7 << 76) | (random & RANDOM_MASK))
+        let rand_a = (random >> RAND_B_LOW_BITS) & 0xfff;
+        let rand_b_low = random & ((1 << RAND_B_LOW_BITS) - 1);
+        DecisionId::from_u128(
+            ((timestamp as u128) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b_low,
+        )
     }
 
     /// A random part that starts with `digits` (and goes on with zeros).
     fn random(digits: &str) -> u128 {
-        u128::from_str_radix(&format!("{digits:0<19}"), 16).unwrap()
+        u128::from_str_radix(&format!("{digits:0<18}"), 16).unwrap()
     }
 
     fn query(text: &str) -> IdQuery {
         IdQuery::parse(text).unwrap()
+    }
+
+    #[test]
+    fn the_random_part_skips_the_version_and_variant_digits() {
+        let made = id(0x0190_0000_0000, random("abc123456789abcdef"));
+        assert_eq!(made.to_string(), "01900000-0000-7abc-8123-456789abcdef");
+        assert_eq!(format!("{:018x}", random_part(made)), "abc123456789abcdef");
     }
 
     #[test]
@@ -265,39 +295,29 @@ mod tests {
     }
 
     #[test]
-    fn a_short_id_is_never_also_the_start_of_a_full_id() {
-        let mut index = IdIndex::default();
-        // Its random part starts with the same digits as every full id of its time.
-        let unlucky = id(0x0190_0000_0000, random("01905555"));
-        index.insert(unlucky);
-        let short = index.short_id(unlucky);
-        assert_eq!(short, "01905");
-        assert_eq!(index.matching(&query(&short), 10), vec![unlucky]);
-    }
-
-    #[test]
-    fn a_prefix_matches_every_known_id_it_could_name_either_way() {
+    fn the_start_of_a_full_id_names_nothing_until_it_reaches_into_the_random_digits() {
         let mut index = IdIndex::default();
         let released = id(0x0190_aaaa_0000, random("5555"));
         let pending = id(0x0190_aaaa_0001, random("6666"));
         index.insert(released);
         index.insert(pending);
-        assert_eq!(
-            index.matching(&query("0190aaaa"), 10),
-            vec![released, pending],
-            "a stale full-id prefix names both"
+        assert!(
+            index.matching(&query("0190aaaa"), 10).is_empty(),
+            "eight digits of timestamp name no prompt"
         );
+        assert_eq!(
+            index.full_ids_starting(&query("0190aaaa"), 10),
+            vec![released, pending],
+            "but say whose start they are"
+        );
+        let twenty_digits: String = pending.to_string().replace('-', "")[..20].to_owned();
+        assert_eq!(index.matching(&query(&twenty_digits), 10), vec![pending]);
         assert_eq!(index.matching(&query("5555"), 10), vec![released]);
         assert_eq!(
             index.matching(&query(&pending.to_string()), 10),
             vec![pending]
         );
         assert!(index.matching(&query("7777"), 10).is_empty());
-        assert_eq!(
-            index.matching(&query("0190"), 1).len(),
-            1,
-            "at most the limit"
-        );
     }
 
     #[test]

@@ -26,13 +26,20 @@ pub const ELLIPSIS: char = '…';
 /// Characters that are not control characters but that a terminal or a person's eye does not show
 /// as themselves: they reorder text (bidirectional embeddings, overrides, isolates and marks),
 /// take no space (zero-width spaces, joiners, the word joiner, invisible operators, the byte
-/// order mark, soft hyphen, tag characters) or break lines outside the terminal's notion of a
+/// order mark, soft hyphen, tag characters, variation selectors), show as blank space (Hangul
+/// fillers) or break lines outside the terminal's notion of a
 /// line (U+2028, U+2029).
 pub fn is_hidden_or_reordering(character: char) -> bool {
     matches!(
         character,
         '\u{00ad}'                       // soft hyphen
+        | '\u{034f}'                     // combining grapheme joiner
         | '\u{061c}'                     // Arabic letter mark
+        | '\u{115f}'..='\u{1160}'        // Hangul fillers, shown as blank space
+        | '\u{3164}'                     // Hangul filler
+        | '\u{ffa0}'                     // halfwidth Hangul filler
+        | '\u{fe00}'..='\u{fe0f}'        // variation selectors
+        | '\u{e0100}'..='\u{e01ef}'      // variation selectors supplement
         | '\u{180e}'                     // Mongolian vowel separator
         | '\u{200b}'..='\u{200f}'        // zero-width space, non-joiner, joiner; LRM, RLM
         | '\u{2028}'..='\u{2029}'        // line and paragraph separators

@@ -154,7 +154,7 @@ async fn garbage_gets_errors_and_the_connection_stays_usable() {
         ("[1,2]\n", "invalid_request"),
         ("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"list\"}\n", "invalid_request"),
         ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hello\",\"params\":{\"role\":7}}\n", "invalid_params"),
-        ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"hello\",\"params\":{\"protocol\":1,\"role\":\"frontend\"}}\n", "\"result\""),
+        ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"hello\",\"params\":{\"protocol\":2,\"role\":\"frontend\"}}\n", "\"result\""),
         ("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"frobnicate\"}\n", "method_not_found"),
         ("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"answer\",\"params\":{\"id\":\"nope\"}}\n", "invalid_params"),
         ("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"list\"}\n", "\"result\":[]"),
@@ -536,5 +536,45 @@ async fn new_capability_flags_apply_to_new_prompts_only() {
         earlier.actions,
         vec![Action::Once, Action::Deny],
         "a registered prompt keeps what it was offered"
+    );
+}
+
+#[tokio::test]
+async fn an_allow_whose_hook_goes_away_before_its_receipt_is_unconfirmed_and_claims_no_finish() {
+    let gateway = toy_gateway(Duration::from_secs(60));
+    let (allowed, hook) = hold(&gateway, bash("make", "Bash"), Duration::from_secs(60)).await;
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    frontend.answer(allowed, Answer::Once).await.unwrap();
+    // The terminal said No first: the agent ends the hook before it prints or confirms.
+    let mut watcher = client(&gateway, Role::Frontend).await;
+    watcher.subscribe().await.unwrap();
+    let (hook, _) = hook.await.unwrap();
+    drop(hook);
+    let unconfirmed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let event = watcher.next_notification().await.unwrap();
+            if event.params["id"] == allowed.to_string() && event.params["state"] == "unconfirmed" {
+                return event;
+            }
+        }
+    })
+    .await
+    .expect("the allow was marked unconfirmed when its hook went away, not after the 60 s receipt timeout");
+    assert!(unconfirmed.params["reason"]
+        .as_str()
+        .unwrap()
+        .contains("went away"));
+    let (next, _next_hook) = hold(&gateway, bash("make", "Bash"), Duration::from_secs(60)).await;
+    let mut observer = client(&gateway, Role::Hook).await;
+    let finished = gatehouse_core::Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "make".into(),
+    };
+    let withdrawn = observer.observe(finished).await.unwrap().withdrawn;
+    assert_eq!(
+        withdrawn,
+        vec![next],
+        "the next identical call's finish is its own"
     );
 }

@@ -60,10 +60,15 @@ pub fn run(socket_flag: Option<PathBuf>, agent: &str, event_name: Option<&str>) 
     ExitCode::SUCCESS
 }
 
-/// Whether the command line asks for `gatehouse hook ...`: its first word that is neither a flag
-/// nor the value of `--socket` is `hook`. Decided before the arguments are parsed, so that even
-/// arguments that do not parse leave the agent alone.
-pub fn invoked_as_hook(words: &[OsString]) -> bool {
+/// Whether a command line that does not parse may have been meant for `gatehouse hook ...`: its
+/// first word that is neither a flag nor the value of `--socket` is `hook`, or any word is (an
+/// unset variable in a hook command, `--socket $S hook claude`, swallows words). Such a command
+/// line leaves the agent alone rather than failing.
+pub fn may_be_a_hook(words: &[OsString]) -> bool {
+    invoked_as_hook(words) || words.iter().skip(1).any(|word| word == "hook")
+}
+
+fn invoked_as_hook(words: &[OsString]) -> bool {
     let mut words = words.iter().skip(1);
     while let Some(word) = words.next() {
         match word.to_str() {
@@ -81,14 +86,14 @@ pub fn invoked_as_hook(words: &[OsString]) -> bool {
 /// Parses the arguments and runs the hook, so that nothing (arguments that do not parse, a
 /// panic) ever ends it with anything but exit 0 and nothing on stdout. What went wrong goes to
 /// stderr in one line.
-pub fn run_never_failing(parse: impl FnOnce() -> Result<crate::cli::Cli, clap::Error>) -> ExitCode {
+pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCode {
     std::panic::set_hook(Box::new(|panic| {
         say(&format!(
             "gatehouse hook: internal error ({panic}); leaving this to the agent"
         ));
     }));
     // A panic has been reported by the hook above; exit 0 all the same.
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match parse() {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match parsed {
         Ok(cli) => {
             if let Err(error) = crate::cli::run(cli) {
                 say(&format!(

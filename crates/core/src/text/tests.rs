@@ -86,6 +86,9 @@ fn hostile_char() -> impl Strategy<Value = char> {
             '\u{2060}',
             '\u{feff}',
             '\u{e0041}',
+            '\u{3164}',
+            '\u{fe0f}',
+            '\u{34f}',
             '\\',
             'u',
             '{',
@@ -142,4 +145,9 @@ proptest! {
             prop_assert_eq!(line, whole, "nothing but spaces is lost when it fits");
         }
     }
+}
+
+#[test]
+fn characters_that_show_as_blank_space_or_change_their_neighbour_are_escaped() {
+    assert_snapshot!(visible("rm\u{3164}-rf\u{115f}\u{ffa0} x\u{fe0f}\u{34f}"), @r"rm\u{3164}-rf\u{115f}\u{ffa0} x\u{fe0f}\u{34f}");
 }

@@ -16,7 +16,9 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use gatehouse_core::{Answer, Event, PromptState, Timestamp};
+use std::collections::HashMap;
+
+use gatehouse_core::{Answer, DecisionId, Event, PromptState, Timestamp};
 use serde::{Deserialize, Serialize};
 
 use crate::socket::{make_private_file, make_private_folder};
@@ -131,6 +133,39 @@ pub fn read_all(path: &Path) -> io::Result<Vec<AuditRecord>> {
         }
     }
     Ok(records)
+}
+
+/// The prompts an earlier gateway wrote to the log at `path` (and its rotated files), each with
+/// its last state and when it got there, the most recent `limit` of them. A prompt that was
+/// still pending or resolved when that gateway stopped is `withdrawn`: it is over either way.
+/// A new gateway remembers them, so that an id typed from an old list names the old prompt.
+pub fn ended_prompts(
+    path: &Path,
+    limit: usize,
+) -> io::Result<Vec<(DecisionId, PromptState, Timestamp)>> {
+    let mut last: HashMap<DecisionId, (PromptState, Timestamp, usize)> = HashMap::new();
+    for (order, record) in read_all(path)?.into_iter().enumerate() {
+        let (id, state) = match &record.event {
+            Event::Added { prompt } => (prompt.id, PromptState::Pending),
+            Event::Changed { id, state, .. } => (*id, *state),
+        };
+        let state = if state.is_final() {
+            state
+        } else {
+            PromptState::Withdrawn
+        };
+        last.insert(id, (state, record.at, order));
+    }
+    let mut ended: Vec<(DecisionId, PromptState, Timestamp, usize)> = last
+        .into_iter()
+        .map(|(id, (state, at, order))| (id, state, at, order))
+        .collect();
+    ended.sort_by_key(|(.., order)| *order);
+    let keep_from = ended.len().saturating_sub(limit);
+    Ok(ended
+        .drain(keep_from..)
+        .map(|(id, state, at, _)| (id, state, at))
+        .collect())
 }
 
 fn open_for_append(path: &Path) -> io::Result<File> {

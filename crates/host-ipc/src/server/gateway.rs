@@ -135,6 +135,17 @@ impl Gateway {
         }
     }
 
+    /// Remembers prompts an earlier gateway ended (see [`Arbiter::remember_ended`]).
+    pub fn remember_ended(
+        &self,
+        ended: impl IntoIterator<Item = (DecisionId, PromptState, Timestamp)>,
+    ) {
+        let mut state = self.lock();
+        for (id, final_state, at) in ended {
+            state.arbiter.remember_ended(id, final_state, at);
+        }
+    }
+
     pub fn options(&self) -> &GatewayOptions {
         &self.options
     }
