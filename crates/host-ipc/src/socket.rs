@@ -141,14 +141,16 @@ fn prepare_folder(socket: &Path) -> Result<(), SocketError> {
     else {
         return Ok(());
     };
-    if !folder.exists() {
+    let created_here = !folder.exists();
+    if created_here {
         create_private_folder(folder).map_err(|source| SocketError::CreateFolder {
             path: folder.into(),
             source,
         })?;
-        return Ok(());
     }
-    if socket == default_socket_path() && !folder_is_private(folder) {
+    // Checked after creating too: another user may have made the folder in between (creating
+    // with `recursive` accepts a folder that is already there).
+    if (created_here || socket == default_socket_path()) && !folder_is_private(folder) {
         return Err(SocketError::FolderNotPrivate {
             path: folder.into(),
         });
@@ -181,7 +183,17 @@ pub fn make_private_folder(folder: &Path) -> io::Result<()> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     create_private_folder(folder)?;
     let metadata = std::fs::metadata(folder)?;
-    if metadata.uid() == current_uid() && metadata.mode() & 0o077 != 0 {
+    if metadata.uid() != current_uid() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} belongs to user {}, not to you; remove it or set XDG_STATE_HOME",
+                folder.display(),
+                metadata.uid()
+            ),
+        ));
+    }
+    if metadata.mode() & 0o077 != 0 {
         std::fs::set_permissions(
             folder,
             std::fs::Permissions::from_mode(metadata.mode() & 0o700),
