@@ -16,17 +16,11 @@
 //!   `{"title":"gatehouse probe"}`, which suits the title's JSON schema.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
-use std::time::Duration;
 
+use gatehouse_harness::http::{Request, Response, ScriptedServer};
 use serde_json::{json, Value};
-
-/// The largest request body read; Codex's requests are far smaller.
-const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
 /// One command the scripted model asks Codex to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,39 +40,25 @@ struct State {
 
 /// A running fake; it stops when dropped.
 pub struct FakeResponses {
-    address: SocketAddr,
+    server: ScriptedServer,
     state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<JoinHandle<()>>,
 }
 
 impl FakeResponses {
     /// Starts the fake on a free loopback port with the calls to hand out, in order.
     pub fn start(script: Vec<ScriptedCall>) -> io::Result<FakeResponses> {
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let address = listener.local_addr()?;
         let state = Arc::new(Mutex::new(State {
             script: script.into(),
             ..State::default()
         }));
-        let stop = Arc::new(AtomicBool::new(false));
-        let acceptor = {
-            let (state, stop) = (Arc::clone(&state), Arc::clone(&stop));
-            std::thread::Builder::new()
-                .name("fake-responses".into())
-                .spawn(move || accept(&listener, &state, &stop))?
-        };
-        Ok(FakeResponses {
-            address,
-            state,
-            stop,
-            acceptor: Some(acceptor),
-        })
+        let answering = Arc::clone(&state);
+        let server = ScriptedServer::start(move |request| respond(request, &answering))?;
+        Ok(FakeResponses { server, state })
     }
 
     /// The `base_url` for Codex's model provider.
     pub fn base_url(&self) -> String {
-        format!("http://{}/v1", self.address)
+        format!("{}/v1", self.server.base_url())
     }
 
     /// Whether the call `call_id` has been handed to Codex.
@@ -95,119 +75,31 @@ impl FakeResponses {
     }
 }
 
-impl Drop for FakeResponses {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // A connection wakes the acceptor so that it sees the flag.
-        let _ = TcpStream::connect_timeout(&self.address, Duration::from_secs(1));
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
-        }
-    }
-}
-
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn accept(listener: &TcpListener, state: &Arc<Mutex<State>>, stop: &AtomicBool) {
-    for stream in listener.incoming() {
-        if stop.load(Ordering::SeqCst) {
-            return;
-        }
-        let Ok(stream) = stream else { continue };
-        let state = Arc::clone(state);
-        // A connection that fails is Codex's to retry; the probe's deadlines catch the rest.
-        let _ = std::thread::Builder::new()
-            .name("fake-responses-connection".into())
-            .spawn(move || {
-                let _ = serve(stream, &state);
-            });
-    }
-}
-
-/// A request as read from the wire.
-struct Request {
-    method: String,
-    path: String,
-    body: Vec<u8>,
-}
-
-fn read_request(stream: &TcpStream) -> io::Result<Request> {
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line)?;
-    let mut parts = line.split_whitespace();
-    let (method, path) = (
-        parts.next().unwrap_or_default().to_owned(),
-        parts.next().unwrap_or_default().to_owned(),
-    );
-    let (mut length, mut chunked) = (0usize, false);
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
-            break;
-        }
-        let (name, value) = header.split_once(':').unwrap_or((header.as_str(), ""));
-        match name.trim().to_ascii_lowercase().as_str() {
-            "content-length" => length = value.trim().parse().unwrap_or(0),
-            "transfer-encoding" => chunked = value.to_ascii_lowercase().contains("chunked"),
-            _ => {}
-        }
-    }
-    let mut body = Vec::new();
-    if chunked {
-        loop {
-            let mut size = String::new();
-            reader.read_line(&mut size)?;
-            let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
-                .unwrap_or(0);
-            if size == 0 || body.len() + size > MAX_BODY_BYTES {
-                break;
-            }
-            let start = body.len();
-            body.resize(start + size, 0);
-            reader.read_exact(&mut body[start..])?;
-            let mut end_of_chunk = String::new();
-            reader.read_line(&mut end_of_chunk)?;
-        }
-    } else {
-        body.resize(length.min(MAX_BODY_BYTES), 0);
-        reader.read_exact(&mut body)?;
-    }
-    Ok(Request { method, path, body })
-}
-
-fn serve(mut stream: TcpStream, state: &Mutex<State>) -> io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let request = read_request(&stream)?;
-    if request.method != "POST" || !request.path.trim_end_matches('/').ends_with("/responses") {
-        let body = json!({ "error": { "message": format!("the probe's fake model has no {} {}", request.method, request.path) } });
-        return respond(
-            &mut stream,
-            "404 Not Found",
-            "application/json",
-            body.to_string().as_bytes(),
-        );
+fn respond(request: &Request, state: &Mutex<State>) -> Response {
+    if request.method != "POST"
+        || !request
+            .route()
+            .trim_end_matches('/')
+            .ends_with("/responses")
+    {
+        return Response::not_found(request);
     }
     let Ok(body) = serde_json::from_slice::<Value>(&request.body) else {
         let body = json!({ "error": { "message": "the request body is not JSON" } });
-        return respond(
-            &mut stream,
-            "400 Bad Request",
-            "application/json",
-            body.to_string().as_bytes(),
-        );
+        return Response::json("400 Bad Request", body.to_string());
     };
     let item = answer(&body, state);
-    respond(
-        &mut stream,
-        "200 OK",
-        "text/event-stream",
-        events(&item).as_bytes(),
-    )
+    Response {
+        status: "200 OK".into(),
+        content_type: "text/event-stream".into(),
+        body: events(&item).into_bytes(),
+    }
 }
 
 /// The output item that answers one request.
@@ -273,24 +165,15 @@ fn events(item: &Value) -> String {
     .collect()
 }
 
-fn respond(
-    stream: &mut TcpStream,
-    status: &str,
-    content_type: &str,
-    body: &[u8],
-) -> io::Result<()> {
-    let head = format!("HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
-    stream.flush()
-}
-
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
     use super::*;
 
     fn post(fake: &FakeResponses, body: &Value) -> String {
-        let mut stream = TcpStream::connect(fake.address).unwrap();
+        let mut stream = TcpStream::connect(fake.server.address()).unwrap();
         let body = body.to_string();
         write!(
             stream,

@@ -32,7 +32,6 @@
 //! `--dangerously-bypass-hook-trust` for that one private run instead of writing trust records.
 
 pub mod fake_responses;
-pub mod terminal;
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use std::fs;
@@ -43,10 +42,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use gatehouse_core::{Answer, HookEvent, Timestamp, Verdict};
 
 use self::fake_responses::{FakeResponses, ScriptedCall};
-use self::terminal::{Terminal, TerminalError};
 use crate::record::{CaseResult, ProbeRecord, Unlock};
 use crate::version::{self, VersionError};
 use crate::{events, verdict};
+use gatehouse_harness::terminal::{Terminal, TerminalError};
 
 /// Text of Codex 0.171.0's approval prompt for a command.
 pub const APPROVAL_PROMPT_TEXT: &str = "Would you like to run the following command?";
@@ -134,11 +133,12 @@ pub fn run(
         .map_err(ProbeError::Folder)?;
 
     progress("Starting Codex in a private terminal (tmux)...");
+    let codex_program = codex.display().to_string();
     let terminal = Terminal::start(
+        "probe",
         &private.workspace,
         &private.environment(),
-        &codex,
-        &["--dangerously-bypass-hook-trust"],
+        &[&codex_program, "--dangerously-bypass-hook-trust"],
     )?;
     terminal
         .wait_for_screen(options.start_deadline, |screen| screen.contains(READY_TEXT))
@@ -266,7 +266,7 @@ fn run_case(
         Err(evidence) => evidence,
     };
     // Leave Codex ready for the next case whatever happened: Esc ends a prompt or a turn.
-    terminal.press("Escape");
+    terminal.send_keys(&["Escape"]);
     let _ = terminal.wait_for_screen(Duration::from_secs(10), |screen| {
         screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT)
     });
@@ -296,11 +296,11 @@ fn check_case(
         .map_err(|error| format!("cannot write the hook's verdict file: {error}"))?;
 
     let message = format!("gatehouse probe: case {}", case.name);
-    terminal.type_text(&message);
+    terminal.send_text(&message);
     terminal
         .wait_for_screen(left(), |screen| screen.contains(&message))
         .map_err(|_| "Codex did not take the typed message".to_owned())?;
-    terminal.press("Enter");
+    terminal.send_keys(&["Enter"]);
     wait_until(left(), || fake.served(&case.call.call_id))
         .map_err(|()| "Codex did not ask the scripted model for the turn".to_owned())?;
     let event = wait_for_permission_request(private, &case.call.command, left())?;
@@ -314,7 +314,7 @@ fn check_case(
             if case.marker.exists() || fake.output_for(&case.call.call_id).is_some() {
                 return Err("the command ran before anyone answered Codex's prompt".into());
             }
-            terminal.press("y");
+            terminal.send_keys(&["y"]);
             Some(screen)
         }
     };
