@@ -23,10 +23,12 @@ const DEADLINE: Duration = Duration::from_secs(30);
 /// One test's world: a gateway, the fake model, a private Claude Code home with gatehouse's
 /// hooks installed, and Claude Code running in tmux.
 struct World {
+    /// First, so that it is dropped first: Claude Code is stopped before its home is removed
+    /// (fields drop in order), or it writes its state into a home that was already cleaned up.
+    tmux: Option<Tmux>,
     gateway: Gateway,
     fake: FakeAnthropic,
     claude: ClaudeEnv,
-    tmux: Option<Tmux>,
 }
 
 fn claude_bin() -> Option<PathBuf> {
@@ -64,10 +66,10 @@ impl World {
             gateway.kill();
         }
         Some(World {
+            tmux: None,
             gateway,
             fake,
             claude,
-            tmux: None,
         })
     }
 

@@ -49,12 +49,15 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Self {
-        Sandbox {
+        let sandbox = Sandbox {
             folder: tempfile::Builder::new()
                 .prefix("gh")
                 .tempdir_in("/tmp")
                 .expect("a temporary folder"),
-        }
+        };
+        // A user's home exists; gatehouse never makes one (the hook's spool needs it).
+        std::fs::create_dir(sandbox.home()).expect("the sandbox's home");
+        sandbox
     }
 
     pub fn socket(&self) -> PathBuf {

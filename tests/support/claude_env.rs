@@ -8,8 +8,7 @@
 //! environment variable `GATEHOUSE_KEEP_TEST_DIRS` is set, which helps when debugging.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -43,9 +42,6 @@ pub const INTERRUPTED_TEXT: &str = "Interrupted · What should Claude do instead
 /// How long Claude Code may take to show its input box; it took about 1 second here.
 pub const START_DEADLINE: Duration = Duration::from_secs(45);
 
-/// A counter that keeps directory names unique within one test process.
-static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-
 /// Finds the Claude Code binary: `GATEHOUSE_CLAUDE_BIN`, then `<repo>/node_modules/.bin/claude`,
 /// then `claude` on `PATH`.
 pub fn find_claude_bin() -> Option<PathBuf> {
@@ -78,16 +74,13 @@ pub struct ClaudeEnv {
 impl ClaudeEnv {
     /// Creates a fresh home and workspace for running `claude_bin` against `fake`.
     pub fn new(claude_bin: &Path, fake: &FakeAnthropic) -> ClaudeEnv {
-        let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let root = std::env::temp_dir().join(format!(
-            "gatehouse-claude-{}-{}-{}",
-            std::process::id(),
-            id,
-            nanos
-        ));
+        // Made by tempfile (a fresh name, mode 0700), removed by this type's Drop, which waits
+        // for writes that Claude Code's last hooks make.
+        let root = tempfile::Builder::new()
+            .prefix("gatehouse-claude-")
+            .tempdir()
+            .expect("a private folder for Claude Code")
+            .keep();
         let home = root.join("home");
         let workspace = root.join("workspace");
         std::fs::create_dir_all(home.join(".claude")).expect("create the private HOME");

@@ -1,7 +1,7 @@
 //! A scripted fake of the Anthropic Messages API for driving the real Claude Code CLI.
 //!
-//! The fake listens on `127.0.0.1` on a free port and answers every connection on its own thread
-//! with HTTP/1.1 and `Connection: close`. Each new user turn that Claude Code sends to
+//! The fake is a [`gatehouse_harness::http::ScriptedServer`] (loopback, a thread a connection,
+//! `Connection: close`) with the Anthropic-specific answers here. Each new user turn sent to
 //! `POST /v1/messages` (a streaming request that carries tools and whose last user message holds
 //! typed text) is answered with the next `ScriptedTurn`, streamed as server-sent events. When the
 //! following request carries `tool_result` blocks, the fake records them and answers with the
@@ -10,12 +10,10 @@
 //! body is recorded so that tests can inspect what Claude Code sent.
 
 use std::collections::{HashSet, VecDeque};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
+
+use gatehouse_harness::http::{Request, Response, ScriptedServer};
 
 use serde_json::{json, Value};
 
@@ -66,43 +64,26 @@ struct State {
 
 /// A running fake Anthropic API; it stops when dropped.
 pub struct FakeAnthropic {
-    addr: SocketAddr,
+    server: ScriptedServer,
     state: Arc<Mutex<State>>,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<JoinHandle<()>>,
 }
 
 impl FakeAnthropic {
     /// Starts the fake on a free loopback port with the given script of turns.
     pub fn start(script: Vec<ScriptedTurn>) -> FakeAnthropic {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the fake Anthropic API");
-        let addr = listener
-            .local_addr()
-            .expect("local address of the fake Anthropic API");
         let state = Arc::new(Mutex::new(State {
             script: script.into(),
             ..State::default()
         }));
-        let stop = Arc::new(AtomicBool::new(false));
-        let acceptor = {
-            let state = Arc::clone(&state);
-            let stop = Arc::clone(&stop);
-            std::thread::Builder::new()
-                .name("fake-anthropic".to_string())
-                .spawn(move || accept_loop(&listener, &state, &stop))
-                .expect("spawn the fake Anthropic API thread")
-        };
-        FakeAnthropic {
-            addr,
-            state,
-            stop,
-            acceptor: Some(acceptor),
-        }
+        let answering = Arc::clone(&state);
+        let server = ScriptedServer::start(move |request| answer(request, &answering))
+            .expect("start the fake Anthropic API");
+        FakeAnthropic { server, state }
     }
 
     /// Returns the URL to put in `ANTHROPIC_BASE_URL`.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.base_url()
     }
 
     /// Returns the recorded `tool_result` content blocks, in the order they arrived.
@@ -157,131 +138,26 @@ impl FakeAnthropic {
     }
 }
 
-impl Drop for FakeAnthropic {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // The accept loop polls the stop flag, so joining it ends within one poll interval.
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
-        }
-    }
-}
-
-/// Accepts connections until the stop flag is set, serving each on its own thread.
-fn accept_loop(listener: &TcpListener, state: &Arc<Mutex<State>>, stop: &AtomicBool) {
-    listener
-        .set_nonblocking(true)
-        .expect("make the fake Anthropic listener non-blocking");
-    while !stop.load(Ordering::SeqCst) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let state = Arc::clone(state);
-                let _ = std::thread::Builder::new()
-                    .name("fake-anthropic-conn".to_string())
-                    .spawn(move || serve_connection(stream, &state));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(10)),
-        }
-    }
-}
-
-/// Reads one request from the connection, answers it and closes the connection.
-fn serve_connection(stream: TcpStream, state: &Mutex<State>) {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let Ok(mut writer) = stream.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(stream);
-    let Some((method, path, body)) = read_request(&mut reader) else {
-        return;
-    };
-    let body_json = if body.is_empty() {
+/// Records the request and answers it from the script.
+fn answer(request: &Request, state: &Mutex<State>) -> Response {
+    let body = if request.body.is_empty() {
         Value::Null
     } else {
-        serde_json::from_slice(&body)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()))
+        serde_json::from_slice(&request.body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&request.body).into_owned()))
     };
-    let response = {
-        let mut state = state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        state.requests.push(RecordedRequest {
-            method: method.clone(),
-            path: path.clone(),
-            body: body_json.clone(),
-        });
-        respond(&mut state, &method, &path, &body_json)
-    };
-    let _ = writer.write_all(&response);
-    let _ = writer.flush();
-    let _ = writer.shutdown(Shutdown::Both);
+    let mut state = state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    state.requests.push(RecordedRequest {
+        method: request.method.clone(),
+        path: request.path.clone(),
+        body: body.clone(),
+    });
+    respond(&mut state, &request.method, &request.path, &body)
 }
 
-/// Parses the request line, the headers and the body (by length or chunked) of one request.
-fn read_request(reader: &mut BufReader<TcpStream>) -> Option<(String, String, Vec<u8>)> {
-    let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
-    let mut parts = line.split_whitespace();
-    let method = parts.next()?.to_string();
-    let path = parts.next()?.to_string();
-    let mut content_length = 0usize;
-    let mut chunked = false;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).ok()? == 0 {
-            break;
-        }
-        let header = header.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            let name = name.trim().to_ascii_lowercase();
-            let value = value.trim();
-            if name == "content-length" {
-                content_length = value.parse().unwrap_or(0);
-            } else if name == "transfer-encoding" && value.to_ascii_lowercase().contains("chunked")
-            {
-                chunked = true;
-            }
-        }
-    }
-    let mut body = Vec::new();
-    if chunked {
-        loop {
-            let mut size_line = String::new();
-            reader.read_line(&mut size_line).ok()?;
-            let size_text = size_line.trim().split(';').next().unwrap_or("0");
-            let size = usize::from_str_radix(size_text, 16).ok()?;
-            if size == 0 {
-                // The trailer section ends with an empty line.
-                loop {
-                    let mut trailer = String::new();
-                    if reader.read_line(&mut trailer).ok()? == 0 || trailer.trim().is_empty() {
-                        break;
-                    }
-                }
-                break;
-            }
-            let mut chunk = vec![0u8; size];
-            reader.read_exact(&mut chunk).ok()?;
-            body.extend_from_slice(&chunk);
-            let mut crlf = String::new();
-            reader.read_line(&mut crlf).ok()?;
-        }
-    } else if content_length > 0 {
-        body.resize(content_length, 0);
-        reader.read_exact(&mut body).ok()?;
-    }
-    Some((method, path, body))
-}
-
-/// Builds the complete HTTP response for one request.
-fn respond(state: &mut State, method: &str, path: &str, body: &Value) -> Vec<u8> {
+fn respond(state: &mut State, method: &str, path: &str, body: &Value) -> Response {
     let route = path.split('?').next().unwrap_or(path);
     if method == "POST" && route == "/v1/messages/count_tokens" {
         return json_response("200 OK", &json!({ "input_tokens": 10 }));
@@ -411,15 +287,11 @@ fn respond(state: &mut State, method: &str, path: &str, body: &Value) -> Vec<u8>
         }),
     ));
     events.push(sse("message_stop", &json!({ "type": "message_stop" })));
-    let body = events.concat();
-    let mut response = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    response.extend_from_slice(body.as_bytes());
-    response
+    Response {
+        status: "200 OK".into(),
+        content_type: "text/event-stream".into(),
+        body: events.concat().into_bytes(),
+    }
 }
 
 /// Returns the content blocks of the last message when it is a user message.
@@ -466,15 +338,8 @@ fn sse(event: &str, data: &Value) -> String {
     format!("event: {event}\ndata: {data}\n\n")
 }
 
-/// Builds a complete JSON response with a content length.
-fn json_response(status: &str, body: &Value) -> Vec<u8> {
-    let body = body.to_string();
-    format!(
-        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
+fn json_response(status: &str, body: &Value) -> Response {
+    Response::json(status, body.to_string())
 }
 
 /// Returns the text of a tool result's content, whether it is a string or a list of blocks.

@@ -44,9 +44,17 @@ impl Spool {
         Spool { path }
     }
 
-    /// `$XDG_STATE_HOME/gatehouse/spool.jsonl`, or `~/.local/state/gatehouse/spool.jsonl`.
+    /// `$XDG_STATE_HOME/gatehouse/spool.jsonl`, or `~/.local/state/gatehouse/spool.jsonl`; none
+    /// when that home does not exist (a hook that outlives a removed home, say, as when a test's
+    /// private home is cleaned up) so that the hook never makes a home of its own.
     pub fn default_path() -> Option<PathBuf> {
-        crate::config::state_dir().map(|folder| folder.join("spool.jsonl"))
+        let home_exists = std::env::var_os("XDG_STATE_HOME")
+            .filter(|folder| !folder.is_empty())
+            .or_else(|| std::env::var_os("HOME"))
+            .is_some_and(|folder| Path::new(&folder).is_dir());
+        crate::config::state_dir()
+            .filter(|_| home_exists)
+            .map(|folder| folder.join("spool.jsonl"))
     }
 
     /// Adds one observation.
