@@ -5,7 +5,7 @@
 //! or the default socket).
 
 use gatehouse_core::{text, Action, Answer, Event, Prompt};
-use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
+use gatehouse_host_ipc::protocol::ServerNotification;
 use gatehouse_host_ipc::{socket, Role, SocketClient};
 
 #[tokio::main(flavor = "current_thread")]
@@ -25,14 +25,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         consider(&mut answerer, &prompt).await?;
     }
     loop {
-        let message = watcher.next_notification().await?;
-        match message.method.as_str() {
-            notification::EVENT => match serde_json::from_value(message.params)? {
-                Event::Added { prompt } => consider(&mut answerer, &prompt).await?,
-                Event::Changed { id, state, .. } => println!("{id} is now {state}"),
-            },
-            notification::SNAPSHOT => {
-                let snapshot: SnapshotParams = serde_json::from_value(message.params)?;
+        match watcher.next_server_notification().await? {
+            ServerNotification::Event(Event::Added { prompt }) => {
+                consider(&mut answerer, &prompt).await?
+            }
+            ServerNotification::Event(Event::Changed { id, state, .. }) => {
+                println!("{id} is now {state}")
+            }
+            ServerNotification::Snapshot(snapshot) => {
                 for prompt in &snapshot.prompts {
                     consider(&mut answerer, prompt).await?;
                 }

@@ -134,8 +134,14 @@ pub async fn release(socket: PathBuf, id: String) -> anyhow::Result<ExitCode> {
 fn refused(error: ClientError) -> anyhow::Result<ExitCode> {
     match error {
         ClientError::Rpc(error) => {
+            let hint = match error.name() {
+                "not_found" | "ambiguous_id" => {
+                    "; `gatehouse list` shows the pending prompts and their short ids"
+                }
+                _ => "",
+            };
             eprintln!(
-                "gatehouse: refused ({}): {}",
+                "gatehouse: refused ({}): {}{hint}",
                 gatehouse_core::text::visible(error.name()),
                 gatehouse_core::text::visible(&error.message)
             );

@@ -169,6 +169,21 @@ pub async fn connect_frontend(socket: &std::path::Path) -> anyhow::Result<Socket
         .map_err(|error| unreachable_gateway(socket, error))
 }
 
+/// A socket error with what to do about it, in the command line's terms.
+pub fn socket_advice(error: SocketError) -> anyhow::Error {
+    let advice = match &error {
+        SocketError::NotYourGateway { .. } => {
+            "remove that socket's folder, or choose another path with --socket"
+        }
+        SocketError::AlreadyRunning { .. } => "stop it first, or choose another path with --socket",
+        SocketError::FolderNotPrivate { .. } => {
+            "remove the folder, or choose another path with --socket"
+        }
+        _ => "choose another path with --socket (or GATEHOUSE_SOCKET)",
+    };
+    anyhow::anyhow!("{error}; {advice}")
+}
+
 pub fn unreachable_gateway(socket: &std::path::Path, error: ClientError) -> anyhow::Error {
     match error {
         ClientError::Socket(SocketError::Connect { .. }) => anyhow::anyhow!(
@@ -177,7 +192,7 @@ pub fn unreachable_gateway(socket: &std::path::Path, error: ClientError) -> anyh
         ),
         // A server run by another user, or one whose user cannot be told: not "no gateway", and
         // never talked to. The refusal names the socket and its owner.
-        ClientError::Socket(refusal @ (SocketError::NotYourGateway { .. } | SocketError::ServerUnknown { .. })) => anyhow::Error::new(refusal),
+        ClientError::Socket(refusal @ (SocketError::NotYourGateway { .. } | SocketError::ServerUnknown { .. })) => socket_advice(refusal),
         other => anyhow::Error::new(other).context(format!("the gateway on {} did not answer properly", socket.display())),
     }
 }

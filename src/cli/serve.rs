@@ -31,7 +31,7 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     runtime.block_on(async {
         // The guard lives until the gateway stops (a signal, an error): then it removes the
         // socket, if the path still names the one bound here, and releases the lock.
-        let socket::BoundSocket { listener, guard: _socket_guard } = socket::bind(&socket_path).await?;
+        let socket::BoundSocket { listener, guard: _socket_guard } = socket::bind(&socket_path).await.map_err(super::socket_advice)?;
         let registry = adapters::registry();
         let capabilities = capabilities_off_the_runtime(&registry).await;
         let options = GatewayOptions { socket: socket_path.display().to_string(), ..GatewayOptions::default() };

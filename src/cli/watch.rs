@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gatehouse_core::Event;
-use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
+use gatehouse_host_ipc::protocol::ServerNotification;
 use gatehouse_host_ipc::ClientError;
 
 use crate::output;
@@ -32,7 +32,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     }
     stdout.flush()?;
     loop {
-        let notification = match client.next_notification().await {
+        let notification = match client.next_server_notification().await {
             Ok(notification) => notification,
             Err(ClientError::Closed) => {
                 eprintln!("gatehouse: the gateway went away");
@@ -40,9 +40,8 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
             }
             Err(error) => return Err(error.into()),
         };
-        match notification.method.as_str() {
-            notification::EVENT => {
-                let event: Event = serde_json::from_value(notification.params)?;
+        match notification {
+            ServerNotification::Event(event) => {
                 if let Event::Added { prompt } = &event {
                     ids.learn(prompt);
                 }
@@ -52,8 +51,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     writeln!(stdout, "{}", output::event_line(&event, &ids))?;
                 }
             }
-            notification::SNAPSHOT => {
-                let snapshot: SnapshotParams = serde_json::from_value(notification.params)?;
+            ServerNotification::Snapshot(snapshot) => {
                 snapshot.prompts.iter().for_each(|prompt| ids.learn(prompt));
                 if json {
                     writeln!(
@@ -74,7 +72,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     )?;
                 }
             }
-            _ => {}
+            ServerNotification::Registered(_) | ServerNotification::Unknown(_) => {}
         }
         stdout.flush()?;
     }

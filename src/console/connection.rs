@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gatehouse_core::{Event, PromptState};
-use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
+use gatehouse_core::PromptState;
+use gatehouse_host_ipc::protocol::ServerNotification;
 use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
@@ -96,31 +96,14 @@ async fn forward_notifications(
     updates: &UnboundedSender<GatewayUpdate>,
 ) -> String {
     loop {
-        let received = match client.next_notification().await {
-            Ok(received) => received,
+        let update = match client.next_server_notification().await {
+            Ok(ServerNotification::Event(event)) => GatewayUpdate::Event(Box::new(event)),
+            Ok(ServerNotification::Snapshot(snapshot)) => GatewayUpdate::Snapshot {
+                prompts: snapshot.prompts,
+            },
+            Ok(_) => continue,
             Err(ClientError::Closed) => return "the gateway closed the connection".to_owned(),
             Err(error) => return error.to_string(),
-        };
-        let update = match received.method.as_str() {
-            notification::EVENT => match serde_json::from_value::<Event>(received.params) {
-                Ok(event) => GatewayUpdate::Event(Box::new(event)),
-                Err(error) => {
-                    return format!("the gateway sent an event this console cannot read: {error}")
-                }
-            },
-            notification::SNAPSHOT => {
-                match serde_json::from_value::<SnapshotParams>(received.params) {
-                    Ok(snapshot) => GatewayUpdate::Snapshot {
-                        prompts: snapshot.prompts,
-                    },
-                    Err(error) => {
-                        return format!(
-                            "the gateway sent a snapshot this console cannot read: {error}"
-                        )
-                    }
-                }
-            }
-            _ => continue,
         };
         if updates.send(update).is_err() {
             return "the console is closing".to_owned();

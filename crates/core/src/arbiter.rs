@@ -86,7 +86,7 @@ pub enum Outcome {
 pub enum ArbiterError {
     #[error("no adapter named `{adapter}` is known to this gateway")]
     UnknownAdapter { adapter: String },
-    #[error("no prompt has the id {id}; run `gatehouse list` to see the pending ones")]
+    #[error("no prompt has the id {id}")]
     NotFound { id: DecisionId },
     #[error(transparent)]
     InvalidId(#[from] IdQueryError),

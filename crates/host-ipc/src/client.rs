@@ -16,7 +16,8 @@ use crate::framing::{encode_frame, FrameError, FrameReader, MAX_FRAME_BYTES};
 use crate::protocol::{
     method, notification, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams,
     Notification, ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role,
-    RpcError, StateResult, StatusResult, SubscribeResult, TypedIdParams, PROTOCOL_VERSION,
+    RpcError, ServerNotification, StateResult, StatusResult, SubscribeResult, TypedIdParams,
+    PROTOCOL_VERSION,
 };
 use crate::socket::{self, SocketError};
 
@@ -150,6 +151,14 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             return serde_json::from_value(result)
                 .map_err(|error| ClientError::BadReply(error.to_string()));
         }
+    }
+
+    /// The next notification, read into its type (see [`ServerNotification`]).
+    pub async fn next_server_notification(&mut self) -> Result<ServerNotification, ClientError> {
+        let notification = self.next_notification().await?;
+        notification.typed().map_err(|error| {
+            ClientError::BadReply(format!("a notification that cannot be read: {error}"))
+        })
     }
 
     /// The next notification: a queued one, or the next frame from the server.

@@ -98,6 +98,36 @@ impl Notification {
     }
 }
 
+/// A notification from the gateway, read into its type.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum ServerNotification {
+    /// A live event, after `subscribe`.
+    Event(Event),
+    /// A fresh snapshot, for a subscriber that fell behind.
+    Snapshot(SnapshotParams),
+    /// The prompt of a `hook.hold` call is registered.
+    Registered(RegisteredParams),
+    /// A notification this build does not know (from a newer gateway), by method.
+    Unknown(String),
+}
+
+impl Notification {
+    /// Reads the params into the type its method names.
+    pub fn typed(self) -> Result<ServerNotification, serde_json::Error> {
+        Ok(match self.method.as_str() {
+            notification::EVENT => ServerNotification::Event(serde_json::from_value(self.params)?),
+            notification::SNAPSHOT => {
+                ServerNotification::Snapshot(serde_json::from_value(self.params)?)
+            }
+            notification::REGISTERED => {
+                ServerNotification::Registered(serde_json::from_value(self.params)?)
+            }
+            _ => ServerNotification::Unknown(self.method),
+        })
+    }
+}
+
 /// The stable error codes. Each has a name, carried in the error's `data.name`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
@@ -223,8 +253,23 @@ impl RpcError {
 }
 
 impl From<gatehouse_core::ArbiterError> for RpcError {
+    /// Each kind of refusal has its code, chosen by its type: a new kind of refusal does not
+    /// compile until it has one.
     fn from(error: gatehouse_core::ArbiterError) -> Self {
-        let code = ErrorCode::from_name(error.name()).unwrap_or(ErrorCode::InternalError);
+        use gatehouse_core::ArbiterError as Refusal;
+        let code = match &error {
+            Refusal::UnknownAdapter { .. } => ErrorCode::UnknownAdapter,
+            Refusal::NotFound { .. } | Refusal::UnknownId { .. } => ErrorCode::NotFound,
+            Refusal::InvalidId(_) => ErrorCode::InvalidId,
+            Refusal::IdNamesAnEndedPrompt { .. } | Refusal::NotPending { .. } => {
+                ErrorCode::NotPending
+            }
+            Refusal::AmbiguousId { .. } | Refusal::StartOfFullIds { .. } => ErrorCode::AmbiguousId,
+            Refusal::ReadOnly { .. } => ErrorCode::ReadOnly,
+            Refusal::ActionNotOffered { .. } => ErrorCode::ActionNotOffered,
+            Refusal::InvalidAnswer { .. } => ErrorCode::InvalidAnswer,
+            Refusal::NoVerdictAwaitingReceipt { .. } => ErrorCode::NoVerdictAwaitingReceipt,
+        };
         RpcError::new(code, error.to_string())
     }
 }

@@ -33,11 +33,11 @@ pub const SOCKET_ENV: &str = "GATEHOUSE_SOCKET";
 pub enum SocketError {
     #[error("cannot create the private folder {path} for the socket: {source}")]
     CreateFolder { path: PathBuf, source: io::Error },
-    #[error("the socket folder {path} is not private (it must be owned by you with mode 0700); remove it or choose another path with --socket")]
+    #[error("the socket folder {path} is not private (it must be owned by you with mode 0700)")]
     FolderNotPrivate { path: PathBuf },
-    #[error("a gateway is already running on {path}; stop it first, or choose another path with --socket")]
+    #[error("a gateway is already running on {path}")]
     AlreadyRunning { path: PathBuf },
-    #[error("{path} is {found}, not a socket, and gatehouse deletes only a stale socket of its own there; choose another path with --socket")]
+    #[error("{path} is {found}, not a socket, and gatehouse deletes only a stale socket of its own there")]
     NotASocket { path: PathBuf, found: &'static str },
     #[error("cannot take the lock {path} that keeps a second gateway off the socket: {source}")]
     Lock { path: PathBuf, source: io::Error },
@@ -45,13 +45,13 @@ pub enum SocketError {
     Bind { path: PathBuf, source: io::Error },
     #[error("cannot connect to the gateway at {path}: {source}")]
     Connect { path: PathBuf, source: io::Error },
-    #[error("the socket {path} is served by {server}, not by you ({you}); gatehouse talks only to your own gateway: remove that socket's folder, or choose another path with --socket")]
+    #[error("the socket {path} is served by {server}, not by you ({you}); gatehouse talks only to your own gateway")]
     NotYourGateway {
         path: PathBuf,
         server: User,
         you: User,
     },
-    #[error("cannot tell which user serves the socket {path} ({source}), and gatehouse talks only to your own gateway; choose another path with --socket")]
+    #[error("cannot tell which user serves the socket {path} ({source}), and gatehouse talks only to your own gateway")]
     ServerUnknown { path: PathBuf, source: io::Error },
 }
 
