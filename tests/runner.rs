@@ -13,6 +13,7 @@ mod console;
 mod e2e_claude;
 mod e2e_codex;
 mod hook_never_blocks;
+mod hosts;
 mod load;
 mod restart;
 mod security;
