@@ -1,6 +1,7 @@
 //! The command line: one module per command. This is the contract that scripts and front ends
 //! rely on; extend it, never break it.
 
+mod activation;
 mod answer;
 pub mod hook;
 mod install;
