@@ -17,6 +17,7 @@ mod hosts;
 mod load;
 mod restart;
 mod security;
+mod service;
 mod socket_activation;
 mod support;
 mod typed_ids;

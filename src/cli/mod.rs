@@ -9,6 +9,7 @@ mod list;
 mod log;
 mod probe;
 mod serve;
+mod service;
 mod status;
 mod watch;
 
@@ -97,10 +98,12 @@ enum Command {
         /// The agent: claude or codex.
         agent: String,
     },
-    /// Add gatehouse's hooks to an agent's settings.
-    Install(install::InstallArgs),
-    /// Remove gatehouse's hooks (and only those) from an agent's settings.
-    Uninstall(install::InstallArgs),
+    /// Add gatehouse's hooks to an agent's settings; `install service` runs the gateway as a
+    /// user service (systemd socket activation, or launchd on macOS).
+    Install(InstallTarget),
+    /// Remove gatehouse's hooks (and only those) from an agent's settings; `uninstall service`
+    /// removes the service files.
+    Uninstall(InstallTarget),
     /// Check, live and offline, whether the installed agent honours gatehouse's answers; a pass
     /// unlocks answering that agent version's prompts from gatehouse.
     Probe(probe::ProbeArgs),
@@ -114,13 +117,39 @@ enum Command {
     },
 }
 
+/// `install AGENT [flags]`, or `install service`: the word `service` is a subcommand, and the
+/// agent's arguments are not asked for beside it.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct InstallTarget {
+    #[command(subcommand)]
+    service: Option<ServiceWord>,
+    #[command(flatten)]
+    agent: Option<install::InstallArgs>,
+}
+
+#[derive(Debug, Subcommand)]
+enum ServiceWord {
+    /// The gateway as a user service: a systemd socket and service unit (the first connection
+    /// starts it), or a launchd agent on macOS.
+    Service,
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let socket = cli.socket;
     match cli.command {
         Command::Serve => serve::run(socket),
         Command::Hook { agent } => Ok(hook::run(socket, &agent)),
-        Command::Install(arguments) => install::install(arguments),
-        Command::Uninstall(arguments) => install::uninstall(arguments),
+        Command::Install(InstallTarget {
+            agent: Some(arguments),
+            ..
+        }) => install::install(arguments),
+        Command::Install(InstallTarget { .. }) => service::install(),
+        Command::Uninstall(InstallTarget {
+            agent: Some(arguments),
+            ..
+        }) => install::uninstall(arguments),
+        Command::Uninstall(InstallTarget { .. }) => service::uninstall(),
         Command::Probe(arguments) => probe::run(socket, arguments),
         Command::Status { json } => block_on(status::run(socket_path(socket)?, json)),
         Command::List { json } => block_on(list::run(socket_path(socket)?, json)),
