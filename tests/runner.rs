@@ -15,6 +15,7 @@ mod e2e_codex;
 mod hook_never_blocks;
 mod hosts;
 mod load;
+mod remote;
 mod restart;
 mod security;
 mod service;

@@ -8,6 +8,7 @@ mod install;
 mod list;
 mod log;
 mod probe;
+mod remote;
 mod serve;
 mod service;
 mod status;
@@ -107,6 +108,9 @@ enum Command {
     /// Check, live and offline, whether the installed agent honours gatehouse's answers; a pass
     /// unlocks answering that agent version's prompts from gatehouse.
     Probe(probe::ProbeArgs),
+    /// Let agents on another machine reach this gateway: keep up an ssh forward of the hooks
+    /// socket to HOST (needs gatehouse installed there for its hooks); until interrupted.
+    Remote(remote::RemoteArgs),
     /// Open one live screen that lists every agent's pending prompts and answers them with keys.
     #[command(after_help = crate::console::KEYS_HELP)]
     Console {
@@ -157,6 +161,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Answer(arguments) => block_on(answer::run(socket_path(socket)?, arguments)),
         Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
+        Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
         Command::Console { notify } => crate::console::run(socket_path(socket)?, notify),
     }
 }
