@@ -328,3 +328,53 @@ fn a_hook_on_the_far_side_of_the_link_is_answered_here_and_comes_back_after_the_
     );
     println!("{}", remote.text());
 }
+
+#[test]
+fn the_hooks_socket_is_private_and_made_only_in_a_private_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut gateway = Gateway::start();
+    let hooks = gateway.socket().with_file_name("hooks.sock");
+    let mode = std::fs::symlink_metadata(&hooks)
+        .expect("the hooks socket is beside the gateway's")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    gateway.terminate();
+    assert!(!hooks.exists(), "it goes with the gateway");
+
+    // A socket in a folder that others can enter gets no hooks socket beside it.
+    let shared = tempfile::Builder::new()
+        .prefix("gh-shared")
+        .tempdir_in("/tmp")
+        .unwrap();
+    std::fs::set_permissions(shared.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let socket = shared.path().join("gatehouse.sock");
+    let mut serve = gateway
+        .command(&["serve"])
+        .env("GATEHOUSE_SOCKET", &socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(
+        Duration::from_secs(10),
+        "the gateway on the shared folder",
+        || {
+            gateway
+                .command(&["status"])
+                .env("GATEHOUSE_SOCKET", &socket)
+                .output()
+                .unwrap()
+                .status
+                .success()
+        },
+    );
+    assert!(!shared.path().join("hooks.sock").exists());
+    serve.kill().unwrap();
+    let output = serve.wait_with_output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("without the hooks socket"),
+        "it says so"
+    );
+}

@@ -78,8 +78,9 @@ struct Sockets {
 }
 
 /// The sockets to serve on: those the service manager passed, recognised by the path each is
-/// bound to, or else bound here. The hooks socket, if not passed, is bound here; a gateway that
-/// cannot have it (another gateway's, in the same folder) serves without it and says so.
+/// bound to, or else bound here. The hooks socket, if not passed, is bound here when the folder
+/// is private; a gateway that cannot have it (a shared folder, or another gateway's in the same
+/// folder) serves without it and says so.
 async fn sockets(
     socket_path: &Path,
     activated: Option<(activation::Listen, Vec<OwnedFd>)>,
@@ -119,7 +120,14 @@ async fn sockets(
         Some(main) => main,
         None => socket::bind(socket_path).await?,
     };
-    if hooks.is_none() {
+    let folder = hooks_path.parent().unwrap_or(Path::new("."));
+    if hooks.is_none() && !socket::folder_is_private(folder) {
+        // A shared folder (`--socket /tmp/x.sock`) is no place for a second, fixed name.
+        tracing::warn!(
+            "serving without the hooks socket: {} is not a private folder (yours, mode 0700), so `gatehouse remote` cannot reach this gateway",
+            folder.display()
+        );
+    } else if hooks.is_none() {
         match socket::bind(&hooks_path).await {
             Ok(bound) => hooks = Some(bound),
             Err(error) => tracing::warn!("serving without the hooks socket, so `gatehouse remote` cannot reach this gateway: {error}"),

@@ -218,8 +218,9 @@ pub fn make_private_file(_file: &std::fs::File) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether `folder` is a folder (not a link) of this user's with no access for others.
 #[cfg(unix)]
-fn folder_is_private(folder: &Path) -> bool {
+pub fn folder_is_private(folder: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::symlink_metadata(folder)
         .map(|meta| meta.is_dir() && meta.uid() == current_uid() && meta.mode() & 0o077 == 0)
@@ -227,7 +228,7 @@ fn folder_is_private(folder: &Path) -> bool {
 }
 
 #[cfg(not(unix))]
-fn folder_is_private(_folder: &Path) -> bool {
+pub fn folder_is_private(_folder: &Path) -> bool {
     true
 }
 
