@@ -120,12 +120,17 @@ struct Remote {
 
 impl Remote {
     fn start(gateway: &Gateway, sshd: &Sshd, remote_socket: &Path) -> Self {
+        Self::start_with(gateway, sshd, remote_socket, &[])
+    }
+
+    fn start_with(gateway: &Gateway, sshd: &Sshd, remote_socket: &Path, extra: &[&str]) -> Self {
         let mut arguments = vec![
             "remote".to_owned(),
             "root@127.0.0.1".to_owned(),
             "--remote-socket".to_owned(),
             remote_socket.display().to_string(),
         ];
+        arguments.extend(extra.iter().map(|word| (*word).to_owned()));
         for option in sshd.options() {
             arguments.push("-o".into());
             arguments.push(option);
@@ -376,5 +381,52 @@ fn the_hooks_socket_is_private_and_made_only_in_a_private_folder() {
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("without the hooks socket"),
         "it says so"
+    );
+}
+
+#[test]
+fn install_runs_gatehouse_install_on_the_far_side_and_says_where_its_hooks_must_look() {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(reason) = skip_reason() {
+        println!("skipped: {reason}");
+        return;
+    }
+    let gateway = Gateway::start();
+    let sshd = Sshd::start();
+    let (far, remote_socket) = remote_folder();
+    // sshd gives the far side root's own HOME; a wrapper keeps the install in the test's folder.
+    let far_home = far.path().join("home");
+    let wrapper = far.path().join("gatehouse-far");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nHOME='{}' exec '{}' \"$@\"\n",
+            far_home.display(),
+            crate::common::binary().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let remote = Remote::start_with(
+        &gateway,
+        &sshd,
+        &remote_socket,
+        &[
+            "--install",
+            "claude",
+            "--remote-gatehouse",
+            &wrapper.display().to_string(),
+        ],
+    );
+    remote.wait_until_up(1);
+    let settings = std::fs::read_to_string(far_home.join(".claude/settings.json"))
+        .expect("the far side's settings were written");
+    assert!(settings.contains("hook claude"), "{settings}");
+    assert!(
+        remote
+            .text()
+            .contains(&format!("GATEHOUSE_SOCKET={}", remote_socket.display())),
+        "{}",
+        remote.text()
     );
 }

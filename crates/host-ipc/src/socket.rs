@@ -684,6 +684,66 @@ mod tests {
         assert!(path.exists(), "another socket in its place is left alone");
     }
 
+    #[test]
+    fn only_a_listening_unix_stream_socket_is_taken_from_a_service_manager() {
+        use std::os::fd::AsFd;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("activated.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        assert_eq!(activated_socket_path(listener.as_fd()).unwrap(), path);
+
+        let file = std::fs::File::open(folder.path()).unwrap();
+        let refused = activated_socket_path(file.as_fd()).unwrap_err();
+        assert!(refused.to_string().contains("not a socket"), "{refused}");
+        let (one, _other) = std::os::unix::net::UnixStream::pair().unwrap();
+        let refused = activated_socket_path(one.as_fd()).unwrap_err();
+        assert!(refused.to_string().contains("not listening"), "{refused}");
+        let datagram = std::os::unix::net::UnixDatagram::bind(folder.path().join("d")).unwrap();
+        let refused = activated_socket_path(datagram.as_fd()).unwrap_err();
+        assert!(
+            refused.to_string().contains("not a stream socket"),
+            "{refused}"
+        );
+        let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let refused = activated_socket_path(tcp.as_fd()).unwrap_err();
+        assert!(
+            refused.to_string().contains("not a Unix domain socket"),
+            "{refused}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_adopted_socket_is_made_private_and_never_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path = folder.path().join("activated.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let adopted = adopt(&path, listener.into()).await.unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let second = bind(&path).await.err().expect("the lock is held");
+        assert!(
+            matches!(second, SocketError::AlreadyRunning { .. }),
+            "{second}"
+        );
+        drop(adopted);
+        assert!(path.exists(), "the service manager's socket stays");
+
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let listener =
+            std::os::unix::net::UnixListener::bind(folder.path().join("b.sock")).unwrap();
+        let refused = adopt(&folder.path().join("b.sock"), listener.into())
+            .await
+            .err()
+            .expect("a folder open to others is refused");
+        assert!(
+            matches!(refused, SocketError::FolderNotPrivate { .. }),
+            "{refused}"
+        );
+    }
+
     #[tokio::test]
     async fn a_server_of_this_user_is_accepted() {
         let folder = tempfile::tempdir().unwrap();
