@@ -39,6 +39,7 @@ fn prompt(index: usize, session: &str) -> NewPrompt {
         questions: vec![],
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
+        host: String::new(),
     }
 }
 

@@ -59,6 +59,7 @@ impl Adapter for ToyAdapter {
             questions: vec![],
             correlation: format!("{tool}:{input}"),
             read_only_reason: None,
+            host: String::new(),
         };
         Ok(HookEvent::Prompt {
             prompt,

@@ -15,6 +15,31 @@ pub struct Config {
     /// The gateway's socket; the default is under `$XDG_RUNTIME_DIR`.
     pub socket: Option<PathBuf>,
     pub hook: HookConfig,
+    pub serve: ServeConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ServeConfig {
+    /// Stop the gateway after this long with no pending prompt and no connection; `0` never.
+    /// Unset: never when started by hand, [`DEFAULT_IDLE_EXIT_SECONDS`] under socket activation
+    /// (the service manager starts it again on the next connection).
+    pub idle_exit_seconds: Option<u64>,
+}
+
+/// The idle time after which a socket-activated gateway stops, unless the config says otherwise.
+pub const DEFAULT_IDLE_EXIT_SECONDS: u64 = 600;
+
+impl ServeConfig {
+    /// How long the gateway may sit idle before it stops; `None` for never.
+    pub fn idle_exit(&self, socket_activated: bool) -> Option<Duration> {
+        match self.idle_exit_seconds {
+            Some(0) => None,
+            Some(seconds) => Some(Duration::from_secs(seconds)),
+            None if socket_activated => Some(Duration::from_secs(DEFAULT_IDLE_EXIT_SECONDS)),
+            None => None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

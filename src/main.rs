@@ -4,6 +4,7 @@ mod adapters;
 mod cli;
 mod config;
 mod console;
+mod host;
 mod output;
 
 use std::process::ExitCode;

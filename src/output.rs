@@ -62,6 +62,12 @@ pub fn shown_id(prompt: &Prompt) -> String {
     }
 }
 
+/// A prompt's agent, with the host it came from when that is not this machine:
+/// `claude@devbox`. Both are agent text, made visible.
+pub fn agent(prompt: &gatehouse_core::NewPrompt) -> String {
+    visible(&crate::host::agent_at_host(&prompt.adapter, &prompt.host)).into_owned()
+}
+
 /// The pending prompts as an aligned table, with each question's options beneath its prompt.
 pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     if prompts.is_empty() {
@@ -82,7 +88,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             };
             [
                 shown_id(prompt),
-                visible(&prompt.prompt.adapter).into_owned(),
+                agent(&prompt.prompt),
                 visible(&prompt.prompt.tool).into_owned(),
                 age(now.millis_since(prompt.held_since)),
                 actions,
@@ -157,6 +163,24 @@ pub fn status(status: &StatusResult, now: Timestamp) -> String {
         status.connections,
         if status.connections == 1 { "" } else { "s" },
     );
+    if !status.started_by.is_empty() {
+        let _ = writeln!(out, "started by {}", visible(&status.started_by));
+    }
+    if !status.hosts.is_empty() {
+        let hosts: Vec<String> = status
+            .hosts
+            .iter()
+            .map(|entry| {
+                let here = if entry.host == crate::host::own_host_name() {
+                    " (this machine)"
+                } else {
+                    ""
+                };
+                format!("{}{here} ({})", visible(&entry.host), entry.connections)
+            })
+            .collect();
+        let _ = writeln!(out, "hooks connected from: {}", hosts.join(", "));
+    }
     for adapter in &status.adapters {
         out.push('\n');
         out.push_str(&capabilities(adapter));
@@ -206,7 +230,7 @@ pub fn event_line(event: &Event, ids: &ShownIds) -> String {
             "{}  added        {}  {} {}: {}",
             prompt.created_at,
             ids.of(prompt.id),
-            visible(&prompt.prompt.adapter),
+            agent(&prompt.prompt),
             visible(&prompt.prompt.tool),
             truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
         ),
@@ -242,7 +266,7 @@ pub fn what_was_answered(result: &gatehouse_host_ipc::protocol::StateResult) -> 
     match &result.prompt {
         Some(prompt) => format!(
             "{} {} {} is {}: {}",
-            visible(&prompt.prompt.adapter),
+            agent(&prompt.prompt),
             visible(&prompt.prompt.tool),
             shown_id(prompt),
             result.state,

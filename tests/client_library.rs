@@ -20,6 +20,7 @@ fn bash_prompt(command: &str) -> NewPrompt {
         questions: vec![],
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
+        host: String::new(),
     }
 }
 

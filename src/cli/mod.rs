@@ -1,13 +1,16 @@
 //! The command line: one module per command. This is the contract that scripts and front ends
 //! rely on; extend it, never break it.
 
+mod activation;
 mod answer;
 pub mod hook;
 mod install;
 mod list;
 mod log;
 mod probe;
+mod remote;
 mod serve;
+mod service;
 mod status;
 mod watch;
 
@@ -98,15 +101,20 @@ enum Command {
         /// The event's name, for agents whose hook input does not name its event.
         event: Option<String>,
     },
-    /// Add gatehouse's hooks to an agent's settings.
+    /// Add gatehouse's hooks to an agent's settings; `install service` runs the gateway as a
+    /// user service (systemd socket activation, or launchd on macOS).
     #[command(after_help = install::after_help())]
-    Install(install::InstallArgs),
-    /// Remove gatehouse's hooks (and only those) from an agent's settings.
+    Install(InstallTarget),
+    /// Remove gatehouse's hooks (and only those) from an agent's settings; `uninstall service`
+    /// removes the service files.
     #[command(after_help = install::after_help())]
-    Uninstall(install::InstallArgs),
+    Uninstall(InstallTarget),
     /// Check, live and offline, whether the installed agent honours gatehouse's answers; a pass
     /// unlocks answering that agent version's prompts from gatehouse.
     Probe(probe::ProbeArgs),
+    /// Let agents on another machine reach this gateway: keep up an ssh forward of the hooks
+    /// socket to HOST (needs gatehouse installed there for its hooks); until interrupted.
+    Remote(remote::RemoteArgs),
     /// Open one live screen that lists every agent's pending prompts and answers them with keys.
     #[command(after_help = crate::console::KEYS_HELP)]
     Console {
@@ -124,13 +132,39 @@ impl Cli {
     }
 }
 
+/// `install AGENT [flags]`, or `install service`: the word `service` is a subcommand, and the
+/// agent's arguments are not asked for beside it.
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct InstallTarget {
+    #[command(subcommand)]
+    service: Option<ServiceWord>,
+    #[command(flatten)]
+    agent: Option<install::InstallArgs>,
+}
+
+#[derive(Debug, Subcommand)]
+enum ServiceWord {
+    /// The gateway as a user service: a systemd socket and service unit (the first connection
+    /// starts it), or a launchd agent on macOS.
+    Service,
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let socket = cli.socket;
     match cli.command {
         Command::Serve => serve::run(socket),
         Command::Hook { agent, event } => Ok(hook::run(socket, &agent, event.as_deref())),
-        Command::Install(arguments) => install::install(arguments),
-        Command::Uninstall(arguments) => install::uninstall(arguments),
+        Command::Install(InstallTarget {
+            agent: Some(arguments),
+            ..
+        }) => install::install(arguments),
+        Command::Install(InstallTarget { .. }) => service::install(),
+        Command::Uninstall(InstallTarget {
+            agent: Some(arguments),
+            ..
+        }) => install::uninstall(arguments),
+        Command::Uninstall(InstallTarget { .. }) => service::uninstall(),
         Command::Probe(arguments) => probe::run(socket, arguments),
         Command::Status { json } => block_on(status::run(socket_path(socket)?, json)),
         Command::List { json } => block_on(list::run(socket_path(socket)?, json)),
@@ -138,6 +172,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Answer(arguments) => block_on(answer::run(socket_path(socket)?, arguments)),
         Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
+        Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
         Command::Console { notify } => crate::console::run(socket_path(socket)?, notify),
     }
 }

@@ -1,7 +1,10 @@
-//! `gatehouse serve`: binds the socket, builds the gateway from the registered adapters'
-//! capability flags, and serves until interrupted.
+//! `gatehouse serve`: binds the socket (or takes the one systemd listens on, see
+//! [`super::activation`]), and the hooks socket beside it, builds the gateway from the registered
+//! adapters' capability flags, and serves until interrupted, or until it has sat idle for
+//! `[serve] idle_exit_seconds` with nothing pending and no connection.
 
-use std::path::PathBuf;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -10,9 +13,11 @@ use std::time::Duration;
 
 use gatehouse_core::AdapterRegistry;
 use gatehouse_host_ipc::server::audit::AuditLog;
+use gatehouse_host_ipc::server::Roles;
 use gatehouse_host_ipc::{socket, Gateway, GatewayOptions};
 use tracing_subscriber::EnvFilter;
 
+use super::activation;
 use crate::adapters;
 
 pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
@@ -22,7 +27,10 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         )
         .with_writer(std::io::stderr)
         .init();
+    // Before any thread starts: the variables are removed so no child inherits them.
+    let activated = super::activation::take_from_environment()?;
     let socket_path = super::socket_path(socket_flag)?;
+    let idle_exit = crate::config::load()?.serve.idle_exit(activated.is_some());
     raise_open_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -31,24 +39,131 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     runtime.block_on(async {
         // The guard lives until the gateway stops (a signal, an error): then it removes the
         // socket, if the path still names the one bound here, and releases the lock.
-        let socket::BoundSocket { listener, guard: _socket_guard } = socket::bind(&socket_path).await.map_err(super::socket_advice)?;
+        let started_by = if activated.is_some() { "systemd socket activation" } else { "gatehouse serve" };
+        let Sockets { main: socket::BoundSocket { listener, guard: _socket_guard }, hooks } = sockets(&socket_path, activated).await?;
+        let (hooks_listener, _hooks_guard) = match hooks {
+            Some(socket::BoundSocket { listener, guard }) => (Some(listener), Some(guard)),
+            None => (None, None),
+        };
         let registry = adapters::registry();
         let capabilities = capabilities_off_the_runtime(&registry).await;
-        let options = GatewayOptions { socket: socket_path.display().to_string(), ..GatewayOptions::default() };
+        let options = GatewayOptions { socket: socket_path.display().to_string(), started_by: started_by.into(), ..GatewayOptions::default() };
         let audit = open_audit_log()?;
         let earlier = remembered_from(audit.path());
         let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));
         gateway.remember_ended(earlier);
         let agents: Vec<&str> = registry.ids().collect();
-        tracing::info!("gatehouse {} listening on {} for {}", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
+        tracing::info!("gatehouse {} listening on {} for {} (started by {started_by})", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
         tokio::spawn(refresh_capabilities(registry.clone(), gateway.clone()));
+        let serve_hooks = async {
+            match hooks_listener {
+                Some(listener) => gatehouse_host_ipc::server::serve_with(gateway.clone(), listener, Roles::HooksOnly).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
-            served = gatehouse_host_ipc::server::serve(gateway, listener) => served.context("the gateway stopped accepting connections")?,
+            served = gatehouse_host_ipc::server::serve(gateway.clone(), listener) => served.context("the gateway stopped accepting connections")?,
+            served = serve_hooks => served.context("the gateway stopped accepting connections on the hooks socket")?,
+            () = idle(gateway.clone(), idle_exit) => tracing::info!("stopping after {} s with nothing pending and no connection{}", idle_exit.unwrap_or_default().as_secs(), if started_by == "gatehouse serve" { "" } else { "; the service manager starts the gateway again on the next connection" }),
             () = shutdown_signal() => tracing::info!("shutting down; waiting hooks leave their prompts to the agents' terminals"),
         }
         anyhow::Ok(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The gateway's own socket, and the hooks socket beside it when it could be had.
+struct Sockets {
+    main: socket::BoundSocket,
+    hooks: Option<socket::BoundSocket>,
+}
+
+/// The sockets to serve on: those the service manager passed, recognised by the path each is
+/// bound to, or else bound here. The hooks socket, if not passed, is bound here when the folder
+/// is private; a gateway that cannot have it (a shared folder, or another gateway's in the same
+/// folder) serves without it and says so.
+async fn sockets(
+    socket_path: &Path,
+    activated: Option<(activation::Listen, Vec<OwnedFd>)>,
+) -> anyhow::Result<Sockets> {
+    let hooks_path = socket::hooks_socket_path(socket_path);
+    let mut main = None;
+    let mut hooks = None;
+    if let Some((listen, fds)) = activated {
+        tracing::debug!(
+            "systemd passed {} socket(s) named {:?}",
+            listen.count,
+            listen.names
+        );
+        for fd in fds {
+            let found = socket::activated_socket_path(fd.as_fd())?;
+            if same_path(&found, socket_path) {
+                main = Some(socket::adopt(socket_path, fd).await?);
+            } else if same_path(&found, &hooks_path) {
+                hooks = Some(socket::adopt(&hooks_path, fd).await?);
+            } else {
+                return Err(socket::SocketError::UnexpectedActivatedSocket {
+                    path: socket_path.into(),
+                    found: found.display().to_string(),
+                }
+                .into());
+            }
+        }
+        if main.is_none() {
+            anyhow::bail!(
+                "systemd passed only the hooks socket, not the gateway's socket {}; add ListenStream={} to gatehouse.socket",
+                socket_path.display(),
+                socket_path.display()
+            );
+        }
+    }
+    let main = match main {
+        Some(main) => main,
+        None => socket::bind(socket_path)
+            .await
+            .map_err(super::socket_advice)?,
+    };
+    let folder = hooks_path.parent().unwrap_or(Path::new("."));
+    if hooks.is_none() && !socket::folder_is_private(folder) {
+        // A shared folder (`--socket /tmp/x.sock`) is no place for a second, fixed name.
+        tracing::warn!(
+            "serving without the hooks socket: {} is not a private folder (yours, mode 0700), so `gatehouse remote` cannot reach this gateway",
+            folder.display()
+        );
+    } else if hooks.is_none() {
+        match socket::bind(&hooks_path).await {
+            Ok(bound) => hooks = Some(bound),
+            Err(error) => tracing::warn!("serving without the hooks socket, so `gatehouse remote` cannot reach this gateway: {error}"),
+        }
+    }
+    Ok(Sockets { main, hooks })
+}
+
+/// Whether two paths name the same place: equal, or equal once their folders are resolved.
+fn same_path(left: &Path, right: &Path) -> bool {
+    let resolved = |path: &Path| {
+        let folder = path.parent()?.canonicalize().ok()?;
+        Some(folder.join(path.file_name()?))
+    };
+    left == right || resolved(left).is_some_and(|left| Some(left) == resolved(right))
+}
+
+/// Returns once the gateway has had nothing pending and no connection for `after`; never when
+/// `after` is `None`. A held or registered prompt, or any open connection, keeps it running.
+async fn idle(gateway: Arc<Gateway>, after: Option<Duration>) {
+    let Some(after) = after else {
+        return std::future::pending().await;
+    };
+    let every = (after / 8).clamp(Duration::from_millis(50), Duration::from_secs(5));
+    let mut idle_since = tokio::time::Instant::now();
+    loop {
+        tokio::time::sleep(every).await;
+        if gateway.pending_count() > 0 || gateway.connection_count() > 0 {
+            idle_since = tokio::time::Instant::now();
+        } else if idle_since.elapsed() >= after {
+            return;
+        }
+    }
 }
 
 /// How often the gateway asks the adapters for their capability flags again, so that what a

@@ -121,7 +121,7 @@ fn render_list(
                 .join(","),
         };
         let cells = vec![
-            Cell::from(visible(&prompt.prompt.adapter).into_owned()),
+            Cell::from(output::agent(&prompt.prompt)),
             Cell::from(keep_end(&visible(&prompt.prompt.cwd), FOLDER_WIDTH)),
             Cell::from(visible(&prompt.prompt.tool).into_owned()),
             Cell::from(output::age(wall_now.millis_since(prompt.held_since))),
@@ -137,8 +137,15 @@ fn render_list(
         };
         TableRow::new(cells).style(style)
     });
+    // `claude@devbox` for prompts from other hosts: as wide as the widest, within reason.
+    let agent_width = rows
+        .iter()
+        .map(|row| output::agent(&row.prompt().prompt).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 24);
     let widths = [
-        Constraint::Length(8),
+        Constraint::Length(agent_width as u16),
         Constraint::Length(FOLDER_WIDTH as u16),
         Constraint::Length(16),
         Constraint::Length(4),

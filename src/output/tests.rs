@@ -24,6 +24,7 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
             questions: vec![],
             correlation: String::new(),
             read_only_reason: None,
+            host: String::new(),
         },
         actions,
         state: PromptState::Pending,
@@ -104,10 +105,17 @@ fn status_lists_each_adapter_and_what_it_offers() {
             gatehouse_adapter_claude::capabilities(),
             gatehouse_adapter_codex::capabilities(),
         ],
+        started_by: "systemd socket activation".into(),
+        hosts: vec![gatehouse_host_ipc::protocol::HostConnections {
+            host: "devbox".into(),
+            connections: 2,
+        }],
     };
     assert_snapshot!(status(&report, NOW), @r"
     gatehouse 0.1.0 is running on /run/user/1000/gatehouse/gatehouse.sock
     pid 4242, up 5m, protocol 1; 1 pending prompt, 2 connections
+    started by systemd socket activation
+    hooks connected from: devbox (2)
 
     Claude Code (claude)
       permission Bash              once, deny
@@ -236,6 +244,11 @@ fn status_shows_control_characters_in_gateway_text_as_escapes() {
         pending: 0,
         connections: 0,
         adapters: vec![adapter],
+        started_by: "gatehouse serve\x1b[2J".into(),
+        hosts: vec![gatehouse_host_ipc::protocol::HostConnections {
+            host: "evil\u{202e}host\x1b]0;".into(),
+            connections: 1,
+        }],
     };
     let text = status(&report, NOW);
     assert_inert(&text);
@@ -274,4 +287,25 @@ fn event_lines_show_the_short_ids_they_have_learnt() {
     assert!(
         event_line(&Event::Added { prompt }, &ids).contains("  added        b4eb  claude Bash: ls")
     );
+}
+
+#[test]
+fn a_prompt_from_another_host_names_it_and_its_text_is_made_visible() {
+    let mut remote = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba60b",
+        "Bash",
+        "make test",
+        vec![Action::Once, Action::Deny],
+        5,
+    );
+    remote.prompt.host = "devbox\x1b[8m".into();
+    let table = prompt_table(std::slice::from_ref(&remote), NOW);
+    assert_inert(&table);
+    assert_snapshot!(table, @r"
+    ID                                    AGENT               TOOL  AGE  ACTIONS    SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba60b  claude@devbox\e[8m  Bash  5s   once,deny  make test
+    ");
+    let added = event_line(&Event::Added { prompt: remote }, &ShownIds::default());
+    assert_inert(&added);
+    assert_snapshot!(added, @r"2026-11-30T03:13:28.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude@devbox\e[8m Bash: make test");
 }

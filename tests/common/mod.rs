@@ -76,6 +76,14 @@ impl Sandbox {
         command
     }
 
+    /// Another program (such as `systemd-socket-activate` or `ssh`), with the same cleared
+    /// environment as [`Sandbox::command`].
+    pub fn program(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        self.isolate(&mut command);
+        command
+    }
+
     /// Like [`Sandbox::command`], run through `sh` with `umask` set first (as a person's shell
     /// profile may set it), to show which modes gatehouse gives its files by itself.
     pub fn command_under_umask(&self, umask: u32, arguments: &[&str]) -> Command {

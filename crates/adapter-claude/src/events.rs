@@ -91,6 +91,7 @@ fn prompt(event: &RawEvent, tool: String, input: Value) -> NewPrompt {
         input,
         questions: Vec::new(),
         read_only_reason: None,
+        host: String::new(),
     };
     match prompt.tool.as_str() {
         "AskUserQuestion" => {

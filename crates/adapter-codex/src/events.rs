@@ -87,6 +87,7 @@ pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent,
                 summary,
                 questions: Vec::new(),
                 read_only_reason,
+                host: String::new(),
             };
             Ok(HookEvent::Prompt { prompt, hold })
         }

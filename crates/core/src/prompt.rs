@@ -123,6 +123,10 @@ pub struct NewPrompt {
     /// capability flags say; the text says why, and the prompt is read-only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only_reason: Option<String>,
+    /// The host name of the machine whose hook raised it, as that hook says (untrusted text, like
+    /// every other field); empty when unknown. Set by the hook, not by the adapter.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
 }
 
 /// Where a prompt is in its life. Every change is an [`crate::Event`].

@@ -69,11 +69,32 @@ impl SocketClient {
         let stream = socket::connect(path).await?;
         Client::over(stream, role, name).await
     }
+
+    /// Like [`Client::connect`], and names this machine's host in the hello (as the hook does).
+    pub async fn connect_from_host(
+        path: &Path,
+        role: Role,
+        name: &str,
+        host: &str,
+    ) -> Result<Self, ClientError> {
+        let stream = socket::connect(path).await?;
+        Client::over_from_host(stream, role, name, Some(host)).await
+    }
 }
 
 impl<S: AsyncRead + AsyncWrite> Client<S> {
     /// Says hello over any byte stream (a socket, or an in-memory duplex in tests).
     pub async fn over(stream: S, role: Role, name: &str) -> Result<Self, ClientError> {
+        Self::over_from_host(stream, role, name, None).await
+    }
+
+    /// Like [`Client::over`], naming the caller's host in the hello when given.
+    pub async fn over_from_host(
+        stream: S,
+        role: Role,
+        name: &str,
+        host: Option<&str>,
+    ) -> Result<Self, ClientError> {
         let (read_half, writer) = tokio::io::split(stream);
         let mut client = Client {
             reader: FrameReader::new(read_half),
@@ -90,6 +111,7 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             protocol: PROTOCOL_VERSION,
             role,
             client: Some(name.to_owned()),
+            host: host.filter(|host| !host.is_empty()).map(str::to_owned),
         };
         client.hello = client.call(method::HELLO, &params).await?;
         Ok(client)

@@ -299,6 +299,10 @@ pub struct HelloParams {
     /// A name for the caller, shown as who answered (such as `gatehouse-cli`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// The host name of the caller's machine, as it says (a hook says it, so that `status` can
+    /// tell which machines have hooks connected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -363,6 +367,20 @@ pub struct StatusResult {
     pub pending: usize,
     pub connections: usize,
     pub adapters: Vec<AdapterCapabilities>,
+    /// How the gateway was started: `gatehouse serve`, or `systemd socket activation`.
+    /// Missing from older gateways.
+    #[serde(default)]
+    pub started_by: String,
+    /// The hosts that have hook connections open now, as their hellos name them, with how many.
+    #[serde(default)]
+    pub hosts: Vec<HostConnections>,
+}
+
+/// The hook connections of one host, in [`StatusResult::hosts`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostConnections {
+    pub host: String,
+    pub connections: usize,
 }
 
 /// The params of `hook.hold` and `hook.register`.

@@ -53,6 +53,12 @@ pub enum SocketError {
     },
     #[error("cannot tell which user serves the socket {path} ({source}), and gatehouse talks only to your own gateway")]
     ServerUnknown { path: PathBuf, source: io::Error },
+    #[error("the file descriptor {fd} handed over by the service manager is not a listening Unix stream socket ({reason}); check the socket unit (ListenStream= with a path)")]
+    NotAListeningSocket { fd: i32, reason: String },
+    #[error("the service manager handed over a socket on {found}, which is neither the gateway's socket {path} nor its hooks socket; make ListenStream= name the socket gatehouse uses (or set GATEHOUSE_SOCKET / socket in the config to it)")]
+    UnexpectedActivatedSocket { path: PathBuf, found: String },
+    #[error("the socket {path} handed over by the service manager belongs to {owner}, not to you; gatehouse serves only a socket of your own")]
+    SocketNotYours { path: PathBuf, owner: User },
 }
 
 /// A local user, as an error names it: `user 65534 (nobody)`, or `user 1234` when the system
@@ -224,8 +230,9 @@ pub fn make_private_file(_file: &std::fs::File) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether `folder` is a folder (not a link) of this user's with no access for others.
 #[cfg(unix)]
-fn folder_is_private(folder: &Path) -> bool {
+pub fn folder_is_private(folder: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::symlink_metadata(folder)
         .map(|meta| meta.is_dir() && meta.uid() == current_uid() && meta.mode() & 0o077 == 0)
@@ -233,7 +240,7 @@ fn folder_is_private(folder: &Path) -> bool {
 }
 
 #[cfg(not(unix))]
-fn folder_is_private(_folder: &Path) -> bool {
+pub fn folder_is_private(_folder: &Path) -> bool {
     true
 }
 
@@ -305,6 +312,141 @@ pub async fn bind(path: &Path) -> Result<BoundSocket, SocketError> {
     };
     restrict_socket_file(path).map_err(bind_error)?;
     Ok(BoundSocket { listener, guard })
+}
+
+/// The hooks socket beside the gateway's `socket`: `hooks.sock` in the same folder. Connections
+/// there may say hello only as a hook; `gatehouse remote` forwards it to other machines.
+pub fn hooks_socket_path(socket: &Path) -> PathBuf {
+    socket.with_file_name("hooks.sock")
+}
+
+/// The path a listening Unix socket handed over by a service manager is bound to, or why it is
+/// not one: it must be a socket (`fstat`), of the stream type, listening, and bound to a path.
+#[cfg(unix)]
+pub fn activated_socket_path(fd: std::os::fd::BorrowedFd<'_>) -> Result<PathBuf, SocketError> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let raw = fd.as_raw_fd();
+    let refuse = |reason: String| SocketError::NotAListeningSocket { fd: raw, reason };
+    // SAFETY: stat is plain data; fstat fills it for the open descriptor `raw`.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(raw, &mut stat) } != 0 {
+        return Err(refuse(format!("fstat: {}", io::Error::last_os_error())));
+    }
+    if stat.st_mode & libc::S_IFMT != libc::S_IFSOCK {
+        return Err(refuse("it is not a socket".into()));
+    }
+    let option = |name: libc::c_int| -> Result<libc::c_int, SocketError> {
+        let mut value: libc::c_int = 0;
+        let mut length = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: value and length are live locals of the sizes getsockopt is told.
+        let status = unsafe {
+            libc::getsockopt(
+                raw,
+                libc::SOL_SOCKET,
+                name,
+                (&mut value as *mut libc::c_int).cast(),
+                &mut length,
+            )
+        };
+        if status != 0 {
+            return Err(refuse(format!(
+                "getsockopt: {}",
+                io::Error::last_os_error()
+            )));
+        }
+        Ok(value)
+    };
+    if option(libc::SO_TYPE)? != libc::SOCK_STREAM {
+        return Err(refuse("it is not a stream socket".into()));
+    }
+    if option(libc::SO_ACCEPTCONN)? == 0 {
+        return Err(refuse("it is not listening".into()));
+    }
+    // SAFETY: sockaddr_un is plain data; getsockname fills at most `length` bytes of it.
+    let mut address: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    let mut length = std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t;
+    let status = unsafe {
+        libc::getsockname(
+            raw,
+            (&mut address as *mut libc::sockaddr_un).cast(),
+            &mut length,
+        )
+    };
+    if status != 0 {
+        return Err(refuse(format!(
+            "getsockname: {}",
+            io::Error::last_os_error()
+        )));
+    }
+    if libc::c_int::from(address.sun_family) != libc::AF_UNIX {
+        return Err(refuse("it is not a Unix domain socket".into()));
+    }
+    let offset = std::mem::size_of_val(&address.sun_family);
+    let bytes: Vec<u8> = address.sun_path[..(length as usize)
+        .saturating_sub(offset)
+        .min(address.sun_path.len())]
+        .iter()
+        .map(|&byte| byte as u8)
+        .take_while(|&byte| byte != 0)
+        .collect();
+    if bytes.is_empty() {
+        return Err(refuse(
+            "it is not bound to a path in the file system".into(),
+        ));
+    }
+    Ok(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes)))
+}
+
+/// Serves on a listening socket that a service manager (systemd socket activation) made and
+/// handed over, bound at `path`, with every guarantee [`bind`] gives a socket it makes: the
+/// folder must be owned by this user with no access for others, the socket file must be this
+/// user's (and is made 0600 if it is open to others), and the same lock keeps a second gateway
+/// off it. Its guard never removes the socket: it is the service manager's, which listens on
+/// it while no gateway runs.
+#[cfg(unix)]
+pub async fn adopt(path: &Path, fd: std::os::fd::OwnedFd) -> Result<BoundSocket, SocketError> {
+    use std::os::unix::fs::MetadataExt;
+    let folder = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !folder_is_private(folder) {
+        return Err(SocketError::FolderNotPrivate {
+            path: folder.into(),
+        });
+    }
+    let bind_error = |source| SocketError::Bind {
+        path: path.into(),
+        source,
+    };
+    let metadata = std::fs::symlink_metadata(path).map_err(bind_error)?;
+    if let Some(found) = not_a_socket(&metadata) {
+        return Err(SocketError::NotASocket {
+            path: path.into(),
+            found,
+        });
+    }
+    if metadata.uid() != current_uid() {
+        return Err(SocketError::SocketNotYours {
+            path: path.into(),
+            owner: User::with_uid(metadata.uid()),
+        });
+    }
+    if metadata.mode() & 0o077 != 0 {
+        restrict_socket_file(path).map_err(bind_error)?;
+    }
+    let lock = take_lock(path)?;
+    let listener = interprocess::os::unix::uds_local_socket::tokio::Listener::try_from(fd)
+        .map_err(bind_error)?;
+    Ok(BoundSocket {
+        listener: listener.into(),
+        guard: SocketGuard {
+            path: path.into(),
+            identity: None,
+            _lock: lock,
+        },
+    })
 }
 
 /// Removes what `path` names only if it is a socket nobody answers on: the leftover of a gateway
@@ -552,6 +694,66 @@ mod tests {
         assert!(!bound.guard.still_ours());
         drop(bound);
         assert!(path.exists(), "another socket in its place is left alone");
+    }
+
+    #[test]
+    fn only_a_listening_unix_stream_socket_is_taken_from_a_service_manager() {
+        use std::os::fd::AsFd;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("activated.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        assert_eq!(activated_socket_path(listener.as_fd()).unwrap(), path);
+
+        let file = std::fs::File::open(folder.path()).unwrap();
+        let refused = activated_socket_path(file.as_fd()).unwrap_err();
+        assert!(refused.to_string().contains("not a socket"), "{refused}");
+        let (one, _other) = std::os::unix::net::UnixStream::pair().unwrap();
+        let refused = activated_socket_path(one.as_fd()).unwrap_err();
+        assert!(refused.to_string().contains("not listening"), "{refused}");
+        let datagram = std::os::unix::net::UnixDatagram::bind(folder.path().join("d")).unwrap();
+        let refused = activated_socket_path(datagram.as_fd()).unwrap_err();
+        assert!(
+            refused.to_string().contains("not a stream socket"),
+            "{refused}"
+        );
+        let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let refused = activated_socket_path(tcp.as_fd()).unwrap_err();
+        assert!(
+            refused.to_string().contains("not a Unix domain socket"),
+            "{refused}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_adopted_socket_is_made_private_and_never_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path = folder.path().join("activated.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let adopted = adopt(&path, listener.into()).await.unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let second = bind(&path).await.err().expect("the lock is held");
+        assert!(
+            matches!(second, SocketError::AlreadyRunning { .. }),
+            "{second}"
+        );
+        drop(adopted);
+        assert!(path.exists(), "the service manager's socket stays");
+
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let listener =
+            std::os::unix::net::UnixListener::bind(folder.path().join("b.sock")).unwrap();
+        let refused = adopt(&folder.path().join("b.sock"), listener.into())
+            .await
+            .err()
+            .expect("a folder open to others is refused");
+        assert!(
+            matches!(refused, SocketError::FolderNotPrivate { .. }),
+            "{refused}"
+        );
     }
 
     #[tokio::test]

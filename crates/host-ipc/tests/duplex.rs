@@ -7,8 +7,10 @@ use gatehouse_core::{
     Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome,
     PromptKind, PromptState,
 };
-use gatehouse_host_ipc::protocol::{notification, HoldResult, RegisteredParams, SnapshotParams};
-use gatehouse_host_ipc::server::serve_connection;
+use gatehouse_host_ipc::protocol::{
+    notification, HoldResult, RegisteredParams, SnapshotParams, StatusResult,
+};
+use gatehouse_host_ipc::server::{serve_connection, serve_connection_with, Roles};
 use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
@@ -58,6 +60,7 @@ fn bash(command: &str, tool: &str) -> NewPrompt {
         questions: vec![],
         correlation: command.into(),
         read_only_reason: None,
+        host: String::new(),
     }
 }
 
@@ -401,6 +404,7 @@ async fn a_connection_keeps_the_role_it_said_hello_with() {
         protocol: gatehouse_host_ipc::PROTOCOL_VERSION,
         role: Role::Frontend,
         client: None,
+        host: None,
     };
     let again: Result<serde_json::Value, _> = hook.call("hello", &params).await;
     assert_eq!(again.unwrap_err().rpc_name(), Some("invalid_request"));
@@ -577,4 +581,86 @@ async fn an_allow_whose_hook_goes_away_before_its_receipt_is_unconfirmed_and_cla
         vec![next],
         "the next identical call's finish is its own"
     );
+}
+
+async fn hook_from(gateway: &Arc<Gateway>, roles: Roles, host: &str) -> Client<DuplexStream> {
+    let (near, far) = tokio::io::duplex(1 << 16);
+    tokio::spawn(serve_connection_with(gateway.clone(), far, roles));
+    Client::over_from_host(near, Role::Hook, "test", Some(host))
+        .await
+        .expect("a hook may say hello on either socket")
+}
+
+#[tokio::test]
+async fn status_counts_hook_connections_by_the_host_their_hello_names() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    let first = hook_from(&gateway, Roles::Any, "devbox").await;
+    let second = hook_from(&gateway, Roles::HooksOnly, "devbox").await;
+    let third = hook_from(&gateway, Roles::Any, "laptop").await;
+    let hosts = |status: StatusResult| {
+        status
+            .hosts
+            .into_iter()
+            .map(|entry| (entry.host, entry.connections))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        hosts(frontend.status().await.unwrap()),
+        [("devbox".to_owned(), 2), ("laptop".to_owned(), 1)]
+    );
+    drop(first);
+    drop(third);
+    let mut remaining = Vec::new();
+    for _ in 0..100 {
+        remaining = hosts(frontend.status().await.unwrap());
+        if remaining.len() == 1 {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        remaining,
+        [("devbox".to_owned(), 1)],
+        "closed connections leave the count"
+    );
+    assert_eq!(
+        frontend.status().await.unwrap().started_by,
+        "gatehouse serve"
+    );
+    drop(second);
+}
+
+#[tokio::test]
+async fn the_hooks_socket_serves_hooks_and_nothing_a_front_end_could_use() {
+    let gateway = toy_gateway(Duration::from_secs(5));
+    let (near, far) = tokio::io::duplex(1 << 16);
+    tokio::spawn(serve_connection_with(
+        gateway.clone(),
+        far,
+        Roles::HooksOnly,
+    ));
+    let refused = Client::over(near, Role::Frontend, "remote")
+        .await
+        .err()
+        .expect("a front end may not say hello on the hooks socket");
+    assert_eq!(refused.rpc_name(), Some("wrong_role"));
+
+    let mut hook = hook_from(&gateway, Roles::HooksOnly, "devbox").await;
+    assert_eq!(
+        hook.status().await.unwrap_err().rpc_name(),
+        Some("wrong_role")
+    );
+    assert_eq!(
+        hook.list().await.unwrap_err().rpc_name(),
+        Some("wrong_role")
+    );
+    let registered = hook
+        .register(bash("echo from afar", "Bash"), Duration::from_secs(60))
+        .await
+        .expect("a hook registers its prompt on the hooks socket");
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    let listed = frontend.list().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].id, registered.id);
 }

@@ -162,9 +162,13 @@ fn handle(
             "the hook event is larger than {MAX_EVENT_BYTES} bytes"
         ));
     }
-    let event = adapter
+    let mut event = adapter
         .parse_hook_event(&stdin, event_name)
         .map_err(|error| error.to_string())?;
+    // The host is the hook's to say, not the adapter's: every prompt names the machine it is on.
+    if let HookEvent::Prompt { prompt, .. } = &mut event {
+        prompt.host = crate::host::own_host_name().to_owned();
+    }
     if event == HookEvent::Ignore {
         return Ok(());
     }
@@ -250,10 +254,11 @@ async fn within<T>(
 /// Connects, says hello, and replays the spool, each step within its budget. Spooled entries
 /// that cannot be replayed go back to the spool.
 async fn connect(socket: &Path, spool: Option<&Spool>) -> Result<SocketClient, String> {
-    let connecting = SocketClient::connect(
+    let connecting = SocketClient::connect_from_host(
         socket,
         Role::Hook,
         concat!("gatehouse-hook ", env!("CARGO_PKG_VERSION")),
+        crate::host::own_host_name(),
     );
     let mut client = match tokio::time::timeout(CALL_BUDGET, connecting).await {
         Ok(Ok(client)) => client,

@@ -36,6 +36,7 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
             read_only_reason: actions.is_empty().then(|| {
                 format!("Claude Code offers no verified action for permission prompts of {tool}")
             }),
+            host: String::new(),
         },
         actions,
         state: PromptState::Pending,

@@ -47,6 +47,7 @@ fn bash(command: &str) -> NewPrompt {
         questions: Vec::new(),
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
+        host: String::new(),
     }
 }
 

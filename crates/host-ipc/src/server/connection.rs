@@ -34,8 +34,25 @@ const MAX_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
 /// How long a closing connection may take to flush its last frames.
 const CLOSING_FLUSH: Duration = Duration::from_secs(1);
 
+/// Which roles a connection may say hello as: any, on the gateway's own socket; only the hook
+/// role, on the hooks socket that `gatehouse remote` forwards to other machines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Roles {
+    Any,
+    HooksOnly,
+}
+
 /// Serves one connection until the peer hangs up or sends a frame that is too large.
 pub async fn serve_connection<S>(gateway: Arc<Gateway>, stream: S)
+where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    serve_connection_with(gateway, stream, Roles::Any).await;
+}
+
+/// Serves one connection that may say hello only as one of `roles`: on the hooks socket, a peer
+/// can hold, register and observe prompts, and nothing else (no list, no answer, no status).
+pub async fn serve_connection_with<S>(gateway: Arc<Gateway>, stream: S, roles: Roles)
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
@@ -47,6 +64,7 @@ where
         gateway: gateway.clone(),
         outgoing,
         caller: None,
+        roles,
         held: Vec::new(),
         tasks: Vec::new(),
         feed: None,
@@ -104,12 +122,19 @@ async fn write_frames<W: AsyncWrite>(writer: W, mut queue: mpsc::Receiver<Vec<u8
 struct Caller {
     role: Role,
     name: String,
+    /// The host a hook's hello named, counted in `status` while the connection lasts.
+    hook_host: Option<String>,
 }
+
+/// The longest host name a hello may name; longer ones are cut (host names have at most 253).
+const MAX_HOST_CHARS: usize = 255;
 
 struct Connection {
     gateway: Arc<Gateway>,
     outgoing: mpsc::Sender<Vec<u8>>,
     caller: Option<Caller>,
+    /// The roles this connection may say hello as.
+    roles: Roles,
     /// The prompts this connection's hook holds.
     held: Vec<DecisionId>,
     /// Tasks that write hold outcomes to this connection.
@@ -187,6 +212,11 @@ impl Connection {
         let method = request.method.as_str();
         let reply = match method {
             method::LIST => needs(Role::Frontend).map(|()| to_value(self.gateway.pending())),
+            // A hooks-only connection learns nothing about other prompts or machines.
+            method::STATUS if self.roles == Roles::HooksOnly => Err(RpcError::new(
+                ErrorCode::WrongRole,
+                "`status` is not served on the hooks socket; ask the gateway's own socket",
+            )),
             method::STATUS => Ok(to_value(self.status())),
             method::SUBSCRIBE => needs(Role::Frontend).map(|()| self.subscribe()),
             method::ANSWER => needs(Role::Frontend).and_then(|()| self.answer(request.params)),
@@ -251,12 +281,28 @@ impl Connection {
             );
             return Err(RpcError::new(ErrorCode::VersionMismatch, message));
         }
+        if self.roles == Roles::HooksOnly && hello.role != Role::Hook {
+            let message = format!(
+                "this is the gateway's hooks socket, where only the hook role may say hello, not {}; front ends use the gateway's own socket",
+                hello.role.as_str()
+            );
+            return Err(RpcError::new(ErrorCode::WrongRole, message));
+        }
         let name = hello
             .client
             .unwrap_or_else(|| hello.role.as_str().to_owned());
+        let hook_host = match (hello.role, hello.host) {
+            (Role::Hook, Some(host)) if !host.is_empty() => {
+                let host: String = host.chars().take(MAX_HOST_CHARS).collect();
+                self.gateway.hook_host_joined(&host);
+                Some(host)
+            }
+            _ => None,
+        };
         self.caller = Some(Caller {
             role: hello.role,
             name,
+            hook_host,
         });
         Ok(to_value(HelloResult {
             protocol: PROTOCOL_VERSION,
@@ -275,6 +321,8 @@ impl Connection {
             pending: self.gateway.pending_count(),
             connections: self.gateway.connection_count(),
             adapters: self.gateway.adapters(),
+            started_by: self.gateway.options().started_by.clone(),
+            hosts: self.gateway.hook_hosts(),
         }
     }
 
@@ -349,6 +397,13 @@ impl Connection {
     }
 
     async fn close(self) {
+        if let Some(host) = self
+            .caller
+            .as_ref()
+            .and_then(|caller| caller.hook_host.as_ref())
+        {
+            self.gateway.hook_host_left(host);
+        }
         for id in &self.held {
             self.gateway.hook_gone(*id);
         }

@@ -5,7 +5,7 @@
 //! subscriber's snapshot and its event feed never miss or repeat a transition. Publishing never
 //! waits: a subscriber that falls behind is sent a fresh snapshot instead (see `connection`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::audit::{AuditLog, AuditRecord};
 use crate::framing::encode_frame;
-use crate::protocol::{notification, Notification};
+use crate::protocol::{notification, HostConnections, Notification};
 
 /// How many events a subscriber may fall behind, by default, before it is sent a fresh snapshot
 /// instead. The buffer keeps only encoded frames (under a kilobyte for a typical prompt), so a
@@ -44,6 +44,9 @@ pub struct GatewayOptions {
     pub receipt_timeout: Duration,
     /// How many events a subscriber may fall behind before it gets a snapshot instead.
     pub event_buffer: usize,
+    /// How the gateway was started, for `status`: `gatehouse serve` or
+    /// `systemd socket activation`.
+    pub started_by: String,
 }
 
 impl Default for GatewayOptions {
@@ -53,6 +56,7 @@ impl Default for GatewayOptions {
             socket: String::new(),
             receipt_timeout: Duration::from_secs(5),
             event_buffer: DEFAULT_EVENT_BUFFER,
+            started_by: "gatehouse serve".into(),
         }
     }
 }
@@ -71,6 +75,8 @@ pub struct Gateway {
     options: GatewayOptions,
     started_at: Timestamp,
     connections: AtomicUsize,
+    /// Open hook connections by the host their hello named.
+    hook_hosts: std::sync::Mutex<BTreeMap<String, usize>>,
 }
 
 /// The wall clock, as the arbiter wants it.
@@ -103,6 +109,7 @@ impl Gateway {
             options,
             started_at: now(),
             connections: AtomicUsize::new(0),
+            hook_hosts: std::sync::Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -182,6 +189,39 @@ impl Gateway {
 
     pub(crate) fn connection_closed(&self) {
         self.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    fn hook_hosts_locked(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, usize>> {
+        self.hook_hosts
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A hook connection from `host` said hello.
+    pub(crate) fn hook_host_joined(&self, host: &str) {
+        *self.hook_hosts_locked().entry(host.to_owned()).or_default() += 1;
+    }
+
+    /// A hook connection from `host` ended.
+    pub(crate) fn hook_host_left(&self, host: &str) {
+        let mut hosts = self.hook_hosts_locked();
+        if let Some(count) = hosts.get_mut(host) {
+            *count -= 1;
+            if *count == 0 {
+                hosts.remove(host);
+            }
+        }
+    }
+
+    /// The hosts with hook connections open now, by name, with how many each.
+    pub fn hook_hosts(&self) -> Vec<HostConnections> {
+        self.hook_hosts_locked()
+            .iter()
+            .map(|(host, connections)| HostConnections {
+                host: host.clone(),
+                connections: *connections,
+            })
+            .collect()
     }
 
     /// The pending prompts and a feed of every event after them, taken atomically.

@@ -6,7 +6,7 @@ pub mod audit;
 mod connection;
 mod gateway;
 
-pub use connection::serve_connection;
+pub use connection::{serve_connection, serve_connection_with, Roles};
 pub use gateway::{now, EventFrame, Gateway, GatewayOptions};
 
 use std::sync::Arc;
@@ -18,6 +18,15 @@ use interprocess::local_socket::traits::StreamCommon as _;
 /// Accepts connections, serving each on its own task. A peer that runs as another user is
 /// refused before it can say anything.
 pub async fn serve(gateway: Arc<Gateway>, listener: Listener) -> std::io::Result<()> {
+    serve_with(gateway, listener, Roles::Any).await
+}
+
+/// Like [`serve`], for connections that may say hello only as one of `roles` (the hooks socket).
+pub async fn serve_with(
+    gateway: Arc<Gateway>,
+    listener: Listener,
+    roles: Roles,
+) -> std::io::Result<()> {
     loop {
         let stream = match listener.accept().await {
             Ok(stream) => stream,
@@ -34,7 +43,7 @@ pub async fn serve(gateway: Arc<Gateway>, listener: Listener) -> std::io::Result
             continue;
         }
         let gateway = gateway.clone();
-        tokio::spawn(async move { serve_connection(gateway, stream).await });
+        tokio::spawn(async move { serve_connection_with(gateway, stream, roles).await });
     }
 }
 
