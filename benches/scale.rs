@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::{Answer, NewPrompt, PromptKind, Timestamp};
+use gatehouse_host_ipc::now;
 use gatehouse_host_ipc::protocol::notification;
-use gatehouse_host_ipc::server::now;
 use gatehouse_host_ipc::{Role, SocketClient};
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;

@@ -11,8 +11,9 @@ use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, AdapterRegistry, Answer, CapabilityRule,
     HoldMode, HookEvent, NewPrompt, Outcome, ParseError, PromptKind, Verdict,
 };
-use gatehouse_host_ipc::server::serve_connection;
-use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
+use gatehouse_gateway::serve_connection;
+use gatehouse_gateway::{Gateway, GatewayOptions};
+use gatehouse_host_ipc::{Client, Role};
 
 /// A toy agent whose hook writes `TOOL SESSION INPUT` on one line, and reads `yes` or `no`.
 struct ToyAdapter;

@@ -547,7 +547,7 @@ fn files_that_hold_tool_inputs_are_private_whatever_the_umask() {
         mode(&state.join("audit.jsonl")),
         mode(&state),
         mode(&sandbox.socket()),
-        mode(&gatehouse_host_ipc::socket::lock_path(&sandbox.socket())),
+        mode(&gatehouse_gateway::listen::lock_path(&sandbox.socket())),
     );
     let _ = serve.kill();
     let _ = serve.wait();

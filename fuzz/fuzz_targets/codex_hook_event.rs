@@ -6,5 +6,5 @@ use gatehouse_core::Adapter;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {
-    let _ = gatehouse_adapter_codex::CodexAdapter::new(None).parse_hook_event(bytes);
+    let _ = gatehouse_adapter_codex::CodexAdapter::new(None).parse_hook_event(bytes, None);
 });

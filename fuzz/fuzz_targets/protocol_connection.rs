@@ -4,8 +4,8 @@
 #![no_main]
 
 use gatehouse_core::{Action, ActionFlag, AdapterCapabilities, CapabilityRule, PromptKind};
-use gatehouse_host_ipc::server::serve_connection;
-use gatehouse_host_ipc::{Gateway, GatewayOptions};
+use gatehouse_gateway::serve_connection;
+use gatehouse_gateway::{Gateway, GatewayOptions};
 use libfuzzer_sys::fuzz_target;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

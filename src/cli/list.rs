@@ -13,7 +13,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     } else {
         print!(
             "{}",
-            output::prompt_table(&prompts, gatehouse_host_ipc::server::now())
+            output::prompt_table(&prompts, gatehouse_host_ipc::now())
         );
     }
     Ok(ExitCode::SUCCESS)

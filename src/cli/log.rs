@@ -5,14 +5,14 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use gatehouse_core::text::visible;
 use gatehouse_core::{Answer, Timestamp};
-use gatehouse_host_ipc::server::audit::{self, AuditRecord};
+use gatehouse_gateway::audit::{self, AuditRecord};
 
 use crate::output;
 
 pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
     let path = super::serve::audit_log_path()?;
     let since = since
-        .map(|text| parse_since(text, gatehouse_host_ipc::server::now()))
+        .map(|text| parse_since(text, gatehouse_host_ipc::now()))
         .transpose()?;
     let records = audit::read_all(&path)
         .with_context(|| format!("cannot read the audit log {}", path.display()))?;

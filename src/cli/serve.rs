@@ -12,9 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::AdapterRegistry;
-use gatehouse_host_ipc::server::audit::AuditLog;
-use gatehouse_host_ipc::server::Roles;
-use gatehouse_host_ipc::{socket, Gateway, GatewayOptions};
+use gatehouse_gateway::audit::AuditLog;
+use gatehouse_gateway::listen;
+use gatehouse_gateway::Roles;
+use gatehouse_gateway::{Gateway, GatewayOptions};
+use gatehouse_host_ipc::socket;
 use tracing_subscriber::EnvFilter;
 
 use super::activation;
@@ -40,9 +42,9 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         // The guard lives until the gateway stops (a signal, an error): then it removes the
         // socket, if the path still names the one bound here, and releases the lock.
         let started_by = if activated.is_some() { "systemd socket activation" } else { "gatehouse serve" };
-        let Sockets { main: socket::BoundSocket { listener, guard: _socket_guard }, hooks } = sockets(&socket_path, activated).await?;
+        let Sockets { main: listen::BoundSocket { listener, guard: _socket_guard }, hooks } = sockets(&socket_path, activated).await?;
         let (hooks_listener, _hooks_guard) = match hooks {
-            Some(socket::BoundSocket { listener, guard }) => (Some(listener), Some(guard)),
+            Some(listen::BoundSocket { listener, guard }) => (Some(listener), Some(guard)),
             None => (None, None),
         };
         let registry = adapters::registry();
@@ -57,12 +59,12 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         tokio::spawn(refresh_capabilities(registry.clone(), gateway.clone()));
         let serve_hooks = async {
             match hooks_listener {
-                Some(listener) => gatehouse_host_ipc::server::serve_with(gateway.clone(), listener, Roles::HooksOnly).await,
+                Some(listener) => gatehouse_gateway::serve_with(gateway.clone(), listener, Roles::HooksOnly).await,
                 None => std::future::pending().await,
             }
         };
         tokio::select! {
-            served = gatehouse_host_ipc::server::serve(gateway.clone(), listener) => served.context("the gateway stopped accepting connections")?,
+            served = gatehouse_gateway::serve(gateway.clone(), listener) => served.context("the gateway stopped accepting connections")?,
             served = serve_hooks => served.context("the gateway stopped accepting connections on the hooks socket")?,
             () = idle(gateway.clone(), idle_exit) => tracing::info!("stopping after {} s with nothing pending and no connection{}", idle_exit.unwrap_or_default().as_secs(), if started_by == "gatehouse serve" { "" } else { "; the service manager starts the gateway again on the next connection" }),
             () = shutdown_signal() => tracing::info!("shutting down; waiting hooks leave their prompts to the agents' terminals"),
@@ -74,8 +76,8 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
 
 /// The gateway's own socket, and the hooks socket beside it when it could be had.
 struct Sockets {
-    main: socket::BoundSocket,
-    hooks: Option<socket::BoundSocket>,
+    main: listen::BoundSocket,
+    hooks: Option<listen::BoundSocket>,
 }
 
 /// The sockets to serve on: those the service manager passed, recognised by the path each is
@@ -96,11 +98,11 @@ async fn sockets(
             listen.names
         );
         for fd in fds {
-            let found = socket::activated_socket_path(fd.as_fd())?;
+            let found = listen::activated_socket_path(fd.as_fd())?;
             if same_path(&found, socket_path) {
-                main = Some(socket::adopt(socket_path, fd).await?);
+                main = Some(listen::adopt(socket_path, fd).await?);
             } else if same_path(&found, &hooks_path) {
-                hooks = Some(socket::adopt(&hooks_path, fd).await?);
+                hooks = Some(listen::adopt(&hooks_path, fd).await?);
             } else {
                 return Err(socket::SocketError::UnexpectedActivatedSocket {
                     path: socket_path.into(),
@@ -119,7 +121,7 @@ async fn sockets(
     }
     let main = match main {
         Some(main) => main,
-        None => socket::bind(socket_path)
+        None => listen::bind(socket_path)
             .await
             .map_err(super::socket_advice)?,
     };
@@ -131,7 +133,7 @@ async fn sockets(
             folder.display()
         );
     } else if hooks.is_none() {
-        match socket::bind(&hooks_path).await {
+        match listen::bind(&hooks_path).await {
             Ok(bound) => hooks = Some(bound),
             Err(error) => tracing::warn!("serving without the hooks socket, so `gatehouse remote` cannot reach this gateway: {error}"),
         }
@@ -230,7 +232,7 @@ fn remembered_from(
     gatehouse_core::Timestamp,
 )> {
     const REMEMBERED: usize = 65_536;
-    match gatehouse_host_ipc::server::audit::ended_prompts(log, REMEMBERED) {
+    match gatehouse_gateway::audit::ended_prompts(log, REMEMBERED) {
         Ok(ended) => ended,
         Err(error) => {
             tracing::warn!(

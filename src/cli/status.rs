@@ -29,10 +29,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         value["running"] = serde_json::Value::Bool(true);
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!(
-            "{}",
-            output::status(&status, gatehouse_host_ipc::server::now())
-        );
+        print!("{}", output::status(&status, gatehouse_host_ipc::now()));
     }
     Ok(ExitCode::SUCCESS)
 }

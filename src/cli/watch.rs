@@ -27,7 +27,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         write!(
             stdout,
             "{}",
-            output::prompt_table(&snapshot, gatehouse_host_ipc::server::now())
+            output::prompt_table(&snapshot, gatehouse_host_ipc::now())
         )?;
     }
     stdout.flush()?;
@@ -68,7 +68,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     write!(
                         stdout,
                         "{}",
-                        output::prompt_table(&snapshot.prompts, gatehouse_host_ipc::server::now())
+                        output::prompt_table(&snapshot.prompts, gatehouse_host_ipc::now())
                     )?;
                 }
             }

@@ -83,14 +83,7 @@ async fn run_loop(
     let mut redraw = tokio::time::interval(REDRAW_INTERVAL);
     loop {
         terminal
-            .draw(|frame| {
-                view::render(
-                    frame,
-                    &state,
-                    gatehouse_host_ipc::server::now(),
-                    Instant::now(),
-                )
-            })
+            .draw(|frame| view::render(frame, &state, gatehouse_host_ipc::now(), Instant::now()))
             .context("cannot draw on the terminal")?;
         tokio::select! {
             event = terminal_events.recv() => match event {

@@ -3,9 +3,10 @@
 //!
 //! - [`protocol`]: the wire types, method names and error codes; types only.
 //! - [`framing`]: newline-delimited frames with a maximum size.
-//! - [`server`]: the gateway, which holds the arbiter and serves connections.
 //! - [`client`]: what hooks and front ends use to talk to it.
 //! - [`socket`]: where the socket lives and how it is made private.
+//!
+//! The gateway that serves the protocol is the `gatehouse-gateway` crate.
 //!
 //! Architecture invariant: this crate knows the wire and nothing of agents. Adapters' capability
 //! flags reach it as data; prompts arrive already parsed.
@@ -13,9 +14,14 @@
 pub mod client;
 pub mod framing;
 pub mod protocol;
-pub mod server;
 pub mod socket;
 
 pub use client::{Client, ClientError, SocketClient};
 pub use protocol::{ErrorCode, Role, RpcError, PROTOCOL_VERSION};
-pub use server::{Gateway, GatewayOptions};
+/// The wall clock, as the arbiter wants it: clients and the gateway read time the same way.
+pub fn now() -> gatehouse_core::Timestamp {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    gatehouse_core::Timestamp::from_unix_millis(since_epoch.as_millis() as u64)
+}

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use gatehouse_core::{Adapter, HoldMode, HookEvent, NewPrompt, Outcome, Timestamp};
-use gatehouse_host_ipc::server::now;
+use gatehouse_host_ipc::now;
 use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use tokio::time::Instant;

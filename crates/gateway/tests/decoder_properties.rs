@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use gatehouse_core::{Action, ActionFlag, AdapterCapabilities, CapabilityRule, PromptKind};
+use gatehouse_gateway::serve_connection;
+use gatehouse_gateway::{Gateway, GatewayOptions};
 use gatehouse_host_ipc::framing::FrameReader;
-use gatehouse_host_ipc::server::serve_connection;
-use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
+use gatehouse_host_ipc::{Client, Role};
 use proptest::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

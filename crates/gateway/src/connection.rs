@@ -14,15 +14,15 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::gateway::{EventFrame, Gateway};
-use crate::framing::{encode_frame, FrameError, FrameReader};
-use crate::protocol::{
+use crate::gateway::{EventFrame, Gateway};
+use gatehouse_core::DecisionId;
+use gatehouse_host_ipc::framing::{encode_frame, FrameError, FrameReader};
+use gatehouse_host_ipc::protocol::{
     method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams,
     HoldResult, IdParams, Notification, ObserveParams, ObserveResult, RegisteredParams, Request,
     Response, Role, RpcError, SnapshotParams, StateResult, StatusResult, SubscribeResult,
     TypedIdParams, PROTOCOL_VERSION,
 };
-use gatehouse_core::DecisionId;
 
 /// Frames queued for one connection's writer. When a peer stops reading, its queue fills and
 /// only that connection's tasks wait; the gateway never does.

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use gatehouse_core::{Answer, DecisionId, Event, PromptState, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::socket::{make_private_file, make_private_folder};
+use gatehouse_host_ipc::socket::{make_private_file, make_private_folder};
 
 /// How many rotated files are kept beside the live one.
 pub const ROTATED_FILES_KEPT: usize = 3;
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn a_log_that_is_one_torn_record_is_emptied() {
         let (_folder, path) = temporary_log();
-        crate::socket::create_private_folder(path.parent().unwrap()).unwrap();
+        gatehouse_host_ipc::socket::create_private_folder(path.parent().unwrap()).unwrap();
         fs::write(&path, "y".repeat(150 * 1024)).unwrap();
         drop(AuditLog::open(&path, 1 << 30).unwrap());
         assert_eq!(fs::metadata(&path).unwrap().len(), 0);

@@ -7,11 +7,12 @@ use gatehouse_core::{
     Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome,
     PromptKind, PromptState,
 };
+use gatehouse_gateway::{serve_connection, serve_connection_with, Roles};
+use gatehouse_gateway::{Gateway, GatewayOptions};
 use gatehouse_host_ipc::protocol::{
     notification, HoldResult, RegisteredParams, SnapshotParams, StatusResult,
 };
-use gatehouse_host_ipc::server::{serve_connection, serve_connection_with, Roles};
-use gatehouse_host_ipc::{Client, Gateway, GatewayOptions, Role};
+use gatehouse_host_ipc::{Client, Role};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 fn toy_gateway(receipt_timeout: Duration) -> Arc<Gateway> {

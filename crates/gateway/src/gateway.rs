@@ -8,7 +8,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use gatehouse_host_ipc::now;
 
 use gatehouse_core::{
     AdapterCapabilities, Answer, Arbiter, ArbiterError, DecisionId, Event, NewPrompt, Observation,
@@ -16,9 +18,9 @@ use gatehouse_core::{
 };
 use tokio::sync::{broadcast, oneshot};
 
-use super::audit::{AuditLog, AuditRecord};
-use crate::framing::encode_frame;
-use crate::protocol::{notification, HostConnections, Notification};
+use crate::audit::{AuditLog, AuditRecord};
+use gatehouse_host_ipc::framing::encode_frame;
+use gatehouse_host_ipc::protocol::{notification, HostConnections, Notification};
 
 /// How many events a subscriber may fall behind, by default, before it is sent a fresh snapshot
 /// instead. The buffer keeps only encoded frames (under a kilobyte for a typical prompt), so a
@@ -77,14 +79,6 @@ pub struct Gateway {
     connections: AtomicUsize,
     /// Open hook connections by the host their hello named.
     hook_hosts: std::sync::Mutex<BTreeMap<String, usize>>,
-}
-
-/// The wall clock, as the arbiter wants it.
-pub fn now() -> Timestamp {
-    let since_epoch = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    Timestamp::from_unix_millis(since_epoch.as_millis() as u64)
 }
 
 impl Gateway {

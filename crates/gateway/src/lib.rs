@@ -1,13 +1,18 @@
-//! The server side: the [`Gateway`] that owns the arbiter, and the loop that serves each
-//! connection with it. Connections are plain byte streams, so tests drive the server over an
-//! in-memory duplex and the binary over a local socket.
+//! The gateway: the [`Gateway`] that owns the arbiter, the loop that serves each connection with
+//! it, the [`audit`] log, and how it [`listen`]s on its socket. Connections are plain byte
+//! streams, so tests drive the server over an in-memory duplex and the binary over a local socket.
+//!
+//! Architecture invariant: knows the wire (from `gatehouse-host-ipc`) and nothing of agents:
+//! capability flags arrive as data, prompts arrive already parsed.
 
 pub mod audit;
 mod connection;
 mod gateway;
+pub mod listen;
 
 pub use connection::{serve_connection, serve_connection_with, Roles};
-pub use gateway::{now, EventFrame, Gateway, GatewayOptions};
+pub use gatehouse_host_ipc::now;
+pub use gateway::{EventFrame, Gateway, GatewayOptions};
 
 use std::sync::Arc;
 
