@@ -4,6 +4,8 @@
 //! - [`protocol`]: the wire types, method names and error codes; types only.
 //! - [`framing`]: newline-delimited frames with a maximum size.
 //! - [`client`]: what hooks and front ends use to talk to it.
+//! - [`hook_session`]: a hook's dealings with the gateway (budgets, holds across restarts, the
+//!   receipt), and its [`spool`] of observations that found no gateway.
 //! - [`socket`]: where the socket lives and how it is made private.
 //!
 //! The gateway that serves the protocol is the `gatehouse-gateway` crate.
@@ -13,8 +15,10 @@
 
 pub mod client;
 pub mod framing;
+pub mod hook_session;
 pub mod protocol;
 pub mod socket;
+pub mod spool;
 
 pub use client::{Client, ClientError, SocketClient};
 pub use protocol::{ErrorCode, Role, RpcError, PROTOCOL_VERSION};

@@ -8,9 +8,8 @@
 //!
 //! If the gateway goes away while a prompt is held, the hook keeps waiting, and registers the
 //! prompt again, with its original snapshot, when a gateway is back. An observation that finds
-//! no gateway goes to the [`spool`], and the next hook that reaches one replays it.
-
-mod spool;
+//! no gateway is spooled, and the next hook that reaches one replays it. All of that is the
+//! client's ([`gatehouse_host_ipc::hook_session`]); this module parses, checks and prints.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -18,13 +17,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use gatehouse_core::{Adapter, HoldMode, HookEvent, NewPrompt, Outcome, Timestamp};
+use gatehouse_core::{HoldMode, HookEvent};
+use gatehouse_host_ipc::hook_session::{Held, HookError, HookSession, SocketConnector};
 use gatehouse_host_ipc::now;
 use gatehouse_host_ipc::socket::SocketError;
-use gatehouse_host_ipc::{ClientError, Role, SocketClient};
+use gatehouse_host_ipc::spool::Spool;
+use gatehouse_host_ipc::ClientError;
 use tokio::time::Instant;
 
-use self::spool::{Entry, Spool};
 use crate::{adapters, config};
 
 /// The most stdin that is read; an event larger than this is not held. A hold message carries
@@ -36,20 +36,6 @@ const MAX_EVENT_BYTES: u64 = (gatehouse_host_ipc::framing::MAX_FRAME_BYTES / 4 *
 
 /// How long a watched-only prompt stays listed without news of it.
 const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
-
-/// Extra time, beyond the gateway's own deadline, that the hook waits for the gateway's answer
-/// before it gives up on its own.
-const LOCAL_GRACE: Duration = Duration::from_secs(2);
-
-/// The longest any single call to the gateway may take (connecting and saying hello, an
-/// observation, a registration), so that a stuck gateway costs the agent at most this.
-const CALL_BUDGET: Duration = Duration::from_secs(2);
-
-/// The longest the delivery receipt may take: the gateway waits 5 s for it.
-const RECEIPT_BUDGET: Duration = Duration::from_secs(5);
-
-/// How often a hook whose gateway went away tries to reach a new one.
-const RECONNECT_EVERY: Duration = Duration::from_millis(250);
 
 pub fn run(socket_flag: Option<PathBuf>, agent: &str, event_name: Option<&str>) -> ExitCode {
     if let Err(reason) = handle(socket_flag, agent, event_name) {
@@ -180,202 +166,75 @@ fn handle(
     let socket = socket_flag
         .or(settings.socket)
         .unwrap_or_else(gatehouse_host_ipc::socket::default_socket_path);
-    let spool = Spool::default_path().map(Spool::new);
+    let spool = spool_path().map(Spool::new);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
+    let connector = SocketConnector {
+        path: socket.clone(),
+        host: crate::host::own_host_name().to_owned(),
+    };
+    let session = HookSession::new(connector, spool, say);
     runtime.block_on(async {
         let observed_at = now();
-        let wait = settings.hook.wait();
-        let deadline = Instant::now() + wait;
-        let mut client = match connect(&socket, spool.as_ref()).await {
-            Ok(client) => client,
-            Err(reason) => {
-                if let (HookEvent::Observe(observation), Some(spool)) = (&event, &spool) {
-                    let entry = Entry {
-                        observed_at,
-                        observation: observation.clone(),
-                    };
-                    spool.append(&entry).map_err(|error| {
-                        format!("{reason}, and the spool cannot be written: {error}")
-                    })?;
-                }
-                return Err(reason);
-            }
-        };
+        let deadline = Instant::now() + settings.hook.wait();
+        let in_words = |error: HookError| in_words(error, &socket);
         let (prompt, watch_if_read_only) = match event {
             HookEvent::Ignore => return Ok(()),
-            HookEvent::Observe(observation) => {
-                return within(CALL_BUDGET, client.observe(observation))
-                    .await
-                    .map(drop);
+            HookEvent::Observe(observation) => return session.observe(observation, observed_at).await.map_err(in_words),
+            HookEvent::Prompt { prompt, hold: HoldMode::RegisterOnly } => {
+                return session.register(prompt, WATCH_STALE_AFTER).await.map_err(in_words);
             }
-            HookEvent::Prompt {
-                prompt,
-                hold: HoldMode::RegisterOnly,
-            } => {
-                return within(CALL_BUDGET, client.register(prompt, WATCH_STALE_AFTER))
-                    .await
-                    .map(drop);
-            }
-            HookEvent::Prompt {
-                prompt,
-                hold: HoldMode::UntilOutcome,
-            } => (prompt, false),
-            HookEvent::Prompt {
-                prompt,
-                hold: HoldMode::WhileActionable,
-            } => (prompt, true),
+            HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome } => (prompt, false),
+            HookEvent::Prompt { prompt, hold: HoldMode::WhileActionable } => (prompt, true),
         };
-        let waiting = Waiting {
-            socket: &socket,
-            spool: spool.as_ref(),
-            held_since: observed_at,
-            deadline,
-            watch_if_read_only,
+        let held = session.hold(prompt.clone(), observed_at, deadline, watch_if_read_only).await.map_err(in_words)?;
+        let Held::Verdict { verdict, .. } = &held else {
+            return Ok(());
         };
-        waiting.hold(client, adapter.as_ref(), prompt).await
+        // Defence in depth: the gateway checks this too, but the hook prints only what its own
+        // adapter could ever offer for this prompt.
+        let action = verdict.0.action();
+        if !adapter.deliverable_actions(&prompt).contains(&action) {
+            return Err(format!(
+                "the gateway sent `{action}` for a {} prompt of {}, which gatehouse does not offer for it; nothing was delivered",
+                prompt.kind.as_str(),
+                gatehouse_core::text::visible(&prompt.tool)
+            ));
+        }
+        let rendered = adapter.render_verdict(&prompt, verdict);
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(rendered.as_bytes())
+            .and_then(|()| stdout.write_all(b"\n"))
+            .and_then(|()| stdout.flush())
+            .map_err(|error| format!("cannot write the verdict to the agent: {error}"))?;
+        drop(stdout);
+        held.confirm().await.map_err(in_words)
     })
 }
 
-/// Runs one call to the gateway within `budget`: a gateway that is stopped (suspended, say, or
-/// stuck on its disk) must never keep the agent waiting.
-async fn within<T>(
-    budget: Duration,
-    call: impl std::future::Future<Output = Result<T, ClientError>>,
-) -> Result<T, String> {
-    match tokio::time::timeout(budget, call).await {
-        Ok(result) => result.map_err(wire),
-        Err(_) => Err(format!("the gateway did not answer within {budget:?}")),
-    }
+/// The spool: `$XDG_STATE_HOME/gatehouse/spool.jsonl`, or `~/.local/state/gatehouse/spool.jsonl`;
+/// none when that home does not exist (a hook that outlives a removed home, say, as when a
+/// test's private home is cleaned up), so that the hook never makes a home of its own.
+fn spool_path() -> Option<PathBuf> {
+    let home_exists = std::env::var_os("XDG_STATE_HOME")
+        .filter(|folder| !folder.is_empty())
+        .or_else(|| std::env::var_os("HOME"))
+        .is_some_and(|folder| Path::new(&folder).is_dir());
+    crate::config::state_dir()
+        .filter(|_| home_exists)
+        .map(|folder| folder.join("spool.jsonl"))
 }
 
-/// Connects, says hello, and replays the spool, each step within its budget. Spooled entries
-/// that cannot be replayed go back to the spool.
-async fn connect(socket: &Path, spool: Option<&Spool>) -> Result<SocketClient, String> {
-    let connecting = SocketClient::connect_from_host(
-        socket,
-        Role::Hook,
-        concat!("gatehouse-hook ", env!("CARGO_PKG_VERSION")),
-        crate::host::own_host_name(),
-    );
-    let mut client = match tokio::time::timeout(CALL_BUDGET, connecting).await {
-        Ok(Ok(client)) => client,
-        Ok(Err(ClientError::Socket(SocketError::Connect { .. }))) => {
-            return Err(format!("no gateway is running on {}", socket.display()))
+/// What went wrong, in the hook's one line.
+fn in_words(error: HookError, socket: &Path) -> String {
+    match error {
+        HookError::Unreachable(ClientError::Socket(SocketError::Connect { .. })) => {
+            format!("no gateway is running on {}", socket.display())
         }
         // Another user's server, or one whose user cannot be told: the refusal says which.
-        Ok(Err(ClientError::Socket(refusal))) => return Err(refusal.to_string()),
-        Ok(Err(other)) => return Err(wire(other)),
-        Err(_) => {
-            return Err(format!(
-                "the gateway on {} did not answer within {CALL_BUDGET:?}",
-                socket.display()
-            ))
-        }
-    };
-    let Some(spool) = spool else {
-        return Ok(client);
-    };
-    let mut entries = spool.take(now()).into_iter();
-    while let Some(entry) = entries.next() {
-        let replayed = within(
-            CALL_BUDGET,
-            client.observe_at(entry.observation.clone(), Some(entry.observed_at)),
-        )
-        .await;
-        if let Err(reason) = replayed {
-            let _ = spool.put_back(std::iter::once(entry).chain(entries));
-            return Err(reason);
-        }
-    }
-    Ok(client)
-}
-
-fn wire(error: ClientError) -> String {
-    format!("the gateway did not answer properly: {error}")
-}
-
-/// A prompt held until its outcome, across gateway restarts.
-struct Waiting<'a> {
-    socket: &'a Path,
-    spool: Option<&'a Spool>,
-    /// When the hook got the prompt: observations from then on settle it.
-    held_since: Timestamp,
-    /// When the hook gives up and leaves the prompt to the terminal, counted from its start.
-    deadline: Instant,
-    /// Ask the gateway to only watch the prompt if it offers nothing for it.
-    watch_if_read_only: bool,
-}
-
-impl Waiting<'_> {
-    /// Holds the prompt until its outcome, and delivers a verdict if there is one.
-    async fn hold(
-        &self,
-        mut client: SocketClient,
-        adapter: &dyn Adapter,
-        prompt: NewPrompt,
-    ) -> Result<(), String> {
-        loop {
-            let remaining = self.deadline.saturating_duration_since(Instant::now());
-            let holding = client.hold_with(
-                prompt.clone(),
-                remaining,
-                Some(self.held_since),
-                self.watch_if_read_only,
-            );
-            let result = match tokio::time::timeout(remaining + LOCAL_GRACE, holding).await {
-                Err(_) => return Err("the gateway did not answer before the deadline".into()),
-                Ok(Ok(result)) => result,
-                Ok(Err(ClientError::Closed | ClientError::Io(_))) => {
-                    say("gatehouse hook: the gateway went away; the terminal is in charge, and the prompt returns when a gateway is back");
-                    match self.reconnect().await {
-                        Some(again) => {
-                            client = again;
-                            continue;
-                        }
-                        None => return Ok(()),
-                    }
-                }
-                Ok(Err(other)) => return Err(wire(other)),
-            };
-            let Outcome::Verdict { verdict } = result.outcome else {
-                return Ok(());
-            };
-            // Defence in depth: the gateway checks this too, but the hook prints only what its
-            // own adapter could ever offer for this prompt.
-            let action = verdict.0.action();
-            if !adapter.deliverable_actions(&prompt).contains(&action) {
-                return Err(format!(
-                    "the gateway sent `{action}` for a {} prompt of {}, which gatehouse does not offer for it; nothing was delivered",
-                    prompt.kind.as_str(),
-                    gatehouse_core::text::visible(&prompt.tool)
-                ));
-            }
-            let rendered = adapter.render_verdict(&prompt, &verdict);
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(rendered.as_bytes())
-                .and_then(|()| stdout.write_all(b"\n"))
-                .and_then(|()| stdout.flush())
-                .map_err(|error| format!("cannot write the verdict to the agent: {error}"))?;
-            drop(stdout);
-            // The receipt: the verdict is out. Without it the gateway marks the prompt unconfirmed.
-            return within(RECEIPT_BUDGET, client.confirm_delivery(result.id))
-                .await
-                .map(drop);
-        }
-    }
-
-    /// A connection to a gateway that is back, tried every [`RECONNECT_EVERY`] until the deadline.
-    async fn reconnect(&self) -> Option<SocketClient> {
-        while Instant::now() + RECONNECT_EVERY + CALL_BUDGET < self.deadline {
-            tokio::time::sleep(RECONNECT_EVERY).await;
-            if let Ok(client) = connect(self.socket, self.spool).await {
-                return Some(client);
-            }
-        }
-        None
+        other => other.to_string(),
     }
 }

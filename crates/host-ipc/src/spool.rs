@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::{Observation, Timestamp};
-use gatehouse_host_ipc::socket::{make_private_file, make_private_folder};
+
+use crate::socket::{make_private_file, make_private_folder};
 use serde::{Deserialize, Serialize};
 
 /// The most entries kept; the oldest go first.
@@ -42,19 +43,6 @@ pub struct Spool {
 impl Spool {
     pub fn new(path: PathBuf) -> Self {
         Spool { path }
-    }
-
-    /// `$XDG_STATE_HOME/gatehouse/spool.jsonl`, or `~/.local/state/gatehouse/spool.jsonl`; none
-    /// when that home does not exist (a hook that outlives a removed home, say, as when a test's
-    /// private home is cleaned up) so that the hook never makes a home of its own.
-    pub fn default_path() -> Option<PathBuf> {
-        let home_exists = std::env::var_os("XDG_STATE_HOME")
-            .filter(|folder| !folder.is_empty())
-            .or_else(|| std::env::var_os("HOME"))
-            .is_some_and(|folder| Path::new(&folder).is_dir());
-        crate::config::state_dir()
-            .filter(|_| home_exists)
-            .map(|folder| folder.join("spool.jsonl"))
     }
 
     /// Adds one observation.

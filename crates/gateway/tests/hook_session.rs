@@ -1,0 +1,236 @@
+//! The hook's dealings with the gateway (`gatehouse_host_ipc::hook_session`), over in-memory
+//! streams with paused time: a hold survives a gateway restart, budgets end calls to a stuck
+//! gateway, and spooled observations are replayed.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gatehouse_core::{
+    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Observation,
+    Outcome, PromptKind, Timestamp,
+};
+use gatehouse_gateway::{serve_connection, Gateway, GatewayOptions};
+use gatehouse_host_ipc::hook_session::{Connector, Held, HookError, HookSession, CALL_BUDGET};
+use gatehouse_host_ipc::socket::SocketError;
+use gatehouse_host_ipc::spool::Spool;
+use gatehouse_host_ipc::{now, Client, ClientError, Role};
+use tokio::io::DuplexStream;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+fn gateway() -> Arc<Gateway> {
+    let capabilities = AdapterCapabilities {
+        adapter: "toy".into(),
+        name: "Toy Agent".into(),
+        rules: vec![CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: Some("Bash".into()),
+            actions: vec![
+                ActionFlag::verified(Action::Once, "tested"),
+                ActionFlag::verified(Action::Deny, "tested"),
+            ],
+        }],
+    };
+    Gateway::new(vec![capabilities], GatewayOptions::default())
+}
+
+fn bash(command: &str) -> NewPrompt {
+    NewPrompt {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        cwd: "/project".into(),
+        kind: PromptKind::Permission,
+        tool: "Bash".into(),
+        input: serde_json::json!({ "command": command }),
+        summary: command.into(),
+        questions: vec![],
+        correlation: command.into(),
+        read_only_reason: None,
+        host: String::new(),
+    }
+}
+
+/// Where the hook's connections go: the gateway that is up now, if any. A crash ends every
+/// connection to it.
+#[derive(Clone, Default)]
+struct Switchboard(Arc<Mutex<(Option<Arc<Gateway>>, Vec<JoinHandle<()>>)>>);
+
+impl Switchboard {
+    fn up(&self, gateway: &Arc<Gateway>) {
+        self.0.lock().unwrap().0 = Some(gateway.clone());
+    }
+
+    fn crash(&self) {
+        let mut inner = self.0.lock().unwrap();
+        inner.0 = None;
+        inner.1.drain(..).for_each(|relay| relay.abort());
+    }
+}
+
+impl Connector for Switchboard {
+    type Stream = DuplexStream;
+
+    async fn connect(&self) -> Result<Client<DuplexStream>, ClientError> {
+        let near = {
+            let mut inner = self.0.lock().unwrap();
+            let Some(gateway) = inner.0.clone() else {
+                let source = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+                return Err(ClientError::Socket(SocketError::Connect {
+                    path: "/test.sock".into(),
+                    source,
+                }));
+            };
+            // The hook's stream reaches the gateway through a relay that a crash cuts, as the
+            // kernel closes a dead gateway's socket.
+            let (near, mut relay_near) = tokio::io::duplex(1 << 16);
+            let (mut relay_far, far) = tokio::io::duplex(1 << 16);
+            tokio::spawn(serve_connection(gateway, far));
+            inner.1.push(tokio::spawn(async move {
+                let _ = tokio::io::copy_bidirectional(&mut relay_near, &mut relay_far).await;
+            }));
+            near
+        };
+        Client::over(near, Role::Hook, "test-hook").await
+    }
+}
+
+/// A gateway that accepts but never says hello back.
+struct Stuck;
+
+impl Connector for Stuck {
+    type Stream = DuplexStream;
+
+    async fn connect(&self) -> Result<Client<DuplexStream>, ClientError> {
+        std::future::pending().await
+    }
+}
+
+async fn until(mut condition: impl FnMut() -> bool) {
+    while !condition() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hold_comes_back_with_its_snapshot_when_a_new_gateway_is_up_and_is_answered_there() {
+    let switchboard = Switchboard::default();
+    let first = gateway();
+    switchboard.up(&first);
+    let session = HookSession::new(switchboard.clone(), None, |_| {});
+    let held_since = Timestamp(now().unix_millis() - 5_000);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let holding = tokio::spawn(async move {
+        session
+            .hold(bash("make"), held_since, deadline, false)
+            .await
+    });
+    until(|| first.pending_count() == 1).await;
+
+    switchboard.crash();
+    let second = gateway();
+    switchboard.up(&second);
+    until(|| second.pending_count() == 1).await;
+    let again = second.pending().remove(0);
+    assert_eq!(
+        again.held_since, held_since,
+        "registered again with the time the agent first asked"
+    );
+    assert_eq!(again.prompt.input, bash("make").input);
+    second
+        .answer(&again.short_id, Answer::Once, "test")
+        .unwrap();
+
+    let Held::Verdict { verdict, .. } = holding.await.unwrap().unwrap() else {
+        panic!("the answer on the new gateway reaches the hook");
+    };
+    assert!(verdict.allows());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hold_whose_gateway_never_comes_back_ends_at_its_deadline_with_no_verdict() {
+    let switchboard = Switchboard::default();
+    let only = gateway();
+    switchboard.up(&only);
+    let session = HookSession::new(switchboard.clone(), None, |_| {});
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(60);
+    let holding =
+        tokio::spawn(async move { session.hold(bash("make"), now(), deadline, false).await });
+    until(|| only.pending_count() == 1).await;
+    switchboard.crash();
+    assert!(matches!(holding.await.unwrap(), Ok(Held::NoVerdict)));
+    assert!(
+        started.elapsed() <= Duration::from_secs(60),
+        "it gives up by its deadline"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_gateway_that_never_says_hello_costs_the_hook_one_call_budget() {
+    let session = HookSession::new(Stuck, None, |_| {});
+    let started = Instant::now();
+    let refused = session
+        .register(bash("ls"), Duration::from_secs(60))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused, HookError::TooSlow(budget) if budget == CALL_BUDGET),
+        "{refused}"
+    );
+    assert_eq!(started.elapsed(), CALL_BUDGET);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_next_hook() {
+    let folder = tempfile::tempdir().unwrap();
+    let spool_path = folder.path().join("spool.jsonl");
+    let switchboard = Switchboard::default();
+    let finished = Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "make".into(),
+    };
+
+    // The person answered in the terminal while no gateway ran.
+    let held_since = now();
+    let lonely = HookSession::new(
+        switchboard.clone(),
+        Some(Spool::new(spool_path.clone())),
+        |_| {},
+    );
+    let refused = lonely
+        .observe(finished.clone(), Timestamp(held_since.unix_millis() + 1))
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, HookError::Unreachable(_)), "{refused}");
+    let spooled = std::fs::read_to_string(&spool_path).unwrap();
+    assert_eq!(spooled.lines().count(), 1, "spooled: {spooled}");
+
+    // A gateway is back, and the prompt's hook registers it again as held since before that.
+    let back = gateway();
+    switchboard.up(&back);
+    let (prompt, outcome) = back
+        .hold(
+            bash("make"),
+            Duration::from_secs(600),
+            Some(held_since),
+            false,
+        )
+        .unwrap();
+    assert_eq!(back.pending_count(), 1, "{prompt:?}");
+    let next = HookSession::new(switchboard, Some(Spool::new(spool_path.clone())), |_| {});
+    let other = Observation::TurnEnded {
+        adapter: "toy".into(),
+        session: "another".into(),
+    };
+    next.observe(other, now()).await.unwrap();
+    assert!(
+        matches!(outcome.await.unwrap(), Outcome::Withdrawn { .. }),
+        "the replayed finish settled it"
+    );
+    assert_eq!(back.pending_count(), 0);
+    assert!(
+        Spool::new(spool_path).take(now()).is_empty(),
+        "replayed once, and gone"
+    );
+}
