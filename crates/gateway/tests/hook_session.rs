@@ -53,7 +53,10 @@ fn bash(command: &str) -> NewPrompt {
 /// Where the hook's connections go: the gateway that is up now, if any. A crash ends every
 /// connection to it.
 #[derive(Clone, Default)]
-struct Switchboard(Arc<Mutex<(Option<Arc<Gateway>>, Vec<JoinHandle<()>>)>>);
+struct Switchboard(Arc<Mutex<Lines>>);
+
+/// The gateway that is up, and the relays of the connections to it.
+type Lines = (Option<Arc<Gateway>>, Vec<JoinHandle<()>>);
 
 impl Switchboard {
     fn up(&self, gateway: &Arc<Gateway>) {
