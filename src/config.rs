@@ -15,6 +15,17 @@ pub struct Config {
     /// The gateway's socket; the default is under `$XDG_RUNTIME_DIR`.
     pub socket: Option<PathBuf>,
     pub hook: HookConfig,
+    pub web: WebConfig,
+}
+
+/// `[web]`: `gatehouse web`'s defaults; its flags override them.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct WebConfig {
+    /// The address to listen on, such as `127.0.0.1:7780`.
+    pub listen: Option<String>,
+    /// Names the page is reached by besides the listen address (a tailnet or proxy name).
+    pub hosts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -5,6 +5,7 @@ mod cli;
 mod config;
 mod console;
 mod output;
+mod web;
 
 use std::process::ExitCode;
 

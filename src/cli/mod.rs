@@ -111,6 +111,10 @@ enum Command {
         #[arg(long)]
         notify: bool,
     },
+    /// Serve a page to answer every agent from a phone or another machine's browser, paired and
+    /// private; `web pair` prints a pairing link.
+    #[command(after_help = crate::web::AFTER_HELP)]
+    Web(crate::web::WebArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -128,6 +132,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
         Command::Console { notify } => crate::console::run(socket_path(socket)?, notify),
+        Command::Web(arguments) => crate::web::run(socket_path(socket)?, arguments),
     }
 }
 
