@@ -48,6 +48,7 @@
     for (const id of cards.keys()) removeCard(id);
     $('[data-unpaired-reason]').textContent = reason || '';
     setConnection(false, 'not paired');
+    $('[data-notify]').hidden = true;
     show('data-unpaired');
   }
 
@@ -93,6 +94,7 @@
   function startApp(paired) {
     device = paired;
     show('data-app');
+    setUpNotifications();
     setConnection(false, 'connecting…');
     connect();
   }
@@ -238,7 +240,7 @@
       const bar = el('div', { class: 'actions', 'data-actions': true });
       if (actions.includes('deny')) {
         bar.append(el('input', { type: 'text', class: 'deny-message', 'data-deny-message': true, maxlength: 2000,
-          placeholder: 'Message for the agent (optional, with Deny)', 'aria-label': 'Message for the agent with Deny' }));
+          placeholder: 'Message for the agent (optional)', 'aria-label': 'Message for the agent with Deny' }));
       }
       const buttons = el('div', { class: 'buttons' });
       const labels = { once: 'Allow once', answer: 'Send answer', deny: 'Deny' };
@@ -344,9 +346,11 @@
     new Notification(title, { body: visible(prompt.summary).slice(0, 200), tag: prompt.id });
   }
 
+  let notificationsSetUp = false;
   function setUpNotifications() {
     const button = $('[data-notify]');
-    if (!('Notification' in window) || Notification.permission !== 'default') return;
+    if (notificationsSetUp || !('Notification' in window) || Notification.permission !== 'default') return;
+    notificationsSetUp = true;
     button.hidden = false;
     button.addEventListener('click', async () => {
       await Notification.requestPermission();
@@ -358,8 +362,5 @@
     for (const time of $$('[data-age]')) time.textContent = age(time.dataset.created);
   }, 1000);
 
-  document.addEventListener('DOMContentLoaded', () => {
-    setUpNotifications();
-    start();
-  });
+  document.addEventListener('DOMContentLoaded', start);
 })();
