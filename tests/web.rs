@@ -607,3 +607,99 @@ fn requests_without_the_cookie_or_with_a_forged_host_get_no_data() {
     let _ = hook.kill();
     let _ = hook.wait();
 }
+
+#[test]
+fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let mut event = claude_fixture("PermissionRequest-Bash");
+    let command = "echo \u{1b}[8mhidden\u{1b}[0m <img src=x onerror=alert(1)> \u{202e}txt.exe";
+    event["tool_input"]["command"] = json!(command);
+    let mut hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let id = gateway.wait_for_pending(1)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &web.first_link, "careful phone").await;
+            let input = format!("{} [data-input]", card(&id));
+            phone.wait_for(&input).await;
+            assert_eq!(
+                phone.text(&input).await,
+                r"echo \e[8mhidden\e[0m <img src=x onerror=alert(1)> \u{202e}txt.exe"
+            );
+            assert_eq!(
+                phone.count(&format!("{} img", card(&id))).await,
+                0,
+                "no markup"
+            );
+        })
+        .await;
+    });
+    let _ = hook.kill();
+    let _ = hook.wait();
+}
+
+#[test]
+fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() {
+    let gateway = Gateway::start();
+    let refused = gateway.run(&["web", "--listen", "0.0.0.0:0"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--tls-self-signed"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let mut process = gateway
+        .command(&["web", "--listen", "127.0.0.1:0", "--tls-self-signed"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains("listening on https://127.0.0.1:"), "{first}");
+    let fingerprint = lines.next().unwrap().unwrap();
+    assert!(
+        fingerprint.starts_with("TLS certificate SHA-256 fingerprint: "),
+        "{fingerprint}"
+    );
+    let link = lines.next().unwrap().unwrap();
+    assert!(
+        link.contains("https://127.0.0.1:") && link.contains("/#pair="),
+        "{link}"
+    );
+    let cert = gateway
+        .home()
+        .join(".local/state/gatehouse/web-tls/cert.pem");
+    assert!(cert.exists(), "the certificate is kept in the state folder");
+    let link = link.split_whitespace().last().unwrap().to_owned();
+    if browser_available() {
+        run(async {
+            let browser = Browser::start_with(PHONE, true).await;
+            let outcome = AssertUnwindSafe(async {
+                pair(&browser, &link, "tls phone").await;
+                let cookies = browser.client.get_all_cookies().await.unwrap();
+                let cookie = cookies
+                    .iter()
+                    .find(|cookie| cookie.name().starts_with("__Host-"));
+                let cookie = cookie.expect("the device cookie is __Host- prefixed under TLS");
+                assert_eq!(cookie.secure(), Some(true));
+                assert_eq!(cookie.http_only(), Some(true));
+            })
+            .catch_unwind()
+            .await;
+            browser.close().await;
+            if let Err(panic) = outcome {
+                std::panic::resume_unwind(panic);
+            }
+        });
+    }
+    let _ = process.kill();
+    let _ = process.wait();
+}

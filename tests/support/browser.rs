@@ -95,6 +95,11 @@ pub struct Browser {
 
 impl Browser {
     pub async fn start(size: (u32, u32)) -> Browser {
+        Browser::start_with(size, false).await
+    }
+
+    /// Like [`Browser::start`]; `accept_insecure_certs` lets it open a self-signed HTTPS page.
+    pub async fn start_with(size: (u32, u32), accept_insecure_certs: bool) -> Browser {
         let profile = tempfile::Builder::new()
             .prefix("gh-chromium")
             .tempdir()
@@ -114,6 +119,7 @@ impl Browser {
         ];
         let capabilities = json!({
             "browserName": "chrome",
+            "acceptInsecureCerts": accept_insecure_certs,
             "goog:chromeOptions": { "binary": CHROMIUM, "args": arguments },
         });
         let capabilities = capabilities.as_object().unwrap().clone();
