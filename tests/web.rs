@@ -645,6 +645,89 @@ fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
 }
 
 #[test]
+fn a_read_only_prompt_says_why_and_offers_no_button() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let event = claude_fixture("PermissionRequest-Write");
+    let mut hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let prompt = gateway.wait_for_pending(1).remove(0);
+    let id = prompt["id"].as_str().unwrap().to_owned();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &web.first_link, "reader").await;
+            let note = phone
+                .wait_for(&format!("{} [data-read-only]", card(&id)))
+                .await;
+            let text = note.text().await.unwrap();
+            assert!(text.starts_with("Read-only here: "), "{text}");
+            assert!(text.contains("terminal"), "it says where to answer: {text}");
+            if let Some(reason) = prompt["read_only_reason"].as_str() {
+                assert!(text.contains(reason), "{text} lacks {reason}");
+            }
+            assert_eq!(
+                phone.count(&format!("{} [data-action]", card(&id))).await,
+                0
+            );
+            phone.screenshot("read-only-phone", PHONE).await;
+        })
+        .await;
+    });
+    let _ = hook.kill();
+    let _ = hook.wait();
+}
+
+#[test]
+fn the_page_says_when_the_gateway_is_down_and_follows_it_back_by_itself() {
+    if !browser_available() {
+        return;
+    }
+    let mut gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let event = claude_fixture("PermissionRequest-Bash");
+    let mut hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let id = gateway.wait_for_pending(1)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    run(async {
+        with_browser(DESKTOP, async |desktop| {
+            pair(desktop, &web.first_link, "watcher").await;
+            desktop
+                .wait_for(&format!("{} [data-action='once']", card(&id)))
+                .await;
+            gateway.kill();
+            desktop
+                .wait_until(
+                    Duration::from_secs(5),
+                    "the page to say the gateway is down",
+                    async |page| {
+                        page.count("[data-connection][data-up='false']").await == 1
+                            && page
+                                .text("[data-connection]")
+                                .await
+                                .contains("gateway down")
+                    },
+                )
+                .await;
+            wait_until_ended(desktop, &id, "The gateway went away").await;
+            desktop.screenshot("gateway-down-desktop", DESKTOP).await;
+            gateway.start_again();
+            desktop.wait_for("[data-connection][data-up='true']").await;
+            // The hook holds its prompt again, under a new id, and the page shows it by itself.
+            desktop
+                .wait_for("[data-prompt-id][data-state='pending'] [data-action='once']")
+                .await;
+        })
+        .await;
+    });
+    let _ = hook.kill();
+    let _ = hook.wait();
+}
+
+#[test]
 fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() {
     let gateway = Gateway::start();
     let refused = gateway.run(&["web", "--listen", "0.0.0.0:0"]);

@@ -43,7 +43,8 @@ pub struct ServeArgs {
     /// The TLS private key (PEM), with --tls-cert.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
-    /// Make (once) and use a self-signed certificate kept in the state folder.
+    /// Make (once) and use a self-signed certificate kept in the state folder (web-tls/; delete
+    /// that folder to make a new one, for new names).
     #[arg(long)]
     tls_self_signed: bool,
 }

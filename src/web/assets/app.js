@@ -234,8 +234,9 @@
     node.append(form);
     const actions = prompt.actions || [];
     if (!actions.length) {
-      node.append(el('p', { class: 'readonly', 'data-read-only': true,
-        text: `Read-only here: ${visible(prompt.read_only_reason || 'gatehouse offers no answer for this prompt')}. Answer it in the agent's own terminal.` }));
+      const reason = visible(prompt.read_only_reason || 'gatehouse offers no answer for this prompt');
+      const where = /terminal/i.test(reason) ? '' : ' Answer it in the agent\'s own terminal.';
+      node.append(el('p', { class: 'readonly', 'data-read-only': true, text: `Read-only here: ${reason}.${where}` }));
     } else {
       const bar = el('div', { class: 'actions', 'data-actions': true });
       if (actions.includes('deny')) {
