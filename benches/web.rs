@@ -124,8 +124,11 @@ async fn pair(web: &Web, token: &str) -> String {
         .to_owned()
 }
 
-/// A page's event stream: every `data:` line, with the time it was read.
-async fn page(port: u16, cookie: &str) -> mpsc::UnboundedReceiver<(Instant, String)> {
+type Page = mpsc::UnboundedReceiver<(Instant, String)>;
+
+/// A page's event stream, once its snapshot arrived: every later `data:` line, with the time it
+/// was read; and the snapshot.
+async fn page(port: u16, cookie: &str) -> (Page, (Instant, String)) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     stream.set_nodelay(true).unwrap();
     let request =
@@ -142,7 +145,9 @@ async fn page(port: u16, cookie: &str) -> mpsc::UnboundedReceiver<(Instant, Stri
             }
         }
     });
-    receiver
+    let mut receiver = receiver;
+    let snapshot = receiver.recv().await.expect("the page's snapshot");
+    (receiver, snapshot)
 }
 
 /// Waits on a page for the `added` event of a prompt whose command is `command`.
@@ -233,7 +238,7 @@ async fn main() {
     let idle_memory = resident_mib(web.process.id());
     let mut hooks = Vec::new();
 
-    let mut one = vec![page(web.port, &cookie).await];
+    let mut one = vec![page(web.port, &cookie).await.0];
     let single = rounds(&gateway.socket, &mut one, count, "one", &mut hooks).await;
     println!(
         "prompt registered to visible on 1 page (SSE, {count} rounds): {}",
@@ -242,7 +247,7 @@ async fn main() {
 
     let mut pages = Vec::with_capacity(PAGES);
     for _ in 0..PAGES {
-        pages.push(page(web.port, &cookie).await);
+        pages.push(page(web.port, &cookie).await.0);
     }
     let fan_out = rounds(
         &gateway.socket,
@@ -269,8 +274,7 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let connected = Instant::now();
-    let mut late = page(web.port, &cookie).await;
-    let (at, snapshot) = late.recv().await.unwrap();
+    let (_late, (at, snapshot)) = page(web.port, &cookie).await;
     println!(
         "a page connecting with {PENDING} pending gets its snapshot in {:.1} ms ({:.0} KiB)",
         (at - connected).as_secs_f64() * 1e3,
