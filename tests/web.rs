@@ -604,6 +604,13 @@ fn requests_without_the_cookie_or_with_a_forged_host_get_no_data() {
         assert_eq!(status, 403);
     }
     assert_eq!(gateway.list().len(), 1, "nothing was answered");
+    use std::os::unix::fs::PermissionsExt;
+    let control = gateway.socket().with_file_name("gatehouse.web.sock");
+    let mode = std::fs::metadata(&control)
+        .expect("the control socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "the control socket is private");
     let _ = hook.kill();
     let _ = hook.wait();
 }

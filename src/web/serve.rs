@@ -23,6 +23,9 @@ use super::tls;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
 
+/// How long a TLS handshake may take.
+const TLS_HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The address to listen on [default: `[web] listen` in config.toml, else 127.0.0.1:7780].
@@ -193,14 +196,17 @@ async fn serve_http(
         tokio::spawn(async move {
             let builder = hyper::server::conn::http1::Builder::new();
             let served = match acceptor {
-                Some(acceptor) => match acceptor.accept(stream).await {
-                    Ok(stream) => {
-                        builder
-                            .serve_connection(TokioIo::new(stream), service)
-                            .await
+                // A peer that never finishes its handshake is let go.
+                Some(acceptor) => {
+                    match tokio::time::timeout(TLS_HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
+                        Ok(Ok(stream)) => {
+                            builder
+                                .serve_connection(TokioIo::new(stream), service)
+                                .await
+                        }
+                        _ => return,
                     }
-                    Err(_) => return,
-                },
+                }
                 None => {
                     builder
                         .serve_connection(TokioIo::new(stream), service)
