@@ -16,6 +16,7 @@ pub struct Config {
     pub socket: Option<PathBuf>,
     pub hook: HookConfig,
     pub serve: ServeConfig,
+    pub web: WebConfig,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -40,6 +41,16 @@ impl ServeConfig {
             None => None,
         }
     }
+}
+
+/// `[web]`: `gatehouse web`'s defaults; its flags override them.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct WebConfig {
+    /// The address to listen on, such as `127.0.0.1:7780`.
+    pub listen: Option<String>,
+    /// Names the page is reached by besides the listen address (a tailnet or proxy name).
+    pub hosts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -6,6 +6,7 @@ mod config;
 mod console;
 mod host;
 mod output;
+mod web;
 
 use std::process::ExitCode;
 

@@ -4,6 +4,7 @@
 //! - `client_library`: the same gateway driven through the client library.
 //! - `e2e_claude`: the real Claude Code in tmux against a scripted model, with gatehouse's hooks.
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
+//! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
 mod cli;
@@ -23,3 +24,4 @@ mod socket_activation;
 mod support;
 mod typed_ids;
 mod untrusted_gateway;
+mod web;

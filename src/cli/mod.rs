@@ -123,6 +123,10 @@ enum Command {
         #[arg(long)]
         notify: bool,
     },
+    /// Serve a page to answer every agent from a phone or another machine's browser, paired and
+    /// private; `web pair` prints a pairing link.
+    #[command(after_help = crate::web::AFTER_HELP)]
+    Web(crate::web::WebArgs),
 }
 
 impl Cli {
@@ -174,6 +178,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
         Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
         Command::Console { notify } => crate::console::run(socket_path(socket)?, notify),
+        Command::Web(arguments) => crate::web::run(socket_path(socket)?, arguments),
     }
 }
 

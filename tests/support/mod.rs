@@ -4,6 +4,7 @@
 // Each test uses only some of these helpers, so unused ones must not warn.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod claude_env;
 pub mod codex_env;
 pub mod fake_anthropic;

@@ -52,9 +52,10 @@ pub async fn serve_with(
     }
 }
 
-/// Only the user who runs the gateway may talk to it.
+/// Only the user who runs the gateway may talk to it: `Err` says why a peer is refused. Other
+/// private sockets of gatehouse's (such as `gatehouse web`'s control socket) use it too.
 #[cfg(unix)]
-fn check_peer(stream: &Stream) -> Result<(), String> {
+pub fn check_peer(stream: &Stream) -> Result<(), String> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let own = unsafe { libc::geteuid() };
     let credentials = stream
@@ -70,6 +71,6 @@ fn check_peer(stream: &Stream) -> Result<(), String> {
 }
 
 #[cfg(not(unix))]
-fn check_peer(_stream: &Stream) -> Result<(), String> {
+pub fn check_peer(_stream: &Stream) -> Result<(), String> {
     Ok(())
 }

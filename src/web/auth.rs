@@ -1,0 +1,270 @@
+//! Who may reach the web front end, decided before any handler runs.
+//!
+//! - [`Secret`]: 32 random bytes from the OS, shown as hex; device cookies and pairing tokens are
+//!   secrets, and only their SHA-256 ([`Secret::hash`], [`hash_token`]) is ever kept.
+//! - [`Access`]: the request rules that do not depend on the pairing store: the `Host` header must
+//!   name this server (DNS rebinding), a POST must carry an `Origin` of this very server (CSRF),
+//!   and the device cookie's name and attributes (`__Host-` and `Secure` under TLS).
+//!
+//! Nothing here logs a secret: [`Secret`] prints as `Secret(..)` in `Debug`.
+
+use std::net::{IpAddr, SocketAddr};
+
+use sha2::{Digest, Sha256};
+
+/// How long a browser keeps its device cookie: 400 days, the longest browsers honour.
+pub const COOKIE_MAX_AGE_SECONDS: u64 = 400 * 24 * 60 * 60;
+
+/// A random 256-bit secret, as 64 hex digits.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// 32 bytes from the operating system's random number generator.
+    pub fn generate() -> anyhow::Result<Secret> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes)
+            .map_err(|error| anyhow::anyhow!("the OS random number generator failed: {error}"))?;
+        Ok(Secret(hex(&bytes)))
+    }
+
+    /// The secret's text, for a cookie or a link.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The SHA-256 of the secret's text, as hex: what the pairing store keeps.
+    pub fn hash(&self) -> String {
+        hash_token(&self.0)
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Secret(..)")
+    }
+}
+
+/// The SHA-256 of a token as a browser presented it, as hex.
+pub fn hash_token(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// Compares two hashes without stopping at the first difference.
+pub fn same_hash(left: &str, right: &str) -> bool {
+    left.len() == right.len()
+        && left
+            .bytes()
+            .zip(right.bytes())
+            .fold(0u8, |difference, (a, b)| difference | (a ^ b))
+            == 0
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// The rules every request meets, from the listen address, the names the owner configured and
+/// whether TLS is on.
+#[derive(Debug, Clone)]
+pub struct Access {
+    listen: SocketAddr,
+    hosts: Vec<String>,
+    tls: bool,
+}
+
+impl Access {
+    pub fn new(listen: SocketAddr, hosts: Vec<String>, tls: bool) -> Access {
+        let hosts = hosts
+            .into_iter()
+            .map(|host| host.trim().to_ascii_lowercase())
+            .filter(|host| !host.is_empty())
+            .collect();
+        Access { listen, hosts, tls }
+    }
+
+    pub fn scheme(&self) -> &'static str {
+        if self.tls {
+            "https"
+        } else {
+            "http"
+        }
+    }
+
+    /// The device cookie's name: `__Host-` prefixed under TLS, so that only this origin, over
+    /// HTTPS, with `Path=/` and no `Domain`, can ever set it.
+    pub fn cookie_name(&self) -> &'static str {
+        if self.tls {
+            "__Host-gatehouse-device"
+        } else {
+            "gatehouse-device"
+        }
+    }
+
+    /// The `Set-Cookie` value that pairs a browser with `token`.
+    pub fn device_cookie(&self, token: &Secret) -> String {
+        let secure = if self.tls { "; Secure" } else { "" };
+        format!(
+            "{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={COOKIE_MAX_AGE_SECONDS}{secure}",
+            self.cookie_name(),
+            token.expose()
+        )
+    }
+
+    /// The device token in a `Cookie` header, if any.
+    pub fn device_token<'a>(&self, cookie_header: &'a str) -> Option<&'a str> {
+        cookie_header
+            .split(';')
+            .filter_map(|pair| pair.trim().split_once('='))
+            .find(|(name, _)| *name == self.cookie_name())
+            .map(|(_, value)| value.trim())
+            .filter(|value| !value.is_empty())
+    }
+
+    /// Whether a `Host` header names this server: an IP address it listens on (any address when
+    /// it listens on all of them: an IP literal cannot be rebound by DNS), `localhost` when it
+    /// listens on loopback, each with the listen port; or a name the owner configured, on any
+    /// port (a reverse proxy in front may serve it on 443).
+    pub fn host_allowed(&self, host: &str) -> bool {
+        let host = host.trim().to_ascii_lowercase();
+        let Some((name, port)) = split_host(&host, self.default_port()) else {
+            return false;
+        };
+        if self.hosts.iter().any(|configured| configured == name) {
+            return true;
+        }
+        if port != self.listen.port() {
+            return false;
+        }
+        let listen_ip = self.listen.ip();
+        match name
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+        {
+            Ok(ip) => listen_ip.is_unspecified() || ip == listen_ip,
+            Err(_) => name == "localhost" && listen_ip.is_loopback(),
+        }
+    }
+
+    /// Whether an `Origin` header is this server's own, as reached through `host` (a `Host`
+    /// that [`Access::host_allowed`] accepted).
+    pub fn origin_allowed(&self, origin: &str, host: &str) -> bool {
+        let expected = format!("{}://{}", self.scheme(), host.trim().to_ascii_lowercase());
+        let origin = origin.trim().to_ascii_lowercase();
+        if origin == expected {
+            return true;
+        }
+        // A browser leaves the default port out of Origin even when Host carries it.
+        let default = format!(":{}", self.default_port());
+        expected.strip_suffix(&default) == Some(origin.as_str())
+    }
+
+    fn default_port(&self) -> u16 {
+        if self.tls {
+            443
+        } else {
+            80
+        }
+    }
+}
+
+/// Splits `host[:port]` (with `[v6]` brackets kept on the name), or `None` when it is malformed.
+fn split_host(host: &str, default_port: u16) -> Option<(&str, u16)> {
+    if host.is_empty() || host.contains(['/', '@', ' ', '\\']) {
+        return None;
+    }
+    let (name, port) = if host.starts_with('[') {
+        let end = host.find(']')?;
+        let (name, rest) = host.split_at(end + 1);
+        match rest.strip_prefix(':') {
+            Some(port) => (name, port.parse().ok()?),
+            None if rest.is_empty() => (name, default_port),
+            None => return None,
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) => (name, port.parse().ok()?),
+            None => (host, default_port),
+        }
+    };
+    (!name.is_empty()).then_some((name, port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loopback() -> Access {
+        Access::new("127.0.0.1:7780".parse().unwrap(), vec![], false)
+    }
+
+    #[test]
+    fn secrets_are_random_hex_and_kept_only_as_their_sha256() {
+        let one = Secret::generate().unwrap();
+        let two = Secret::generate().unwrap();
+        assert_ne!(one, two);
+        assert_eq!(one.expose().len(), 64);
+        assert!(one.expose().bytes().all(|byte| byte.is_ascii_hexdigit()));
+        assert_eq!(one.hash(), hash_token(one.expose()));
+        assert_ne!(one.hash(), one.expose());
+        assert_eq!(format!("{one:?}"), "Secret(..)");
+        assert!(same_hash(&one.hash(), &one.hash()));
+        assert!(!same_hash(&one.hash(), &two.hash()));
+        assert!(!same_hash(&one.hash(), ""));
+    }
+
+    #[test]
+    fn the_host_must_name_the_listen_address_or_a_configured_name() {
+        let access = loopback();
+        assert!(access.host_allowed("127.0.0.1:7780"));
+        assert!(access.host_allowed("localhost:7780"));
+        assert!(access.host_allowed("LOCALHOST:7780"));
+        assert!(!access.host_allowed("127.0.0.1:7781"));
+        assert!(!access.host_allowed("127.0.0.1"));
+        assert!(!access.host_allowed("evil.example:7780"));
+        assert!(!access.host_allowed("127.0.0.2:7780"));
+        assert!(!access.host_allowed(""));
+        assert!(!access.host_allowed("user@127.0.0.1:7780"));
+        let all = Access::new(
+            "0.0.0.0:7780".parse().unwrap(),
+            vec!["devbox.tail1.ts.net".into()],
+            true,
+        );
+        assert!(all.host_allowed("192.168.1.20:7780"));
+        assert!(all.host_allowed("[fd00::1]:7780"));
+        assert!(all.host_allowed("devbox.tail1.ts.net"));
+        assert!(all.host_allowed("devbox.tail1.ts.net:8443"));
+        assert!(!all.host_allowed("localhost:7780"), "not loopback");
+        assert!(!all.host_allowed("rebind.attacker.example:7780"));
+        assert!(!all.host_allowed("192.168.1.20:80"));
+    }
+
+    #[test]
+    fn a_post_must_come_from_this_very_origin() {
+        let access = loopback();
+        assert!(access.origin_allowed("http://127.0.0.1:7780", "127.0.0.1:7780"));
+        assert!(!access.origin_allowed("https://127.0.0.1:7780", "127.0.0.1:7780"));
+        assert!(!access.origin_allowed("http://evil.example", "127.0.0.1:7780"));
+        assert!(!access.origin_allowed("null", "127.0.0.1:7780"));
+        let tls = Access::new("0.0.0.0:443".parse().unwrap(), vec![], true);
+        assert!(tls.origin_allowed("https://10.0.0.2", "10.0.0.2:443"));
+    }
+
+    #[test]
+    fn cookies_are_http_only_strict_and_host_prefixed_under_tls() {
+        let token = Secret::generate().unwrap();
+        let plain = loopback().device_cookie(&token);
+        assert!(plain.starts_with("gatehouse-device="));
+        assert!(plain.contains("; HttpOnly") && plain.contains("; SameSite=Strict"));
+        assert!(!plain.contains("Secure"));
+        let tls = Access::new("0.0.0.0:7780".parse().unwrap(), vec![], true);
+        let secure = tls.device_cookie(&token);
+        assert!(secure.starts_with("__Host-gatehouse-device="));
+        assert!(secure.contains("; Secure") && secure.contains("; Path=/"));
+        assert!(!secure.contains("Domain"));
+        let header = format!("a=b; {}={}; c=d", tls.cookie_name(), token.expose());
+        assert_eq!(tls.device_token(&header), Some(token.expose()));
+        assert_eq!(loopback().device_token(&header), None);
+    }
+}

@@ -1,0 +1,259 @@
+//! The web front end's link to the gateway, through the one protocol.
+//!
+//! - [`Bridge::follow`] subscribes (client name `web`), keeps the live prompts, and publishes
+//!   every change to the open pages as one encoded [`PageMessage`]; when the gateway goes away it
+//!   says so and reconnects with a growing pause.
+//! - [`Bridge::answer`] and [`Bridge::release`] act on a fresh connection of their own whose
+//!   hello names the device (`web:<device name>`), so the gateway's audit log records the device
+//!   as `by`. They name the prompt by its full id, never by a prefix.
+//!
+//! The prompts and the broadcast sender sit behind one mutex, so a page's snapshot and the feed
+//! after it never miss or repeat a change.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gatehouse_core::{Answer, DecisionId, Event, Prompt, PromptState};
+use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
+use gatehouse_host_ipc::socket::SocketError;
+use gatehouse_host_ipc::{ClientError, Role, SocketClient};
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+/// How many messages a slow page may fall behind before it is sent a fresh snapshot.
+const FEED_DEPTH: usize = 4_096;
+
+const FIRST_PAUSE: Duration = Duration::from_millis(250);
+const LONGEST_PAUSE: Duration = Duration::from_secs(2);
+
+/// What a page is told, as one JSON object per server-sent event.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PageMessage<'a> {
+    /// Everything live, and whether the gateway is reachable.
+    Snapshot {
+        gateway: &'a GatewayState,
+        prompts: Vec<&'a Prompt>,
+    },
+    /// A wire event from the gateway, as it came.
+    Event { event: &'a Event },
+    /// The gateway went away.
+    Gateway { gateway: &'a GatewayState },
+    /// This browser is no longer paired; the feed ends.
+    Unpaired,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GatewayState {
+    pub up: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// One item of the feed: an encoded page message, or the devices just revoked.
+#[derive(Debug, Clone)]
+pub enum FeedItem {
+    Message(Arc<str>),
+    Revoked(Arc<Vec<String>>),
+}
+
+struct Live {
+    gateway: GatewayState,
+    prompts: BTreeMap<DecisionId, Prompt>,
+}
+
+pub struct Bridge {
+    socket: PathBuf,
+    live: Mutex<Live>,
+    feed: broadcast::Sender<FeedItem>,
+}
+
+impl Bridge {
+    pub fn new(socket: PathBuf) -> Arc<Bridge> {
+        Arc::new(Bridge {
+            socket,
+            live: Mutex::new(Live {
+                gateway: GatewayState {
+                    up: false,
+                    reason: Some("connecting to the gateway".into()),
+                },
+                prompts: BTreeMap::new(),
+            }),
+            feed: broadcast::channel(FEED_DEPTH).0,
+        })
+    }
+
+    /// A snapshot for a page that just connected, and the feed from that moment on.
+    pub fn subscribe(&self) -> (Arc<str>, broadcast::Receiver<FeedItem>) {
+        let live = self.live.lock().unwrap();
+        (snapshot(&live), self.feed.subscribe())
+    }
+
+    /// A fresh snapshot, for a page that fell behind.
+    pub fn snapshot(&self) -> Arc<str> {
+        snapshot(&self.live.lock().unwrap())
+    }
+
+    /// The live prompts, for `GET /api/prompts`.
+    pub fn prompts(&self) -> Vec<Prompt> {
+        self.live
+            .lock()
+            .unwrap()
+            .prompts
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// Tells every page that these devices were revoked.
+    pub fn revoked(&self, ids: Vec<String>) {
+        let _ = self.feed.send(FeedItem::Revoked(Arc::new(ids)));
+    }
+
+    /// Follows the gateway for as long as the process runs.
+    pub async fn follow(self: Arc<Bridge>) {
+        let mut failed: u32 = 0;
+        loop {
+            let reason = match SocketClient::connect(&self.socket, Role::Frontend, "web").await {
+                Ok(mut client) => match client.subscribe().await {
+                    Ok(prompts) => {
+                        failed = 0;
+                        self.replace(prompts, true, None);
+                        self.forward(&mut client).await
+                    }
+                    Err(error) => in_words(&self.socket, error),
+                },
+                Err(error) => in_words(&self.socket, error),
+            };
+            failed = failed.saturating_add(1);
+            self.replace(Vec::new(), false, Some(reason));
+            let pause = FIRST_PAUSE
+                .saturating_mul(1 << failed.saturating_sub(1).min(8))
+                .min(LONGEST_PAUSE);
+            tokio::time::sleep(pause).await;
+        }
+    }
+
+    async fn forward(&self, client: &mut SocketClient) -> String {
+        loop {
+            let received = match client.next_notification().await {
+                Ok(received) => received,
+                Err(ClientError::Closed) => return "the gateway closed the connection".into(),
+                Err(error) => return error.to_string(),
+            };
+            match received.method.as_str() {
+                notification::EVENT => match serde_json::from_value::<Event>(received.params) {
+                    Ok(event) => self.apply(event),
+                    Err(error) => return format!("the gateway sent an unreadable event: {error}"),
+                },
+                notification::SNAPSHOT => {
+                    match serde_json::from_value::<SnapshotParams>(received.params) {
+                        Ok(snapshot) => self.replace(snapshot.prompts, true, None),
+                        Err(error) => {
+                            return format!("the gateway sent an unreadable snapshot: {error}")
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn replace(&self, prompts: Vec<Prompt>, up: bool, reason: Option<String>) {
+        let mut live = self.live.lock().unwrap();
+        live.gateway = GatewayState { up, reason };
+        live.prompts = prompts
+            .into_iter()
+            .map(|prompt| (prompt.id, prompt))
+            .collect();
+        let message = if up {
+            snapshot(&live)
+        } else {
+            encode(&PageMessage::Gateway {
+                gateway: &live.gateway,
+            })
+        };
+        let _ = self.feed.send(FeedItem::Message(message));
+    }
+
+    fn apply(&self, event: Event) {
+        let mut live = self.live.lock().unwrap();
+        match &event {
+            Event::Added { prompt } => {
+                live.prompts.insert(prompt.id, prompt.clone());
+            }
+            Event::Changed { id, state, .. } => {
+                if *state == PromptState::Pending {
+                    if let Some(prompt) = live.prompts.get_mut(id) {
+                        prompt.state = *state;
+                    }
+                } else {
+                    live.prompts.remove(id);
+                }
+            }
+        }
+        let _ = self
+            .feed
+            .send(FeedItem::Message(encode(&PageMessage::Event {
+                event: &event,
+            })));
+    }
+
+    /// Answers prompt `id` for `device`; `Err` is the gateway's refusal in words.
+    pub async fn answer(
+        &self,
+        device: &str,
+        id: DecisionId,
+        answer: Answer,
+    ) -> Result<PromptState, String> {
+        let mut client = self.connect_as(device).await?;
+        client
+            .answer(id, answer)
+            .await
+            .map(|result| result.state)
+            .map_err(|error| in_words(&self.socket, error))
+    }
+
+    /// Hands prompt `id` back to the agent's terminal, for `device`.
+    pub async fn release(&self, device: &str, id: DecisionId) -> Result<PromptState, String> {
+        let mut client = self.connect_as(device).await?;
+        client
+            .release(id)
+            .await
+            .map(|result| result.state)
+            .map_err(|error| in_words(&self.socket, error))
+    }
+
+    async fn connect_as(&self, device: &str) -> Result<SocketClient, String> {
+        SocketClient::connect(&self.socket, Role::Frontend, &format!("web:{device}"))
+            .await
+            .map_err(|error| in_words(&self.socket, error))
+    }
+}
+
+fn snapshot(live: &Live) -> Arc<str> {
+    encode(&PageMessage::Snapshot {
+        gateway: &live.gateway,
+        prompts: live.prompts.values().collect(),
+    })
+}
+
+pub fn encode(message: &PageMessage) -> Arc<str> {
+    serde_json::to_string(message)
+        .unwrap_or_else(|_| "{}".into())
+        .into()
+}
+
+/// A client error as a person reads it: the gateway's own message for a refusal.
+fn in_words(socket: &Path, error: ClientError) -> String {
+    match error {
+        ClientError::Rpc(refusal) => refusal.message,
+        ClientError::Socket(SocketError::Connect { .. }) => format!(
+            "no gateway is running on {}; start one with `gatehouse serve`",
+            socket.display()
+        ),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,185 @@
+//! `gatehouse web`: answer every agent's prompts from a phone or another machine's browser.
+//!
+//! A front end like the console: one process that talks to the gateway's socket with the one
+//! protocol (the gateway itself keeps no network listener) and serves a page to paired browsers.
+//!
+//! - [`serve`]: `gatehouse web` itself: checks, TLS, the listener, the printed pairing link.
+//! - [`routes`]: the HTTP routes and the checks in front of them (Host, Origin, device cookie).
+//! - [`auth`]: secrets, hashes, cookies, and the Host and Origin rules.
+//! - [`devices`]: the pairing store (paired devices in a private file, open pairing tokens).
+//! - [`bridge`]: the gateway link: subscribe, keep the live prompts, answer per device.
+//! - [`control`]: the private control socket that `web pair`, `devices` and `revoke` use.
+//! - [`tls`]: the owner's certificate, or a self-signed one kept in the state folder.
+//! - [`assets`]: the page, its script and its style, embedded in the binary.
+
+pub mod assets;
+pub mod auth;
+pub mod bridge;
+pub mod control;
+pub mod devices;
+pub mod routes;
+pub mod serve;
+pub mod tls;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+use control::{ControlReply, ControlRequest};
+use devices::DeviceStore;
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  gatehouse web                                   # http://127.0.0.1:7780, for this machine or an SSH tunnel
+  ssh -L 7780:127.0.0.1:7780 devbox               # from a laptop: then open the pairing link there
+  gatehouse web --listen 0.0.0.0:7780 --tls-self-signed   # for a phone on the same network
+  gatehouse web pair --qr                         # a new pairing link, as a QR code too
+  gatehouse web devices                           # paired browsers
+  gatehouse web revoke --all                      # log every browser out at once
+
+Plain HTTP is served only on loopback. Any other address needs TLS: --tls-cert and --tls-key,
+or --tls-self-signed (made once and kept in the state folder; check its printed fingerprint in
+the browser). Requests must name this server in their Host header: the listen address, or a
+name given with --host (or `[web] hosts = [...]` in config.toml), so DNS rebinding gets nothing.";
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, after_help = AFTER_HELP)]
+pub struct WebArgs {
+    #[command(subcommand)]
+    command: Option<WebCommand>,
+    #[command(flatten)]
+    serve: serve::ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum WebCommand {
+    /// Print a new pairing link (single use, valid for 10 minutes) from the running `gatehouse web`.
+    Pair {
+        /// Print `{"url": ..., "expires_at": ...}`.
+        #[arg(long)]
+        json: bool,
+        /// Also print the link as a QR code, to scan with a phone.
+        #[arg(long)]
+        qr: bool,
+    },
+    /// List the paired browsers.
+    Devices {
+        /// Print a JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Log a paired browser out at once (an open page says so within seconds).
+    Revoke {
+        /// The device's id, as `gatehouse web devices` shows it.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Every paired browser.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+pub fn run(socket: PathBuf, arguments: WebArgs) -> anyhow::Result<ExitCode> {
+    let control = control::control_path(&socket);
+    match arguments.command {
+        None => serve::run(socket, arguments.serve),
+        Some(WebCommand::Pair { json, qr }) => pair(&control, json, qr),
+        Some(WebCommand::Devices { json }) => devices(&control, json),
+        Some(WebCommand::Revoke { id, all }) => revoke(&control, if all { None } else { id }),
+    }
+}
+
+fn ask(control: &Path, request: ControlRequest) -> anyhow::Result<Option<ControlReply>> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(control::request(control, &request))
+}
+
+fn pair(control: &Path, json: bool, qr: bool) -> anyhow::Result<ExitCode> {
+    let Some(ControlReply::Pairing { url, expires_at }) = ask(control, ControlRequest::Pair)?
+    else {
+        anyhow::bail!(
+            "`gatehouse web` is not running (no control socket at {}); start it first, e.g. `gatehouse web &`",
+            control.display()
+        );
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "url": url, "expires_at": expires_at })
+        );
+    } else {
+        println!("Open this link in the browser to pair (once, until {expires_at}):\n  {url}");
+    }
+    if qr {
+        let code = qrcode::QrCode::new(url.as_bytes())?;
+        let picture = code
+            .render::<qrcode::render::unicode::Dense1x2>()
+            .quiet_zone(true)
+            .build();
+        if json {
+            eprintln!("{picture}");
+        } else {
+            println!("{picture}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn devices(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let devices = match ask(control, ControlRequest::Devices)? {
+        Some(ControlReply::Devices { devices }) => devices,
+        _ => DeviceStore::open(Some(DeviceStore::default_path()?))?.devices(),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&devices)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if devices.is_empty() {
+        println!("No browser is paired; run `gatehouse web pair` and open the link it prints.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{:<10} {:<28} {:<25} LAST SEEN", "ID", "NAME", "PAIRED");
+    for device in devices {
+        println!(
+            "{:<10} {:<28} {:<25} {}",
+            device.id,
+            gatehouse_core::text::one_line(&device.name, 28),
+            device.paired_at,
+            device.last_seen
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn revoke(control: &Path, id: Option<String>) -> anyhow::Result<ExitCode> {
+    let removed = match ask(control, ControlRequest::Revoke { id: id.clone() })? {
+        Some(ControlReply::Revoked { ids }) => ids,
+        _ => {
+            // Not running: change the file; the next `gatehouse web` reads it.
+            let mut store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
+            let ids = store.revoke(id.as_deref());
+            store.save()?;
+            ids
+        }
+    };
+    match (removed.is_empty(), id) {
+        (true, Some(id)) => {
+            eprintln!("no paired device has the id {id}; `gatehouse web devices` lists them");
+            Ok(ExitCode::from(1))
+        }
+        (true, None) => {
+            println!("No browser was paired.");
+            Ok(ExitCode::SUCCESS)
+        }
+        (false, _) => {
+            println!("Logged out: {}", removed.join(", "));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! The HTTP routes of `gatehouse web`, and the checks in front of them.
+//!
+//! Every request: the `Host` must name this server ([`Access::host_allowed`]), else 403; every
+//! response carries the Content-Security-Policy and the other headers in [`SECURITY_HEADERS`].
+//! Every POST must carry this server's own `Origin`, else 403, and a JSON body (a cross-site form
+//! cannot send one). The page and its assets are public; every route that carries prompt data or
+//! takes an answer needs a paired device's cookie ([`Paired`]), else 401.
+//!
+//! | route | needs | does |
+//! | --- | --- | --- |
+//! | `GET /`, `/app.js`, `/app.css` | | the page, embedded in the binary |
+//! | `POST /api/pair` | a pairing token | pairs this browser: sets the device cookie |
+//! | `GET /api/session` | cookie | which device this is |
+//! | `GET /api/prompts` | cookie | the live prompts, as wire `Prompt`s |
+//! | `GET /api/events` | cookie | server-sent events: a snapshot, then each change |
+//! | `POST /api/answer` | cookie | `{"id": full id, "answer": wire Answer}` |
+//! | `POST /api/release` | cookie | `{"id": full id}` |
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use axum::http::request::Parts;
+use axum::http::{Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::Stream;
+use gatehouse_core::{Answer, DecisionId};
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::assets;
+use super::auth::Access;
+use super::bridge::{encode, Bridge, FeedItem, PageMessage};
+use super::devices::{Device, DeviceStore, DeviceView, PairingRefusal};
+
+/// Headers on every response.
+pub const SECURITY_HEADERS: [(&str, &str); 5] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    ),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+    ("x-frame-options", "DENY"),
+    ("cache-control", "no-store"),
+];
+
+/// What every handler shares.
+pub struct WebState {
+    pub access: Access,
+    pub devices: Mutex<DeviceStore>,
+    pub bridge: Arc<Bridge>,
+    /// The start of every pairing link: `http(s)://host:port`.
+    pub link_base: String,
+}
+
+pub type Shared = Arc<WebState>;
+
+pub fn router(state: Shared) -> Router {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page(assets::INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page(assets::APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { page(assets::APP_CSS, "text/css; charset=utf-8") }),
+        )
+        .route("/api/pair", post(pair))
+        .route("/api/session", get(session))
+        .route("/api/prompts", get(prompts))
+        .route("/api/events", get(events))
+        .route("/api/answer", post(answer))
+        .route("/api/release", post(release))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .with_state(state)
+}
+
+fn page(body: &'static str, content_type: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+fn refuse(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+fn text_header(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+/// The checks every request meets, and the headers every response gets.
+async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let host = text_header(headers, header::HOST).unwrap_or("");
+    let mut response = if !state.access.host_allowed(host) {
+        refuse(
+            StatusCode::FORBIDDEN,
+            "this server does not answer to that address; its owner can add the name with `gatehouse web --host NAME`",
+        )
+    } else if request.method() == Method::POST
+        && !text_header(headers, header::ORIGIN)
+            .is_some_and(|origin| state.access.origin_allowed(origin, host))
+    {
+        refuse(
+            StatusCode::FORBIDDEN,
+            "a change must come from this page itself",
+        )
+    } else {
+        next.run(request).await
+    };
+    for (name, value) in SECURITY_HEADERS {
+        response.headers_mut().insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
+    response
+}
+
+/// A request from a paired device: the device it came from.
+pub struct Paired(pub Device);
+
+impl FromRequestParts<Shared> for Paired {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, Response> {
+        let token = text_header(&parts.headers, header::COOKIE)
+            .and_then(|cookies| state.access.device_token(cookies));
+        let device = token.and_then(|token| {
+            state
+                .devices
+                .lock()
+                .unwrap()
+                .device_for(token, gatehouse_host_ipc::now())
+        });
+        device.map(Paired).ok_or_else(|| {
+            refuse(
+                StatusCode::UNAUTHORIZED,
+                "this browser is not paired; run `gatehouse web pair` and open the link it prints",
+            )
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct PairRequest {
+    token: String,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+async fn pair(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    Json(request): Json<PairRequest>,
+) -> Response {
+    let name = request
+        .name
+        .filter(|name| !name.trim().is_empty())
+        .unwrap_or_else(|| {
+            name_from_user_agent(text_header(&headers, header::USER_AGENT).unwrap_or(""))
+        });
+    let paired = {
+        let mut store = state.devices.lock().unwrap();
+        let paired = store.pair(
+            &request.token,
+            &name,
+            Instant::now(),
+            gatehouse_host_ipc::now(),
+        );
+        if paired.is_ok() {
+            if let Err(error) = store.save() {
+                tracing::warn!("cannot keep the paired devices: {error:#}");
+            }
+        }
+        paired
+    };
+    match paired {
+        Ok((device, cookie)) => {
+            tracing::info!("paired device {} ({})", device.id, device.name);
+            let mut response = Json(json!({ "device": DeviceView::from(&device) })).into_response();
+            if let Ok(value) = HeaderValue::from_str(&state.access.device_cookie(&cookie)) {
+                response.headers_mut().insert(header::SET_COOKIE, value);
+            }
+            response
+        }
+        Err(PairingRefusal::RateLimited) => refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many failed pairing attempts; wait a minute and open a fresh link from `gatehouse web pair`",
+        ),
+        Err(PairingRefusal::Invalid) => refuse(
+            StatusCode::FORBIDDEN,
+            "this pairing link is used up or expired; run `gatehouse web pair` for a new one",
+        ),
+    }
+}
+
+/// A name for a device that did not type one: its browser and system, from the User-Agent.
+pub fn name_from_user_agent(agent: &str) -> String {
+    let browser = [
+        ("Edg/", "Edge"),
+        ("Firefox/", "Firefox"),
+        ("Chrome/", "Chrome"),
+        ("Safari/", "Safari"),
+    ]
+    .into_iter()
+    .find(|(mark, _)| agent.contains(mark))
+    .map_or("Browser", |(_, name)| name);
+    let system = [
+        ("Android", "Android"),
+        ("iPhone", "iPhone"),
+        ("iPad", "iPad"),
+        ("Mac OS X", "macOS"),
+        ("Windows", "Windows"),
+        ("CrOS", "ChromeOS"),
+        ("Linux", "Linux"),
+    ]
+    .into_iter()
+    .find(|(mark, _)| agent.contains(mark))
+    .map(|(_, name)| name);
+    match system {
+        Some(system) => format!("{browser} on {system}"),
+        None => browser.to_owned(),
+    }
+}
+
+async fn session(Paired(device): Paired) -> Response {
+    Json(json!({ "device": DeviceView::from(&device) })).into_response()
+}
+
+async fn prompts(State(state): State<Shared>, _: Paired) -> Response {
+    Json(state.bridge.prompts()).into_response()
+}
+
+async fn events(
+    State(state): State<Shared>,
+    Paired(device): Paired,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    let (first, receiver) = state.bridge.subscribe();
+    let feed = Feed {
+        first: Some(first),
+        receiver,
+        device: device.id,
+        bridge: state.bridge.clone(),
+        done: false,
+    };
+    let stream = futures_util::stream::unfold(feed, |mut feed| async move {
+        let data = feed.next().await?;
+        Some((Ok(SseEvent::default().data(&*data)), feed))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// One page's feed: its snapshot, then every message, until its device is revoked.
+struct Feed {
+    first: Option<Arc<str>>,
+    receiver: tokio::sync::broadcast::Receiver<FeedItem>,
+    device: String,
+    bridge: Arc<Bridge>,
+    done: bool,
+}
+
+impl Feed {
+    async fn next(&mut self) -> Option<Arc<str>> {
+        if self.done {
+            return None;
+        }
+        if let Some(first) = self.first.take() {
+            return Some(first);
+        }
+        loop {
+            match self.receiver.recv().await {
+                Ok(FeedItem::Message(message)) => return Some(message),
+                Ok(FeedItem::Revoked(ids)) if ids.contains(&self.device) => {
+                    self.done = true;
+                    return Some(encode(&PageMessage::Unpaired));
+                }
+                Ok(FeedItem::Revoked(_)) => continue,
+                Err(RecvError::Lagged(_)) => return Some(self.bridge.snapshot()),
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct AnswerRequest {
+    id: String,
+    answer: Answer,
+}
+
+#[derive(Deserialize)]
+struct ReleaseRequest {
+    id: String,
+}
+
+/// The prompt a request names: a full id only, never a prefix.
+fn full_id(id: &str) -> Option<DecisionId> {
+    id.parse().ok()
+}
+
+fn not_a_full_id() -> Response {
+    refuse(
+        StatusCode::BAD_REQUEST,
+        "answers name a prompt by its full id, as the page has it",
+    )
+}
+
+async fn answer(
+    State(state): State<Shared>,
+    Paired(device): Paired,
+    Json(request): Json<AnswerRequest>,
+) -> Response {
+    let Some(id) = full_id(&request.id) else {
+        return not_a_full_id();
+    };
+    let result = state.bridge.answer(&device.name, id, request.answer).await;
+    acted(result)
+}
+
+async fn release(
+    State(state): State<Shared>,
+    Paired(device): Paired,
+    Json(request): Json<ReleaseRequest>,
+) -> Response {
+    let Some(id) = full_id(&request.id) else {
+        return not_a_full_id();
+    };
+    acted(state.bridge.release(&device.name, id).await)
+}
+
+fn acted(result: Result<gatehouse_core::PromptState, String>) -> Response {
+    match result {
+        Ok(state) => Json(json!({ "state": state })).into_response(),
+        Err(message) => refuse(StatusCode::CONFLICT, &message),
+    }
+}

@@ -1,0 +1,221 @@
+//! `gatehouse web` itself: decide the address and TLS, refuse plain HTTP off loopback, open the
+//! pairing store, follow the gateway, open the control socket, and serve HTTP(S) until stopped.
+//! It prints where it listens and a first pairing link (never to the log).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+
+use super::auth::Access;
+use super::bridge::Bridge;
+use super::control::{self, ControlReply, ControlRequest};
+use super::devices::{DeviceStore, PAIRING_LIFETIME};
+use super::routes::{self, Shared, WebState};
+use super::tls;
+
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
+
+/// How long a TLS handshake may take.
+const TLS_HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on [default: `[web] listen` in config.toml, else 127.0.0.1:7780].
+    /// Any address but loopback needs TLS.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+    /// Another name the page is reached by (a tailnet name, a reverse proxy's); repeatable.
+    #[arg(long = "host", value_name = "NAME")]
+    hosts: Vec<String>,
+    /// The TLS certificate chain (PEM), with --tls-key.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "tls_key",
+        conflicts_with = "tls_self_signed"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// The TLS private key (PEM), with --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Make (once) and use a self-signed certificate kept in the state folder (web-tls/; delete
+    /// that folder to make a new one, for new names).
+    #[arg(long)]
+    tls_self_signed: bool,
+}
+
+pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
+    let config = crate::config::load()?.web;
+    let listen_text = arguments
+        .listen
+        .or(config.listen)
+        .unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
+    let listen: SocketAddr = listen_text.parse().with_context(|| {
+        format!("`{listen_text}` is not an address to listen on; give an IP and a port, such as 127.0.0.1:7780 or 0.0.0.0:7780")
+    })?;
+    let tls_wanted = arguments.tls_self_signed || arguments.tls_cert.is_some();
+    if !listen.ip().is_loopback() && !tls_wanted {
+        bail!(
+            "{listen} is reachable from other machines, and gatehouse serves plain HTTP only on loopback; add --tls-self-signed (or --tls-cert FILE --tls-key FILE), or keep the default 127.0.0.1:7780 and use an SSH tunnel (`ssh -L 7780:127.0.0.1:7780 HOST`)"
+        );
+    }
+    let mut hosts = config.hosts;
+    hosts.extend(arguments.hosts);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let tls = if let (Some(cert), Some(key)) = (&arguments.tls_cert, &arguments.tls_key) {
+            Some(tls::from_files(cert, key)?)
+        } else if arguments.tls_self_signed {
+            let folder = DeviceStore::default_path()?.with_file_name("web-tls");
+            let mut names = hosts.clone();
+            names.extend(["localhost".to_owned(), link_ip(listen.ip()).to_string()]);
+            Some(tls::self_signed(&folder, &names)?)
+        } else {
+            None
+        };
+        let listener = TcpListener::bind(listen).await.with_context(|| {
+            format!("cannot listen on {listen}; is another `gatehouse web` (or another server) using it? choose another with --listen")
+        })?;
+        let bound = listener.local_addr()?;
+        let access = Access::new(bound, hosts.clone(), tls.is_some());
+        let link_host = hosts
+            .first()
+            .cloned()
+            .unwrap_or_else(|| match link_ip(bound.ip()) {
+                IpAddr::V6(ip) => format!("[{ip}]"),
+                ip => ip.to_string(),
+            });
+        let link_base = format!("{}://{link_host}:{}", access.scheme(), bound.port());
+        let control_socket = control::bind(&control::control_path(&socket)).await?;
+        let store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
+        let bridge = Bridge::new(socket.clone());
+        let state: Shared = Arc::new(WebState {
+            access,
+            devices: Mutex::new(store),
+            bridge: bridge.clone(),
+            link_base: link_base.clone(),
+        });
+        tokio::spawn(bridge.follow());
+        tokio::spawn(control::serve(control_socket, state.clone(), answer_control));
+        let ControlReply::Pairing { url, expires_at } = answer_control(&state, ControlRequest::Pair) else {
+            bail!("cannot open a pairing link");
+        };
+        println!("gatehouse web: listening on {link_base} (answers go to the gateway on {})", socket.display());
+        if let Some(tls) = &tls {
+            println!("TLS certificate SHA-256 fingerprint: {}", tls.fingerprint);
+        }
+        println!("Pair a browser (once, until {expires_at}): {url}");
+        println!("More links: `gatehouse web pair --qr`; paired browsers: `gatehouse web devices`.");
+        serve_http(listener, routes::router(state), tls.map(|tls| tls.config)).await
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The address a link names for a server listening on `ip`: a guess at this machine's address
+/// on the network for an unspecified one (no packet is sent), else `ip`.
+fn link_ip(ip: IpAddr) -> IpAddr {
+    if !ip.is_unspecified() {
+        return ip;
+    }
+    std::net::UdpSocket::bind("0.0.0.0:0")
+        .and_then(|probe| {
+            probe.connect("192.0.2.1:9")?;
+            probe.local_addr()
+        })
+        .map(|local| local.ip())
+        .unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST))
+}
+
+/// Runs one control request against the live state.
+pub fn answer_control(state: &Shared, request: ControlRequest) -> ControlReply {
+    let mut store = state.devices.lock().unwrap();
+    match request {
+        ControlRequest::Pair => match store.open_pairing(Instant::now()) {
+            Ok(token) => {
+                let expires =
+                    gatehouse_host_ipc::now().unix_millis() + PAIRING_LIFETIME.as_millis() as u64;
+                ControlReply::Pairing {
+                    url: format!("{}/#pair={}", state.link_base, token.expose()),
+                    expires_at: gatehouse_core::Timestamp::from_unix_millis(expires).to_string(),
+                }
+            }
+            Err(error) => ControlReply::Error {
+                message: format!("{error:#}"),
+            },
+        },
+        ControlRequest::Devices => ControlReply::Devices {
+            devices: store.devices(),
+        },
+        ControlRequest::Revoke { id } => {
+            let ids = store.revoke(id.as_deref());
+            if let Err(error) = store.save() {
+                return ControlReply::Error {
+                    message: format!(
+                        "the devices were logged out but the file was not written: {error:#}"
+                    ),
+                };
+            }
+            drop(store);
+            state.bridge.revoked(ids.clone());
+            ControlReply::Revoked { ids }
+        }
+    }
+}
+
+/// Accepts connections and serves each with hyper, through TLS when it is on.
+async fn serve_http(
+    listener: TcpListener,
+    router: axum::Router,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) -> anyhow::Result<()> {
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                tracing::warn!("accepting a connection failed: {error}");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(router.clone());
+        let acceptor = acceptor.clone();
+        tokio::spawn(async move {
+            let builder = hyper::server::conn::http1::Builder::new();
+            let served = match acceptor {
+                // A peer that never finishes its handshake is let go.
+                Some(acceptor) => {
+                    match tokio::time::timeout(TLS_HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
+                        Ok(Ok(stream)) => {
+                            builder
+                                .serve_connection(TokioIo::new(stream), service)
+                                .await
+                        }
+                        _ => return,
+                    }
+                }
+                None => {
+                    builder
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await
+                }
+            };
+            if let Err(error) = served {
+                tracing::debug!("a connection ended: {error}");
+            }
+        });
+    }
+}

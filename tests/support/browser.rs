@@ -1,0 +1,254 @@
+//! The real Chromium, driven through WebDriver: Debian's `chromium` and `chromium-driver`.
+//!
+//! One chromedriver serves the whole test binary, on a free loopback port, started on first use
+//! from a thread that lives as long as the process; chromedriver gets SIGKILL when the process
+//! ends (`PR_SET_PDEATHSIG`). Each [`Browser`] is a fresh headless Chromium with a profile of its
+//! own, so no cookie passes from one browser to the next. Without chromedriver the tests are
+//! skipped locally and fail in CI (`CI` set; `.ci/run` installs it).
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// How long a condition on the page may take.
+pub const PAGE_DEADLINE: Duration = Duration::from_secs(15);
+
+/// The phone and desktop sizes the screenshots are taken at.
+pub const PHONE: (u32, u32) = (390, 844);
+pub const DESKTOP: (u32, u32) = (1280, 900);
+
+/// Whether Chromium and chromedriver are installed; panics in CI when they are not.
+pub fn browser_available() -> bool {
+    let found = Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium and chromium-driver are not installed; .ci/run installs them"
+        );
+        eprintln!("skipped: chromium and chromium-driver are not installed");
+    }
+    found
+}
+
+/// The chromedriver of this test binary, started on first use.
+fn chromedriver() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|probe| probe.local_addr())
+            .expect("a free port for chromedriver")
+            .port();
+        let (started, is_started) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("chromedriver".into())
+            .spawn(move || {
+                use std::os::unix::process::CommandExt;
+                let mut command = Command::new(CHROMEDRIVER);
+                command
+                    .arg(format!("--port={port}"))
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null());
+                // SAFETY: prctl is async-signal-safe and touches only the child being made.
+                unsafe {
+                    command.pre_exec(|| {
+                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                        Ok(())
+                    });
+                }
+                let child = command.spawn().expect("chromedriver starts");
+                started.send(()).unwrap();
+                // This thread's end would kill chromedriver: it lives as long as the process.
+                let _child = child;
+                loop {
+                    std::thread::park();
+                }
+            })
+            .expect("the chromedriver thread starts");
+        is_started.recv().unwrap();
+        let start = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "chromedriver did not listen within 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        format!("http://127.0.0.1:{port}")
+    })
+}
+
+/// A fresh headless Chromium with a private profile.
+pub struct Browser {
+    pub client: Client,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    pub async fn start(size: (u32, u32)) -> Browser {
+        Browser::start_with(size, false).await
+    }
+
+    /// Like [`Browser::start`]; `accept_insecure_certs` lets it open a self-signed HTTPS page.
+    pub async fn start_with(size: (u32, u32), accept_insecure_certs: bool) -> Browser {
+        let profile = tempfile::Builder::new()
+            .prefix("gh-chromium")
+            .tempdir()
+            .expect("a profile folder");
+        let arguments = vec![
+            "--headless=new".to_owned(),
+            "--no-sandbox".to_owned(),
+            "--disable-gpu".to_owned(),
+            "--disable-dev-shm-usage".to_owned(),
+            "--disable-background-networking".to_owned(),
+            "--disable-component-update".to_owned(),
+            "--disable-sync".to_owned(),
+            "--no-first-run".to_owned(),
+            "--hide-scrollbars".to_owned(),
+            format!("--window-size={},{}", size.0, size.1),
+            format!("--user-data-dir={}", profile.path().display()),
+        ];
+        let capabilities = json!({
+            "browserName": "chrome",
+            "acceptInsecureCerts": accept_insecure_certs,
+            "goog:chromeOptions": { "binary": CHROMIUM, "args": arguments },
+        });
+        let capabilities = capabilities.as_object().unwrap().clone();
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
+            .capabilities(capabilities)
+            .connect(chromedriver())
+            .await
+            .expect("chromedriver starts a Chromium session");
+        Browser {
+            client,
+            _profile: profile,
+        }
+    }
+
+    /// Ends the browser session.
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+
+    /// The first element matching `css`, once there is one.
+    pub async fn wait_for(&self, css: &str) -> Element {
+        self.client
+            .wait()
+            .at_most(PAGE_DEADLINE)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|error| {
+                panic!("no `{css}` on the page within {PAGE_DEADLINE:?}: {error}")
+            })
+    }
+
+    /// How many elements match `css` right now.
+    pub async fn count(&self, css: &str) -> usize {
+        self.client
+            .find_all(Locator::Css(css))
+            .await
+            .map_or(0, |found| found.len())
+    }
+
+    /// Whether an element matching `css` is shown (present and not hidden).
+    pub async fn shown(&self, css: &str) -> bool {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(element) => element.is_displayed().await.unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
+    /// The text of the first element matching `css`, or "" when there is none.
+    pub async fn text(&self, css: &str) -> String {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(element) => element.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// Polls `condition` until it holds, or panics after `deadline` naming `what`.
+    pub async fn wait_until(
+        &self,
+        deadline: Duration,
+        what: &str,
+        mut condition: impl AsyncFnMut(&Browser) -> bool,
+    ) {
+        let start = Instant::now();
+        while !condition(self).await {
+            assert!(
+                start.elapsed() < deadline,
+                "timed out after {deadline:?} waiting for {what}"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Resizes the window so that the page's viewport is `size` (the window's frame takes some).
+    pub async fn set_viewport(&self, size: (u32, u32)) {
+        self.client
+            .set_window_size(size.0, size.1)
+            .await
+            .expect("the window is resized");
+        let inner = self
+            .client
+            .execute("return [window.innerWidth, window.innerHeight]", vec![])
+            .await
+            .expect("the viewport's size");
+        let inner = |index: usize| inner[index].as_u64().unwrap_or(0) as u32;
+        let width = size.0 + size.0.saturating_sub(inner(0));
+        let height = size.1 + size.1.saturating_sub(inner(1));
+        self.client
+            .set_window_size(width, height)
+            .await
+            .expect("the window is resized");
+    }
+
+    /// Clicks the first element matching `css`.
+    pub async fn click(&self, css: &str) {
+        self.wait_for(css)
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|error| panic!("cannot click `{css}`: {error}"));
+    }
+
+    /// Types `text` into the first element matching `css`.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        self.wait_for(css)
+            .await
+            .send_keys(text)
+            .await
+            .unwrap_or_else(|error| panic!("cannot type into `{css}`: {error}"));
+    }
+
+    /// Saves a screenshot of a `size` viewport as `target/web-screenshots/<name>.png`.
+    pub async fn screenshot(&self, name: &str, size: (u32, u32)) -> PathBuf {
+        self.set_viewport(size).await;
+        // Let layout settle at the new size before the picture is taken.
+        let _ = self
+            .client
+            .execute(
+                "return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))",
+                vec![],
+            )
+            .await;
+        let png = self.client.screenshot().await.expect("a screenshot");
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target")
+            .join("web-screenshots");
+        std::fs::create_dir_all(&folder).expect("the screenshot folder");
+        let path = folder.join(format!("{name}.png"));
+        std::fs::write(&path, png).expect("the screenshot is written");
+        path
+    }
+}

@@ -1,0 +1,795 @@
+//! `gatehouse web`, proven by real clicks: the real Chromium (through chromedriver) against a real
+//! `gatehouse web` and `gatehouse serve`, with the real Claude Code in tmux against the scripted
+//! model (as in `e2e_claude`). What the fake model records is the proof of what reached the model;
+//! what the page shows is what the person saw. Screenshots go to `target/web-screenshots/`.
+//!
+//! Without Chromium, chromedriver or Claude Code the tests are skipped locally, and fail in CI.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use serde_json::{json, Value};
+
+use crate::common::{claude_fixture, Gateway};
+use crate::support::browser::{browser_available, Browser, DESKTOP, PAGE_DEADLINE, PHONE};
+use crate::support::claude_env::{
+    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG,
+};
+use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
+use crate::support::tmux::Tmux;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A running `gatehouse web` on a free loopback port, stopped when dropped.
+struct Web {
+    process: Child,
+    /// `http://127.0.0.1:PORT`.
+    base: String,
+    /// The pairing link it printed when it started.
+    first_link: String,
+}
+
+impl Web {
+    fn start(gateway: &Gateway, listen: &str) -> Web {
+        let mut process = gateway
+            .command(&["web", "--listen", listen])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("gatehouse web starts");
+        let (lines, received) = mpsc::channel();
+        let stdout = process.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = lines.send(line);
+            }
+        });
+        let (mut base, mut first_link) = (None, None);
+        let start = Instant::now();
+        while first_link.is_none() {
+            let left = DEADLINE.saturating_sub(start.elapsed());
+            let line = received
+                .recv_timeout(left)
+                .expect("gatehouse web prints its address and a pairing link");
+            if let Some(rest) = line.split("listening on ").nth(1) {
+                base = rest.split_whitespace().next().map(str::to_owned);
+            }
+            if line.starts_with("Pair a browser") {
+                first_link = line.split_whitespace().last().map(str::to_owned);
+            }
+        }
+        Web {
+            process,
+            base: base.expect("the address line"),
+            first_link: first_link.unwrap(),
+        }
+    }
+
+    fn port(&self) -> u16 {
+        self.base.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    fn stop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+impl Drop for Web {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A new pairing link from `gatehouse web pair --json`.
+fn pair_link(gateway: &Gateway) -> String {
+    let output = gateway.run(&["web", "pair", "--json"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reply: Value = serde_json::from_slice(&output.stdout).expect("pair --json prints JSON");
+    assert!(reply["expires_at"].is_string());
+    reply["url"].as_str().unwrap().to_owned()
+}
+
+/// One test's world: gateway, fake model, Claude Code's home with gatehouse's hooks, Claude Code
+/// in tmux once started, and `gatehouse web`.
+struct World {
+    gateway: Gateway,
+    fake: FakeAnthropic,
+    claude: ClaudeEnv,
+    tmux: Option<Tmux>,
+    web: Web,
+}
+
+impl World {
+    fn new(script: Vec<ScriptedTurn>) -> Option<World> {
+        if !browser_available() {
+            return None;
+        }
+        let Some(bin) = find_claude_bin() else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "Claude Code is not installed; run `npm ci`"
+            );
+            eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
+            return None;
+        };
+        let gateway = Gateway::start();
+        let fake = FakeAnthropic::start(script);
+        let mut claude = ClaudeEnv::new(&bin, &fake);
+        claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        let installed = gateway
+            .command(&["install", "claude"])
+            .env("HOME", claude.home())
+            .output()
+            .unwrap();
+        assert!(
+            installed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&installed.stderr)
+        );
+        let web = Web::start(&gateway, "127.0.0.1:0");
+        Some(World {
+            gateway,
+            fake,
+            claude,
+            tmux: None,
+            web,
+        })
+    }
+
+    fn start(&mut self, prompt: &str) {
+        let tmux = self.claude.start_in_tmux();
+        self.claude.submit_prompt(&tmux, prompt);
+        self.tmux = Some(tmux);
+    }
+
+    fn ask(&self, prompt: &str) {
+        let tmux = self.tmux.as_ref().unwrap();
+        wait_idle(tmux, DEADLINE);
+        self.claude.submit_prompt(tmux, prompt);
+    }
+
+    /// The id of the one prompt the gateway holds, once it is there.
+    fn held_id(&self) -> String {
+        self.gateway.wait_for_pending(1)[0]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    fn workspace_file(&self, name: &str) -> PathBuf {
+        self.claude.workspace().join(name)
+    }
+}
+
+fn bash_turn(command: &str) -> ScriptedTurn {
+    ScriptedTurn::tool_use(
+        "Bash",
+        json!({ "command": command, "description": "write a file" }),
+    )
+}
+
+fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
+    let options: Vec<Value> = labels
+        .iter()
+        .map(|label| json!({ "label": label, "description": format!("{label} option") }))
+        .collect();
+    ScriptedTurn::tool_use(
+        "AskUserQuestion",
+        json!({ "questions": [{ "question": question, "header": "Pick", "options": options, "multiSelect": multi }] }),
+    )
+}
+
+/// Runs an async test body on a runtime of its own.
+fn run(body: impl std::future::Future<Output = ()>) {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(body);
+}
+
+/// Runs `body` with a fresh browser, and closes the browser even when `body` panics.
+async fn with_browser(size: (u32, u32), body: impl AsyncFnOnce(&Browser)) {
+    let browser = Browser::start(size).await;
+    let outcome = AssertUnwindSafe(body(&browser)).catch_unwind().await;
+    browser.close().await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// Opens a pairing link and pairs as `name`, then waits until the page is live.
+async fn pair(browser: &Browser, link: &str, name: &str) {
+    browser.client.goto(link).await.unwrap();
+    browser.wait_for("[data-pair-form]:not([hidden])").await;
+    let address = browser.client.current_url().await.unwrap();
+    assert!(
+        address.fragment().is_none(),
+        "the token left the address bar: {address}"
+    );
+    browser.type_into("[data-device-name]", name).await;
+    browser.click("[data-pair-submit]").await;
+    browser.wait_for("[data-app]:not([hidden])").await;
+    browser.wait_for("[data-connection][data-up='true']").await;
+}
+
+fn card(id: &str) -> String {
+    format!("[data-prompt-id='{id}']")
+}
+
+/// Waits until the prompt's card offers no action and says why.
+async fn wait_until_ended(browser: &Browser, id: &str, why: &str) {
+    let card = card(id);
+    browser
+        .wait_until(
+            Duration::from_secs(5),
+            &format!("{card} to stop offering actions"),
+            async |page| {
+                page.count(&format!("{card} [data-action]")).await == 0
+                    && page
+                        .text(&format!("{card} [data-status]"))
+                        .await
+                        .contains(why)
+            },
+        )
+        .await;
+}
+
+fn audit_by(world: &World) -> Vec<String> {
+    let output = world.gateway.run(&["log", "--json"]);
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|record| record["event"]["by"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn an_unpaired_browser_sees_nothing_a_link_pairs_once_and_once_runs_the_command() {
+    let Some(mut world) = World::new(vec![bash_turn("printf web > web.txt")]) else {
+        return;
+    };
+    world.start("write web.txt");
+    let id = world.held_id();
+    run(async {
+        with_browser(PHONE, async |stranger| {
+            stranger.client.goto(&world.web.base).await.unwrap();
+            stranger.wait_for("[data-unpaired]:not([hidden])").await;
+            assert_eq!(stranger.count("[data-prompt-id]").await, 0);
+            assert!(!stranger
+                .client
+                .source()
+                .await
+                .unwrap()
+                .contains("printf web"));
+            stranger.screenshot("unpaired-phone", PHONE).await;
+        })
+        .await;
+        with_browser(PHONE, async |phone| {
+            pair(phone, &world.web.first_link, "test phone").await;
+            phone.wait_for(&card(&id)).await;
+            let input = phone.text(&format!("{} [data-input]", card(&id))).await;
+            assert_eq!(input, "printf web > web.txt");
+            for action in ["once", "deny", "release"] {
+                assert_eq!(
+                    phone
+                        .count(&format!("{} [data-action='{action}']", card(&id)))
+                        .await,
+                    1,
+                    "{action}"
+                );
+            }
+            assert_eq!(
+                phone
+                    .count(&format!("{} [data-action='answer']", card(&id)))
+                    .await,
+                0
+            );
+            phone.screenshot("bash-prompt-desktop", DESKTOP).await;
+            phone.screenshot("bash-prompt-phone", PHONE).await;
+            with_browser(PHONE, async |second| {
+                second.client.goto(&world.web.first_link).await.unwrap();
+                second.click("[data-pair-submit]").await;
+                second.wait_for("[data-unpaired]:not([hidden])").await;
+                assert!(second
+                    .text("[data-unpaired-reason]")
+                    .await
+                    .contains("used up or expired"));
+                assert_eq!(second.count("[data-prompt-id]").await, 0);
+            })
+            .await;
+            phone
+                .click(&format!("{} [data-action='once']", card(&id)))
+                .await;
+            wait_until_ended(phone, &id, "Answered (once) by web:test phone").await;
+        })
+        .await;
+    });
+    let result = world.fake.wait_for_tool_results(1, DEADLINE).remove(0);
+    assert_eq!(result["is_error"], json!(false), "{result}");
+    assert_eq!(
+        std::fs::read_to_string(world.workspace_file("web.txt")).unwrap(),
+        "web"
+    );
+    assert!(
+        audit_by(&world).contains(&"web:test phone".to_owned()),
+        "{:?}",
+        audit_by(&world)
+    );
+}
+
+#[test]
+fn deny_with_a_typed_message_reaches_the_model() {
+    let Some(mut world) = World::new(vec![bash_turn("rm -rf build && printf x > gone.txt")]) else {
+        return;
+    };
+    world.start("clean the build");
+    let id = world.held_id();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &world.web.first_link, "deny phone").await;
+            let card = card(&id);
+            phone
+                .type_into(
+                    &format!("{card} [data-deny-message]"),
+                    "use make clean instead",
+                )
+                .await;
+            phone.click(&format!("{card} [data-action='deny']")).await;
+            wait_until_ended(phone, &id, "Answered (deny) by web:deny phone").await;
+        })
+        .await;
+    });
+    let result = world.fake.wait_for_tool_results(1, DEADLINE).remove(0);
+    assert_eq!(result["is_error"], json!(true), "{result}");
+    assert!(
+        tool_result_text(&result).starts_with("use make clean instead"),
+        "{result}"
+    );
+    assert!(
+        !world.workspace_file("gone.txt").exists(),
+        "the command did not run"
+    );
+}
+
+#[test]
+fn clicks_on_options_answer_a_single_and_a_multi_select_question() {
+    let script = vec![
+        question_turn("Which color?", false, &["Red", "Blue"]),
+        question_turn("Which toppings?", true, &["Cheese", "Olives", "Basil"]),
+    ];
+    let Some(mut world) = World::new(script) else {
+        return;
+    };
+    world.start("ask me a color");
+    let color = world.held_id();
+    let link = world.web.first_link.clone();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &link, "quiz phone").await;
+            let card = card(&color);
+            phone
+                .wait_for(&format!(
+                    "{card} [data-question-id='q1'] input[type='radio'][data-option='Blue']"
+                ))
+                .await;
+            assert_eq!(
+                phone.count(&format!("{card} [data-action='answer']")).await,
+                1
+            );
+            phone.screenshot("question-phone", PHONE).await;
+            phone
+                .click(&format!(
+                    "{card} [data-question-id='q1'] [data-option='Blue']"
+                ))
+                .await;
+            phone.click(&format!("{card} [data-action='answer']")).await;
+            wait_until_ended(phone, &color, "Answered (answer)").await;
+            let text = tool_result_text(&world.fake.wait_for_tool_results(1, DEADLINE)[0]);
+            assert!(text.contains(r#""Which color?"="Blue""#), "{text}");
+
+            world.ask("ask me toppings");
+            let toppings = world.held_id();
+            let card = self::card(&toppings);
+            phone
+                .wait_for(&format!(
+                    "{card} [data-question-id='q1'] input[type='checkbox'][data-option='Olives']"
+                ))
+                .await;
+            phone.click(&format!("{card} [data-option='Cheese']")).await;
+            phone.click(&format!("{card} [data-option='Olives']")).await;
+            phone
+                .type_into(
+                    &format!("{card} [data-question-id='q1'] [data-other]"),
+                    "extra garlic",
+                )
+                .await;
+            phone.screenshot("multi-question-desktop", DESKTOP).await;
+            phone.click(&format!("{card} [data-action='answer']")).await;
+            wait_until_ended(phone, &toppings, "Answered (answer)").await;
+        })
+        .await;
+    });
+    let text = tool_result_text(&world.fake.wait_for_tool_results(2, DEADLINE)[1]);
+    assert!(
+        text.contains(r#""Which toppings?"="Cheese, Olives, extra garlic""#),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_prompt_answered_in_the_terminal_stops_offering_actions_on_the_page() {
+    let Some(mut world) = World::new(vec![bash_turn("printf yes > yes.txt")]) else {
+        return;
+    };
+    world.start("write yes.txt");
+    let id = world.held_id();
+    run(async {
+        with_browser(DESKTOP, async |desktop| {
+            pair(desktop, &world.web.first_link, "desk").await;
+            desktop
+                .wait_for(&format!("{} [data-action='once']", card(&id)))
+                .await;
+            answer_dialog(world.tmux.as_ref().unwrap(), BASH_DIALOG, "1", DEADLINE);
+            wait_until_ended(desktop, &id, "Withdrawn").await;
+            desktop.screenshot("withdrawn-desktop", DESKTOP).await;
+        })
+        .await;
+    });
+    world.fake.wait_for_tool_results(1, DEADLINE);
+    assert!(world.workspace_file("yes.txt").exists());
+}
+
+#[test]
+fn a_paired_device_survives_a_restart_and_revoke_logs_it_out_at_once() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let mut web = Web::start(&gateway, "127.0.0.1:0");
+    let port = web.port();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &pair_link(&gateway), "kept phone").await;
+            web.stop();
+            phone
+                .wait_until(
+                    PAGE_DEADLINE,
+                    "the page to say it lost gatehouse web",
+                    async |page| page.count("[data-connection][data-up='false']").await == 1,
+                )
+                .await;
+            web = Web::start(&gateway, &format!("127.0.0.1:{port}"));
+            phone.wait_for("[data-connection][data-up='true']").await;
+            phone.client.refresh().await.unwrap();
+            phone.wait_for("[data-app]:not([hidden])").await;
+            let listed = gateway.run(&["web", "devices", "--json"]);
+            let devices: Value = serde_json::from_slice(&listed.stdout).unwrap();
+            assert_eq!(devices[0]["name"], "kept phone", "{devices}");
+            assert!(devices[0].get("token_sha256").is_none(), "no hash is shown");
+            let revoked = gateway.run(&["web", "revoke", devices[0]["id"].as_str().unwrap()]);
+            assert!(
+                revoked.status.success(),
+                "{}",
+                String::from_utf8_lossy(&revoked.stderr)
+            );
+            phone
+                .wait_until(
+                    Duration::from_secs(5),
+                    "the open page to say it is no longer paired",
+                    async |page| page.shown("[data-unpaired]").await,
+                )
+                .await;
+            assert!(phone
+                .text("[data-unpaired-reason]")
+                .await
+                .contains("logged out"));
+            phone.screenshot("revoked-phone", PHONE).await;
+            phone.client.refresh().await.unwrap();
+            phone.wait_for("[data-unpaired]:not([hidden])").await;
+        })
+        .await;
+    });
+    let file = gateway
+        .home()
+        .join(".local/state/gatehouse/web-devices.json");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+}
+
+/// One raw HTTP/1.1 request; the status and the body.
+fn http(port: u16, request: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reply = Vec::new();
+    let _ = stream.read_to_end(&mut reply);
+    let reply = String::from_utf8_lossy(&reply).into_owned();
+    let status = reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (status, reply)
+}
+
+#[test]
+fn requests_without_the_cookie_or_with_a_forged_host_get_no_data() {
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let port = web.port();
+    let mut hook = gateway.spawn_hook(
+        "claude",
+        claude_fixture("PermissionRequest-Bash")
+            .to_string()
+            .as_bytes(),
+        &[],
+    );
+    let id = gateway.wait_for_pending(1)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let host = format!("127.0.0.1:{port}");
+    let origin = format!("http://{host}");
+    let token = web.first_link.split("#pair=").nth(1).unwrap();
+    let body = format!(r#"{{"token":"{token}","name":"curl"}}"#);
+    let (status, reply) = http(port, &format!(
+        "POST /api/pair HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    ));
+    assert_eq!(status, 200, "{reply}");
+    let cookie = reply
+        .lines()
+        .find_map(|line| line.strip_prefix("set-cookie: "))
+        .and_then(|value| value.split(';').next())
+        .expect("a device cookie")
+        .to_owned();
+    let get = |path: &str, host: &str, cookie: &str| {
+        http(
+            port,
+            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n{cookie}Connection: close\r\n\r\n"),
+        )
+    };
+    let with_cookie = format!("Cookie: {cookie}\r\n");
+    let (status, reply) = get("/api/prompts", &host, &with_cookie);
+    assert_eq!(status, 200);
+    assert!(
+        reply.contains("printf hi > hi.txt"),
+        "the control case sees the prompt: {reply}"
+    );
+    for path in ["/api/prompts", "/api/events", "/api/session"] {
+        let (status, reply) = get(path, &host, "");
+        assert_eq!(status, 401, "{path}: {reply}");
+        assert!(
+            !reply.contains("printf hi") && !reply.contains(&id),
+            "{reply}"
+        );
+        for forged in [
+            "rebind.attacker.example",
+            "rebind.attacker.example:7780",
+            "localhost:1",
+        ] {
+            let (status, reply) = get(path, forged, &with_cookie);
+            assert_eq!(status, 403, "{path} {forged}: {reply}");
+            assert!(
+                !reply.contains("printf hi") && !reply.contains(&id),
+                "{reply}"
+            );
+        }
+    }
+    let answer = format!(r#"{{"id":"{id}","answer":{{"action":"once"}}}}"#);
+    for origin in ["http://attacker.example", "null"] {
+        let (status, _) = http(port, &format!(
+            "POST /api/answer HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n{with_cookie}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+            answer.len()
+        ));
+        assert_eq!(status, 403);
+    }
+    assert_eq!(gateway.list().len(), 1, "nothing was answered");
+    use std::os::unix::fs::PermissionsExt;
+    let control = gateway.socket().with_file_name("gatehouse.web.sock");
+    let mode = std::fs::metadata(&control)
+        .expect("the control socket")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "the control socket is private");
+    let _ = hook.kill();
+    let _ = hook.wait();
+}
+
+#[test]
+fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let mut event = claude_fixture("PermissionRequest-Bash");
+    let command = "echo \u{1b}[8mhidden\u{1b}[0m <img src=x onerror=alert(1)> \u{202e}txt.exe";
+    event["tool_input"]["command"] = json!(command);
+    let mut hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let id = gateway.wait_for_pending(1)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &web.first_link, "careful phone").await;
+            let input = format!("{} [data-input]", card(&id));
+            phone.wait_for(&input).await;
+            assert_eq!(
+                phone.text(&input).await,
+                r"echo \e[8mhidden\e[0m <img src=x onerror=alert(1)> \u{202e}txt.exe"
+            );
+            assert_eq!(
+                phone.count(&format!("{} img", card(&id))).await,
+                0,
+                "no markup"
+            );
+        })
+        .await;
+    });
+    let _ = hook.kill();
+    let _ = hook.wait();
+}
+
+#[test]
+fn a_read_only_prompt_says_why_and_offers_no_button() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let event = claude_fixture("PermissionRequest-Write");
+    let mut hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let prompt = gateway.wait_for_pending(1).remove(0);
+    let id = prompt["id"].as_str().unwrap().to_owned();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &web.first_link, "reader").await;
+            let note = phone
+                .wait_for(&format!("{} [data-read-only]", card(&id)))
+                .await;
+            let text = note.text().await.unwrap();
+            assert!(text.starts_with("Read-only here: "), "{text}");
+            assert!(text.contains("terminal"), "it says where to answer: {text}");
+            if let Some(reason) = prompt["read_only_reason"].as_str() {
+                assert!(text.contains(reason), "{text} lacks {reason}");
+            }
+            assert_eq!(
+                phone.count(&format!("{} [data-action]", card(&id))).await,
+                0
+            );
+            phone.screenshot("read-only-phone", PHONE).await;
+        })
+        .await;
+    });
+    let _ = hook.kill();
+    let _ = hook.wait();
+}
+
+#[test]
+fn the_page_says_when_the_gateway_is_down_and_follows_it_back_by_itself() {
+    if !browser_available() {
+        return;
+    }
+    let mut gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let event = claude_fixture("PermissionRequest-Bash");
+    let mut hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let id = gateway.wait_for_pending(1)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    run(async {
+        with_browser(DESKTOP, async |desktop| {
+            pair(desktop, &web.first_link, "watcher").await;
+            desktop
+                .wait_for(&format!("{} [data-action='once']", card(&id)))
+                .await;
+            gateway.kill();
+            desktop
+                .wait_until(
+                    Duration::from_secs(5),
+                    "the page to say the gateway is down",
+                    async |page| {
+                        page.count("[data-connection][data-up='false']").await == 1
+                            && page
+                                .text("[data-connection]")
+                                .await
+                                .contains("gateway down")
+                    },
+                )
+                .await;
+            wait_until_ended(desktop, &id, "The gateway went away").await;
+            desktop.screenshot("gateway-down-desktop", DESKTOP).await;
+            gateway.start_again();
+            desktop.wait_for("[data-connection][data-up='true']").await;
+            // The hook holds its prompt again, under a new id, and the page shows it by itself.
+            desktop
+                .wait_for("[data-prompt-id][data-state='pending'] [data-action='once']")
+                .await;
+        })
+        .await;
+    });
+    let _ = hook.kill();
+    let _ = hook.wait();
+}
+
+#[test]
+fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() {
+    let gateway = Gateway::start();
+    let refused = gateway.run(&["web", "--listen", "0.0.0.0:0"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--tls-self-signed"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let mut process = gateway
+        .command(&["web", "--listen", "127.0.0.1:0", "--tls-self-signed"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains("listening on https://127.0.0.1:"), "{first}");
+    let fingerprint = lines.next().unwrap().unwrap();
+    assert!(
+        fingerprint.starts_with("TLS certificate SHA-256 fingerprint: "),
+        "{fingerprint}"
+    );
+    let link = lines.next().unwrap().unwrap();
+    assert!(
+        link.contains("https://127.0.0.1:") && link.contains("/#pair="),
+        "{link}"
+    );
+    let cert = gateway
+        .home()
+        .join(".local/state/gatehouse/web-tls/cert.pem");
+    assert!(cert.exists(), "the certificate is kept in the state folder");
+    let link = link.split_whitespace().last().unwrap().to_owned();
+    if browser_available() {
+        run(async {
+            let browser = Browser::start_with(PHONE, true).await;
+            let outcome = AssertUnwindSafe(async {
+                pair(&browser, &link, "tls phone").await;
+                let cookies = browser.client.get_all_cookies().await.unwrap();
+                let cookie = cookies
+                    .iter()
+                    .find(|cookie| cookie.name().starts_with("__Host-"));
+                let cookie = cookie.expect("the device cookie is __Host- prefixed under TLS");
+                assert_eq!(cookie.secure(), Some(true));
+                assert_eq!(cookie.http_only(), Some(true));
+            })
+            .catch_unwind()
+            .await;
+            browser.close().await;
+            if let Err(panic) = outcome {
+                std::panic::resume_unwind(panic);
+            }
+        });
+    }
+    let _ = process.kill();
+    let _ = process.wait();
+}
