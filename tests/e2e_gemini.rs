@@ -19,6 +19,9 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 const COMMAND: &str = "printf watched > watched.txt";
 
+/// How Gemini CLI shows what a hook named `gatehouse` wrote (its stderr, when stdout is empty).
+const HOOK_SAYS: &str = "[gatehouse]";
+
 fn gemini_bin() -> Option<PathBuf> {
     let found = find_gemini_bin();
     if found.is_none() {
@@ -78,7 +81,8 @@ impl World {
     /// Submits a turn, waits for Gemini's dialog, and returns the one prompt the gateway lists.
     fn prompt_for(&self, message: &str) -> Value {
         self.gemini.submit(&self.tmux, message);
-        self.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+        let screen = self.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+        assert!(!screen.contains(HOOK_SAYS), "{screen}");
         let mut pending = Vec::new();
         wait_for(DEADLINE, "the gateway to list Gemini's prompt", || {
             pending = self.gateway.list();
@@ -100,7 +104,7 @@ fn refused(output: &std::process::Output, code: &str) {
 
 #[test]
 fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
-    let Some(world) = World::start() else {
+    let Some(mut world) = World::start() else {
         return;
     };
 
@@ -161,4 +165,28 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
     );
     refused(&world.answer(&cancelled["id"], "once"), "withdrawn");
     assert!(!world.gemini.marker("watched.txt").exists());
+
+    // With the gateway down, Gemini behaves as if gatehouse were not installed: its dialog
+    // comes, nothing from gatehouse is on its screen, and Allow runs the command.
+    world
+        .tmux
+        .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
+    world.tmux.wait_for_text(READY_TEXT, DEADLINE);
+    world.gateway.kill();
+    world.gemini.submit(&world.tmux, "without the gateway");
+    let screen = world.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+    assert!(!screen.contains(HOOK_SAYS), "{screen}");
+    world
+        .tmux
+        .press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
+    wait_for(
+        DEADLINE,
+        "the command allowed without a gateway to run",
+        || world.gemini.marker("watched.txt").exists(),
+    );
+    wait_for(DEADLINE, "the model to get the command's output", || {
+        world.fake.function_responses().len() == 2
+    });
+    let screen = world.tmux.screen();
+    assert!(!screen.contains(HOOK_SAYS), "{screen}");
 }

@@ -14,8 +14,9 @@
 //! 2-second budget for a stuck gateway, far below Gemini's default of 60 s. BeforeTool, which
 //! runs for every tool call and which Gemini waits for, is not hooked.
 //!
-//! An entry is gatehouse's when its `command` ends with ` hook gemini` and its program (the
-//! first shell word) is named `gatehouse`, in any folder.
+//! An entry is gatehouse's when its `command` ends with ` hook gemini 2>/dev/null` (see
+//! [`HOOK_COMMAND_SUFFIX`]) and its program (the first shell word) is named `gatehouse`, in any
+//! folder.
 
 use std::path::{Path, PathBuf};
 
@@ -28,8 +29,12 @@ pub use gatehouse_hook_settings::{
     BACKUP_SUFFIX,
 };
 
-/// The suffix every gatehouse hook command for Gemini CLI ends with.
-pub const HOOK_COMMAND_SUFFIX: &str = " hook gemini";
+/// The suffix every gatehouse hook command for Gemini CLI ends with. Gemini CLI 0.61.0 reads a
+/// hook's stderr as its output when stdout is empty, and shows it in its terminal (as "ℹ ...
+/// [gatehouse]"): the one line the hook writes when it cannot do its job (no gateway, say) would
+/// show up on every event. So the command sends stderr nowhere, and with the gateway down Gemini
+/// looks as if gatehouse were not installed; `gatehouse status` says whether the gateway is up.
+pub const HOOK_COMMAND_SUFFIX: &str = " hook gemini 2>/dev/null";
 
 /// The `name` of gatehouse's entries.
 pub const ENTRY_NAME: &str = "gatehouse";

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::*;
 
-const COMMAND: &str = "'/opt/bin/gatehouse' hook gemini";
+const COMMAND: &str = "'/opt/bin/gatehouse' hook gemini 2>/dev/null";
 
 /// The settings file Gemini CLI 0.61.0 ran with when the fixtures were captured: api-key auth,
 /// folder trust off, and four foreign hooks.
@@ -26,8 +26,12 @@ fn pretty(value: &Value) -> String {
 #[test]
 fn the_hook_command_is_recognised() {
     let command = hook_command(Path::new("/home/me/.cargo/bin/gatehouse")).unwrap();
-    assert_eq!(command, "'/home/me/.cargo/bin/gatehouse' hook gemini");
+    assert_eq!(
+        command,
+        "'/home/me/.cargo/bin/gatehouse' hook gemini 2>/dev/null"
+    );
     assert!(is_gatehouse_command(&command));
+    assert!(!is_gatehouse_command("'/opt/bin/gatehouse' hook gemini"));
     assert!(!is_gatehouse_command("'/opt/bin/gatehouse' hook claude"));
     assert!(!is_gatehouse_command("/home/dev/bin/hook.sh Notification"));
     assert!(!is_gatehouse_command(
