@@ -12,6 +12,7 @@ pub fn registry() -> AdapterRegistry {
     registry.register(Arc::new(gatehouse_adapter_codex::CodexAdapter::new(
         crate::config::state_dir(),
     )));
+    registry.register(Arc::new(gatehouse_adapter_gemini::GeminiAdapter));
     registry
 }
 

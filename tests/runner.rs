@@ -13,6 +13,7 @@ mod common;
 mod console;
 mod e2e_claude;
 mod e2e_codex;
+mod e2e_gemini;
 mod hook_never_blocks;
 mod hosts;
 mod load;

@@ -12,8 +12,9 @@
 //! ```
 //!
 //! An adapter describes its agent once, in an [`AgentHooks`]: the suffix of gatehouse's hook
-//! command, the events to hook, how error messages name the file, and whether `NAME=value` words
-//! may come before the program. Everything else is the same for every agent:
+//! command, the events to hook, how error messages name the file, whether `NAME=value` words
+//! may come before the program, and the [`EntryStyle`] of its entries (Gemini CLI's carry a
+//! `name` and read `timeout` in milliseconds). Everything else is the same for every agent:
 //!
 //! - [`command`]: which hook commands are gatehouse's ([`AgentHooks::is_gatehouse_command`]).
 //! - [`plan`]: the pure edits, [`AgentHooks::plan_install`] and [`AgentHooks::plan_uninstall`].
@@ -48,6 +49,47 @@ pub struct AgentHooks {
     /// Whether the command may set environment variables before the program, as in
     /// `NAME=value gatehouse hook codex`.
     pub allows_assignments_before_program: bool,
+    /// What the agent's entries hold besides `type`, `command` and `timeout`, and the unit of
+    /// `timeout`.
+    pub entry: EntryStyle,
+}
+
+/// How one agent's hook entries look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryStyle {
+    /// A `name` written first in each of gatehouse's entries, for agents that show hooks by name
+    /// (Gemini CLI); `None` writes no name.
+    pub name: Option<&'static str>,
+    /// The unit in which the agent reads `timeout`.
+    pub timeout_unit: TimeoutUnit,
+}
+
+impl EntryStyle {
+    /// `{"type": "command", "command": ..., "timeout": <seconds>}`, as Claude Code and Codex read it.
+    pub const PLAIN: EntryStyle = EntryStyle {
+        name: None,
+        timeout_unit: TimeoutUnit::Seconds,
+    };
+}
+
+/// The unit of an entry's `timeout`. Timeouts are given in seconds ([`HookTimeout`]) and written
+/// in the agent's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutUnit {
+    Seconds,
+    /// Gemini CLI's: a timeout of 5 seconds is written as `5000`.
+    Milliseconds,
+}
+
+impl TimeoutUnit {
+    /// `seconds` in this unit.
+    #[must_use]
+    pub fn written(self, seconds: u64) -> u64 {
+        match self {
+            TimeoutUnit::Seconds => seconds,
+            TimeoutUnit::Milliseconds => seconds.saturating_mul(1000),
+        }
+    }
 }
 
 /// One hook event that gatehouse installs a hook for.

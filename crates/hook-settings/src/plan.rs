@@ -8,8 +8,8 @@
 //! - Installing is idempotent: when nothing needs to change, the input comes back unchanged with
 //!   no change reported.
 //! - Installing again with a different command or hold timeout updates gatehouse's entry in place
-//!   and reports [`Change::Updated`]; only the keys gatehouse owns (`type`, `command`, `timeout`)
-//!   are set. If an event holds several gatehouse entries, the first is kept and the others are
+//!   and reports [`Change::Updated`]; only the keys gatehouse owns (`type`, `command`, `timeout`,
+//!   and `name` for an agent whose [`EntryStyle`](crate::EntryStyle) has one) are set. If an event holds several gatehouse entries, the first is kept and the others are
 //!   removed, so a prompt is never handled twice.
 //! - When an event has no gatehouse entry, a new group is appended: `{"matcher": M, "hooks":
 //!   [entry]}`, or `{"hooks": [entry]}` for events without a matcher. A group that already holds
@@ -150,7 +150,7 @@ impl AgentHooks {
         groups: &mut Vec<Value>,
         plan: &HookPlan,
     ) -> Option<Change> {
-        let desired = desired_entry(event, plan);
+        let desired = self.desired_entry(event, plan);
         let positions = self.gatehouse_entry_positions(groups);
         let Some((&(first_group, first_entry), duplicates)) = positions.split_first() else {
             groups.push(new_group(event, desired));
@@ -207,16 +207,21 @@ impl AgentHooks {
     }
 }
 
-/// Returns the hook entry gatehouse wants for an event under the given plan.
-fn desired_entry(event: &HookEvent, plan: &HookPlan) -> Map<String, Value> {
-    let mut entry = Map::new();
-    entry.insert("type".to_owned(), Value::from("command"));
-    entry.insert("command".to_owned(), Value::from(plan.command.clone()));
-    entry.insert(
-        "timeout".to_owned(),
-        Value::from(event.timeout_seconds(plan)),
-    );
-    entry
+impl AgentHooks {
+    /// Returns the hook entry gatehouse wants for an event under the given plan: its `name`
+    /// first when the agent's entries have one, then `type`, `command` and `timeout` in the
+    /// agent's unit.
+    fn desired_entry(&self, event: &HookEvent, plan: &HookPlan) -> Map<String, Value> {
+        let mut entry = Map::new();
+        if let Some(name) = self.entry.name {
+            entry.insert("name".to_owned(), Value::from(name));
+        }
+        entry.insert("type".to_owned(), Value::from("command"));
+        entry.insert("command".to_owned(), Value::from(plan.command.clone()));
+        let timeout = self.entry.timeout_unit.written(event.timeout_seconds(plan));
+        entry.insert("timeout".to_owned(), Value::from(timeout));
+        entry
+    }
 }
 
 /// Returns a new matcher group for an event that holds only the given entry.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::{AgentHooks, Change, HookEvent, HookPlan, HookTimeout};
+use crate::{AgentHooks, Change, EntryStyle, HookEvent, HookPlan, HookTimeout, TimeoutUnit};
 
 /// The events of the made-up agent.
 const EVENTS: [HookEvent; 4] = [
@@ -40,6 +40,16 @@ pub(crate) const EXAMPLE: AgentHooks = AgentHooks {
     command_suffix: " hook example",
     events: &EVENTS,
     allows_assignments_before_program: false,
+    entry: EntryStyle::PLAIN,
+};
+
+/// The same agent, with named entries and timeouts in milliseconds (as Gemini CLI reads them).
+pub(crate) const EXAMPLE_NAMED_MILLISECONDS: AgentHooks = AgentHooks {
+    entry: EntryStyle {
+        name: Some("gatehouse"),
+        timeout_unit: TimeoutUnit::Milliseconds,
+    },
+    ..EXAMPLE
 };
 
 /// The same agent, with commands that may start with `NAME=value` words.

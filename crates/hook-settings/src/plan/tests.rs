@@ -246,3 +246,47 @@ fn key_order_is_kept() {
         ]
     );
 }
+
+#[test]
+fn named_entries_get_their_name_first_and_timeouts_in_the_agents_unit() {
+    let (settings, changes) = EXAMPLE_NAMED_MILLISECONDS
+        .plan_install(&json!({}), &default_plan())
+        .unwrap();
+    assert_eq!(changes, all_added());
+    let entry = &settings["hooks"]["PostToolUse"][0]["hooks"][0];
+    assert_eq!(
+        serde_json::to_string(entry).unwrap(),
+        format!(r#"{{"name":"gatehouse","type":"command","command":"{COMMAND}","timeout":10000}}"#)
+    );
+    assert_eq!(
+        settings["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"],
+        600_000
+    );
+    let (again, changes) = EXAMPLE_NAMED_MILLISECONDS
+        .plan_install(&settings, &default_plan())
+        .unwrap();
+    assert_eq!((again, changes), (settings.clone(), Vec::new()));
+
+    // An entry written in seconds without a name is brought to the agent's style in place.
+    let (updated_settings, changes) = EXAMPLE_NAMED_MILLISECONDS
+        .plan_install(&freshly_installed(), &default_plan())
+        .unwrap();
+    assert_eq!(changes.len(), EXAMPLE.events.len());
+    assert_eq!(
+        updated_settings["hooks"]["Stop"],
+        json!([{"hooks": [{"type": "command", "command": COMMAND, "timeout": 10000, "name": "gatehouse"}]}])
+    );
+    let (removed, _) = EXAMPLE_NAMED_MILLISECONDS
+        .plan_uninstall(&settings)
+        .unwrap();
+    assert_eq!(removed, json!({}));
+}
+
+#[test]
+fn plain_entries_are_written_exactly_as_before() {
+    let (settings, _) = EXAMPLE.plan_install(&json!({}), &default_plan()).unwrap();
+    assert_eq!(
+        serde_json::to_string(&settings["hooks"]["Stop"]).unwrap(),
+        format!(r#"[{{"hooks":[{{"type":"command","command":"{COMMAND}","timeout":10}}]}}]"#)
+    );
+}

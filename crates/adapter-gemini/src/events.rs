@@ -1,0 +1,117 @@
+//! Gemini CLI's hook events, as gatehouse reads them. Every event names itself
+//! (`hook_event_name`), so the hook command carries no event name.
+//!
+//! - `Notification` of type `ToolPermission` for a shell command (`details.type` `exec`) becomes a
+//!   permission prompt of the tool `run_shell_command`, registered for watching only
+//!   ([`HoldMode::RegisterOnly`]): Gemini draws its dialog as it runs this hook, and the hook
+//!   cannot answer it. The summary is the command; the input is `details` as Gemini sent it.
+//! - `AfterTool` is a finished tool call (Allow in Gemini's dialog), correlated with its prompt
+//!   by tool and command: the Notification carries only the command, AfterTool
+//!   `{command, description}`.
+//! - `BeforeAgent` (the person sent a new prompt) and `AfterAgent` (the agent's turn ended) end
+//!   the session's turn: whatever the dialog asked is over. No or Esc in the dialog gives no
+//!   event; the next BeforeAgent, the session's end or the gateway's stale timer withdraws that
+//!   prompt.
+//! - `SessionEnd` ends the session.
+//! - Every other event, and every other notification (edits, MCP tools, information prompts:
+//!   their notification does not name the tool), is nothing for gatehouse.
+
+use gatehouse_core::correlation::correlation_key;
+use gatehouse_core::text::one_line;
+use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::{ADAPTER_ID, READ_ONLY_REASON};
+
+/// Gemini CLI's shell tool, whose dialogs are of type `exec`.
+pub const SHELL_TOOL: &str = "run_shell_command";
+
+/// The longest summary, in characters.
+const SUMMARY_CHARS: usize = 300;
+
+#[derive(Debug, Deserialize)]
+struct RawEvent {
+    hook_event_name: String,
+    session_id: String,
+    #[serde(default)]
+    cwd: String,
+    #[serde(default)]
+    tool_name: Option<String>,
+    #[serde(default)]
+    tool_input: Option<Value>,
+    #[serde(default)]
+    notification_type: Option<String>,
+    #[serde(default)]
+    details: Option<Value>,
+}
+
+/// Reads one Gemini CLI hook event.
+pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
+    let value: Value =
+        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
+    let event: RawEvent =
+        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+    let adapter = ADAPTER_ID.to_owned();
+    let session = event.session_id.clone();
+    match event.hook_event_name.as_str() {
+        "Notification" => Ok(notification(event)),
+        "AfterTool" => {
+            let missing = |field: &str| {
+                ParseError::NotAnEvent(format!("an AfterTool event without `{field}`"))
+            };
+            let tool = event.tool_name.ok_or_else(|| missing("tool_name"))?;
+            let input = event.tool_input.ok_or_else(|| missing("tool_input"))?;
+            Ok(HookEvent::Observe(Observation::ToolFinished {
+                adapter,
+                session,
+                correlation: correlation_key(&tool, input.get("command").unwrap_or(&input)),
+            }))
+        }
+        "BeforeAgent" | "AfterAgent" => Ok(HookEvent::Observe(Observation::TurnEnded {
+            adapter,
+            session,
+        })),
+        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
+            adapter,
+            session,
+        })),
+        _ => Ok(HookEvent::Ignore),
+    }
+}
+
+/// A `ToolPermission` notification of a shell command is a prompt to watch; any other is ignored.
+fn notification(event: RawEvent) -> HookEvent {
+    if event.notification_type.as_deref() != Some("ToolPermission") {
+        return HookEvent::Ignore;
+    }
+    let Some(details) = event.details else {
+        return HookEvent::Ignore;
+    };
+    if details.get("type").and_then(Value::as_str) != Some("exec") {
+        return HookEvent::Ignore;
+    }
+    let Some(command) = details.get("command").and_then(Value::as_str) else {
+        return HookEvent::Ignore;
+    };
+    let prompt = NewPrompt {
+        adapter: ADAPTER_ID.to_owned(),
+        session: event.session_id,
+        cwd: event.cwd,
+        kind: PromptKind::Permission,
+        tool: SHELL_TOOL.to_owned(),
+        summary: one_line(command, SUMMARY_CHARS),
+        correlation: correlation_key(SHELL_TOOL, &Value::from(command)),
+        input: details,
+        questions: Vec::new(),
+        read_only_reason: Some(READ_ONLY_REASON.to_owned()),
+        host: String::new(),
+    };
+    HookEvent::Prompt {
+        prompt,
+        hold: HoldMode::RegisterOnly,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,135 @@
+//! The parser against the events Gemini CLI 0.61.0 wrote (tests/data/gemini-cli-0.61.0).
+
+use serde_json::json;
+
+use super::*;
+
+macro_rules! fixture {
+    ($name:literal) => {
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/gemini-cli-0.61.0/",
+            $name,
+            ".json"
+        ))
+    };
+}
+
+const SESSION: &str = "596b8bb1-09c4-4f5f-b287-b2d0c295d27f";
+
+fn watched_prompt() -> NewPrompt {
+    match parse(fixture!("Notification.shell")).unwrap() {
+        HookEvent::Prompt { prompt, hold } => {
+            assert_eq!(hold, HoldMode::RegisterOnly);
+            prompt
+        }
+        other => panic!("a prompt, not {other:?}"),
+    }
+}
+
+#[test]
+fn a_tool_permission_notification_is_watched_read_only_with_its_command() {
+    let prompt = watched_prompt();
+    assert_eq!(prompt.adapter, "gemini");
+    assert_eq!(prompt.session, SESSION);
+    assert_eq!(prompt.cwd, "/home/dev/project");
+    assert_eq!(prompt.kind, PromptKind::Permission);
+    assert_eq!(prompt.tool, "run_shell_command");
+    assert_eq!(prompt.summary, "printf approved > proof.txt");
+    assert_eq!(prompt.input["command"], "printf approved > proof.txt");
+    assert_eq!(prompt.input["rootCommand"], "printf, redirection (>)");
+    assert_eq!(prompt.read_only_reason.as_deref(), Some(READ_ONLY_REASON));
+}
+
+#[test]
+fn after_tool_of_the_same_command_withdraws_the_prompt() {
+    let prompt = watched_prompt();
+    let HookEvent::Observe(Observation::ToolFinished {
+        adapter,
+        session,
+        correlation,
+    }) = parse(fixture!("AfterTool.shell")).unwrap()
+    else {
+        panic!("a finished tool");
+    };
+    assert_eq!((adapter.as_str(), session.as_str()), ("gemini", SESSION));
+    assert_eq!(correlation, prompt.correlation);
+
+    let mut other: Value = serde_json::from_slice(fixture!("AfterTool.shell")).unwrap();
+    other["tool_input"]["command"] = "printf other > proof.txt".into();
+    let HookEvent::Observe(Observation::ToolFinished { correlation, .. }) =
+        parse(other.to_string().as_bytes()).unwrap()
+    else {
+        panic!("a finished tool");
+    };
+    assert_ne!(correlation, prompt.correlation);
+}
+
+#[test]
+fn a_summary_is_one_visible_line() {
+    let mut event: Value = serde_json::from_slice(fixture!("Notification.shell")).unwrap();
+    event["details"]["command"] = "echo a\necho \u{1b}[31mb".into();
+    let HookEvent::Prompt { prompt, .. } = parse(event.to_string().as_bytes()).unwrap() else {
+        panic!("a prompt");
+    };
+    assert_eq!(prompt.summary, r"echo a\necho \e[31mb");
+    assert_eq!(prompt.input["command"], "echo a\necho \u{1b}[31mb");
+}
+
+#[test]
+fn turns_and_sessions_that_move_on_are_observed() {
+    for (stdin, turn) in [
+        (&fixture!("BeforeAgent")[..], true),
+        (&fixture!("AfterAgent")[..], true),
+        (&fixture!("SessionEnd")[..], false),
+    ] {
+        let session = "54710d9e-ba35-4f33-b50d-d190c563c48d".to_owned();
+        let adapter = "gemini".to_owned();
+        let expected = if turn {
+            Observation::TurnEnded { adapter, session }
+        } else {
+            Observation::SessionEnded { adapter, session }
+        };
+        assert_eq!(parse(stdin).unwrap(), HookEvent::Observe(expected));
+    }
+}
+
+#[test]
+fn other_events_and_notifications_are_ignored() {
+    assert_eq!(
+        parse(fixture!("BeforeTool.shell")).unwrap(),
+        HookEvent::Ignore
+    );
+    assert_eq!(
+        parse(fixture!("SessionStart.shell")).unwrap(),
+        HookEvent::Ignore
+    );
+    let notification = |notification_type: &str, details: Value| {
+        let event = json!({
+            "session_id": "s", "cwd": "/p", "hook_event_name": "Notification",
+            "notification_type": notification_type, "message": "m", "details": details,
+        });
+        parse(event.to_string().as_bytes()).unwrap()
+    };
+    let edit = json!({ "type": "edit", "title": "Confirm Edit", "fileName": "a.txt" });
+    assert_eq!(notification("ToolPermission", edit), HookEvent::Ignore);
+    let exec = json!({ "type": "exec", "title": "Confirm Shell Command", "command": "ls" });
+    assert_eq!(notification("Other", exec), HookEvent::Ignore);
+    let without_command = json!({ "type": "exec", "title": "Confirm Shell Command" });
+    assert_eq!(
+        notification("ToolPermission", without_command),
+        HookEvent::Ignore
+    );
+}
+
+#[test]
+fn input_that_is_not_an_event_is_an_error() {
+    assert!(matches!(parse(b"not json"), Err(ParseError::NotJson(_))));
+    assert!(matches!(parse(b"{}"), Err(ParseError::NotAnEvent(_))));
+    let without_input =
+        br#"{"hook_event_name":"AfterTool","session_id":"s","tool_name":"run_shell_command"}"#;
+    assert!(matches!(
+        parse(without_input),
+        Err(ParseError::NotAnEvent(_))
+    ));
+}
