@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks};
+use gatehouse_hook_settings::{installer, AgentHooks, EntryShape};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -60,6 +60,8 @@ pub const CLAUDE_HOOKS: AgentHooks = AgentHooks {
     command_suffix: HOOK_COMMAND_SUFFIX,
     events: &EVENTS,
     allows_assignments_before_program: false,
+    entry_shape: EntryShape::MatcherGroups,
+    command_names_event: false,
 };
 
 /// Builds the hook command for a gatehouse binary, quoted for a POSIX shell. `None` when the path

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks};
+use gatehouse_hook_settings::{installer, AgentHooks, EntryShape};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -79,6 +79,8 @@ pub const CODEX_HOOKS: AgentHooks = AgentHooks {
     command_suffix: HOOK_COMMAND_SUFFIX,
     events: &EVENTS,
     allows_assignments_before_program: true,
+    entry_shape: EntryShape::MatcherGroups,
+    command_names_event: false,
 };
 
 /// The hooks file Codex reads for this user: `$CODEX_HOME/hooks.json`, else `~/.codex/hooks.json`.
