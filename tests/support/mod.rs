@@ -6,6 +6,7 @@
 
 pub mod claude_env;
 pub mod codex_env;
+pub mod copilot_env;
 pub mod fake_anthropic;
 pub mod tmux;
 
