@@ -35,6 +35,10 @@ fn copilot_bin() -> Option<PathBuf> {
     found
 }
 
+fn calls(names: &[&str]) -> Vec<ScriptedCall> {
+    names.iter().map(|name| call(name)).collect()
+}
+
 fn call(name: &str) -> ScriptedCall {
     ScriptedCall {
         call_id: format!("call_{name}"),
@@ -51,10 +55,10 @@ struct World {
 }
 
 impl World {
-    fn new(script: &[&str]) -> Option<World> {
+    fn new(script: Vec<ScriptedCall>) -> Option<World> {
         let bin = copilot_bin()?;
         let gateway = Gateway::start();
-        let fake = FakeChat::start(script.iter().map(|name| call(name)).collect()).unwrap();
+        let fake = FakeChat::start(script).unwrap();
         let folder = gateway.sandbox.folder.path();
         // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
         let env = [
@@ -161,7 +165,7 @@ fn refused(output: &std::process::Output, code: &str) {
 
 #[test]
 fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_prompt() {
-    let Some(world) = World::new(&["yes", "esc"]) else {
+    let Some(world) = World::new(calls(&["yes", "esc"])) else {
         return;
     };
     assert_eq!(world.copilot_flags()["actions"][0]["verified"], false);
@@ -208,8 +212,18 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
 }
 
 #[test]
-fn the_probe_unlocks_once_and_deny_for_that_version_and_a_release_hands_back_to_copilot() {
-    let Some(mut world) = World::new(&["once", "deny", "release", "again"]) else {
+fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_calls_copilot_allows_are_not_held(
+) {
+    let Some(mut world) = World::new(
+        calls(&["once", "deny", "release", "again", "remember"])
+            .into_iter()
+            .chain([ScriptedCall {
+                call_id: "call_allowed".into(),
+                command: "printf allowed".into(),
+                description: "print allowed".into(),
+            }])
+            .collect(),
+    ) else {
         return;
     };
     let probed = world
@@ -324,4 +338,46 @@ fn the_probe_unlocks_once_and_deny_for_that_version_and_a_release_hands_back_to_
         world.gateway.list().is_empty()
     });
     refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
+
+    // The probed version again. "Yes, and don't ask again for `printf` in this directory" in
+    // Copilot's dialog: the next printf (writing no file, which Copilot would ask about) is one
+    // Copilot runs without asking, and the hook, which Copilot still runs and waits for, only
+    // watches it instead of holding it for 60 s.
+    record["copilot_version"] = "1.0.102".into();
+    std::fs::write(&record_path, record.to_string()).unwrap();
+    world.gateway.kill();
+    world.gateway.start_again();
+    assert_eq!(world.copilot_flags()["actions"][0]["verified"], true);
+    let prompt = world.prompt_for(&tmux, "remember");
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
+    assert!(world
+        .gateway
+        .run(&["release", prompt["id"].as_str().unwrap()])
+        .status
+        .success());
+    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
+    tmux.wait_for_text("don't ask again for `printf`", DEADLINE);
+    tmux.press_until_gone(
+        &["Down", "Enter"],
+        APPROVAL_PROMPT_TEXT,
+        Duration::from_secs(2),
+        DEADLINE,
+    );
+    wait_for_output(&world.fake, "call_remember", DEADLINE);
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+    assert!(!tmux.screen().contains("could no longer be answered"));
+    world.copilot.submit(&tmux, "please print allowed");
+    // Within DEADLINE (30 s), below the 60 s a held prompt would wait: nobody answered it.
+    let output = wait_for_output(&world.fake, "call_allowed", DEADLINE);
+    assert!(output.starts_with("allowed"), "{output}");
+    assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
+    wait_for(DEADLINE, "the watched prompt to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
+    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
+    assert!(
+        log.contains(r#""summary":"printf allowed","#)
+            && log.contains("not to ask again about `printf`"),
+        "the audit log shows the call watched, with the reason: {log}"
+    );
 }

@@ -6,7 +6,9 @@
 //!   own dialog and waits for it, so the hook holds the prompt for an answer only while answers
 //!   are unlocked for the running Copilot CLI and the tool is `bash` (what the probe proves);
 //!   otherwise it registers the prompt for watching, read-only with the reason, and returns at
-//!   once, and Copilot's dialog decides.
+//!   once, and Copilot's dialog decides. Copilot runs this hook also for calls it would run
+//!   without asking, with the same payload; those gatehouse can tell ([`crate::own_rules`]) are
+//!   only watched too.
 //! - `postToolUse` is a finished tool call (a Yes in Copilot's dialog, or a call it allowed),
 //!   correlated with its prompt by tool and command: `permissionRequest` carries
 //!   `toolInput {command}`, `postToolUse` `toolArgs {command, description}`.
@@ -42,11 +44,13 @@ struct RawEvent {
 }
 
 /// Reads one Copilot CLI hook event named `event` (from the hook's command line). `unlock` is
-/// asked only for a `permissionRequest`.
+/// asked only for a `permissionRequest`; `own_rules` (command, cwd: why Copilot may run it
+/// without asking) only for an answerable one.
 pub fn parse(
     stdin: &[u8],
     event: Option<&str>,
     unlock: impl FnOnce() -> Unlock,
+    own_rules: impl FnOnce(&str, &str) -> Option<String>,
 ) -> Result<HookEvent, ParseError> {
     let value: Value =
         serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
@@ -76,7 +80,12 @@ pub fn parse(
             let (hold, read_only_reason) = match unlock() {
                 // The gateway has the last word: it holds the prompt only if it offers an action
                 // for it too, else only watches it.
-                Unlock::Verified { .. } if tool == ANSWERABLE_TOOL => (HoldMode::WhileActionable, None),
+                Unlock::Verified { .. } if tool == ANSWERABLE_TOOL => {
+                    match own_rules(command, &raw.cwd) {
+                        None => (HoldMode::WhileActionable, None),
+                        Some(reason) => (HoldMode::RegisterOnly, Some(reason)),
+                    }
+                }
                 Unlock::Verified { version, .. } => (
                     HoldMode::RegisterOnly,
                     Some(format!("the probe proves only bash prompts of Copilot CLI {version}; answer it in Copilot's terminal")),

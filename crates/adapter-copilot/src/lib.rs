@@ -13,11 +13,12 @@
 //! ([`install::COPILOT_WAIT_SECONDS`]); a release or the wait's end hands it to Copilot's dialog.
 //!
 //! Modules: [`events`] (hook input), [`verdict`] (hook output), [`record`] (the probe record and
-//! the unlock rule), [`version`] (which Copilot CLI is in use), [`install`] (settings.json),
-//! [`probe`].
+//! the unlock rule), [`version`] (which Copilot CLI is in use), [`own_rules`] (calls Copilot
+//! would run without asking), [`install`] (settings.json), [`probe`].
 
 pub mod events;
 pub mod install;
+pub mod own_rules;
 pub mod probe;
 pub mod record;
 pub mod verdict;
@@ -67,7 +68,12 @@ impl Adapter for CopilotAdapter {
     }
 
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, event, || running_unlock(self.state_dir.as_deref()))
+        events::parse(
+            stdin,
+            event,
+            || running_unlock(self.state_dir.as_deref()),
+            running_own_rules,
+        )
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
@@ -156,6 +162,21 @@ pub fn running_unlock(state_dir: Option<&Path>) -> Unlock {
             .ok_or(version::VersionError::NotFound)?;
         version::version_of(&executable)
     })
+}
+
+/// Why the Copilot CLI that runs this hook may run `command` in `cwd` without asking: its saved
+/// approvals, and its own arguments and environment.
+pub fn running_own_rules(command: &str, cwd: &str) -> Option<String> {
+    let (arguments, allow_all) = version::running_copilot_process()
+        .map(|(pid, _)| own_rules::arguments_and_allow_all(pid))
+        .unwrap_or_default();
+    own_rules::may_run_without_asking(
+        command,
+        cwd,
+        &own_rules::read_approvals(),
+        &arguments,
+        allow_all,
+    )
 }
 
 fn unlock_with(

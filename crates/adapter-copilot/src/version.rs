@@ -100,11 +100,16 @@ pub fn installed_copilot(probed: Option<&Path>) -> Option<PathBuf> {
 /// ancestor processes whose executable is named `copilot`. Only Linux tells this (through
 /// `/proc`); elsewhere, and when no ancestor is Copilot, it is `None`.
 pub fn running_copilot() -> Option<PathBuf> {
+    running_copilot_process().map(|(_, executable)| executable)
+}
+
+/// The process id and executable of [`running_copilot`].
+pub fn running_copilot_process() -> Option<(u32, PathBuf)> {
     let mut pid = parent_of("self")?;
     for _ in 0..4 {
         let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
         if executable.file_name().is_some_and(|name| name == "copilot") {
-            return Some(executable);
+            return Some((pid, executable));
         }
         pid = parent_of(&pid.to_string())?;
     }

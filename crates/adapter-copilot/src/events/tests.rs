@@ -28,6 +28,10 @@ fn verified() -> Unlock {
     }
 }
 
+fn no_rules(_: &str, _: &str) -> Option<String> {
+    None
+}
+
 fn no_unlock_needed() -> Unlock {
     panic!("only a permissionRequest asks whether answers are unlocked")
 }
@@ -46,6 +50,7 @@ fn a_permission_request_is_registered_read_only_until_probed() {
             fixture!("permissionRequest"),
             Some("permissionRequest"),
             read_only,
+            no_rules,
         )
         .unwrap(),
     );
@@ -70,6 +75,7 @@ fn once_probed_a_bash_permission_request_is_held_while_actionable() {
             fixture!("permissionRequest"),
             Some("permissionRequest"),
             verified,
+            no_rules,
         )
         .unwrap(),
     );
@@ -79,9 +85,10 @@ fn once_probed_a_bash_permission_request_is_held_while_actionable() {
 
 #[test]
 fn the_event_name_falls_back_to_hook_name() {
-    let (_, hold) = prompt_of(parse(fixture!("permissionRequest"), None, verified).unwrap());
+    let (_, hold) =
+        prompt_of(parse(fixture!("permissionRequest"), None, verified, no_rules).unwrap());
     assert_eq!(hold, HoldMode::WhileActionable);
-    let error = parse(fixture!("postToolUse"), None, no_unlock_needed).unwrap_err();
+    let error = parse(fixture!("postToolUse"), None, no_unlock_needed, no_rules).unwrap_err();
     assert!(matches!(error, ParseError::NotAnEvent(ref why) if why.contains("not named")));
 }
 
@@ -94,6 +101,7 @@ fn once_probed_another_tool_stays_read_only() {
             event.to_string().as_bytes(),
             Some("permissionRequest"),
             verified,
+            no_rules,
         )
         .unwrap(),
     );
@@ -108,6 +116,7 @@ fn post_tool_use_correlates_with_its_permission_request_by_command() {
             fixture!("permissionRequest"),
             Some("permissionRequest"),
             read_only,
+            no_rules,
         )
         .unwrap(),
     );
@@ -119,6 +128,7 @@ fn post_tool_use_correlates_with_its_permission_request_by_command() {
         fixture!("postToolUse"),
         Some("postToolUse"),
         no_unlock_needed,
+        no_rules,
     )
     .unwrap()
     else {
@@ -134,7 +144,8 @@ fn post_tool_use_correlates_with_its_permission_request_by_command() {
 
 #[test]
 fn turn_and_session_endings_are_observed_and_the_rest_is_ignored() {
-    let named = |bytes: &[u8], name: &str| parse(bytes, Some(name), no_unlock_needed).unwrap();
+    let named =
+        |bytes: &[u8], name: &str| parse(bytes, Some(name), no_unlock_needed, no_rules).unwrap();
     assert!(matches!(
         named(fixture!("agentStop"), "agentStop"),
         HookEvent::Observe(Observation::TurnEnded { .. })
@@ -160,7 +171,8 @@ fn turn_and_session_endings_are_observed_and_the_rest_is_ignored() {
 
 #[test]
 fn input_that_is_not_an_event_is_an_error() {
-    let unnamed = |bytes: &[u8]| parse(bytes, Some("permissionRequest"), no_unlock_needed);
+    let unnamed =
+        |bytes: &[u8]| parse(bytes, Some("permissionRequest"), no_unlock_needed, no_rules);
     assert!(matches!(unnamed(b"not json"), Err(ParseError::NotJson(_))));
     assert!(matches!(unnamed(b"{}"), Err(ParseError::NotAnEvent(_))));
     let without_input = br#"{"sessionId":"s","toolName":"bash"}"#;
@@ -168,4 +180,43 @@ fn input_that_is_not_an_event_is_an_error() {
         unnamed(without_input),
         Err(ParseError::NotAnEvent(_))
     ));
+}
+
+#[test]
+fn once_probed_a_call_copilot_would_run_without_asking_is_only_watched() {
+    let mut asked = None;
+    let (prompt, hold) = prompt_of(
+        parse(
+            fixture!("permissionRequest"),
+            Some("permissionRequest"),
+            verified,
+            |command: &str, cwd: &str| {
+                asked = Some((command.to_owned(), cwd.to_owned()));
+                Some("Copilot CLI was told not to ask again about `printf`".into())
+            },
+        )
+        .unwrap(),
+    );
+    assert_eq!(hold, HoldMode::RegisterOnly);
+    assert!(prompt
+        .read_only_reason
+        .unwrap()
+        .contains("not to ask again"));
+    assert_eq!(
+        asked,
+        Some((
+            "printf approved > proof.txt".into(),
+            "/home/dev/project".into()
+        ))
+    );
+    let rules_not_asked = |_: &str, _: &str| -> Option<String> {
+        panic!("the rules are asked only for an answerable prompt")
+    };
+    parse(
+        fixture!("permissionRequest"),
+        Some("permissionRequest"),
+        read_only,
+        rules_not_asked,
+    )
+    .unwrap();
 }
