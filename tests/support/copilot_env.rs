@@ -73,7 +73,7 @@ impl CopilotEnv {
     }
 
     /// Starts Copilot in tmux and waits for its input box.
-    pub fn start(&self) -> Tmux {
+    pub fn start(&self) -> CopilotTmux {
         let env: Vec<(&str, &str)> = self
             .env
             .iter()
@@ -86,7 +86,7 @@ impl CopilotEnv {
             &[self.copilot_bin.to_str().unwrap()],
         );
         tmux.wait_for_text(READY_TEXT, START_DEADLINE);
-        tmux
+        CopilotTmux(tmux)
     }
 
     /// Types a message into Copilot and sends it.
@@ -98,6 +98,24 @@ impl CopilotEnv {
 
     pub fn marker(&self, name: &str) -> PathBuf {
         self.workspace.join(name)
+    }
+}
+
+/// Copilot's terminal; dropping it ends Copilot with `/exit` and waits for it to be gone before
+/// tmux is killed, so that Copilot writes nothing into a home the test removes next.
+pub struct CopilotTmux(Tmux);
+
+impl std::ops::Deref for CopilotTmux {
+    type Target = Tmux;
+
+    fn deref(&self) -> &Tmux {
+        &self.0
+    }
+}
+
+impl Drop for CopilotTmux {
+    fn drop(&mut self) {
+        gatehouse_adapter_copilot::probe::exit(self.0.terminal(), Duration::from_secs(15));
     }
 }
 

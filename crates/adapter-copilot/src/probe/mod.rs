@@ -148,6 +148,7 @@ pub fn run(
         ));
         results.push(result);
     }
+    exit(&terminal, Duration::from_secs(15));
     drop(terminal);
     Ok(ProbeRecord {
         copilot_version,
@@ -176,6 +177,21 @@ pub fn wait_until_ready(terminal: &Terminal, deadline: Duration) -> Result<Strin
         let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left), |screen| {
             !screen.contains(FOLDER_TRUST_TEXT)
         });
+    }
+}
+
+/// Ends Copilot with `/exit` and waits up to `deadline` for it to be gone. Killing its terminal
+/// is not enough before its home is removed: npm's loader, the terminal's process, dies at once,
+/// while the native Copilot it started goes on writing its logs and session state for a moment.
+pub fn exit(terminal: &Terminal, deadline: Duration) {
+    let started = Instant::now();
+    // Esc closes a dialog, if one is open; then the input box takes the command.
+    terminal.send_keys(&["Escape"]);
+    terminal.send_text("/exit");
+    let _ = terminal.wait_for_screen(Duration::from_secs(5), |screen| screen.contains("/exit"));
+    terminal.send_keys(&["Enter"]);
+    while !terminal.is_dead() && started.elapsed() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
