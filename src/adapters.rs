@@ -13,6 +13,9 @@ pub fn registry() -> AdapterRegistry {
         crate::config::state_dir(),
     )));
     registry.register(Arc::new(gatehouse_adapter_gemini::GeminiAdapter));
+    registry.register(Arc::new(gatehouse_adapter_copilot::CopilotAdapter::new(
+        crate::config::state_dir(),
+    )));
     registry
 }
 

@@ -7,6 +7,7 @@
 pub mod browser;
 pub mod claude_env;
 pub mod codex_env;
+pub mod copilot_env;
 pub mod fake_anthropic;
 pub mod gemini_env;
 pub mod tmux;

@@ -21,6 +21,11 @@ impl Tmux {
         Tmux { terminal }
     }
 
+    /// The harness terminal itself, for helpers that take one.
+    pub fn terminal(&self) -> &Terminal {
+        &self.terminal
+    }
+
     /// Returns the private server's name, for running tmux by hand while debugging.
     pub fn socket_name(&self) -> &str {
         self.terminal.server_name()

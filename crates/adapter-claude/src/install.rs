@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks, EntryStyle};
+use gatehouse_hook_settings::{installer, AgentHooks, EntryShape, EntryStyle};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -61,6 +61,8 @@ pub const CLAUDE_HOOKS: AgentHooks = AgentHooks {
     events: &EVENTS,
     allows_assignments_before_program: false,
     entry: EntryStyle::PLAIN,
+    entry_shape: EntryShape::MatcherGroups,
+    command_names_event: false,
 };
 
 /// Builds the hook command for a gatehouse binary, quoted for a POSIX shell. `None` when the path

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks, EntryStyle};
+use gatehouse_hook_settings::{installer, AgentHooks, EntryShape, EntryStyle};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -80,6 +80,8 @@ pub const CODEX_HOOKS: AgentHooks = AgentHooks {
     events: &EVENTS,
     allows_assignments_before_program: true,
     entry: EntryStyle::PLAIN,
+    entry_shape: EntryShape::MatcherGroups,
+    command_names_event: false,
 };
 
 /// The hooks file Codex reads for this user: `$CODEX_HOME/hooks.json`, else `~/.codex/hooks.json`.

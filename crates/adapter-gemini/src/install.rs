@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks, EntryStyle, TimeoutUnit};
+use gatehouse_hook_settings::{installer, AgentHooks, EntryShape, EntryStyle, TimeoutUnit};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -73,6 +73,8 @@ pub const GEMINI_HOOKS: AgentHooks = AgentHooks {
         name: Some(ENTRY_NAME),
         timeout_unit: TimeoutUnit::Milliseconds,
     },
+    entry_shape: EntryShape::MatcherGroups,
+    command_names_event: false,
 };
 
 /// The settings file Gemini CLI reads for this user: `$GEMINI_CLI_HOME/.gemini/settings.json`,

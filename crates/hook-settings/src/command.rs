@@ -5,6 +5,8 @@
 //! program is the first shell word, with quotes and backslash escapes removed; for an agent that
 //! allows it, leading `NAME=value` words are skipped first. The folder of the program does not
 //! matter, so an entry written by a binary that has since moved is still recognised and replaced.
+//! For an agent whose commands name their event (`... hook copilot permissionRequest`), one last
+//! word of letters and digits after the suffix is allowed.
 
 use std::path::Path;
 
@@ -27,6 +29,7 @@ impl AgentHooks {
     /// Tells whether a hook command is gatehouse's own (see the module documentation).
     #[must_use]
     pub fn is_gatehouse_command(&self, command: &str) -> bool {
+        let command = self.without_event_name(command);
         if !command.ends_with(self.command_suffix) {
             return false;
         }
@@ -45,6 +48,28 @@ impl AgentHooks {
         // Both separators are accepted so that Windows paths are recognised too.
         let file_name = program.rsplit(['/', '\\']).next().unwrap_or_default();
         file_name == "gatehouse" || file_name.eq_ignore_ascii_case("gatehouse.exe")
+    }
+}
+
+impl AgentHooks {
+    /// The command without its last word when the agent's commands name their event and that
+    /// word follows the suffix; else the command as it is.
+    fn without_event_name<'a>(&self, command: &'a str) -> &'a str {
+        if !self.command_names_event {
+            return command;
+        }
+        match command.rsplit_once(' ') {
+            Some((head, event))
+                if head.ends_with(self.command_suffix)
+                    && !event.is_empty()
+                    && event
+                        .chars()
+                        .all(|character| character.is_ascii_alphanumeric()) =>
+            {
+                head
+            }
+            _ => command,
+        }
     }
 }
 

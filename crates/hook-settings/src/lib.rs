@@ -11,10 +11,18 @@
 //! }
 //! ```
 //!
+//! Some agents (Copilot CLI) have a flat shape instead: each event holds its entries directly,
+//! with their own keys for the command and the timeout ([`EntryShape::Flat`]):
+//!
+//! ```json
+//! { "hooks": { "permissionRequest": [ { "type": "command", "bash": "...", "timeoutSec": 90 } ] } }
+//! ```
+//!
 //! An adapter describes its agent once, in an [`AgentHooks`]: the suffix of gatehouse's hook
 //! command, the events to hook, how error messages name the file, whether `NAME=value` words
-//! may come before the program, and the [`EntryStyle`] of its entries (Gemini CLI's carry a
-//! `name` and read `timeout` in milliseconds). Everything else is the same for every agent:
+//! may come before the program, the [`EntryStyle`] of its entries (Gemini CLI's carry a `name`
+//! and read `timeout` in milliseconds), the [`EntryShape`] of where they sit (Copilot CLI's are
+//! flat), and whether the command names its event. Everything else is the same for every agent:
 //!
 //! - [`command`]: which hook commands are gatehouse's ([`AgentHooks::is_gatehouse_command`]).
 //! - [`plan`]: the pure edits, [`AgentHooks::plan_install`] and [`AgentHooks::plan_uninstall`].
@@ -52,6 +60,11 @@ pub struct AgentHooks {
     /// What the agent's entries hold besides `type`, `command` and `timeout`, and the unit of
     /// `timeout`.
     pub entry: EntryStyle,
+    /// Where an event's entries sit and which keys hold their command and timeout.
+    pub entry_shape: EntryShape,
+    /// Whether each event's command ends with the event's name, as in
+    /// `gatehouse hook copilot permissionRequest`, for agents whose events do not name themselves.
+    pub command_names_event: bool,
 }
 
 /// How one agent's hook entries look.
@@ -92,6 +105,40 @@ impl TimeoutUnit {
     }
 }
 
+/// Where an event's hook entries sit in the file, and the keys of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryShape {
+    /// An event holds matcher groups, `{"matcher": M, "hooks": [entry]}`, and an entry is
+    /// `{"type": "command", "command": ..., "timeout": ...}` (Claude Code, Codex).
+    MatcherGroups,
+    /// An event holds its entries directly, `{"type": "command", COMMAND_KEY: ..., TIMEOUT_KEY:
+    /// ...}`, and matchers are not used (Copilot CLI: `bash` and `timeoutSec`).
+    Flat {
+        command_key: &'static str,
+        timeout_key: &'static str,
+    },
+}
+
+impl EntryShape {
+    /// The key of an entry's command.
+    #[must_use]
+    pub fn command_key(&self) -> &'static str {
+        match self {
+            EntryShape::MatcherGroups => "command",
+            EntryShape::Flat { command_key, .. } => command_key,
+        }
+    }
+
+    /// The key of an entry's timeout, in seconds.
+    #[must_use]
+    pub fn timeout_key(&self) -> &'static str {
+        match self {
+            EntryShape::MatcherGroups => "timeout",
+            EntryShape::Flat { timeout_key, .. } => timeout_key,
+        }
+    }
+}
+
 /// One hook event that gatehouse installs a hook for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookEvent {
@@ -101,6 +148,19 @@ pub struct HookEvent {
     pub matcher: Option<&'static str>,
     /// The timeout written into the hook entry.
     pub timeout: HookTimeout,
+}
+
+impl AgentHooks {
+    /// The command of `event`'s entry under `plan`: the plan's command, followed by the event's
+    /// name when the agent's commands name their event.
+    #[must_use]
+    pub fn command_for(&self, event: &HookEvent, plan: &HookPlan) -> String {
+        if self.command_names_event {
+            format!("{} {}", plan.command, event.name)
+        } else {
+            plan.command.clone()
+        }
+    }
 }
 
 /// How the timeout of a hook entry is chosen.

@@ -17,10 +17,14 @@
 //! - Uninstalling removes gatehouse's entries from every event (not only the agent's own), then
 //!   the matcher groups it left empty, then the events it left without groups, then `hooks` if
 //!   that ended up empty. Containers that were already empty are left alone.
+//! - For an agent of the flat shape ([`crate::EntryShape::Flat`]) an event holds its entries
+//!   directly: the same rules apply to the entries, with no groups ([`flat`]).
 
 use serde_json::{Map, Value};
 
-use crate::{AgentHooks, Change, HookEvent, HookPlan, InstallError};
+use crate::{AgentHooks, Change, EntryShape, HookEvent, HookPlan, InstallError};
+
+mod flat;
 
 impl AgentHooks {
     /// Returns the settings with gatehouse's hooks installed, and what changed.
@@ -64,7 +68,11 @@ impl AgentHooks {
                     path: None,
                     event: event.name.to_owned(),
                 })?;
-            if let Some(change) = self.install_event(event, groups, plan) {
+            let change = match self.entry_shape {
+                EntryShape::MatcherGroups => self.install_event(event, groups, plan),
+                EntryShape::Flat { .. } => self.install_flat_event(event, groups, plan),
+            };
+            if let Some(change) = change {
                 changes.push(change);
             }
         }
@@ -119,11 +127,17 @@ impl AgentHooks {
             let Some(groups) = groups_value.as_array_mut() else {
                 continue;
             };
-            let positions = self.gatehouse_entry_positions(groups);
-            if positions.is_empty() {
-                continue;
+            if let EntryShape::Flat { .. } = self.entry_shape {
+                if !self.remove_flat_entries(groups) {
+                    continue;
+                }
+            } else {
+                let positions = self.gatehouse_entry_positions(groups);
+                if positions.is_empty() {
+                    continue;
+                }
+                remove_entries(groups, &positions);
             }
-            remove_entries(groups, &positions);
             changes.push(Change::Removed {
                 event: event_name.clone(),
             });
@@ -198,28 +212,33 @@ impl AgentHooks {
         positions
     }
 
-    /// Tells whether a hook entry (one element of a matcher group's `hooks` array) is gatehouse's.
+    /// Tells whether a hook entry (one element of a matcher group's `hooks` array, or of an
+    /// event's array in the flat shape) is gatehouse's.
     fn is_gatehouse_entry(&self, entry: &Value) -> bool {
         entry
-            .get("command")
+            .get(self.entry_shape.command_key())
             .and_then(Value::as_str)
             .is_some_and(|command| self.is_gatehouse_command(command))
     }
-}
 
-impl AgentHooks {
     /// Returns the hook entry gatehouse wants for an event under the given plan: its `name`
-    /// first when the agent's entries have one, then `type`, `command` and `timeout` in the
-    /// agent's unit.
+    /// first when the agent's entries have one, then `type`, the command and the timeout (in the
+    /// agent's unit) under the keys of the agent's entry shape.
     fn desired_entry(&self, event: &HookEvent, plan: &HookPlan) -> Map<String, Value> {
         let mut entry = Map::new();
         if let Some(name) = self.entry.name {
             entry.insert("name".to_owned(), Value::from(name));
         }
         entry.insert("type".to_owned(), Value::from("command"));
-        entry.insert("command".to_owned(), Value::from(plan.command.clone()));
+        entry.insert(
+            self.entry_shape.command_key().to_owned(),
+            Value::from(self.command_for(event, plan)),
+        );
         let timeout = self.entry.timeout_unit.written(event.timeout_seconds(plan));
-        entry.insert("timeout".to_owned(), Value::from(timeout));
+        entry.insert(
+            self.entry_shape.timeout_key().to_owned(),
+            Value::from(timeout),
+        );
         entry
     }
 }

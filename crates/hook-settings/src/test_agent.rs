@@ -8,7 +8,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::{AgentHooks, Change, EntryStyle, HookEvent, HookPlan, HookTimeout, TimeoutUnit};
+use crate::{
+    AgentHooks, Change, EntryShape, EntryStyle, HookEvent, HookPlan, HookTimeout, TimeoutUnit,
+};
 
 /// The events of the made-up agent.
 const EVENTS: [HookEvent; 4] = [
@@ -41,6 +43,8 @@ pub(crate) const EXAMPLE: AgentHooks = AgentHooks {
     events: &EVENTS,
     allows_assignments_before_program: false,
     entry: EntryStyle::PLAIN,
+    entry_shape: EntryShape::MatcherGroups,
+    command_names_event: false,
 };
 
 /// The same agent, with named entries and timeouts in milliseconds (as Gemini CLI reads them).
@@ -130,4 +134,36 @@ pub(crate) fn file_names_in(folder: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// A made-up agent of the flat shape whose commands name their event, like Copilot CLI.
+pub(crate) const FLAT: AgentHooks = AgentHooks {
+    file_kind: "flat settings file",
+    command_suffix: " hook flat",
+    events: &EVENTS,
+    allows_assignments_before_program: true,
+    entry: EntryStyle::PLAIN,
+    entry_shape: EntryShape::Flat {
+        command_key: "bash",
+        timeout_key: "timeoutSec",
+    },
+    command_names_event: true,
+};
+
+pub(crate) const FLAT_COMMAND: &str = "WAIT=60 '/opt/gatehouse/bin/gatehouse' hook flat";
+
+pub(crate) fn flat_entry(event: &str, timeout: u64) -> Value {
+    json!({"type": "command", "bash": format!("{FLAT_COMMAND} {event}"), "timeoutSec": timeout})
+}
+
+/// The settings a fresh install of the flat agent produces, with a hold timeout of 90.
+pub(crate) fn flat_installed() -> Value {
+    json!({
+        "hooks": {
+            "PermissionRequest": [flat_entry("PermissionRequest", 90)],
+            "PostToolUse": [flat_entry("PostToolUse", 10)],
+            "Stop": [flat_entry("Stop", 10)],
+            "SessionEnd": [flat_entry("SessionEnd", 10)]
+        }
+    })
 }

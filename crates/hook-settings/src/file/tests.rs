@@ -415,3 +415,31 @@ fn the_temporary_file_is_created_private_with_no_content() {
         (0o600, 0)
     );
 }
+
+#[test]
+fn a_flat_install_is_written_and_removed_again() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(".copilot/settings.json");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, "{\n  \"banner\": \"never\"\n}\n").unwrap();
+
+    let report = FLAT
+        .install_file(&path, &plan_with(FLAT_COMMAND, 90))
+        .unwrap();
+    assert_eq!(report.changes.len(), 4);
+    assert!(report.backup.is_some());
+    let mut expected = flat_installed();
+    expected["banner"] = json!("never");
+    assert_eq!(
+        read_json(&path),
+        json!({"banner": "never", "hooks": expected["hooks"]})
+    );
+    let again = FLAT
+        .install_file(&path, &plan_with(FLAT_COMMAND, 90))
+        .unwrap();
+    assert_eq!(again.changes, []);
+
+    let removed = FLAT.uninstall_file(&path).unwrap();
+    assert_eq!(removed.changes.len(), 4);
+    assert_eq!(read_json(&path), json!({"banner": "never"}));
+}

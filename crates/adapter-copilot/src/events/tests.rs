@@ -1,0 +1,222 @@
+//! The parser against the payloads captured from Copilot CLI 1.0.102.
+
+use serde_json::Value;
+
+use super::*;
+
+macro_rules! fixture {
+    ($name:literal) => {
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/copilot-cli-1.0.102/",
+            $name,
+            ".shell.json"
+        ))
+    };
+}
+
+fn read_only() -> Unlock {
+    Unlock::ReadOnly {
+        reason: "no probe has checked this Copilot CLI".into(),
+    }
+}
+
+fn verified() -> Unlock {
+    Unlock::Verified {
+        version: "1.0.102".into(),
+        evidence: "by probe".into(),
+    }
+}
+
+fn no_rules(_: &str, _: &str) -> Option<String> {
+    None
+}
+
+fn no_unlock_needed() -> Unlock {
+    panic!("only a permissionRequest asks whether answers are unlocked")
+}
+
+fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
+    match event {
+        HookEvent::Prompt { prompt, hold } => (prompt, hold),
+        other => panic!("not a prompt: {other:?}"),
+    }
+}
+
+#[test]
+fn a_permission_request_is_registered_read_only_until_probed() {
+    let (prompt, hold) = prompt_of(
+        parse(
+            fixture!("permissionRequest"),
+            Some("permissionRequest"),
+            read_only,
+            no_rules,
+        )
+        .unwrap(),
+    );
+    assert_eq!(hold, HoldMode::RegisterOnly);
+    assert_eq!(prompt.adapter, "copilot");
+    assert_eq!(prompt.tool, "bash");
+    assert_eq!(prompt.summary, "printf approved > proof.txt");
+    assert_eq!(prompt.session, "94f710f6-33f6-429b-9bb7-2c7417c76028");
+    assert_eq!(prompt.cwd, "/home/dev/project");
+    let reason = prompt.read_only_reason.expect("read-only, with a reason");
+    assert!(reason.starts_with("no probe has checked"), "{reason}");
+    assert!(
+        reason.ends_with("answer it in Copilot's terminal"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn once_probed_a_bash_permission_request_is_held_while_actionable() {
+    let (prompt, hold) = prompt_of(
+        parse(
+            fixture!("permissionRequest"),
+            Some("permissionRequest"),
+            verified,
+            no_rules,
+        )
+        .unwrap(),
+    );
+    assert_eq!(hold, HoldMode::WhileActionable);
+    assert_eq!(prompt.read_only_reason, None);
+}
+
+#[test]
+fn the_event_name_falls_back_to_hook_name() {
+    let (_, hold) =
+        prompt_of(parse(fixture!("permissionRequest"), None, verified, no_rules).unwrap());
+    assert_eq!(hold, HoldMode::WhileActionable);
+    let error = parse(fixture!("postToolUse"), None, no_unlock_needed, no_rules).unwrap_err();
+    assert!(matches!(error, ParseError::NotAnEvent(ref why) if why.contains("not named")));
+}
+
+#[test]
+fn once_probed_another_tool_stays_read_only() {
+    let mut event: Value = serde_json::from_slice(fixture!("permissionRequest")).unwrap();
+    event["toolName"] = "edit".into();
+    let (prompt, hold) = prompt_of(
+        parse(
+            event.to_string().as_bytes(),
+            Some("permissionRequest"),
+            verified,
+            no_rules,
+        )
+        .unwrap(),
+    );
+    assert_eq!(hold, HoldMode::RegisterOnly);
+    assert!(prompt.read_only_reason.unwrap().contains("only bash"));
+}
+
+#[test]
+fn post_tool_use_correlates_with_its_permission_request_by_command() {
+    let (prompt, _) = prompt_of(
+        parse(
+            fixture!("permissionRequest"),
+            Some("permissionRequest"),
+            read_only,
+            no_rules,
+        )
+        .unwrap(),
+    );
+    let HookEvent::Observe(Observation::ToolFinished {
+        correlation,
+        session,
+        adapter,
+    }) = parse(
+        fixture!("postToolUse"),
+        Some("postToolUse"),
+        no_unlock_needed,
+        no_rules,
+    )
+    .unwrap()
+    else {
+        panic!("a finished tool call");
+    };
+    assert_eq!(correlation, prompt.correlation);
+    assert_eq!(
+        correlation,
+        correlation_key("bash", &"printf approved > proof.txt".into())
+    );
+    assert_eq!((adapter.as_str(), session), ("copilot", prompt.session));
+}
+
+#[test]
+fn turn_and_session_endings_are_observed_and_the_rest_is_ignored() {
+    let named =
+        |bytes: &[u8], name: &str| parse(bytes, Some(name), no_unlock_needed, no_rules).unwrap();
+    assert!(matches!(
+        named(fixture!("agentStop"), "agentStop"),
+        HookEvent::Observe(Observation::TurnEnded { .. })
+    ));
+    let submitted = br#"{"sessionId":"s","timestamp":1,"cwd":"/p","prompt":"again"}"#;
+    assert!(matches!(
+        named(submitted, "userPromptSubmitted"),
+        HookEvent::Observe(Observation::TurnEnded { .. })
+    ));
+    let ended = br#"{"sessionId":"s","timestamp":1,"cwd":"/p","reason":"user_exit"}"#;
+    assert!(matches!(
+        named(ended, "sessionEnd"),
+        HookEvent::Observe(Observation::SessionEnded { .. })
+    ));
+    for (bytes, name) in [
+        (&fixture!("preToolUse")[..], "preToolUse"),
+        (&fixture!("sessionStart")[..], "sessionStart"),
+        (&fixture!("notification")[..], "notification"),
+    ] {
+        assert_eq!(named(bytes, name), HookEvent::Ignore, "{name}");
+    }
+}
+
+#[test]
+fn input_that_is_not_an_event_is_an_error() {
+    let unnamed =
+        |bytes: &[u8]| parse(bytes, Some("permissionRequest"), no_unlock_needed, no_rules);
+    assert!(matches!(unnamed(b"not json"), Err(ParseError::NotJson(_))));
+    assert!(matches!(unnamed(b"{}"), Err(ParseError::NotAnEvent(_))));
+    let without_input = br#"{"sessionId":"s","toolName":"bash"}"#;
+    assert!(matches!(
+        unnamed(without_input),
+        Err(ParseError::NotAnEvent(_))
+    ));
+}
+
+#[test]
+fn once_probed_a_call_copilot_would_run_without_asking_is_only_watched() {
+    let mut asked = None;
+    let (prompt, hold) = prompt_of(
+        parse(
+            fixture!("permissionRequest"),
+            Some("permissionRequest"),
+            verified,
+            |command: &str, cwd: &str| {
+                asked = Some((command.to_owned(), cwd.to_owned()));
+                Some("Copilot CLI was told not to ask again about `printf`".into())
+            },
+        )
+        .unwrap(),
+    );
+    assert_eq!(hold, HoldMode::RegisterOnly);
+    assert!(prompt
+        .read_only_reason
+        .unwrap()
+        .contains("not to ask again"));
+    assert_eq!(
+        asked,
+        Some((
+            "printf approved > proof.txt".into(),
+            "/home/dev/project".into()
+        ))
+    );
+    let rules_not_asked = |_: &str, _: &str| -> Option<String> {
+        panic!("the rules are asked only for an answerable prompt")
+    };
+    parse(
+        fixture!("permissionRequest"),
+        Some("permissionRequest"),
+        read_only,
+        rules_not_asked,
+    )
+    .unwrap();
+}
