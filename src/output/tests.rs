@@ -25,6 +25,7 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
             correlation: String::new(),
             read_only_reason: None,
             host: String::new(),
+            extra: Default::default(),
         },
         actions,
         state: PromptState::Pending,
@@ -120,8 +121,11 @@ fn status_lists_each_adapter_and_what_it_offers() {
     Claude Code (claude)
       permission Bash              once, deny
       question (any tool)          answer
+      permission Write             read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
+      permission Edit              read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
+      permission MultiEdit         read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
       permission (any tool)        read-only: not verified against Claude Code; answer it in the terminal
-      plan (any tool)              read-only: not verified against Claude Code; answer it in the terminal
+      plan (any tool)              read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
 
     Codex (codex)
       permission (any tool)        read-only: no probe has checked that this Codex honours gatehouse's answers
