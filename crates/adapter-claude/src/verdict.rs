@@ -71,3 +71,6 @@ fn input_object(prompt: &NewPrompt) -> serde_json::Map<String, Value> {
         _ => serde_json::Map::new(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -763,3 +763,6 @@ fn settles(observation: &Observation, prompt: &Prompt) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod always_tests;
