@@ -3,6 +3,7 @@
 //! - `cli`: the command-line contract, against a real `gatehouse serve` on a temporary socket.
 //! - `client_library`: the same gateway driven through the client library.
 //! - `e2e_claude`: the real Claude Code in tmux against a scripted model, with gatehouse's hooks.
+//! - `e2e_claude_more`: the same for edits, `always` and plans, unlocked by `gatehouse probe claude`.
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
@@ -11,6 +12,7 @@ mod client_library;
 mod common;
 mod console;
 mod e2e_claude;
+mod e2e_claude_more;
 mod e2e_codex;
 mod hook_never_blocks;
 mod hosts;

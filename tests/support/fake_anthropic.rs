@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub use gatehouse_adapter_claude::probe::fake_anthropic::{tool_result_text, ScriptedTurn};
+pub use gatehouse_adapter_claude::probe::fake_anthropic::{
+    tool_result_text, ScriptedTurn, PLAN_FILE,
+};
 
 /// A running fake Anthropic API; it stops when dropped.
 pub struct FakeAnthropic {

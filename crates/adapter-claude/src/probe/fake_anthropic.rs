@@ -19,6 +19,10 @@ use gatehouse_harness::http::{Request, Response, ScriptedServer};
 
 use serde_json::{json, Value};
 
+/// A string in a scripted tool input that the fake replaces with the plan file Claude Code named
+/// in the request ("create your plan at PATH using the Write tool"), for scripting a plan.
+pub const PLAN_FILE: &str = "<plan file>";
+
 /// The text the fake answers with once a tool result has arrived, and for unscripted turns.
 pub const DONE_TEXT: &str = "done.";
 
@@ -258,6 +262,7 @@ fn respond(state: &mut State, method: &str, path: &str, body: &Value) -> Respons
     ));
     let stop_reason = match turn {
         Some(ScriptedTurn::ToolUse { name, input }) => {
+            let input = with_plan_file(input, body);
             let tool_use_id = format!("toolu_fake_{:04}", state.next_message);
             events.push(sse(
                 "content_block_start",
@@ -303,6 +308,31 @@ fn respond(state: &mut State, method: &str, path: &str, body: &Value) -> Respons
         status: "200 OK".into(),
         content_type: "text/event-stream".into(),
         body: events.concat().into_bytes(),
+    }
+}
+
+/// `input` with every [`PLAN_FILE`] string replaced by the plan file the request names.
+fn with_plan_file(input: Value, body: &Value) -> Value {
+    let text = body.to_string();
+    let named = text
+        .split_once("create your plan at ")
+        .and_then(|(_, rest)| rest.split_once(" using"))
+        .map(|(path, _)| path.to_owned());
+    match (input, named) {
+        (Value::String(text), Some(path)) if text == PLAN_FILE => Value::String(path),
+        (Value::Object(map), Some(path)) => Value::Object(
+            map.into_iter()
+                .map(|(key, value)| {
+                    let value = if value == PLAN_FILE {
+                        Value::String(path.clone())
+                    } else {
+                        value
+                    };
+                    (key, value)
+                })
+                .collect(),
+        ),
+        (input, _) => input,
     }
 }
 
