@@ -458,3 +458,27 @@ fn without_a_record_or_with_another_versions_edits_and_plans_are_read_only() {
         assert_eq!(world.claude_flags("Bash")["actions"][2]["verified"], false);
     }
 }
+
+#[test]
+fn always_for_every_project_merges_claudes_rule_into_the_user_settings_keeping_the_hooks() {
+    let command = node_append("user.log");
+    let Some(mut world) = World::new(vec![bash_turn(&command)], Record::Passing, &[]) else {
+        return;
+    };
+    world.start("append for every project");
+    let prompt = world.held_prompt();
+    world.answer(&prompt["id"], &["always", "--scope", "user"]);
+    assert_eq!(world.tool_result(1)["is_error"], json!(false));
+    let rule = format!("Bash({})", command.replace('(', r"\(").replace(')', r"\)"));
+    let path = world.claude.settings_path();
+    let mut settings = Value::Null;
+    wait_for(DEADLINE, "the rule in ~/.claude/settings.json", || {
+        settings = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap_or(Value::Null);
+        settings["permissions"]["allow"] == json!([rule])
+    });
+    assert!(
+        settings["hooks"]["PermissionRequest"].is_array(),
+        "gatehouse's hooks are kept: {settings}"
+    );
+    assert!(!world.file(".claude/settings.local.json").exists());
+}

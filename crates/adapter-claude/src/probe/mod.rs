@@ -19,7 +19,8 @@
 //! - `always-session`: a Bash command is allowed with its own exact-command suggestion kept for
 //!   the session; the same command again runs with no PermissionRequest, and no settings file is
 //!   written.
-//! - `plan-deny` / `plan-approve` (Claude Code started with `--permission-mode plan`): a denied
+//! - `plan-deny` / `plan-approve` (Claude Code started with `--permission-mode plan`; the model
+//!   writes its plan file, then calls ExitPlanMode, whose event must carry that plan): a denied
 //!   plan reaches the model as an error and Claude Code stays in plan mode; an approved one (the
 //!   input echoed back) reaches the model as approved and plan mode ends.
 
@@ -519,18 +520,30 @@ fn always_session(probing: &Probing<'_>) -> Result<String, String> {
     ))
 }
 
+/// The model writes its plan to the plan file Claude Code names (Claude Code 2.1.332 reads the
+/// plan from there and drops the model's own `plan` input), then asks to leave plan mode.
 fn plan_turn() -> ScriptedTurn {
-    ScriptedTurn::tool_use(
-        "ExitPlanMode",
-        json!({ "plan": "# gatehouse probe\n1. Nothing at all.\n" }),
-    )
+    ScriptedTurn::Steps(vec![
+        (
+            "Write".into(),
+            json!({ "file_path": fake_anthropic::PLAN_FILE, "content": PLAN_TEXT }),
+        ),
+        ("ExitPlanMode".into(), json!({})),
+    ])
+}
+
+/// The plan the probe's model writes.
+const PLAN_TEXT: &str = "# gatehouse probe\n1. Nothing at all.\n";
+
+fn is_the_plan(prompt: &NewPrompt) -> bool {
+    prompt.tool == "ExitPlanMode" && prompt.input["plan"] == PLAN_TEXT
 }
 
 fn plan_deny(probing: &Probing<'_>) -> Result<String, String> {
     let before = probing.fake.tool_result_count();
     probing.ask("gatehouse probe: plan-deny", plan_turn())?;
-    probing.answer_next(|prompt| prompt.tool == "ExitPlanMode", |_| deny())?;
-    let result = probing.tool_result(before + 1)?;
+    probing.answer_next(is_the_plan, |_| deny())?;
+    let result = probing.tool_result(before + 2)?;
     let screen = probing.idle_screen()?;
     let still_planning = screen.contains(PLAN_MODE_TEXT);
     denied_with_message(&result, !still_planning)
@@ -540,8 +553,8 @@ fn plan_deny(probing: &Probing<'_>) -> Result<String, String> {
 fn plan_approve(probing: &Probing<'_>) -> Result<String, String> {
     let before = probing.fake.tool_result_count();
     probing.ask("gatehouse probe: plan-approve", plan_turn())?;
-    probing.answer_next(|prompt| prompt.tool == "ExitPlanMode", |_| Ok(Answer::Once))?;
-    let result = probing.tool_result(before + 1)?;
+    probing.answer_next(is_the_plan, |_| Ok(Answer::Once))?;
+    let result = probing.tool_result(before + 2)?;
     let screen = probing.idle_screen()?;
     let approved = !is_error(&result) && tool_result_text(&result).contains("approved");
     match (approved, screen.contains(PLAN_MODE_TEXT)) {
