@@ -267,9 +267,14 @@ fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane
         "the pane Claude Code runs in: {prompt}"
     );
     assert!(prompt["terminal"]["pid"].is_u64(), "{prompt}");
+    // The hook asked tmux for the pane's session and window (the harness's session is `claude`).
+    assert_eq!(prompt["terminal"]["tmux_window"], "claude:0", "{prompt}");
     let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
     assert!(listed.contains("content: notes.txt (new file)"), "{listed}");
-    assert!(listed.contains("terminal: tmux "), "{listed}");
+    assert!(
+        listed.contains(&format!("terminal: tmux claude:0.{pane}, pid ")),
+        "{listed}"
+    );
     world.answer(&prompt["id"], &["once"]);
     let result = world.tool_result(1);
     assert_ne!(result["is_error"], json!(true), "{result}");

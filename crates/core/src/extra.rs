@@ -67,6 +67,9 @@ pub struct TerminalLocation {
     /// The tmux pane (`TMUX_PANE`, such as `%5`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tmux_pane: String,
+    /// The pane's session and window as tmux names them (`main:2`), when the hook could ask.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tmux_window: String,
     /// The agent's process id, when its hook is told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
@@ -83,15 +86,19 @@ impl TerminalLocation {
         let location = TerminalLocation {
             tmux_socket: socket,
             tmux_pane: pane.unwrap_or_default().trim().to_owned(),
+            tmux_window: String::new(),
             pid: pid.and_then(|pid| pid.trim().parse().ok()),
         };
         (location != TerminalLocation::default()).then_some(location)
     }
 
-    /// In words, such as `tmux default %5, pid 17761`; the socket by its file name.
+    /// In words, such as `tmux main:2.%5, pid 17761`, or with no window known
+    /// `tmux default %5` (the server's socket by its file name).
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
-        if !self.tmux_pane.is_empty() || !self.tmux_socket.is_empty() {
+        if !self.tmux_window.is_empty() {
+            parts.push(format!("tmux {}.{}", self.tmux_window, self.tmux_pane));
+        } else if !self.tmux_pane.is_empty() || !self.tmux_socket.is_empty() {
             let server = self.tmux_socket.rsplit('/').next().unwrap_or_default();
             parts.push(
                 format!("tmux {server} {}", self.tmux_pane)
@@ -122,6 +129,11 @@ mod tests {
         assert_eq!(location.tmux_pane, "%0");
         assert_eq!(location.pid, Some(17761));
         assert_eq!(location.describe(), "tmux default %0, pid 17761");
+        let named = TerminalLocation {
+            tmux_window: "main:2".into(),
+            ..location
+        };
+        assert_eq!(named.describe(), "tmux main:2.%0, pid 17761");
         assert_eq!(TerminalLocation::from_values(None, None, Some("x")), None);
     }
 

@@ -11,6 +11,7 @@
 //! no gateway goes to the [`spool`], and the next hook that reaches one replays it.
 
 mod spool;
+mod terminal;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -168,6 +169,9 @@ fn handle(
     // The host is the hook's to say, not the adapter's: every prompt names the machine it is on.
     if let HookEvent::Prompt { prompt, .. } = &mut event {
         prompt.host = crate::host::own_host_name().to_owned();
+        if let Some(terminal) = &mut prompt.extra.terminal {
+            terminal::name_tmux_window(terminal);
+        }
     }
     if event == HookEvent::Ignore {
         return Ok(());

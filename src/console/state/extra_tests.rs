@@ -25,6 +25,7 @@ fn with_extras() -> gatehouse_core::Prompt {
     prompt.prompt.extra.terminal = Some(TerminalLocation {
         tmux_socket: "/tmp/tmux-1000/default".into(),
         tmux_pane: "%5".into(),
+        tmux_window: String::new(),
         pid: None,
     });
     prompt

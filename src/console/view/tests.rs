@@ -397,6 +397,7 @@ fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
         terminal: Some(gatehouse_core::TerminalLocation {
             tmux_socket: "/tmp/tmux-1000/default".into(),
             tmux_pane: "%5".into(),
+            tmux_window: "main:2".into(),
             pid: Some(17761),
         }),
     };
@@ -411,7 +412,7 @@ fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
         "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
         "│Edit permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                           │"
         "│                                                                                                  │"
-        "│Terminal: tmux default %5, pid 17761                                                              │"
+        "│Terminal: tmux main:2.%5, pid 17761                                                               │"
         "│Always (A, for this session): accept edits (every file edit, for the rest of the session)         │"
         "│e.txt (edit):                                                                                     │"
         "│  --- a/e.txt                                                                                     │"
