@@ -40,6 +40,7 @@ fn prompt(index: usize, session: &str) -> NewPrompt {
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
         host: String::new(),
+        extra: Default::default(),
     }
 }
 

@@ -43,6 +43,7 @@ fn prompt(index: usize) -> NewPrompt {
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
         host: String::new(),
+        extra: Default::default(),
     }
 }
 

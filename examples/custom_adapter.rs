@@ -61,6 +61,7 @@ impl Adapter for ToyAdapter {
             correlation: format!("{tool}:{input}"),
             read_only_reason: None,
             host: String::new(),
+            extra: Default::default(),
         };
         Ok(HookEvent::Prompt {
             prompt,

@@ -8,7 +8,9 @@ use gatehouse_core::AdapterRegistry;
 
 pub fn registry() -> AdapterRegistry {
     let mut registry = AdapterRegistry::new();
-    registry.register(Arc::new(gatehouse_adapter_claude::ClaudeAdapter));
+    registry.register(Arc::new(gatehouse_adapter_claude::ClaudeAdapter::new(
+        crate::config::state_dir(),
+    )));
     registry.register(Arc::new(gatehouse_adapter_codex::CodexAdapter::new(
         crate::config::state_dir(),
     )));

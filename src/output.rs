@@ -12,6 +12,8 @@ use gatehouse_core::text::{truncate, visible};
 use gatehouse_core::{AdapterCapabilities, DecisionId, Event, Prompt, Timestamp};
 use gatehouse_host_ipc::protocol::StatusResult;
 
+mod extra;
+
 /// The widest summary shown in the table; `list --json` has the whole input.
 const SUMMARY_WIDTH: usize = 72;
 
@@ -136,6 +138,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
                 visible(&question.text)
             );
         }
+        extra::lines(&mut out, &prompt.prompt.extra);
         if let Some(reason) = &prompt.prompt.read_only_reason {
             let _ = writeln!(out, "    read-only: {}", visible(reason));
         }

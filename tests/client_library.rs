@@ -21,6 +21,7 @@ fn bash_prompt(command: &str) -> NewPrompt {
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
         host: String::new(),
+        extra: Default::default(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! - `client_library`: the same gateway driven through the client library.
 //! - `e2e_claude`: the real Claude Code in tmux against a scripted model, with gatehouse's hooks
 //!   (`e2e_codex` and `e2e_copilot` likewise for Codex and GitHub Copilot CLI).
+//! - `e2e_claude_more`: the same for edits, `always` and plans, unlocked by `gatehouse probe claude`.
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
@@ -13,6 +14,7 @@ mod client_library;
 mod common;
 mod console;
 mod e2e_claude;
+mod e2e_claude_more;
 mod e2e_codex;
 mod e2e_copilot;
 mod e2e_gemini;

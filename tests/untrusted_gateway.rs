@@ -58,15 +58,18 @@ fn hook_against(
     fake: impl FnOnce(UnixListener) -> std::thread::JoinHandle<()>,
     fixture: &str,
 ) -> std::process::Output {
+    hook_against_stdin(fake, claude_fixture(fixture).to_string().as_bytes())
+}
+
+fn hook_against_stdin(
+    fake: impl FnOnce(UnixListener) -> std::thread::JoinHandle<()>,
+    stdin: &[u8],
+) -> std::process::Output {
     let sandbox = Sandbox::new();
     let socket = sandbox.socket();
     std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
     let server = fake(UnixListener::bind(&socket).unwrap());
-    let hook = sandbox.spawn_hook(
-        "claude",
-        claude_fixture(fixture).to_string().as_bytes(),
-        &[],
-    );
+    let hook = sandbox.spawn_hook("claude", stdin, &[]);
     let output = finish(hook, Duration::from_secs(10));
     let _ = server.join();
     output
@@ -106,9 +109,13 @@ fn a_verdict_with_no_registration_is_not_delivered() {
 
 #[test]
 fn once_for_a_prompt_the_adapter_keeps_read_only_is_not_delivered() {
-    let output = hook_against(
+    // Write can be unlocked by a probe, so the prompt that no probe unlocks is a WebFetch.
+    let mut fetch = claude_fixture("PermissionRequest-Write");
+    fetch["tool_name"] = "WebFetch".into();
+    fetch["tool_input"] = serde_json::json!({ "url": "https://example.org", "prompt": "read" });
+    let output = hook_against_stdin(
         |listener| fake_gateway(listener, Some(REGISTERED), REGISTERED),
-        "PermissionRequest-Write",
+        fetch.to_string().as_bytes(),
     );
     assert_nothing_delivered(&output, "does not offer");
 }

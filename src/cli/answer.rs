@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use clap::Args;
-use gatehouse_core::{Answer, QuestionResponse};
+use gatehouse_core::{AlwaysScope, Answer, QuestionResponse};
 use gatehouse_host_ipc::ClientError;
 
 use crate::output;
@@ -15,6 +15,7 @@ pub const AFTER_HELP: &str = "\
 Examples:
   gatehouse answer a3f7 once
   gatehouse answer a3f7 deny --message 'use make clean instead'
+  gatehouse answer a3f7 always --suggestion s1 --scope project
   gatehouse answer a3f7 --pick q1=Blue
   gatehouse answer a3f7 --pick q1=Cheese --pick q1=Olives --text q2='thin crust'
 
@@ -22,15 +23,25 @@ ID is the short id that `gatehouse list` shows (or the full id). An id that coul
 prompt, or names one that has ended, is refused, and nothing is answered. What was answered is
 printed: check it.
 
-Question ids (q1, q2, ...) and option labels are shown by `gatehouse list`.";
+Question ids (q1, q2, ...) and option labels are shown by `gatehouse list`, and so are the agent's
+own suggestions (s1, s2, ...) that `always` picks from: gatehouse keeps only a rule the agent
+suggested, for this session (the default, nothing is written), this project or every project.";
 
 #[derive(Debug, Args)]
 pub struct AnswerArgs {
     /// The prompt's short id, as `gatehouse list` shows it, or its full id.
     id: String,
-    /// `once` (allow this one call) or `deny`. Omit it when answering questions.
-    #[arg(value_parser = ["once", "deny"])]
+    /// `once` (allow this one call), `deny`, or `always` (allow it and stop asking, by one of
+    /// the agent's own suggestions). Omit it when answering questions.
+    #[arg(value_parser = ["once", "deny", "always"])]
     action: Option<String>,
+    /// With `always`: the agent's suggestion to keep, as `gatehouse list` shows it (s1, ...)
+    /// [default: the prompt's only one].
+    #[arg(long, value_name = "ID")]
+    suggestion: Option<String>,
+    /// With `always`: where the rule is kept.
+    #[arg(long, value_enum, default_value_t = Scope::Session)]
+    scope: Scope,
     /// With `deny`: the reason, passed on to the agent.
     #[arg(long, short, value_name = "TEXT")]
     message: Option<String>,
@@ -46,14 +57,41 @@ pub struct AnswerArgs {
     json: bool,
 }
 
+/// Where an `always` rule is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Scope {
+    /// This session of the agent only; nothing is written.
+    Session,
+    /// This project (for Claude Code, `.claude/settings.local.json`).
+    Project,
+    /// Every project of yours (for Claude Code, `~/.claude/settings.json`).
+    User,
+}
+
+impl From<Scope> for AlwaysScope {
+    fn from(scope: Scope) -> Self {
+        match scope {
+            Scope::Session => AlwaysScope::Session,
+            Scope::Project => AlwaysScope::Project,
+            Scope::User => AlwaysScope::User,
+        }
+    }
+}
+
 impl AnswerArgs {
     fn to_answer(&self) -> anyhow::Result<Answer> {
         let answering_questions = !self.pick.is_empty() || !self.text.is_empty();
+        let always = self.action.as_deref() == Some("always");
+        if !always && (self.suggestion.is_some() || self.scope != Scope::Session) {
+            bail!("--suggestion and --scope go with `always`");
+        }
         match (self.action.as_deref(), answering_questions) {
             (Some(action), true) => bail!("`{action}` cannot be combined with --pick or --text: questions take only --pick/--text"),
             (None, false) => bail!("say `once` or `deny`, or answer questions with --pick QID=LABEL / --text QID=TEXT"),
             (Some("once"), false) if self.message.is_some() => bail!("--message goes with `deny`, not `once`"),
             (Some("once"), false) => Ok(Answer::Once),
+            (Some("always"), false) if self.message.is_some() => bail!("--message goes with `deny`, not `always`"),
+            (Some("always"), false) => Ok(Answer::Always { suggestion: self.suggestion.clone(), scope: self.scope.into() }),
             (Some(_), false) => Ok(Answer::Deny { message: self.message.clone() }),
             (None, true) => {
                 if self.message.is_some() {
@@ -181,10 +219,23 @@ mod tests {
                 message: Some("no".into())
             })
         );
-        assert!(
-            answer(&["abcd", "always"]).is_err(),
-            "always is never offered"
+        assert_eq!(
+            answer(&["abcd", "always"]),
+            Ok(Answer::Always {
+                suggestion: None,
+                scope: AlwaysScope::Session
+            })
         );
+        assert_eq!(
+            answer(&["abcd", "always", "--suggestion", "s2", "--scope", "project"]),
+            Ok(Answer::Always {
+                suggestion: Some("s2".into()),
+                scope: AlwaysScope::Project
+            })
+        );
+        assert!(answer(&["abcd", "once", "--scope", "user"]).is_err());
+        assert!(answer(&["abcd", "deny", "--suggestion", "s1"]).is_err());
+        assert!(answer(&["abcd", "always", "--scope", "everywhere"]).is_err());
         assert!(answer(&["abcd"]).unwrap_err().contains("--pick"));
         assert!(answer(&["abcd", "once", "--message", "x"]).is_err());
     }

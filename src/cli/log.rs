@@ -57,6 +57,11 @@ fn line(record: &AuditRecord, ids: &output::ShownIds) -> String {
                 .collect();
             line.push_str(&format!("  answers: {}", answers.join("; ")));
         }
+        Some(Answer::Always { suggestion, scope }) => line.push_str(&format!(
+            "  always: suggestion {} for the {}",
+            visible(suggestion.as_deref().unwrap_or("?")),
+            scope.as_str()
+        )),
         _ => {}
     }
     line

@@ -56,6 +56,12 @@ pub enum Intent {
     Nothing,
     Send(GatewayCommand),
     Quit,
+    /// Switch the person's tmux client to the pane of the selected prompt's agent
+    /// (`tmux -S SOCKET switch-client -t PANE`).
+    SwitchPane {
+        socket: String,
+        pane: String,
+    },
 }
 
 /// A desktop notification to raise (when the person asked for them).

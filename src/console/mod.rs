@@ -79,7 +79,13 @@ async fn run_loop(
     commands: UnboundedSender<GatewayCommand>,
     notify: bool,
 ) -> anyhow::Result<()> {
-    let mut state = ConsoleState::default();
+    let mut state = ConsoleState {
+        own_tmux_socket: std::env::var("TMUX")
+            .ok()
+            .and_then(|tmux| tmux.split(',').next().map(str::to_owned))
+            .filter(|socket| !socket.is_empty()),
+        ..ConsoleState::default()
+    };
     let mut redraw = tokio::time::interval(REDRAW_INTERVAL);
     loop {
         terminal
@@ -93,6 +99,7 @@ async fn run_loop(
                         let _ = commands.send(command);
                     }
                     Intent::Nothing => {}
+                    Intent::SwitchPane { socket, pane } => switch_pane(&mut state, &socket, &pane),
                 },
                 Some(_) => {}
                 None => return Ok(()),
@@ -120,4 +127,24 @@ fn read_terminal_events() -> UnboundedReceiver<TerminalEvent> {
         }
     });
     receiver
+}
+
+/// Switches the person's tmux client to `pane` of the server at `socket`; says so if it fails.
+fn switch_pane(state: &mut ConsoleState, socket: &str, pane: &str) {
+    let switched = std::process::Command::new("tmux")
+        .args(["-S", socket, "switch-client", "-t", pane])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !switched {
+        state.notice = Some(state::Notice {
+            text: format!(
+                "tmux could not switch to pane {}",
+                gatehouse_core::text::visible(pane)
+            ),
+            tone: state::Tone::Warning,
+        });
+    }
 }

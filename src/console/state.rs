@@ -129,6 +129,9 @@ pub struct ConsoleState {
     pub awaiting_reply: Vec<DecisionId>,
     /// How many lines the detail pane is scrolled down.
     pub detail_scroll: u16,
+    /// The socket of the tmux server the console runs in (from `TMUX`), if any: a prompt's pane
+    /// in the same server can be switched to.
+    pub own_tmux_socket: Option<String>,
 }
 
 impl Default for ConsoleState {
@@ -143,6 +146,7 @@ impl Default for ConsoleState {
             list_changed_at: None,
             awaiting_reply: Vec::new(),
             detail_scroll: 0,
+            own_tmux_socket: None,
         }
     }
 }
@@ -404,3 +408,6 @@ impl ConsoleState {
 
 #[cfg(test)]
 pub(super) mod tests;
+
+#[cfg(test)]
+mod extra_tests;

@@ -221,6 +221,7 @@ fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>>
         };
         lines.extend(question_lines(prompt, form));
     } else {
+        lines.extend(extra::lines(&prompt.prompt.extra));
         lines.extend(input_lines(prompt));
     }
     lines
@@ -358,14 +359,17 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
             } else {
                 let mut keys: Vec<&str> = actions
                     .iter()
-                    .filter_map(|action| match action {
-                        Action::Once => Some("o allow once"),
-                        Action::Deny => Some("d deny"),
-                        Action::Answer => Some("a answer"),
-                        Action::Always => None,
+                    .map(|action| match action {
+                        Action::Once => "o allow once",
+                        Action::Deny => "d deny",
+                        Action::Answer => "a answer",
+                        Action::Always => "A always (session)",
                     })
                     .collect();
                 keys.push("r release to terminal");
+                if state.can_switch_to_pane() {
+                    keys.push("t go to its pane");
+                }
                 format!("{} · {movement}", keys.join(" · "))
             }
         }
@@ -403,6 +407,8 @@ fn keep_end(text: &str, width: usize) -> String {
     let kept: String = text.chars().skip(length - (width - 1)).collect();
     format!("…{kept}")
 }
+
+mod extra;
 
 #[cfg(test)]
 mod tests;

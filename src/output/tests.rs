@@ -25,6 +25,7 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
             correlation: String::new(),
             read_only_reason: None,
             host: String::new(),
+            extra: Default::default(),
         },
         actions,
         state: PromptState::Pending,
@@ -120,8 +121,11 @@ fn status_lists_each_adapter_and_what_it_offers() {
     Claude Code (claude)
       permission Bash              once, deny
       question (any tool)          answer
+      permission Write             read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
+      permission Edit              read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
+      permission MultiEdit         read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
       permission (any tool)        read-only: not verified against Claude Code; answer it in the terminal
-      plan (any tool)              read-only: not verified against Claude Code; answer it in the terminal
+      plan (any tool)              read-only: no probe has checked this Claude Code version; run `gatehouse probe claude`
 
     Codex (codex)
       permission (any tool)        read-only: no probe has checked that this Codex honours gatehouse's answers
@@ -308,4 +312,45 @@ fn a_prompt_from_another_host_names_it_and_its_text_is_made_visible() {
     let added = event_line(&Event::Added { prompt: remote }, &ShownIds::default());
     assert_inert(&added);
     assert_snapshot!(added, @r"2026-11-30T03:13:28.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude@devbox\e[8m Bash: make test");
+}
+
+#[test]
+fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
+    let mut edit = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba60d",
+        "Edit",
+        "/home/dev/project/e.txt",
+        vec![Action::Once, Action::Deny, Action::Always],
+        3,
+    );
+    edit.prompt.extra = gatehouse_core::PromptExtra {
+        preview: Some(gatehouse_core::Preview {
+            format: gatehouse_core::PreviewFormat::Diff,
+            title: "e.txt (edit)".into(),
+            text: "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-alpha\n+beta\x1b[2J\n".into(),
+        }),
+        suggestions: vec![gatehouse_core::Suggestion {
+            id: "s1".into(),
+            summary: "accept edits (every file edit, for the rest of the session)".into(),
+            scopes: vec![gatehouse_core::AlwaysScope::Session],
+            native: serde_json::json!({}),
+        }],
+        terminal: gatehouse_core::TerminalLocation::from_values(
+            Some("/tmp/tmux-1000/default,17754,0"),
+            Some("%5"),
+            Some("17761"),
+        ),
+    };
+    assert_snapshot!(prompt_table(&[edit], NOW), @r"
+    ID                                    AGENT   TOOL  AGE  ACTIONS           SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba60d  claude  Edit  3s   once,deny,always  /home/dev/project/e.txt
+        terminal: tmux default %5, pid 17761
+        always s1: accept edits (every file edit, for the rest of the session) (session)
+        diff: e.txt (edit)
+          --- a/e.txt
+          +++ b/e.txt
+          @@ -1 +1 @@
+          -alpha
+          +beta\e[2J
+    ");
 }

@@ -27,6 +27,9 @@ pub const CLAUDE_VERSION: &str = "2.1.332";
 /// Text in the footer under the input box while Claude Code is idle and ready for a prompt.
 pub const READY_TEXT: &str = "? for shortcuts";
 
+/// The footer under the input box in plan mode, where `? for shortcuts` is not shown.
+pub const PLAN_MODE_TEXT: &str = "plan mode on";
+
 /// The question line of the Bash permission dialog.
 pub const BASH_DIALOG: &str = "Do you want to proceed?";
 
@@ -69,6 +72,8 @@ pub struct ClaudeEnv {
     claude_bin: PathBuf,
     base_url: String,
     extra_env: Vec<(String, String)>,
+    extra_args: Vec<String>,
+    keep_tmux_variables: bool,
 }
 
 impl ClaudeEnv {
@@ -98,6 +103,8 @@ impl ClaudeEnv {
             claude_bin: claude_bin.to_path_buf(),
             base_url: fake.base_url(),
             extra_env: Vec::new(),
+            extra_args: Vec::new(),
+            keep_tmux_variables: false,
         };
         env.write_claude_json();
         env.write_settings(&json!({}));
@@ -202,13 +209,32 @@ impl ClaudeEnv {
         env
     }
 
+    /// Adds arguments to the command line that starts Claude Code, such as
+    /// `--permission-mode plan`.
+    pub fn add_args(&mut self, arguments: &[&str]) {
+        self.extra_args
+            .extend(arguments.iter().map(|argument| argument.to_string()));
+    }
+
+    /// Lets Claude Code (and so its hooks) see the `TMUX` and `TMUX_PANE` of its pane.
+    pub fn keep_tmux_variables(&mut self) {
+        self.keep_tmux_variables = true;
+    }
+
+    /// Returns the Claude Code executable.
+    pub fn claude_bin(&self) -> &Path {
+        &self.claude_bin
+    }
+
     /// Returns the command line that starts Claude Code.
     pub fn command(&self) -> Vec<String> {
-        vec![
+        let mut command = vec![
             self.claude_bin.display().to_string(),
             "--model".to_string(),
             MODEL.to_string(),
-        ]
+        ];
+        command.extend(self.extra_args.iter().cloned());
+        command
     }
 
     /// Starts Claude Code in a new tmux session and waits until its input box is ready.
@@ -218,7 +244,11 @@ impl ClaudeEnv {
             env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let command = self.command();
         let command_refs: Vec<&str> = command.iter().map(String::as_str).collect();
-        let tmux = Tmux::start("claude", &self.workspace, &env_refs, &command_refs);
+        let tmux = if self.keep_tmux_variables {
+            Tmux::start_keeping_tmux_variables("claude", &self.workspace, &env_refs, &command_refs)
+        } else {
+            Tmux::start("claude", &self.workspace, &env_refs, &command_refs)
+        };
         wait_idle(&tmux, START_DEADLINE);
         tmux
     }
@@ -259,7 +289,11 @@ pub fn wait_idle(tmux: &Tmux, deadline: Duration) -> String {
     tmux.wait_for_screen(
         deadline,
         "Claude Code to be idle with its input box shown",
-        |s| s.contains(READY_TEXT) && input_box(s).is_some(),
+        |s| {
+            (s.contains(READY_TEXT) || s.contains(PLAN_MODE_TEXT))
+                && !s.contains("esc to interrupt")
+                && input_box(s).is_some()
+        },
     )
 }
 

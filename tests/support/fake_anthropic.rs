@@ -1,356 +1,49 @@
-//! A scripted fake of the Anthropic Messages API for driving the real Claude Code CLI.
-//!
-//! The fake is a [`gatehouse_harness::http::ScriptedServer`] (loopback, a thread a connection,
-//! `Connection: close`) with the Anthropic-specific answers here. Each new user turn sent to
-//! `POST /v1/messages` (a streaming request that carries tools and whose last user message holds
-//! typed text) is answered with the next `ScriptedTurn`, streamed as server-sent events. When the
-//! following request carries `tool_result` blocks, the fake records them and answers with the
-//! short text `done.`, which ends the turn. Side requests (no tools, non-streaming requests, token
-//! counting) get short harmless answers, and unknown paths get a 404 JSON error. Every request
-//! body is recorded so that tests can inspect what Claude Code sent.
+//! The tests' view of the one fake Anthropic API, which lives in the Claude adapter's probe
+//! ([`gatehouse_adapter_claude::probe::fake_anthropic`]): the same fake, with waits that panic
+//! when their deadline passes, as a test wants.
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::ops::Deref;
 use std::time::Duration;
 
-use gatehouse_harness::http::{Request, Response, ScriptedServer};
+use serde_json::Value;
 
-use serde_json::{json, Value};
-
-/// The text the fake answers with once a tool result has arrived, and for unscripted turns.
-pub const DONE_TEXT: &str = "done.";
-
-/// One scripted answer to a user turn.
-#[derive(Debug, Clone)]
-pub enum ScriptedTurn {
-    /// The model asks to use the tool `name` with `input`; after the tool result arrives the
-    /// fake answers with the text `done.`.
-    ToolUse { name: String, input: Value },
-    /// The model answers with this text and no tool use.
-    Text(String),
-}
-
-impl ScriptedTurn {
-    /// Builds a tool-use turn from a tool name and its input.
-    pub fn tool_use(name: &str, input: Value) -> ScriptedTurn {
-        ScriptedTurn::ToolUse {
-            name: name.to_string(),
-            input,
-        }
-    }
-}
-
-/// One request as the fake received it.
-#[derive(Debug, Clone)]
-pub struct RecordedRequest {
-    /// The HTTP method, such as `POST`.
-    pub method: String,
-    /// The request target including any query string, such as `/v1/messages?beta=true`.
-    pub path: String,
-    /// The parsed JSON body, or `Value::Null` when there was no body, or a string when the
-    /// body was not JSON.
-    pub body: Value,
-}
-
-/// The state shared between the test and the server threads.
-#[derive(Default)]
-struct State {
-    script: VecDeque<ScriptedTurn>,
-    requests: Vec<RecordedRequest>,
-    tool_results: Vec<Value>,
-    seen_tool_use_ids: HashSet<String>,
-    next_message: u64,
-}
+pub use gatehouse_adapter_claude::probe::fake_anthropic::{
+    tool_result_text, ScriptedTurn, PLAN_FILE,
+};
 
 /// A running fake Anthropic API; it stops when dropped.
 pub struct FakeAnthropic {
-    server: ScriptedServer,
-    state: Arc<Mutex<State>>,
+    fake: gatehouse_adapter_claude::probe::fake_anthropic::FakeAnthropic,
+}
+
+impl Deref for FakeAnthropic {
+    type Target = gatehouse_adapter_claude::probe::fake_anthropic::FakeAnthropic;
+
+    fn deref(&self) -> &Self::Target {
+        &self.fake
+    }
 }
 
 impl FakeAnthropic {
     /// Starts the fake on a free loopback port with the given script of turns.
     pub fn start(script: Vec<ScriptedTurn>) -> FakeAnthropic {
-        let state = Arc::new(Mutex::new(State {
-            script: script.into(),
-            ..State::default()
-        }));
-        let answering = Arc::clone(&state);
-        let server = ScriptedServer::start(move |request| answer(request, &answering))
+        let fake = gatehouse_adapter_claude::probe::fake_anthropic::FakeAnthropic::start(script)
             .expect("start the fake Anthropic API");
-        FakeAnthropic { server, state }
-    }
-
-    /// Returns the URL to put in `ANTHROPIC_BASE_URL`.
-    pub fn base_url(&self) -> String {
-        self.server.base_url()
-    }
-
-    /// Returns the recorded `tool_result` content blocks, in the order they arrived.
-    pub fn tool_results(&self) -> Vec<Value> {
-        self.lock().tool_results.clone()
-    }
-
-    /// Returns the bodies of all requests received so far, in order.
-    pub fn requests(&self) -> Vec<Value> {
-        self.lock()
-            .requests
-            .iter()
-            .map(|r| r.body.clone())
-            .collect()
-    }
-
-    /// Returns all requests received so far with their method and path.
-    pub fn recorded_requests(&self) -> Vec<RecordedRequest> {
-        self.lock().requests.clone()
-    }
-
-    /// Returns how many scripted turns have not been used yet.
-    pub fn remaining_turns(&self) -> usize {
-        self.lock().script.len()
-    }
-
-    /// Appends a turn to the end of the script.
-    pub fn push_turn(&self, turn: ScriptedTurn) {
-        self.lock().script.push_back(turn);
+        FakeAnthropic { fake }
     }
 
     /// Waits until at least `n` tool results have arrived and returns them all; it panics when
     /// `deadline` passes first.
     pub fn wait_for_tool_results(&self, n: usize, deadline: Duration) -> Vec<Value> {
         let what = format!("{n} tool result(s) at the fake Anthropic API");
-        super::wait_until(deadline, &what, || self.lock().tool_results.len() >= n);
-        self.tool_results()
+        super::wait_until(deadline, &what, || self.fake.tool_result_count() >= n);
+        self.fake.tool_results()
     }
 
     /// Waits until at least `n` requests have arrived; it panics when `deadline` passes first.
     pub fn wait_for_requests(&self, n: usize, deadline: Duration) -> Vec<Value> {
         let what = format!("{n} request(s) at the fake Anthropic API");
-        super::wait_until(deadline, &what, || self.lock().requests.len() >= n);
-        self.requests()
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        // A panic on a server thread must not hide the recorded data from the test.
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-/// Records the request and answers it from the script.
-fn answer(request: &Request, state: &Mutex<State>) -> Response {
-    let body = if request.body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(&request.body)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&request.body).into_owned()))
-    };
-    let mut state = state
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    state.requests.push(RecordedRequest {
-        method: request.method.clone(),
-        path: request.path.clone(),
-        body: body.clone(),
-    });
-    respond(&mut state, &request.method, &request.path, &body)
-}
-
-fn respond(state: &mut State, method: &str, path: &str, body: &Value) -> Response {
-    let route = path.split('?').next().unwrap_or(path);
-    if method == "POST" && route == "/v1/messages/count_tokens" {
-        return json_response("200 OK", &json!({ "input_tokens": 10 }));
-    }
-    if method != "POST" || route != "/v1/messages" {
-        let error = json!({
-            "type": "error",
-            "error": { "type": "not_found_error", "message": format!("no route for {method} {path}") }
-        });
-        return json_response("404 Not Found", &error);
-    }
-    state.next_message += 1;
-    let message_id = format!("msg_fake_{:04}", state.next_message);
-    let model = body
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or("claude-haiku-4-5")
-        .to_string();
-    let has_tools = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .is_some_and(|t| !t.is_empty());
-    let streaming = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let last_user = last_user_content(body);
-
-    // Tool results are recorded once each, even if Claude Code repeats a request.
-    let mut saw_new_user_text = false;
-    for block in &last_user {
-        match block.get("type").and_then(Value::as_str) {
-            Some("tool_result") => {
-                let id = block
-                    .get("tool_use_id")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                if state.seen_tool_use_ids.insert(id) {
-                    state.tool_results.push(block.clone());
-                }
-            }
-            Some("text") => {
-                let text = block.get("text").and_then(Value::as_str).unwrap_or("");
-                if !text.trim_start().starts_with("<system-reminder>") {
-                    saw_new_user_text = true;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    // Only a main-loop request (streaming, with tools) that opens a new user turn uses the script.
-    let turn = if has_tools && streaming && saw_new_user_text {
-        state.script.pop_front()
-    } else {
-        None
-    };
-    let reply_text = if has_tools { DONE_TEXT } else { "OK" };
-    if !streaming {
-        let message = json!({
-            "id": message_id,
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": [{ "type": "text", "text": reply_text }],
-            "stop_reason": "end_turn",
-            "stop_sequence": null,
-            "usage": { "input_tokens": 10, "output_tokens": 2 }
-        });
-        return json_response("200 OK", &message);
-    }
-    let mut events = Vec::new();
-    events.push(sse(
-        "message_start",
-        &json!({
-            "type": "message_start",
-            "message": {
-                "id": message_id,
-                "type": "message",
-                "role": "assistant",
-                "model": model,
-                "content": [],
-                "stop_reason": null,
-                "stop_sequence": null,
-                "usage": { "input_tokens": 10, "output_tokens": 1 }
-            }
-        }),
-    ));
-    let stop_reason = match turn {
-        Some(ScriptedTurn::ToolUse { name, input }) => {
-            let tool_use_id = format!("toolu_fake_{:04}", state.next_message);
-            events.push(sse(
-                "content_block_start",
-                &json!({
-                    "type": "content_block_start",
-                    "index": 0,
-                    "content_block": { "type": "tool_use", "id": tool_use_id, "name": name, "input": {} }
-                }),
-            ));
-            events.push(sse(
-                "content_block_delta",
-                &json!({
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": { "type": "input_json_delta", "partial_json": input.to_string() }
-                }),
-            ));
-            "tool_use"
-        }
-        Some(ScriptedTurn::Text(text)) => {
-            push_text_block(&mut events, &text);
-            "end_turn"
-        }
-        None => {
-            push_text_block(&mut events, reply_text);
-            "end_turn"
-        }
-    };
-    events.push(sse(
-        "content_block_stop",
-        &json!({ "type": "content_block_stop", "index": 0 }),
-    ));
-    events.push(sse(
-        "message_delta",
-        &json!({
-            "type": "message_delta",
-            "delta": { "stop_reason": stop_reason, "stop_sequence": null },
-            "usage": { "output_tokens": 5 }
-        }),
-    ));
-    events.push(sse("message_stop", &json!({ "type": "message_stop" })));
-    Response {
-        status: "200 OK".into(),
-        content_type: "text/event-stream".into(),
-        body: events.concat().into_bytes(),
-    }
-}
-
-/// Returns the content blocks of the last message when it is a user message.
-fn last_user_content(body: &Value) -> Vec<Value> {
-    let Some(last) = body
-        .get("messages")
-        .and_then(Value::as_array)
-        .and_then(|m| m.last())
-    else {
-        return Vec::new();
-    };
-    if last.get("role").and_then(Value::as_str) != Some("user") {
-        return Vec::new();
-    }
-    match last.get("content") {
-        Some(Value::Array(blocks)) => blocks.clone(),
-        Some(Value::String(text)) => vec![json!({ "type": "text", "text": text })],
-        _ => Vec::new(),
-    }
-}
-
-/// Appends the start and delta events of a text content block.
-fn push_text_block(events: &mut Vec<String>, text: &str) {
-    events.push(sse(
-        "content_block_start",
-        &json!({
-            "type": "content_block_start",
-            "index": 0,
-            "content_block": { "type": "text", "text": "" }
-        }),
-    ));
-    events.push(sse(
-        "content_block_delta",
-        &json!({
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": { "type": "text_delta", "text": text }
-        }),
-    ));
-}
-
-/// Formats one server-sent event.
-fn sse(event: &str, data: &Value) -> String {
-    format!("event: {event}\ndata: {data}\n\n")
-}
-
-fn json_response(status: &str, body: &Value) -> Response {
-    Response::json(status, body.to_string())
-}
-
-/// Returns the text of a tool result's content, whether it is a string or a list of blocks.
-pub fn tool_result_text(block: &Value) -> String {
-    match block.get("content") {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
+        super::wait_until(deadline, &what, || self.fake.request_count() >= n);
+        self.fake.requests()
     }
 }

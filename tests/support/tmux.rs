@@ -26,9 +26,26 @@ impl Tmux {
         &self.terminal
     }
 
+    /// Like [`Tmux::start`], with the `TMUX` and `TMUX_PANE` tmux gives the pane kept.
+    pub fn start_keeping_tmux_variables(
+        name: &str,
+        cwd: &Path,
+        env: &[(&str, &str)],
+        command: &[&str],
+    ) -> Tmux {
+        let terminal = Terminal::start_keeping_tmux_variables(name, cwd, env, command)
+            .unwrap_or_else(|error| panic!("{error}"));
+        Tmux { terminal }
+    }
+
     /// Returns the private server's name, for running tmux by hand while debugging.
     pub fn socket_name(&self) -> &str {
         self.terminal.server_name()
+    }
+
+    /// Returns the tmux id of the program's pane, such as `%0`.
+    pub fn pane_id(&self) -> String {
+        self.terminal.pane_id()
     }
 
     /// Returns the visible screen as plain text, one line per row.

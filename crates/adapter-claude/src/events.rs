@@ -3,11 +3,13 @@
 //! observations that settle prompts answered in the terminal; everything else is ignored.
 
 use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
+use gatehouse_core::{
+    HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind, TerminalLocation,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{questions, ADAPTER_ID};
+use crate::{preview, questions, suggestions, ADAPTER_ID};
 
 /// The longest summary kept, in characters.
 const SUMMARY_CHARS: usize = 300;
@@ -23,10 +25,35 @@ struct RawEvent {
     tool_name: Option<String>,
     #[serde(default)]
     tool_input: Option<Value>,
+    #[serde(default)]
+    permission_suggestions: Option<Value>,
 }
 
-/// Reads one hook event.
+/// What the hook knows beyond its stdin, handed in so that parsing stays pure: where Claude Code
+/// runs, and a reader for the file an edit changes (its text when it exists, is small and is
+/// text; see [`preview::MAX_FILE_BYTES`]).
+pub struct Surroundings<'a> {
+    pub terminal: Option<TerminalLocation>,
+    pub read_file: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Surroundings<'_> {
+    /// Nothing known: no terminal, no file on disk.
+    pub fn none() -> Surroundings<'static> {
+        Surroundings {
+            terminal: None,
+            read_file: &|_| None,
+        }
+    }
+}
+
+/// Reads one hook event, knowing nothing beyond it.
 pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
+    parse_in(stdin, &Surroundings::none())
+}
+
+/// Reads one hook event in `surroundings`.
+pub fn parse_in(stdin: &[u8], surroundings: &Surroundings<'_>) -> Result<HookEvent, ParseError> {
     let value: Value =
         serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
     let event: RawEvent =
@@ -45,7 +72,7 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
     };
     match event.hook_event_name.as_str() {
         "PermissionRequest" => {
-            let prompt = prompt(&event, tool()?, input()?);
+            let prompt = prompt(&event, tool()?, input()?, surroundings);
             Ok(HookEvent::Prompt {
                 prompt,
                 hold: HoldMode::UntilOutcome,
@@ -79,7 +106,19 @@ fn missing(event: &RawEvent, field: &str) -> ParseError {
     ))
 }
 
-fn prompt(event: &RawEvent, tool: String, input: Value) -> NewPrompt {
+fn prompt(
+    event: &RawEvent,
+    tool: String,
+    input: Value,
+    surroundings: &Surroundings<'_>,
+) -> NewPrompt {
+    let on_disk =
+        preview::edited_file(&tool, &input).and_then(|path| (surroundings.read_file)(&path));
+    let extra = gatehouse_core::PromptExtra {
+        preview: preview::preview(&tool, &input, &event.cwd, on_disk.as_deref()),
+        suggestions: suggestions::from_event(event.permission_suggestions.as_ref()),
+        terminal: surroundings.terminal.clone(),
+    };
     let mut prompt = NewPrompt {
         adapter: ADAPTER_ID.into(),
         session: event.session_id.clone(),
@@ -92,6 +131,7 @@ fn prompt(event: &RawEvent, tool: String, input: Value) -> NewPrompt {
         questions: Vec::new(),
         read_only_reason: None,
         host: String::new(),
+        extra,
     };
     match prompt.tool.as_str() {
         "AskUserQuestion" => {

@@ -6,18 +6,30 @@
 //!
 //! What is proven against the real Claude Code 2.1 (see docs/ARCHITECTURE.md and the end-to-end
 //! tests): a PermissionRequest hook can allow or deny a Bash call, and can answer AskUserQuestion
-//! with `updatedInput`, while the terminal's own prompt stays live. Everything else is read-only.
+//! with `updatedInput`, while the terminal's own prompt stays live. Edits (Write, Edit,
+//! MultiEdit), `always` from Claude Code's own suggestions, and plan approval are unlocked per
+//! Claude Code version by `gatehouse probe claude` ([`probe`], [`record`]). Everything else is
+//! read-only.
 
 pub mod events;
 pub mod install;
+pub mod preview;
+pub mod probe;
 mod questions;
-mod verdict;
+pub mod record;
+pub mod suggestions;
+pub mod verdict;
+pub mod version;
 
-use gatehouse_core::kit::HookInstaller;
+use std::path::{Path, PathBuf};
+
+use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, Verdict,
+    ParseError, PromptKind, TerminalLocation, Verdict,
 };
+
+use crate::record::{Gate, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook claude`.
 pub const ADAPTER_ID: &str = "claude";
@@ -25,9 +37,21 @@ pub const ADAPTER_ID: &str = "claude";
 /// The Claude Code version whose behaviour the end-to-end tests prove.
 pub const VERIFIED_VERSION: &str = "2.1.332";
 
-/// The Claude Code adapter.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ClaudeAdapter;
+/// The edit tools whose `once` and `deny` a probe unlocks.
+pub const EDIT_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
+
+/// The Claude Code adapter. It finds the probe record in gatehouse's state folder, which the
+/// binary names (`None`: no folder is known, so nothing beyond Bash and questions is unlocked).
+#[derive(Debug, Default, Clone)]
+pub struct ClaudeAdapter {
+    state_dir: Option<PathBuf>,
+}
+
+impl ClaudeAdapter {
+    pub fn new(state_dir: Option<PathBuf>) -> Self {
+        ClaudeAdapter { state_dir }
+    }
+}
 
 impl Adapter for ClaudeAdapter {
     fn id(&self) -> &'static str {
@@ -38,20 +62,34 @@ impl Adapter for ClaudeAdapter {
         "Claude Code"
     }
 
+    /// Reads the probe record and, when there is one, runs the installed `claude --version`:
+    /// called when a gateway starts and every few seconds after, so a probe takes effect without
+    /// a restart.
     fn capabilities(&self) -> AdapterCapabilities {
-        capabilities()
+        capabilities_for(&installed_unlocks(self.state_dir.as_deref()))
     }
 
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
-        capabilities().deliverable(prompt)
+        capabilities_for(&Unlocks::all()).deliverable(prompt)
     }
 
+    /// Reads the terminal from the hook's environment (`TMUX`, `TMUX_PANE`, `CLAUDE_PID`) and
+    /// the file an edit changes from disk, for its diff.
     fn parse_hook_event(
         &self,
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        events::parse(stdin)
+        let variable = |name: &str| std::env::var(name).ok();
+        let surroundings = events::Surroundings {
+            terminal: TerminalLocation::from_values(
+                variable("TMUX").as_deref(),
+                variable("TMUX_PANE").as_deref(),
+                variable("CLAUDE_PID").as_deref(),
+            ),
+            read_file: &read_small_text_file,
+        };
+        events::parse_in(stdin, &surroundings)
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
@@ -61,57 +99,148 @@ impl Adapter for ClaudeAdapter {
     fn installer(&self) -> Option<&dyn HookInstaller> {
         Some(&install::ClaudeInstaller)
     }
+
+    fn probe(&self) -> Option<&dyn AgentProbe> {
+        Some(&probe::ClaudeProbe)
+    }
 }
 
-/// Claude Code's capability flags: Bash Once/Deny and question answers are verified; every other
-/// permission and every plan is read-only; `always` is never verified.
+/// The text of a file, when it is a regular file of at most [`preview::MAX_FILE_BYTES`] that
+/// is UTF-8.
+fn read_small_text_file(path: &str) -> Option<String> {
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > preview::MAX_FILE_BYTES {
+        return None;
+    }
+    String::from_utf8(std::fs::read(path).ok()?).ok()
+}
+
+/// Claude Code's capability flags with no probe: Bash once/deny and question answers.
 pub fn capabilities() -> AdapterCapabilities {
+    capabilities_for(&Unlocks::none(
+        "no probe has checked this Claude Code version; run `gatehouse probe claude`",
+    ))
+}
+
+/// Claude Code's capability flags for what a probe unlocked. Bash once/deny and question
+/// answers are always verified (by the end-to-end tests); edits, `always` and plans only as
+/// `unlocks` says; every other tool (WebFetch, MCP tools, ...) is read-only.
+pub fn capabilities_for(unlocks: &Unlocks) -> AdapterCapabilities {
     let proven =
         format!("verified against Claude Code {VERIFIED_VERSION} by gatehouse's end-to-end tests");
     let unproven = "not verified against Claude Code; answer it in the terminal";
-    let never = "not verified: gatehouse never allows future calls on its own";
+    let flag = |action: Action, gate: &Gate| match gate {
+        Gate::Verified(evidence) => ActionFlag::verified(action, evidence.clone()),
+        Gate::ReadOnly(reason) => ActionFlag::unverified(action, reason.clone()),
+    };
+    let mut rules = vec![
+        CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: Some("Bash".into()),
+            actions: vec![
+                ActionFlag::verified(Action::Once, proven.clone()),
+                ActionFlag::verified(Action::Deny, proven.clone()),
+                flag(Action::Always, &unlocks.always),
+            ],
+        },
+        CapabilityRule {
+            kind: PromptKind::Question,
+            tool: None,
+            actions: vec![ActionFlag::verified(Action::Answer, proven)],
+        },
+    ];
+    rules.extend(EDIT_TOOLS.map(|tool| CapabilityRule {
+        kind: PromptKind::Permission,
+        tool: Some(tool.into()),
+        actions: vec![
+            flag(Action::Once, &unlocks.edits),
+            flag(Action::Deny, &unlocks.edits),
+            flag(Action::Always, &unlocks.always),
+        ],
+    }));
+    rules.push(CapabilityRule {
+        kind: PromptKind::Permission,
+        tool: None,
+        actions: vec![
+            ActionFlag::unverified(Action::Once, unproven),
+            ActionFlag::unverified(Action::Deny, unproven),
+            ActionFlag::unverified(Action::Always, unproven),
+        ],
+    });
+    rules.push(CapabilityRule {
+        kind: PromptKind::Plan,
+        tool: None,
+        actions: vec![
+            flag(Action::Once, &unlocks.plan),
+            flag(Action::Deny, &unlocks.plan),
+        ],
+    });
     AdapterCapabilities {
         adapter: ADAPTER_ID.into(),
         name: "Claude Code".into(),
-        rules: vec![
-            CapabilityRule {
-                kind: PromptKind::Permission,
-                tool: Some("Bash".into()),
-                actions: vec![
-                    ActionFlag::verified(Action::Once, proven.clone()),
-                    ActionFlag::verified(Action::Deny, proven.clone()),
-                    ActionFlag::unverified(Action::Always, never),
-                ],
-            },
-            CapabilityRule {
-                kind: PromptKind::Question,
-                tool: None,
-                actions: vec![ActionFlag::verified(Action::Answer, proven)],
-            },
-            CapabilityRule {
-                kind: PromptKind::Permission,
-                tool: None,
-                actions: vec![
-                    ActionFlag::unverified(Action::Once, unproven),
-                    ActionFlag::unverified(Action::Deny, unproven),
-                    ActionFlag::unverified(Action::Always, never),
-                ],
-            },
-            CapabilityRule {
-                kind: PromptKind::Plan,
-                tool: None,
-                actions: vec![
-                    ActionFlag::unverified(Action::Once, unproven),
-                    ActionFlag::unverified(Action::Deny, unproven),
-                ],
-            },
-        ],
+        rules,
     }
+}
+
+/// What the record in `state_dir` unlocks for the installed Claude Code.
+pub fn installed_unlocks(state_dir: Option<&Path>) -> Unlocks {
+    let Some(state_dir) = state_dir else {
+        return Unlocks::none(
+            "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found",
+        );
+    };
+    record::unlock(record::read(&record::record_path(state_dir)), |record| {
+        let executable = version::installed_claude(Some(&record.claude_executable))
+            .ok_or(version::VersionError::NotFound)?;
+        version::version_of(&executable)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn suggested(mut prompt: NewPrompt) -> NewPrompt {
+        prompt.extra.suggestions = suggestions::from_event(Some(&serde_json::json!([
+            { "type": "setMode", "mode": "acceptEdits", "destination": "session" }
+        ])));
+        prompt
+    }
+
+    fn write_prompt() -> NewPrompt {
+        match events::parse(include_bytes!(
+            "../tests/data/claude-code-2.1.332/PermissionRequest-Write.json"
+        ))
+        .unwrap()
+        {
+            HookEvent::Prompt { prompt, .. } => prompt,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_probe_unlocks_edits_always_and_plans() {
+        let flags = capabilities_for(&Unlocks::all());
+        for tool in EDIT_TOOLS {
+            assert_eq!(
+                flags.offered(PromptKind::Permission, tool),
+                vec![Action::Once, Action::Deny]
+            );
+        }
+        assert_eq!(
+            flags.offered(PromptKind::Plan, "ExitPlanMode"),
+            vec![Action::Once, Action::Deny]
+        );
+        let prompt = write_prompt();
+        assert_eq!(
+            flags.offered_for(&prompt),
+            vec![Action::Once, Action::Deny, Action::Always]
+        );
+        for tool in ["WebFetch", "mcp__github__create_issue"] {
+            assert!(flags.offered(PromptKind::Permission, tool).is_empty());
+        }
+        assert!(capabilities().offered_for(&suggested(prompt)).is_empty());
+    }
 
     #[test]
     fn only_bash_and_questions_are_actionable() {

@@ -88,6 +88,7 @@ pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent,
                 questions: Vec::new(),
                 read_only_reason,
                 host: String::new(),
+                extra: Default::default(),
             };
             Ok(HookEvent::Prompt { prompt, hold })
         }

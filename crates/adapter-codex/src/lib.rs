@@ -70,7 +70,17 @@ impl Adapter for CodexAdapter {
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, || running_unlock(self.state_dir.as_deref()))
+        let mut event = events::parse(stdin, || running_unlock(self.state_dir.as_deref()))?;
+        if let HookEvent::Prompt { prompt, .. } = &mut event {
+            // Which terminal pane asks, from the environment Codex gives its hooks.
+            let variable = |name: &str| std::env::var(name).ok();
+            prompt.extra.terminal = gatehouse_core::TerminalLocation::from_values(
+                variable("TMUX").as_deref(),
+                variable("TMUX_PANE").as_deref(),
+                None,
+            );
+        }
+        Ok(event)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {

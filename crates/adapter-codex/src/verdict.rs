@@ -27,6 +27,11 @@ pub fn render(verdict: &Verdict) -> String {
         Answer::Answer { .. } => {
             json!({ "behavior": "deny", "message": "gatehouse cannot answer questions for Codex." })
         }
+        // `always` is never verified for Codex, so never offered nor deliverable; should one
+        // arrive anyway, it must not keep a rule nobody proved.
+        Answer::Always { .. } => {
+            json!({ "behavior": "deny", "message": "gatehouse cannot allow Codex calls from now on." })
+        }
     };
     json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
         .to_string()

@@ -107,6 +107,7 @@ pub fn parse(
                 questions: Vec::new(),
                 read_only_reason,
                 host: String::new(),
+                extra: Default::default(),
             };
             Ok(HookEvent::Prompt { prompt, hold })
         }

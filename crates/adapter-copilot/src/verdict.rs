@@ -28,6 +28,11 @@ pub fn render(verdict: &Verdict) -> String {
         Answer::Answer { .. } => {
             json!({ "behavior": "deny", "message": "gatehouse cannot answer questions for Copilot CLI." })
         }
+        // No probe proves Copilot's "don't ask again", so `always` is never offered; should one
+        // arrive anyway, it must never allow by accident.
+        Answer::Always { .. } => {
+            json!({ "behavior": "deny", "message": "gatehouse cannot allow calls for good in Copilot CLI." })
+        }
     }
     .to_string()
 }

@@ -106,6 +106,7 @@ fn notification(event: RawEvent) -> HookEvent {
         questions: Vec::new(),
         read_only_reason: Some(READ_ONLY_REASON.to_owned()),
         host: String::new(),
+        extra: Default::default(),
     };
     HookEvent::Prompt {
         prompt,

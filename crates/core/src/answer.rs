@@ -31,6 +31,38 @@ pub enum Answer {
     Answer {
         responses: Vec<QuestionResponse>,
     },
+    /// Allow this call and stop asking for calls like it, by one of the agent's own suggestions
+    /// (`NewPrompt::extra.suggestions`). With no suggestion named, the prompt's only one; the
+    /// arbiter fills it in, so a verdict always names it.
+    Always {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        suggestion: Option<String>,
+        #[serde(default)]
+        scope: AlwaysScope,
+    },
+}
+
+/// Where an `always` answer is kept, as the person chose.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlwaysScope {
+    /// For the agent's current session only; nothing is written.
+    #[default]
+    Session,
+    /// For this project (the agent's project settings).
+    Project,
+    /// For every project of this user (the agent's user settings).
+    User,
+}
+
+impl AlwaysScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlwaysScope::Session => "session",
+            AlwaysScope::Project => "project",
+            AlwaysScope::User => "user",
+        }
+    }
 }
 
 impl Answer {
@@ -39,6 +71,7 @@ impl Answer {
             Answer::Once => Action::Once,
             Answer::Deny { .. } => Action::Deny,
             Answer::Answer { .. } => Action::Answer,
+            Answer::Always { .. } => Action::Always,
         }
     }
 }
@@ -131,4 +164,57 @@ fn question_ids(prompt: &Prompt) -> String {
         .map(|question| format!("`{}`", question.id))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Checks an `always` answer: its suggestion must be one of the prompt's, and with none named
+/// the prompt must have exactly one. Returns the suggestion's id.
+pub(crate) fn check_suggestion(
+    prompt: &Prompt,
+    named: Option<&str>,
+    scope: AlwaysScope,
+) -> Result<String, String> {
+    let suggestions = &prompt.prompt.extra.suggestions;
+    let ids = || {
+        suggestions
+            .iter()
+            .map(|suggestion| format!("`{}`", suggestion.id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let chosen = match named {
+        Some(id) if suggestions.iter().any(|suggestion| suggestion.id == id) => id.to_owned(),
+        Some(id) => {
+            return Err(format!(
+                "there is no suggestion `{id}`; this prompt has {}",
+                ids()
+            ))
+        }
+        None => match suggestions.as_slice() {
+            [only] => only.id.clone(),
+            [] => return Err("this prompt has no suggestion to allow from now on".into()),
+            _ => {
+                return Err(format!(
+                    "this prompt has several suggestions; name one of {}",
+                    ids()
+                ))
+            }
+        },
+    };
+    let suggestion = suggestions
+        .iter()
+        .find(|suggestion| suggestion.id == chosen)
+        .expect("chosen among them");
+    if !suggestion.scopes.is_empty() && !suggestion.scopes.contains(&scope) {
+        let scopes: Vec<&str> = suggestion
+            .scopes
+            .iter()
+            .map(|scope| scope.as_str())
+            .collect();
+        return Err(format!(
+            "suggestion `{chosen}` can be kept for {} only, not for {}",
+            scopes.join(", "),
+            scope.as_str()
+        ));
+    }
+    Ok(chosen)
 }

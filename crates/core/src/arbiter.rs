@@ -289,7 +289,7 @@ impl Arbiter {
         let actions = if new_prompt.read_only_reason.is_some() {
             Vec::new()
         } else {
-            capabilities.offered(new_prompt.kind, &new_prompt.tool)
+            capabilities.offered_for(&new_prompt)
         };
         if actions.is_empty() && new_prompt.read_only_reason.is_none() {
             // Every read-only prompt says why, so that front ends need not work it out.
@@ -479,6 +479,18 @@ impl Arbiter {
             crate::answer::check_responses(prompt, responses)
                 .map_err(|problem| ArbiterError::InvalidAnswer { id, problem })?;
         }
+        let answer = match answer {
+            Answer::Always { suggestion, scope } => {
+                let suggestion =
+                    crate::answer::check_suggestion(prompt, suggestion.as_deref(), scope)
+                        .map_err(|problem| ArbiterError::InvalidAnswer { id, problem })?;
+                Answer::Always {
+                    suggestion: Some(suggestion),
+                    scope,
+                }
+            }
+            other => other,
+        };
         let verdict = Verdict(answer);
         if verdict.allows() {
             let asked = &prompt.prompt;
@@ -751,3 +763,6 @@ fn settles(observation: &Observation, prompt: &Prompt) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod always_tests;

@@ -19,8 +19,9 @@ pub enum Action {
     Deny,
     /// Answer the prompt's questions.
     Answer,
-    /// Allow this and future calls like it. In the vocabulary, never offered: no adapter has
-    /// proven it, and no verdict exists for it yet.
+    /// Allow this and future calls like it, by one of the agent's own suggestions. Offered only
+    /// where an adapter verified it and the prompt carries a suggestion
+    /// ([`AdapterCapabilities::offered_for`]).
     Always,
 }
 
@@ -51,7 +52,7 @@ impl FromStr for Action {
             "answer" => Ok(Action::Answer),
             "always" => Ok(Action::Always),
             other => Err(format!(
-                "`{other}` is not an action; use once, deny or answer"
+                "`{other}` is not an action; use once, deny, answer or always"
             )),
         }
     }
@@ -136,13 +137,32 @@ impl AdapterCapabilities {
             .unwrap_or_default()
     }
 
+    /// The actions offered for one prompt: [`Self::offered`] for its kind and tool, plus
+    /// `always` when its rule verifies `always` and the prompt carries at least one of the
+    /// agent's own suggestions (gatehouse never makes up a rule of its own).
+    pub fn offered_for(&self, prompt: &crate::NewPrompt) -> Vec<Action> {
+        let mut actions = self.offered(prompt.kind, &prompt.tool);
+        let always_verified = self
+            .rule_for(prompt.kind, &prompt.tool)
+            .is_some_and(|rule| {
+                rule.actions
+                    .iter()
+                    .any(|flag| flag.verified && flag.action == Action::Always)
+            });
+        if always_verified && !prompt.extra.suggestions.is_empty() && !actions.is_empty() {
+            actions.push(Action::Always);
+            actions.sort();
+        }
+        actions
+    }
+
     /// The actions whose verdicts a hook may deliver for `prompt`: none when the adapter marked
-    /// the prompt read-only, else what these flags offer for its kind and tool.
+    /// the prompt read-only, else what these flags offer for it ([`Self::offered_for`]).
     pub fn deliverable(&self, prompt: &crate::NewPrompt) -> Vec<Action> {
         if prompt.read_only_reason.is_some() {
             return Vec::new();
         }
-        self.offered(prompt.kind, &prompt.tool)
+        self.offered_for(prompt)
     }
 }
 

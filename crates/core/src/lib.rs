@@ -10,6 +10,7 @@ pub mod answer;
 pub mod arbiter;
 pub mod capability;
 pub mod correlation;
+pub mod extra;
 pub mod kit;
 pub mod prompt;
 pub mod short_id;
@@ -17,9 +18,10 @@ pub mod text;
 pub mod time;
 
 pub use adapter::{Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError};
-pub use answer::{Answer, QuestionResponse, Verdict};
+pub use answer::{AlwaysScope, Answer, QuestionResponse, Verdict};
 pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
 pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};
+pub use extra::{Preview, PreviewFormat, PromptExtra, Suggestion, TerminalLocation};
 pub use prompt::{
     DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,
 };

@@ -127,6 +127,10 @@ pub struct NewPrompt {
     /// every other field); empty when unknown. Set by the hook, not by the adapter.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub host: String,
+    /// A preview, the agent's suggestions and where the agent runs, when the adapter knows
+    /// them (see [`crate::extra`]); on the wire, its fields sit beside these.
+    #[serde(flatten, default)]
+    pub extra: crate::extra::PromptExtra,
 }
 
 /// Where a prompt is in its life. Every change is an [`crate::Event`].

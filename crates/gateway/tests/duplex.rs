@@ -62,6 +62,7 @@ fn bash(command: &str, tool: &str) -> NewPrompt {
         correlation: command.into(),
         read_only_reason: None,
         host: String::new(),
+        extra: Default::default(),
     }
 }
 

@@ -47,6 +47,7 @@ fn bash(command: &str) -> NewPrompt {
         correlation: command.into(),
         read_only_reason: None,
         host: String::new(),
+        extra: Default::default(),
     }
 }
 

@@ -59,6 +59,27 @@ impl Terminal {
         environment: &[(K, V)],
         command: &[&str],
     ) -> Result<Terminal, TerminalError> {
+        Self::start_with(name, folder, environment, command, false)
+    }
+
+    /// Like [`Terminal::start`], but the program also gets the `TMUX` and `TMUX_PANE` that tmux
+    /// gives the pane, as a program run by a person in tmux does.
+    pub fn start_keeping_tmux_variables<K: AsRef<str>, V: AsRef<str>>(
+        name: &str,
+        folder: &Path,
+        environment: &[(K, V)],
+        command: &[&str],
+    ) -> Result<Terminal, TerminalError> {
+        Self::start_with(name, folder, environment, command, true)
+    }
+
+    fn start_with<K: AsRef<str>, V: AsRef<str>>(
+        name: &str,
+        folder: &Path,
+        environment: &[(K, V)],
+        command: &[&str],
+        keep_tmux_variables: bool,
+    ) -> Result<Terminal, TerminalError> {
         let version = Command::new(tmux_program())
             .arg("-V")
             .output()
@@ -117,7 +138,21 @@ impl Terminal {
             "-c".into(),
         ]);
         arguments.push(folder.display().to_string());
-        arguments.extend(["--".into(), "env".into(), "-i".into()]);
+        arguments.push("--".into());
+        if keep_tmux_variables {
+            // `env -i` would drop them: a shell hands tmux's values on.
+            arguments.extend(
+                [
+                    "sh",
+                    "-c",
+                    r#"exec env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" "$@""#,
+                    "sh",
+                ]
+                .map(String::from),
+            );
+        } else {
+            arguments.extend(["env".into(), "-i".into()]);
+        }
         arguments.extend(
             environment
                 .iter()
@@ -201,6 +236,13 @@ impl Terminal {
             .run(&["display-message", "-p", "-t", &self.target, "#{pane_pid}"])
             .ok()?;
         String::from_utf8_lossy(&output.stdout).trim().parse().ok()
+    }
+
+    /// The tmux id of the program's pane, such as `%0`.
+    pub fn pane_id(&self) -> String {
+        self.run(&["display-message", "-p", "-t", &self.target, "#{pane_id}"])
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+            .unwrap_or_default()
     }
 
     /// Kills the server and with it the program, removes the server's socket file, and waits up

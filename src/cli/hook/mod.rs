@@ -11,6 +11,8 @@
 //! no gateway is spooled, and the next hook that reaches one replays it. All of that is the
 //! client's ([`gatehouse_host_ipc::hook_session`]); this module parses, checks and prints.
 
+mod terminal;
+
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -154,6 +156,9 @@ fn handle(
     // The host is the hook's to say, not the adapter's: every prompt names the machine it is on.
     if let HookEvent::Prompt { prompt, .. } = &mut event {
         prompt.host = crate::host::own_host_name().to_owned();
+        if let Some(terminal) = &mut prompt.extra.terminal {
+            terminal::name_tmux_window(terminal);
+        }
     }
     if event == HookEvent::Ignore {
         return Ok(());

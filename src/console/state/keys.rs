@@ -61,6 +61,8 @@ impl ConsoleState {
             KeyCode::Char('d') => self.action_key(Action::Deny, now),
             KeyCode::Char('a') | KeyCode::Enter => self.action_key(Action::Answer, now),
             KeyCode::Char('r') => self.release_key(now),
+            KeyCode::Char('A') => self.action_key(Action::Always, now),
+            KeyCode::Char('t') => self.pane_key(),
             _ => Intent::Nothing,
         }
     }
@@ -162,8 +164,54 @@ impl ConsoleState {
                 self.notice = None;
                 Intent::Nothing
             }
-            Action::Always => Intent::Nothing,
+            // For this session, by the agent's first suggestion, named so that the gateway
+            // checks exactly that one; other scopes are `gatehouse answer ID always --scope`.
+            Action::Always => match prompt.prompt.extra.suggestions.first() {
+                Some(suggestion) => {
+                    let answer = Answer::Always {
+                        suggestion: Some(suggestion.id.clone()),
+                        scope: gatehouse_core::AlwaysScope::Session,
+                    };
+                    self.send(&prompt, GatewayRequest::Answer(answer))
+                }
+                None => Intent::Nothing,
+            },
         }
+    }
+
+    /// Whether the selected prompt's agent runs in a pane of the console's own tmux server.
+    pub fn can_switch_to_pane(&self) -> bool {
+        self.pane_target().is_some()
+    }
+
+    fn pane_target(&self) -> Option<(String, String)> {
+        let terminal = self
+            .selected_pending_prompt()?
+            .prompt
+            .extra
+            .terminal
+            .as_ref()?;
+        let own = self.own_tmux_socket.as_deref()?;
+        (!terminal.tmux_pane.is_empty() && terminal.tmux_socket == own)
+            .then(|| (terminal.tmux_socket.clone(), terminal.tmux_pane.clone()))
+    }
+
+    fn pane_key(&mut self) -> Intent {
+        if let Some((socket, pane)) = self.pane_target() {
+            return Intent::SwitchPane { socket, pane };
+        }
+        let where_ = self
+            .selected_pending_prompt()
+            .and_then(|prompt| prompt.prompt.extra.terminal.as_ref())
+            .map(|terminal| gatehouse_core::text::visible(&terminal.describe()).into_owned());
+        self.notice = Some(Notice {
+            text: match where_ {
+                Some(where_) if !where_.is_empty() => format!("The agent runs in {where_}, not in this console's tmux server: switch there by hand."),
+                _ => "The agent's hook did not say which terminal it runs in.".into(),
+            },
+            tone: Tone::Info,
+        });
+        Intent::Nothing
     }
 
     fn release_key(&mut self, now: Instant) -> Intent {

@@ -37,6 +37,7 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
                 format!("Claude Code offers no verified action for permission prompts of {tool}")
             }),
             host: String::new(),
+            extra: Default::default(),
         },
         actions,
         state: PromptState::Pending,

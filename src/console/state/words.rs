@@ -46,6 +46,9 @@ pub(super) fn outcome_notice(
                 }) => format!("Denied (\"{}\")", short(message)),
                 GatewayRequest::Answer(Answer::Deny { message: None }) => "Denied".to_owned(),
                 GatewayRequest::Answer(Answer::Answer { .. }) => "Answered".to_owned(),
+                GatewayRequest::Answer(Answer::Always { scope, .. }) => {
+                    format!("Allowed from now on (for this {})", scope.as_str())
+                }
                 GatewayRequest::Release => "Handed back to the agent's terminal".to_owned(),
             };
             Notice {

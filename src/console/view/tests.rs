@@ -368,3 +368,62 @@ fn gateway_words_in_the_header_and_a_vanished_prompt_show_as_escapes() {
         "{drawn}"
     );
 }
+
+#[test]
+fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
+    let start = Instant::now();
+    let mut edit = permission(
+        FIRST,
+        "Edit",
+        "/home/dev/project/e.txt",
+        vec![
+            gatehouse_core::Action::Once,
+            gatehouse_core::Action::Deny,
+            gatehouse_core::Action::Always,
+        ],
+    );
+    edit.prompt.extra = gatehouse_core::PromptExtra {
+        preview: Some(gatehouse_core::Preview {
+            format: gatehouse_core::PreviewFormat::Diff,
+            title: "e.txt (edit)".into(),
+            text: "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-alpha\n+beta\x1b[2J\n".into(),
+        }),
+        suggestions: vec![gatehouse_core::Suggestion {
+            id: "s1".into(),
+            summary: "accept edits (every file edit, for the rest of the session)".into(),
+            scopes: vec![gatehouse_core::AlwaysScope::Session],
+            native: serde_json::json!({}),
+        }],
+        terminal: Some(gatehouse_core::TerminalLocation {
+            tmux_socket: "/tmp/tmux-1000/default".into(),
+            tmux_pane: "%5".into(),
+            tmux_window: "main:2".into(),
+            pid: Some(17761),
+        }),
+    };
+    let state = connected(vec![edit], start);
+    assert_snapshot!(screen(&state, 100, 22, settled(start)), @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
+        "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                  │"
+        "│> claude   /home/dev/project            Edit             12s  once,deny, /home/dev/project/e.txt  │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────┐"
+        "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
+        "│Edit permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                           │"
+        "│                                                                                                  │"
+        "│Terminal: tmux main:2.%5, pid 17761                                                               │"
+        "│Always (A, for this session): accept edits (every file edit, for the rest of the session)         │"
+        "│e.txt (edit):                                                                                     │"
+        "│  --- a/e.txt                                                                                     │"
+        "│  +++ b/e.txt                                                                                     │"
+        "│  @@ -1 +1 @@                                                                                     │"
+        "│  -alpha                                                                                          │"
+        "│  +beta\e[2J                                                                                      │"
+        "│                                                                                                  │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "o allow once · d deny · A always (session) · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q "
+        "                                                                                                    "
+        "                                                                                                    "
+    "#);
+}

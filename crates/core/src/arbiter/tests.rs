@@ -48,6 +48,7 @@ fn bash(command: &str) -> NewPrompt {
         correlation: format!("Bash:{command}"),
         read_only_reason: None,
         host: String::new(),
+        extra: Default::default(),
     }
 }
 

@@ -1,0 +1,591 @@
+//! `gatehouse probe claude`: checks, live, whether the installed Claude Code honours gatehouse's
+//! answers beyond Bash: file edits, `always` from its own suggestions, and plans. It returns a
+//! [`ProbeRecord`] for [`crate::record`], which unlocks each capability whose cases passed, for
+//! that Claude Code version only.
+//!
+//! The probe runs the real Claude Code in its interactive terminal (tmux, through
+//! [`gatehouse_harness::terminal`]) in a private, temporary home and workspace ([`home`]), against
+//! the scripted Anthropic API on loopback ([`fake_anthropic`]), so no account, network or tokens
+//! are used and the person's settings are never read or written. Its PermissionRequest hook is a
+//! small shell script that hands each event to the probe and prints what the probe answers: the
+//! probe reads the event with the production parser ([`crate::events::parse`]) and renders the
+//! case's verdict with the production renderer ([`crate::verdict::render`]). So it proves the two
+//! Claude-specific halves of the path; the gateway between them is the same for every agent and
+//! is tested without Claude Code. The cases, each checked by its effect:
+//!
+//! - `write-once` / `write-deny`: a Write is allowed (the file holds the content) / denied with a
+//!   message (no file; the model got the message as an error).
+//! - `edit-once` / `edit-deny`: the same for an Edit (after a Read, which Claude Code requires).
+//! - `always-session`: a Bash command is allowed with its own exact-command suggestion kept for
+//!   the session; the same command again runs with no PermissionRequest, and no settings file is
+//!   written.
+//! - `plan-deny` / `plan-approve` (Claude Code started with `--permission-mode plan`; the model
+//!   writes its plan file, then calls ExitPlanMode, whose event must carry that plan): a denied
+//!   plan reaches the model as an error and Claude Code stays in plan mode; an approved one (the
+//!   input echoed back) reaches the model as approved and plan mode ends.
+
+pub mod fake_anthropic;
+pub mod home;
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
+use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Timestamp, Verdict};
+use gatehouse_harness::terminal::{Terminal, TerminalError};
+use serde_json::{json, Value};
+
+use self::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
+use self::home::PrivateClaude;
+use crate::record::{Capability, CaseResult, ProbeRecord};
+use crate::version::{self, VersionError};
+use crate::{events, verdict};
+
+/// The footer Claude Code 2.1.332 shows while idle, ready for a message.
+pub const READY_TEXT: &str = "? for shortcuts";
+
+/// The footer Claude Code shows in plan mode.
+pub const PLAN_MODE_TEXT: &str = "plan mode on";
+
+/// The message the deny cases send, which Claude Code hands to the model.
+pub const DENY_MESSAGE: &str = "gatehouse probe: denied on purpose";
+
+/// How the probe runs.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// The Claude Code executable to probe.
+    pub claude: PathBuf,
+    /// How long Claude Code may take to show its input box.
+    pub start_deadline: Duration,
+    /// How long each case may take.
+    pub case_deadline: Duration,
+}
+
+impl ProbeOptions {
+    pub fn new(claude: PathBuf) -> Self {
+        ProbeOptions {
+            claude,
+            start_deadline: Duration::from_secs(60),
+            case_deadline: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why the probe could not run at all (a case that fails is not an error: it is in the record).
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error(transparent)]
+    Version(#[from] VersionError),
+    #[error("cannot prepare the probe's private folder: {0}; check that the temporary folder is writable")]
+    Folder(io::Error),
+    #[error("cannot start the probe's scripted model on loopback: {0}")]
+    FakeModel(io::Error),
+    #[error(transparent)]
+    Terminal(#[from] TerminalError),
+    #[error("Claude Code did not show its input box within {deadline:?}; its last screen was:\n{screen}")]
+    ClaudeDidNotStart { deadline: Duration, screen: String },
+}
+
+/// One case: its name, what it proves, and how it runs.
+struct Case {
+    name: &'static str,
+    capability: Capability,
+    /// Whether it runs in the Claude Code started in plan mode.
+    plan_mode: bool,
+    run: fn(&Probing<'_>) -> Result<String, String>,
+    says: &'static str,
+}
+
+const CASES: [Case; 7] = [
+    Case { name: "write-once", capability: Capability::Edits, plan_mode: false, run: write_once, says: "gatehouse allows a Write; the file must be written" },
+    Case { name: "write-deny", capability: Capability::Edits, plan_mode: false, run: write_deny, says: "gatehouse denies a Write; no file, and the model gets the message" },
+    Case { name: "edit-once", capability: Capability::Edits, plan_mode: false, run: edit_once, says: "gatehouse allows an Edit; the file must change" },
+    Case { name: "edit-deny", capability: Capability::Edits, plan_mode: false, run: edit_deny, says: "gatehouse denies an Edit; the file stays, and the model gets the message" },
+    Case { name: "always-session", capability: Capability::Always, plan_mode: false, run: always_session, says: "gatehouse allows a command always, for the session; the same command again must not ask" },
+    Case { name: "plan-deny", capability: Capability::Plan, plan_mode: true, run: plan_deny, says: "gatehouse denies a plan; the model gets the message and Claude Code keeps planning" },
+    Case { name: "plan-approve", capability: Capability::Plan, plan_mode: true, run: plan_approve, says: "gatehouse approves a plan; the model hears it was approved and plan mode ends" },
+];
+
+/// Runs the probe against `options.claude`, writing progress lines with `progress`.
+pub fn run(
+    options: &ProbeOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ProbeRecord, ProbeError> {
+    let claude = fs::canonicalize(&options.claude).map_err(|error| VersionError::CannotRun {
+        program: options.claude.clone(),
+        problem: error.to_string(),
+    })?;
+    let claude_version = version::version_of(&claude)?;
+    progress(&format!(
+        "Probing Claude Code {claude_version} ({}) in a private home, with a scripted model on loopback: no account, network or tokens are used.",
+        claude.display()
+    ));
+    let folder = tempfile::Builder::new()
+        .prefix("gatehouse-probe-claude-")
+        .tempdir()
+        .map_err(ProbeError::Folder)?;
+    let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
+    let private = PrivateClaude::prepare(&root, &claude_version).map_err(ProbeError::Folder)?;
+    let fake = FakeAnthropic::start(Vec::new()).map_err(ProbeError::FakeModel)?;
+    let environment = private.environment(&fake.base_url());
+    let program = claude.display().to_string();
+
+    let mut results = Vec::new();
+    for plan_mode in [false, true] {
+        let mut command = vec![program.as_str(), "--model", home::MODEL];
+        if plan_mode {
+            command.extend(["--permission-mode", "plan"]);
+        }
+        progress(&format!(
+            "Starting Claude Code{} in a private terminal (tmux)...",
+            if plan_mode { " in plan mode" } else { "" }
+        ));
+        let terminal = Terminal::start("probe-claude", &private.workspace, &environment, &command)?;
+        terminal
+            .wait_for_screen(options.start_deadline, is_idle)
+            .map_err(|screen| ProbeError::ClaudeDidNotStart {
+                deadline: options.start_deadline,
+                screen,
+            })?;
+        let probing = Probing {
+            terminal: &terminal,
+            fake: &fake,
+            private: &private,
+            deadline: options.case_deadline,
+            handled: RefCell::new(HashSet::new()),
+        };
+        for case in CASES.iter().filter(|case| case.plan_mode == plan_mode) {
+            progress(&format!("case {}: {}", case.name, case.says));
+            // Events left over from an earlier case are not this case's.
+            probing.handled.borrow_mut().extend(private.event_files());
+            let outcome = (case.run)(&probing);
+            let passed = outcome.is_ok();
+            let evidence = outcome.unwrap_or_else(|problem| {
+                probing.recover();
+                problem
+            });
+            progress(&format!(
+                "  {}: {evidence}",
+                if passed { "passed" } else { "FAILED" }
+            ));
+            results.push(CaseResult {
+                case: case.name.into(),
+                capability: case.capability,
+                passed,
+                evidence,
+            });
+        }
+        terminal.kill();
+    }
+    Ok(ProbeRecord {
+        claude_version,
+        claude_executable: claude,
+        probed_at: now(),
+        passed: results.iter().all(|result| result.passed),
+        cases: results,
+        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
+    })
+}
+
+/// `gatehouse probe claude`: the probe above, as the binary runs it for any adapter.
+pub struct ClaudeProbe;
+
+impl AgentProbe for ClaudeProbe {
+    fn executable_name(&self) -> &'static str {
+        "claude"
+    }
+
+    fn run(
+        &self,
+        request: &ProbeRequest,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<ProbeOutcome, KitError> {
+        let Some(claude) = request.executable.clone().or_else(version::find_on_path) else {
+            return Err(VersionError::NotFound.into());
+        };
+        let probed = run(&ProbeOptions::new(claude), progress)?;
+        let record = crate::record::record_path(&request.state_dir);
+        crate::record::write(&record, &probed)?;
+        let unlocks = crate::record::unlock(Ok(Some(probed.clone())), |record| {
+            Ok(record.claude_version.clone())
+        });
+        let (unlocked, locked): (Vec<Capability>, Vec<Capability>) =
+            Capability::ALL.into_iter().partition(|capability| {
+                matches!(unlocks.gate(*capability), crate::record::Gate::Verified(_))
+            });
+        let words = |capabilities: &[Capability]| {
+            capabilities
+                .iter()
+                .map(|capability| capability.words())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let meaning = match (unlocked.is_empty(), locked.is_empty()) {
+            (_, true) => format!("gatehouse now offers {} for Claude Code {}; any other version stays as before until probed", words(&unlocked), probed.claude_version),
+            (true, _) => format!("nothing new is offered for Claude Code {}; its edits, plans and always stay read-only", probed.claude_version),
+            _ => format!("gatehouse now offers {} for Claude Code {}; still read-only: {}", words(&unlocked), probed.claude_version, words(&locked)),
+        };
+        Ok(ProbeOutcome {
+            passed: probed.passed,
+            agent_version: probed.claude_version,
+            record,
+            meaning,
+        })
+    }
+}
+
+/// Whether Claude Code is idle: its footer offers shortcuts (or, in plan mode, says so) and no
+/// turn runs.
+fn is_idle(screen: &str) -> bool {
+    (screen.contains(READY_TEXT) || screen.contains(PLAN_MODE_TEXT))
+        && !screen.contains("esc to interrupt")
+}
+
+/// One running Claude Code being probed.
+struct Probing<'a> {
+    terminal: &'a Terminal,
+    fake: &'a FakeAnthropic,
+    private: &'a PrivateClaude,
+    deadline: Duration,
+    /// Event files already answered or left alone.
+    handled: RefCell<HashSet<PathBuf>>,
+}
+
+impl Probing<'_> {
+    fn file(&self, name: &str) -> PathBuf {
+        self.private.workspace.join(name)
+    }
+
+    /// Hands `turn` to the scripted model and sends a message that starts it.
+    fn ask(&self, message: &str, turn: ScriptedTurn) -> Result<(), String> {
+        self.terminal
+            .wait_for_screen(self.deadline, is_idle)
+            .map_err(|screen| {
+                format!("Claude Code was not ready for a message; last screen:\n{screen}")
+            })?;
+        self.fake.push_turn(turn);
+        self.terminal.send_text(message);
+        self.terminal
+            .wait_for_screen(self.deadline, |screen| screen.contains(message))
+            .map_err(|_| "Claude Code did not take the typed message".to_owned())?;
+        self.terminal.send_keys(&["Enter"]);
+        Ok(())
+    }
+
+    /// Waits for the next PermissionRequest, reads it with the production parser, checks it is
+    /// what the case expects, and hands the hook the production rendering of `answer`.
+    fn answer_next(
+        &self,
+        expected: impl Fn(&NewPrompt) -> bool,
+        answer: impl Fn(&NewPrompt) -> Result<Answer, String>,
+    ) -> Result<NewPrompt, String> {
+        let mut found = None;
+        wait_until(self.deadline, || {
+            found = self
+                .private
+                .event_files()
+                .into_iter()
+                .find(|file| !self.handled.borrow().contains(file));
+            found.is_some()
+        })
+        .map_err(|()| "Claude Code did not run its PermissionRequest hook".to_owned())?;
+        let file = found.expect("found above");
+        self.handled.borrow_mut().insert(file.clone());
+        let stdin =
+            fs::read(&file).map_err(|error| format!("cannot read the hook's event: {error}"))?;
+        let prompt = match events::parse(&stdin) {
+            Ok(HookEvent::Prompt { prompt, .. }) => prompt,
+            other => {
+                return Err(format!(
+                    "gatehouse did not read the PermissionRequest as a prompt: {other:?}"
+                ))
+            }
+        };
+        if !expected(&prompt) {
+            return Err(format!(
+                "the PermissionRequest was not the expected one: {} {}",
+                prompt.tool, prompt.summary
+            ));
+        }
+        let rendered = verdict::render(&prompt, &Verdict(answer(&prompt)?));
+        let verdict_file = PathBuf::from(format!("{}.verdict", file.display()));
+        let part = PathBuf::from(format!("{}.part", verdict_file.display()));
+        fs::write(&part, rendered)
+            .and_then(|()| fs::rename(&part, &verdict_file))
+            .map_err(|error| format!("cannot hand the verdict to the hook: {error}"))?;
+        Ok(prompt)
+    }
+
+    /// Waits until `count` tool results in all have reached the model; returns the last.
+    fn tool_result(&self, count: usize) -> Result<Value, String> {
+        wait_until(self.deadline, || self.fake.tool_result_count() >= count).map_err(|()| {
+            "Claude Code did not report the tool's outcome to the model".to_owned()
+        })?;
+        Ok(self.fake.tool_results()[count - 1].clone())
+    }
+
+    fn idle_screen(&self) -> Result<String, String> {
+        self.terminal
+            .wait_for_screen(self.deadline, is_idle)
+            .map_err(|screen| {
+                format!("Claude Code did not finish the turn; last screen:\n{screen}")
+            })
+    }
+
+    /// After a failed case: Esc ends a dialog or a turn; leftover events are left alone.
+    fn recover(&self) {
+        self.terminal.send_keys(&["Escape"]);
+        let _ = self
+            .terminal
+            .wait_for_screen(Duration::from_secs(10), is_idle);
+        self.handled.borrow_mut().extend(self.private.event_files());
+    }
+}
+
+fn deny() -> Result<Answer, String> {
+    Ok(Answer::Deny {
+        message: Some(DENY_MESSAGE.into()),
+    })
+}
+
+fn is_error(result: &Value) -> bool {
+    result.get("is_error").and_then(Value::as_bool) == Some(true)
+}
+
+fn first_line(result: &Value) -> String {
+    tool_result_text(result)
+        .lines()
+        .next()
+        .unwrap_or("(empty)")
+        .chars()
+        .take(160)
+        .collect()
+}
+
+fn names_file(prompt: &NewPrompt, tool: &str, path: &Path) -> bool {
+    prompt.tool == tool && prompt.input["file_path"] == path.display().to_string()
+}
+
+fn write_once(probing: &Probing<'_>) -> Result<String, String> {
+    let path = probing.file("gatehouse-probe-write.txt");
+    let content = "written by the gatehouse probe\n";
+    let before = probing.fake.tool_result_count();
+    probing.ask(
+        "gatehouse probe: write-once",
+        ScriptedTurn::tool_use("Write", json!({ "file_path": path, "content": content })),
+    )?;
+    probing.answer_next(
+        |prompt| names_file(prompt, "Write", &path),
+        |_| Ok(Answer::Once),
+    )?;
+    let result = probing.tool_result(before + 1)?;
+    match fs::read_to_string(&path) {
+        Ok(written) if written == content && !is_error(&result) => Ok(format!(
+            "Claude Code wrote the file and told the model: {}",
+            first_line(&result)
+        )),
+        Ok(_) => Err("the file does not hold what the Write asked for".into()),
+        Err(_) => Err(format!(
+            "the file was not written; the model was told: {}",
+            first_line(&result)
+        )),
+    }
+}
+
+fn write_deny(probing: &Probing<'_>) -> Result<String, String> {
+    let path = probing.file("gatehouse-probe-write-denied.txt");
+    let before = probing.fake.tool_result_count();
+    probing.ask(
+        "gatehouse probe: write-deny",
+        ScriptedTurn::tool_use("Write", json!({ "file_path": path, "content": "no\n" })),
+    )?;
+    probing.answer_next(|prompt| names_file(prompt, "Write", &path), |_| deny())?;
+    let result = probing.tool_result(before + 1)?;
+    denied_with_message(&result, path.exists())
+}
+
+fn denied_with_message(result: &Value, acted: bool) -> Result<String, String> {
+    if acted {
+        return Err("the call took effect although gatehouse denied it".into());
+    }
+    if !is_error(result) || !tool_result_text(result).contains(DENY_MESSAGE) {
+        return Err(format!(
+            "the model did not get gatehouse's message as an error; it got: {}",
+            first_line(result)
+        ));
+    }
+    Ok(format!(
+        "the call had no effect, and the model got: {}",
+        first_line(result)
+    ))
+}
+
+fn edit_turn(path: &Path) -> ScriptedTurn {
+    ScriptedTurn::Steps(vec![
+        ("Read".into(), json!({ "file_path": path })),
+        (
+            "Edit".into(),
+            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
+        ),
+    ])
+}
+
+fn edit_once(probing: &Probing<'_>) -> Result<String, String> {
+    let path = probing.file("gatehouse-probe-edit.txt");
+    fs::write(&path, "alpha\n").map_err(|error| error.to_string())?;
+    let before = probing.fake.tool_result_count();
+    probing.ask("gatehouse probe: edit-once", edit_turn(&path))?;
+    probing.answer_next(
+        |prompt| names_file(prompt, "Edit", &path),
+        |_| Ok(Answer::Once),
+    )?;
+    let result = probing.tool_result(before + 2)?;
+    match fs::read_to_string(&path).as_deref() {
+        Ok("beta\n") if !is_error(&result) => Ok(format!(
+            "Claude Code changed the file and told the model: {}",
+            first_line(&result)
+        )),
+        _ => Err(format!(
+            "the file was not changed; the model was told: {}",
+            first_line(&result)
+        )),
+    }
+}
+
+fn edit_deny(probing: &Probing<'_>) -> Result<String, String> {
+    let path = probing.file("gatehouse-probe-edit-denied.txt");
+    fs::write(&path, "alpha\n").map_err(|error| error.to_string())?;
+    let before = probing.fake.tool_result_count();
+    probing.ask("gatehouse probe: edit-deny", edit_turn(&path))?;
+    probing.answer_next(|prompt| names_file(prompt, "Edit", &path), |_| deny())?;
+    let result = probing.tool_result(before + 2)?;
+    let changed = fs::read_to_string(&path).ok().as_deref() != Some("alpha\n");
+    denied_with_message(&result, changed)
+}
+
+fn always_session(probing: &Probing<'_>) -> Result<String, String> {
+    let log = "gatehouse-probe-always.log";
+    let command = format!("node -e \"require('fs').appendFileSync('{log}','x')\"");
+    let bash = || {
+        ScriptedTurn::tool_use(
+            "Bash",
+            json!({ "command": command, "description": "gatehouse probe" }),
+        )
+    };
+    let before = probing.fake.tool_result_count();
+    probing.ask("gatehouse probe: always-session", bash())?;
+    let prompt = probing.answer_next(
+        |prompt| prompt.tool == "Bash" && prompt.summary == command,
+        |prompt| {
+            let suggestion = prompt
+                .extra
+                .suggestions
+                .iter()
+                .find(|suggestion| suggestion.summary.starts_with("allow exactly"))
+                .ok_or("Claude Code suggested no exact-command rule")?;
+            Ok(Answer::Always {
+                suggestion: Some(suggestion.id.clone()),
+                scope: AlwaysScope::Session,
+            })
+        },
+    )?;
+    probing.tool_result(before + 1)?;
+    probing.idle_screen()?;
+    let events_before = probing.private.event_files().len();
+    probing.ask("gatehouse probe: always-session again", bash())?;
+    let again = probing.tool_result(before + 2)?;
+    probing.idle_screen()?;
+    let asked_again = probing.private.event_files().len() > events_before;
+    let ran = fs::read_to_string(probing.file(log)).unwrap_or_default();
+    let settings_written = probing.file(".claude/settings.local.json").exists();
+    if asked_again {
+        return Err("Claude Code asked again for the same command".into());
+    }
+    if ran != "xx" {
+        return Err(format!(
+            "the command did not run twice (its log holds {ran:?}); the model was told: {}",
+            first_line(&again)
+        ));
+    }
+    if settings_written {
+        return Err("a session rule was written to the project's settings".into());
+    }
+    Ok(format!(
+        "with {:?} kept for the session, the same command ran again with no PermissionRequest, and no settings file was written",
+        prompt.extra.suggestions.first().map(|s| s.summary.as_str()).unwrap_or_default()
+    ))
+}
+
+/// The model writes its plan to the plan file Claude Code names (Claude Code 2.1.332 reads the
+/// plan from there and drops the model's own `plan` input), then asks to leave plan mode.
+fn plan_turn() -> ScriptedTurn {
+    ScriptedTurn::Steps(vec![
+        (
+            "Write".into(),
+            json!({ "file_path": fake_anthropic::PLAN_FILE, "content": PLAN_TEXT }),
+        ),
+        ("ExitPlanMode".into(), json!({})),
+    ])
+}
+
+/// The plan the probe's model writes.
+const PLAN_TEXT: &str = "# gatehouse probe\n1. Nothing at all.\n";
+
+fn is_the_plan(prompt: &NewPrompt) -> bool {
+    prompt.tool == "ExitPlanMode" && prompt.input["plan"] == PLAN_TEXT
+}
+
+fn plan_deny(probing: &Probing<'_>) -> Result<String, String> {
+    let before = probing.fake.tool_result_count();
+    probing.ask("gatehouse probe: plan-deny", plan_turn())?;
+    probing.answer_next(is_the_plan, |_| deny())?;
+    let result = probing.tool_result(before + 2)?;
+    let screen = probing.idle_screen()?;
+    let still_planning = screen.contains(PLAN_MODE_TEXT);
+    denied_with_message(&result, !still_planning)
+        .map(|evidence| format!("{evidence}; Claude Code stayed in plan mode"))
+}
+
+fn plan_approve(probing: &Probing<'_>) -> Result<String, String> {
+    let before = probing.fake.tool_result_count();
+    probing.ask("gatehouse probe: plan-approve", plan_turn())?;
+    probing.answer_next(is_the_plan, |_| Ok(Answer::Once))?;
+    let result = probing.tool_result(before + 2)?;
+    let screen = probing.idle_screen()?;
+    let approved = !is_error(&result) && tool_result_text(&result).contains("approved");
+    match (approved, screen.contains(PLAN_MODE_TEXT)) {
+        (true, false) => Ok(format!(
+            "the model was told: {}; plan mode ended",
+            first_line(&result)
+        )),
+        (true, true) => Err("the plan was approved but Claude Code stayed in plan mode".into()),
+        _ => Err(format!(
+            "the plan was not approved; the model was told: {}",
+            first_line(&result)
+        )),
+    }
+}
+
+fn wait_until(deadline: Duration, mut condition: impl FnMut() -> bool) -> Result<(), ()> {
+    let started = Instant::now();
+    while !condition() {
+        if started.elapsed() > deadline {
+            return Err(());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+fn now() -> Timestamp {
+    Timestamp::from_unix_millis(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as u64,
+    )
+}

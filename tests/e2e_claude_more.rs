@@ -1,0 +1,489 @@
+//! End-to-end, beyond Bash: the real Claude Code 2.1.332 in tmux against the scripted Anthropic
+//! API, with gatehouse's hooks installed by `gatehouse install claude`. File edits with their
+//! diff, `always` from Claude Code's own suggestions, and plans, each unlocked by a probe record
+//! for that Claude Code version only; and the terminal pane that asks.
+//!
+//! The probe itself runs in `the_probe_passes_and_the_running_gateway_unlocks_what_it_proved`;
+//! the other tests start their gateway with a passing record for the installed version already in
+//! its state folder (what the probe writes), so they need not run the probe each.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::common::{wait_for, Gateway, Sandbox};
+use crate::support::claude_env::{find_claude_bin, wait_idle, ClaudeEnv, CLAUDE_VERSION};
+use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn, PLAN_FILE};
+use crate::support::tmux::Tmux;
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// Which probe record the gateway's state folder holds when it starts.
+enum Record {
+    None,
+    Passing,
+    ForVersion(&'static str),
+}
+
+struct World {
+    /// First, so that Claude Code stops before its home is removed (fields drop in order).
+    tmux: Option<Tmux>,
+    gateway: Gateway,
+    fake: FakeAnthropic,
+    claude: ClaudeEnv,
+}
+
+impl World {
+    fn new(script: Vec<ScriptedTurn>, record: Record, arguments: &[&str]) -> Option<World> {
+        let bin = find_claude_bin().or_else(|| {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "Claude Code is not installed; run `npm ci` (.ci/run does)"
+            );
+            eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
+            None
+        })?;
+        let sandbox = Sandbox::new();
+        let version = match record {
+            Record::None => None,
+            Record::Passing => Some(CLAUDE_VERSION),
+            Record::ForVersion(version) => Some(version),
+        };
+        if let Some(version) = version {
+            write_record(&sandbox, &bin, version);
+        }
+        let gateway = Gateway::start_in(sandbox);
+        let fake = FakeAnthropic::start(script);
+        let mut claude = ClaudeEnv::new(&bin, &fake);
+        claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        claude.add_args(arguments);
+        let installed = gateway
+            .command(&["install", "claude"])
+            .env("HOME", claude.home())
+            .output()
+            .unwrap();
+        assert!(installed.status.success(), "install: {installed:?}");
+        Some(World {
+            tmux: None,
+            gateway,
+            fake,
+            claude,
+        })
+    }
+
+    fn start(&mut self, prompt: &str) -> &Tmux {
+        let tmux = self.claude.start_in_tmux();
+        self.claude.submit_prompt(&tmux, prompt);
+        self.tmux.insert(tmux)
+    }
+
+    fn tmux(&self) -> &Tmux {
+        self.tmux.as_ref().expect("started")
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.claude.workspace().join(name)
+    }
+
+    fn held_prompt(&self) -> Value {
+        self.gateway.wait_for_pending(1).remove(0)
+    }
+
+    fn answer(&self, id: &Value, arguments: &[&str]) {
+        let mut all = vec!["answer", id.as_str().unwrap()];
+        all.extend_from_slice(arguments);
+        let answered = self.gateway.run(&all);
+        assert!(
+            answered.status.success(),
+            "answer {arguments:?}: {}",
+            String::from_utf8_lossy(&answered.stderr)
+        );
+    }
+
+    fn tool_result(&self, count: usize) -> Value {
+        self.fake.wait_for_tool_results(count, DEADLINE)[count - 1].clone()
+    }
+
+    /// How many prompts the gateway has registered, from its audit log.
+    fn prompts_registered(&self) -> usize {
+        let log = self.gateway.run(&["log", "--json"]);
+        String::from_utf8_lossy(&log.stdout)
+            .lines()
+            .filter(|line| line.contains(r#""type":"added""#))
+            .count()
+    }
+
+    fn claude_flags(&self, tool: &str) -> Value {
+        let status = self.gateway.run(&["status", "--json"]);
+        let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+        let claude = status["adapters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|adapter| adapter["adapter"] == "claude")
+            .unwrap()
+            .clone();
+        claude["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|rule| rule["tool"] == tool)
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// A passing record for `version` of `claude`, as `gatehouse probe claude` writes it.
+fn write_record(sandbox: &Sandbox, claude: &std::path::Path, version: &str) {
+    let cases: Vec<Value> = [
+        ("write-once", "edits"),
+        ("write-deny", "edits"),
+        ("edit-once", "edits"),
+        ("edit-deny", "edits"),
+        ("always-session", "always"),
+        ("plan-deny", "plan"),
+        ("plan-approve", "plan"),
+    ]
+    .iter()
+    .map(|(case, capability)| json!({ "case": case, "capability": capability, "passed": true, "evidence": "written by the test" }))
+    .collect();
+    let record = json!({
+        "claude_version": version,
+        "claude_executable": std::fs::canonicalize(claude).unwrap(),
+        "probed_at": "2026-12-01T03:00:00Z",
+        "passed": true,
+        "cases": cases,
+        "gatehouse_version": "0.1.0",
+    });
+    let folder = sandbox.home().join(".local/state/gatehouse");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("claude-probe.json"), record.to_string()).unwrap();
+}
+
+fn write_turn(path: &str, content: &str) -> ScriptedTurn {
+    ScriptedTurn::tool_use("Write", json!({ "file_path": path, "content": content }))
+}
+
+fn node_append(log: &str) -> String {
+    format!("node -e \"require('fs').appendFileSync('{log}','x')\"")
+}
+
+fn bash_turn(command: &str) -> ScriptedTurn {
+    ScriptedTurn::tool_use(
+        "Bash",
+        json!({ "command": command, "description": "append" }),
+    )
+}
+
+/// The model writes its plan to the plan file Claude Code names, then asks to leave plan mode
+/// (Claude Code 2.1.332 reads the plan from that file; the model's own `plan` input is dropped).
+fn plan_turn() -> ScriptedTurn {
+    ScriptedTurn::Steps(vec![
+        (
+            "Write".into(),
+            json!({ "file_path": PLAN_FILE, "content": "# Plan\n1. Write the tests first.\n" }),
+        ),
+        ("ExitPlanMode".into(), json!({})),
+    ])
+}
+
+#[test]
+fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
+    let Some(world) = World::new(Vec::new(), Record::None, &[]) else {
+        return;
+    };
+    assert_eq!(world.claude_flags("Write")["actions"][0]["verified"], false);
+    let probed = world
+        .gateway
+        .command(&[
+            "probe",
+            "claude",
+            "--executable",
+            world.claude.claude_bin().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&probed.stdout);
+    assert!(
+        probed.status.success(),
+        "probe: {stdout}{}",
+        String::from_utf8_lossy(&probed.stderr)
+    );
+    for case in [
+        "write-once",
+        "write-deny",
+        "edit-once",
+        "edit-deny",
+        "always-session",
+        "plan-deny",
+        "plan-approve",
+    ] {
+        assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
+    }
+    assert!(!stdout.contains("FAILED"), "{stdout}");
+    // The running gateway reads the record by itself, within its 15 s refresh.
+    wait_for(
+        Duration::from_secs(40),
+        "the gateway to offer what the probe unlocked",
+        || world.claude_flags("Write")["actions"][0]["verified"] == true,
+    );
+    let write = world.claude_flags("Write");
+    assert!(
+        write["actions"][0]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("for Claude Code {CLAUDE_VERSION}")),
+        "{write}"
+    );
+    assert_eq!(world.claude_flags("Bash")["actions"][2]["verified"], true);
+}
+
+#[test]
+fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane() {
+    let Some(mut world) = World::new(
+        vec![write_turn("notes.txt", "hello\n")],
+        Record::Passing,
+        &[],
+    ) else {
+        return;
+    };
+    world.claude.keep_tmux_variables();
+    world.start("write notes");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["tool"], "Write");
+    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert_eq!(prompt["preview"]["format"], "text");
+    assert_eq!(prompt["preview"]["title"], "notes.txt (new file)");
+    assert_eq!(prompt["preview"]["text"], "hello\n");
+    assert_eq!(
+        prompt["suggestions"][0]["summary"],
+        "accept edits (every file edit, for the rest of the session)"
+    );
+    let pane = prompt["terminal"]["tmux_pane"].as_str().unwrap_or_default();
+    assert_eq!(
+        pane,
+        world.tmux().pane_id(),
+        "the pane Claude Code runs in: {prompt}"
+    );
+    assert!(prompt["terminal"]["pid"].is_u64(), "{prompt}");
+    // The hook asked tmux for the pane's session and window (the harness's session is `claude`).
+    assert_eq!(prompt["terminal"]["tmux_window"], "claude:0", "{prompt}");
+    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    assert!(listed.contains("content: notes.txt (new file)"), "{listed}");
+    assert!(
+        listed.contains(&format!("terminal: tmux claude:0.{pane}, pid ")),
+        "{listed}"
+    );
+    world.answer(&prompt["id"], &["once"]);
+    let result = world.tool_result(1);
+    assert_ne!(result["is_error"], json!(true), "{result}");
+    assert_eq!(
+        std::fs::read_to_string(world.file("notes.txt")).unwrap(),
+        "hello\n"
+    );
+}
+
+#[test]
+fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
+    let Some(mut world) = World::new(Vec::new(), Record::Passing, &[]) else {
+        return;
+    };
+    let path = world.file("e.txt");
+    std::fs::write(&path, "one\nalpha\nthree\n").unwrap();
+    world.fake.push_turn(ScriptedTurn::Steps(vec![
+        ("Read".into(), json!({ "file_path": path })),
+        (
+            "Edit".into(),
+            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
+        ),
+    ]));
+    world.start("edit e.txt");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["tool"], "Edit");
+    assert_eq!(prompt["preview"]["format"], "diff");
+    assert_eq!(
+        prompt["preview"]["text"],
+        "--- a/e.txt\n+++ b/e.txt\n@@ -1,3 +1,3 @@\n one\n-alpha\n+beta\n three\n"
+    );
+    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    assert!(listed.contains("      -alpha\n      +beta\n"), "{listed}");
+    world.answer(&prompt["id"], &["deny", "--message", "keep alpha"]);
+    let result = world.tool_result(2);
+    assert_eq!(result["is_error"], json!(true), "{result}");
+    assert!(
+        tool_result_text(&result).starts_with("keep alpha"),
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "one\nalpha\nthree\n"
+    );
+}
+
+#[test]
+fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_settings() {
+    let command = node_append("ran.log");
+    let Some(mut world) = World::new(
+        vec![bash_turn(&command), bash_turn(&command)],
+        Record::Passing,
+        &[],
+    ) else {
+        return;
+    };
+    world.start("append once");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert_eq!(
+        prompt["suggestions"][0]["summary"],
+        format!("allow exactly `{command}`")
+    );
+    world.answer(&prompt["id"], &["always"]);
+    assert_eq!(world.tool_result(1)["is_error"], json!(false));
+    wait_idle(world.tmux(), DEADLINE);
+    world.claude.submit_prompt(world.tmux(), "append again");
+    assert_eq!(world.tool_result(2)["is_error"], json!(false));
+    wait_idle(world.tmux(), DEADLINE);
+    assert_eq!(
+        std::fs::read_to_string(world.file("ran.log")).unwrap(),
+        "xx"
+    );
+    assert_eq!(
+        world.prompts_registered(),
+        1,
+        "the second call asked nobody"
+    );
+    assert!(!world.file(".claude/settings.local.json").exists());
+    let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
+    assert!(
+        log.contains("always: suggestion s1 for the session"),
+        "{log}"
+    );
+}
+
+#[test]
+fn always_for_the_project_writes_claudes_rule_to_settings_local_json() {
+    let command = node_append("project.log");
+    let Some(mut world) = World::new(vec![bash_turn(&command)], Record::Passing, &[]) else {
+        return;
+    };
+    world.start("append for the project");
+    let prompt = world.held_prompt();
+    world.answer(
+        &prompt["id"],
+        &["always", "--suggestion", "s1", "--scope", "project"],
+    );
+    assert_eq!(world.tool_result(1)["is_error"], json!(false));
+    let settings = world.file(".claude/settings.local.json");
+    wait_for(DEADLINE, "the project's settings.local.json", || {
+        settings.exists()
+    });
+    let settings: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    // Claude Code escapes the parentheses of the command in the rule it keeps.
+    let rule = command.replace('(', r"\(").replace(')', r"\)");
+    assert_eq!(
+        settings["permissions"]["allow"],
+        json!([format!("Bash({rule})")]),
+        "{settings}"
+    );
+}
+
+#[test]
+fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
+    let Some(mut world) = World::new(
+        vec![plan_turn()],
+        Record::Passing,
+        &["--permission-mode", "plan"],
+    ) else {
+        return;
+    };
+    world.start("plan it");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["kind"], "plan");
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
+    assert_eq!(prompt["preview"]["format"], "markdown", "{prompt}");
+    assert_eq!(
+        prompt["preview"]["text"],
+        "# Plan\n1. Write the tests first.\n"
+    );
+    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    assert!(
+        listed.contains("    plan: the plan\n      # Plan\n"),
+        "{listed}"
+    );
+    world.answer(&prompt["id"], &["once"]);
+    let result = world.tool_result(2);
+    assert_ne!(result["is_error"], json!(true), "{result}");
+    assert!(tool_result_text(&result).contains("approved"), "{result}");
+    world.tmux().wait_for_text_gone("plan mode on", DEADLINE);
+}
+
+#[test]
+fn a_plan_denied_from_the_gateway_keeps_claude_planning() {
+    let Some(mut world) = World::new(
+        vec![plan_turn()],
+        Record::Passing,
+        &["--permission-mode", "plan"],
+    ) else {
+        return;
+    };
+    world.start("plan it");
+    let prompt = world.held_prompt();
+    world.answer(
+        &prompt["id"],
+        &["deny", "--message", "plan the tests first"],
+    );
+    let result = world.tool_result(2);
+    assert_eq!(result["is_error"], json!(true), "{result}");
+    assert!(
+        tool_result_text(&result).contains("plan the tests first"),
+        "{result}"
+    );
+    world.tmux().wait_for_text("plan mode on", DEADLINE);
+}
+
+#[test]
+fn without_a_record_or_with_another_versions_edits_and_plans_are_read_only() {
+    for (record, reason) in [
+        (Record::None, "run `gatehouse probe claude`".to_owned()),
+        (
+            Record::ForVersion("2.0.0"),
+            format!("but Claude Code {CLAUDE_VERSION} is in use"),
+        ),
+    ] {
+        let Some(mut world) = World::new(vec![write_turn("ro.txt", "x\n")], record, &[]) else {
+            return;
+        };
+        world.start("write ro");
+        let prompt = world.held_prompt();
+        assert_eq!(prompt["actions"], json!([]), "{prompt}");
+        let why = prompt["read_only_reason"].as_str().unwrap();
+        assert!(why.contains(&reason), "{why}");
+        assert_eq!(world.claude_flags("Edit")["actions"][0]["verified"], false);
+        assert_eq!(world.claude_flags("Bash")["actions"][2]["verified"], false);
+    }
+}
+
+#[test]
+fn always_for_every_project_merges_claudes_rule_into_the_user_settings_keeping_the_hooks() {
+    let command = node_append("user.log");
+    let Some(mut world) = World::new(vec![bash_turn(&command)], Record::Passing, &[]) else {
+        return;
+    };
+    world.start("append for every project");
+    let prompt = world.held_prompt();
+    world.answer(&prompt["id"], &["always", "--scope", "user"]);
+    assert_eq!(world.tool_result(1)["is_error"], json!(false));
+    let rule = format!("Bash({})", command.replace('(', r"\(").replace(')', r"\)"));
+    let path = world.claude.settings_path();
+    let mut settings = Value::Null;
+    wait_for(DEADLINE, "the rule in ~/.claude/settings.json", || {
+        settings = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap_or(Value::Null);
+        settings["permissions"]["allow"] == json!([rule])
+    });
+    assert!(
+        settings["hooks"]["PermissionRequest"].is_array(),
+        "gatehouse's hooks are kept: {settings}"
+    );
+    assert!(!world.file(".claude/settings.local.json").exists());
+}
