@@ -36,13 +36,15 @@ everything else is shown read-only.
 
 Quick start:
   gatehouse serve &                     # run the gateway
-  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or: install codex)
-  gatehouse list                        # prompts waiting for you
-  gatehouse answer ID once              # allow one Bash command (or: deny --message TEXT)
+  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or codex, copilot, gemini)
+  gatehouse list                        # prompts waiting for you, with their short ids
+  gatehouse answer a3f7 once            # allow one Bash command (or: deny --message TEXT)
   gatehouse console                     # or answer everything from one live screen
+  gatehouse web                         # or from a browser (`gatehouse web --help` pairs a phone)
 
-Codex's prompts are watched read-only until `gatehouse probe codex` proves that the installed
-Codex honours gatehouse's answers. `gatehouse log` shows who answered what, and what was delivered.";
+An agent's prompts are read-only until what gatehouse offers is proven against the installed
+version: `gatehouse probe codex|copilot|claude` runs that proof; `gatehouse status` says what each
+agent allows and why. `gatehouse log` shows who answered what, and what was delivered.";
 
 #[derive(Debug, Parser)]
 #[command(name = "gatehouse", version, about = ABOUT, long_about = LONG_ABOUT)]
