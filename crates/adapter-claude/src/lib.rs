@@ -191,7 +191,7 @@ pub fn installed_unlocks(state_dir: Option<&Path>) -> Unlocks {
     };
     record::unlock(record::read(&record::record_path(state_dir)), |record| {
         let executable = version::installed_claude(Some(&record.claude_executable))
-            .ok_or(version::VersionError::NotFound)?;
+            .ok_or(version::not_found())?;
         version::version_of(&executable)
     })
 }

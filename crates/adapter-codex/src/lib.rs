@@ -154,8 +154,8 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
 /// `state_dir` against `codex --version` of [`version::installed_codex`].
 pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
     unlock_with(state_dir, |record| {
-        let executable = version::installed_codex(Some(&record.codex_executable))
-            .ok_or(version::VersionError::NotFound)?;
+        let executable =
+            version::installed_codex(Some(&record.codex_executable)).ok_or(version::not_found())?;
         version::version_of(&executable)
     })
 }
@@ -166,7 +166,7 @@ pub fn running_unlock(state_dir: Option<&Path>) -> Unlock {
     unlock_with(state_dir, |record| {
         let executable = version::running_codex()
             .or_else(|| version::installed_codex(Some(&record.codex_executable)))
-            .ok_or(version::VersionError::NotFound)?;
+            .ok_or(version::not_found())?;
         version::version_of(&executable)
     })
 }

@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn an_unreadable_version_is_read_only() {
         let unlock = unlock(Ok(Some(record("0.171.0", true))), |_| {
-            Err(VersionError::NotFound)
+            Err(crate::version::not_found())
         });
         assert!(matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("cannot be read")));
     }

@@ -7,27 +7,14 @@
 //! commands through `sh -c`, which replaces itself with the command, so it is usually the parent).
 //! Asking the native executable for its version takes a few milliseconds.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-/// How long `codex --version` may take before it is given up.
-const VERSION_DEADLINE: Duration = Duration::from_secs(10);
+use gatehouse_harness::executable;
+pub use gatehouse_harness::executable::VersionError;
 
-/// Why the version of a Codex executable could not be read.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum VersionError {
-    #[error(
-        "no `codex` was found on PATH; install Codex, or pass the executable with --codex PATH"
-    )]
-    NotFound,
-    #[error(
-        "`{program} --version` could not run: {problem}; check that this Codex works in a terminal"
-    )]
-    CannotRun { program: PathBuf, problem: String },
-    #[error("`{program} --version` printed {output:?}, which does not name a Codex version; check that it is the Codex CLI")]
-    Unrecognised { program: PathBuf, output: String },
+/// The error when no `codex` can be found.
+pub fn not_found() -> VersionError {
+    VersionError::NotFound { program: "codex" }
 }
 
 /// The version in the output of `codex --version`: the last word of its first line, such as
@@ -40,89 +27,24 @@ pub fn parse_version_output(output: &str) -> Option<String> {
         .then(|| word.to_owned())
 }
 
-/// Runs `program --version` and reads the version it prints.
+/// Runs `program --version` and reads the version from what it prints.
 pub fn version_of(program: &Path) -> Result<String, VersionError> {
-    let cannot_run = |problem: String| VersionError::CannotRun {
-        program: program.to_path_buf(),
-        problem,
-    };
-    let mut child = Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|error| cannot_run(error.to_string()))?;
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child
-            .try_wait()
-            .map_err(|error| cannot_run(error.to_string()))?
-        {
-            break status;
-        }
-        if started.elapsed() > VERSION_DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(cannot_run(format!(
-                "it did not finish within {VERSION_DEADLINE:?}"
-            )));
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let mut output = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_string(&mut output);
-    }
-    if !status.success() {
-        return Err(cannot_run(format!("it exited with {status}")));
-    }
-    parse_version_output(&output).ok_or_else(|| VersionError::Unrecognised {
-        program: program.to_path_buf(),
-        output: output.trim().to_owned(),
-    })
+    executable::version_of(program, parse_version_output)
 }
 
-/// The `codex` executable on `PATH`, if any.
+/// The `codex` on `PATH`.
 pub fn find_on_path() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|folder| folder.join("codex"))
-        .find(|candidate| candidate.is_file())
+    executable::find_on_path("codex")
 }
 
-/// The installed Codex, as the gateway sees it: `codex` on `PATH`, else `probed` (the executable
-/// the last probe checked) if it still exists.
+/// The installed `codex`: the one on `PATH`, else the one the last probe checked.
 pub fn installed_codex(probed: Option<&Path>) -> Option<PathBuf> {
-    find_on_path().or_else(|| probed.filter(|path| path.is_file()).map(Path::to_path_buf))
+    executable::installed("codex", probed)
 }
 
-/// The Codex executable that runs this process as a hook: the nearest of the first few ancestor
-/// processes whose executable is named `codex`. Only Linux tells this (through `/proc`); elsewhere,
-/// and when no ancestor is Codex, it is `None`.
+/// The `codex` that runs this process as a hook, when the process tree tells (Linux).
 pub fn running_codex() -> Option<PathBuf> {
-    let mut pid = parent_of("self")?;
-    for _ in 0..4 {
-        let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-        if executable.file_name().is_some_and(|name| name == "codex") {
-            return Some(executable);
-        }
-        pid = parent_of(&pid.to_string())?;
-    }
-    None
-}
-
-/// The parent process id of `/proc/<process>`, from its `stat` line.
-fn parent_of(process: &str) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{process}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces; the parent id is the second field
-    // after the closing parenthesis.
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-        .filter(|pid| *pid > 1)
+    executable::running_ancestor("codex").map(|(_, executable)| executable)
 }
 
 #[cfg(test)]

@@ -148,7 +148,7 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
 pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
     unlock_with(state_dir, |record| {
         let executable = version::installed_copilot(Some(&record.copilot_executable))
-            .ok_or(version::VersionError::NotFound)?;
+            .ok_or(version::not_found())?;
         version::version_of(&executable)
     })
 }
@@ -159,7 +159,7 @@ pub fn running_unlock(state_dir: Option<&Path>) -> Unlock {
     unlock_with(state_dir, |record| {
         let executable = version::running_copilot()
             .or_else(|| version::installed_copilot(Some(&record.copilot_executable)))
-            .ok_or(version::VersionError::NotFound)?;
+            .ok_or(version::not_found())?;
         version::version_of(&executable)
     })
 }

@@ -205,7 +205,7 @@ impl AgentProbe for ClaudeProbe {
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
         let Some(claude) = request.executable.clone().or_else(version::find_on_path) else {
-            return Err(VersionError::NotFound.into());
+            return Err(version::not_found().into());
         };
         let probed = run(&ProbeOptions::new(claude), progress)?;
         let record = crate::record::record_path(&request.state_dir);

@@ -209,7 +209,7 @@ impl AgentProbe for CopilotProbe {
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
         let Some(copilot) = request.executable.clone().or_else(version::find_on_path) else {
-            return Err(VersionError::NotFound.into());
+            return Err(version::not_found().into());
         };
         let probed = run(&ProbeOptions::new(copilot), progress)?;
         let record = crate::record::record_path(&request.state_dir);
