@@ -7,8 +7,6 @@
 //! cannot be read, a failed probe, a version that cannot be read or a different version: read-only,
 //! with a reason that says what to do.
 
-use std::fs;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::Timestamp;
@@ -53,22 +51,7 @@ impl ProbeRecord {
 }
 
 /// Why the record could not be read or written.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    #[error(
-        "cannot read the Codex probe record {path}: {source}; run `gatehouse probe codex` again"
-    )]
-    Read { path: PathBuf, source: io::Error },
-    #[error(
-        "the Codex probe record {path} is not valid: {source}; run `gatehouse probe codex` again"
-    )]
-    Invalid {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
-    #[error("cannot write the Codex probe record {path}: {source}; check that folder's permissions, then run the probe again")]
-    Write { path: PathBuf, source: io::Error },
-}
+pub use gatehouse_harness::record::RecordError;
 
 /// Where the record lives inside a state folder.
 pub fn record_path(state_dir: &Path) -> PathBuf {
@@ -77,45 +60,12 @@ pub fn record_path(state_dir: &Path) -> PathBuf {
 
 /// Reads the record; a missing file is `Ok(None)`.
 pub fn read(path: &Path) -> Result<Option<ProbeRecord>, RecordError> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(RecordError::Read {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
-    };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|source| RecordError::Invalid {
-            path: path.to_path_buf(),
-            source,
-        })
+    gatehouse_harness::record::read(path)
 }
 
 /// Writes the record atomically (a temporary file renamed over it), creating the folder.
 pub fn write(path: &Path, record: &ProbeRecord) -> Result<(), RecordError> {
-    let write_error = |source| RecordError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let folder = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(folder).map_err(write_error)?;
-    let mut text = serde_json::to_string_pretty(record).expect("a record always serialises");
-    text.push('\n');
-    let temporary = folder.join(format!(".{RECORD_FILE_NAME}.{}.tmp", std::process::id()));
-    let result = fs::File::create(&temporary)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())
-                .and_then(|()| file.sync_all())
-        })
-        .and_then(|()| fs::rename(&temporary, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    result.map_err(write_error)
+    gatehouse_harness::record::write(path, record)
 }
 
 /// Whether gatehouse may answer Codex's permission prompts.
@@ -254,7 +204,7 @@ mod tests {
     fn an_unreadable_record_is_read_only() {
         let folder = tempfile::tempdir().unwrap();
         let path = record_path(folder.path());
-        fs::write(&path, "{ not json").unwrap();
+        std::fs::write(&path, "{ not json").unwrap();
         let unlock = unlock(read(&path), |_| {
             panic!("no version needed for a broken record")
         });
