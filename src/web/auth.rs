@@ -1,19 +1,20 @@
 //! Who may reach the web front end, decided before any handler runs.
 //!
-//! - [`Secret`]: 32 random bytes from the OS, shown as hex; device cookies and pairing tokens are
+//! - [`Secret`]: 32 random bytes from the OS, shown as hex; device tokens and pairing tokens are
 //!   secrets, and only their SHA-256 ([`Secret::hash`], [`hash_token`]) is ever kept.
 //! - [`Access`]: the request rules that do not depend on the pairing store: the `Host` header must
-//!   name this server (DNS rebinding), a POST must carry an `Origin` of this very server (CSRF),
-//!   and the device cookie's name and attributes (`__Host-` and `Secure` under TLS).
+//!   name this server (DNS rebinding), a POST must carry an `Origin` of this very server (CSRF).
+//! - [`device_token`]: a paired device's credential, read only from the `Authorization: Bearer`
+//!   header. Never from a cookie: browsers send a cookie of `127.0.0.1` (or `localhost`) to every
+//!   port of it, so any other local user's server on another port would receive it. The page
+//!   keeps the token in `localStorage`, which a browser keeps apart per origin (scheme, host and
+//!   port), and sets the header itself; no other origin can read it or make a browser send it.
 //!
 //! Nothing here logs a secret: [`Secret`] prints as `Secret(..)` in `Debug`.
 
 use std::net::{IpAddr, SocketAddr};
 
 use sha2::{Digest, Sha256};
-
-/// How long a browser keeps its device cookie: 400 days, the longest browsers honour.
-pub const COOKIE_MAX_AGE_SECONDS: u64 = 400 * 24 * 60 * 60;
 
 /// A random 256-bit secret, as 64 hex digits.
 #[derive(Clone, PartialEq, Eq)]
@@ -28,7 +29,7 @@ impl Secret {
         Ok(Secret(hex(&bytes)))
     }
 
-    /// The secret's text, for a cookie or a link.
+    /// The secret's text, for the page's storage or a link.
     pub fn expose(&self) -> &str {
         &self.0
     }
@@ -48,6 +49,16 @@ impl std::fmt::Debug for Secret {
 /// The SHA-256 of a token as a browser presented it, as hex.
 pub fn hash_token(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// The device token of an `Authorization` header (`Bearer <64 hex digits>`), if any.
+pub fn device_token(authorization: &str) -> Option<&str> {
+    let (scheme, token) = authorization.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer")
+        && token.len() == 64
+        && token.bytes().all(|byte| byte.is_ascii_hexdigit()))
+    .then_some(token)
 }
 
 /// Compares two hashes without stopping at the first difference.
@@ -89,36 +100,6 @@ impl Access {
         } else {
             "http"
         }
-    }
-
-    /// The device cookie's name: `__Host-` prefixed under TLS, so that only this origin, over
-    /// HTTPS, with `Path=/` and no `Domain`, can ever set it.
-    pub fn cookie_name(&self) -> &'static str {
-        if self.tls {
-            "__Host-gatehouse-device"
-        } else {
-            "gatehouse-device"
-        }
-    }
-
-    /// The `Set-Cookie` value that pairs a browser with `token`.
-    pub fn device_cookie(&self, token: &Secret) -> String {
-        let secure = if self.tls { "; Secure" } else { "" };
-        format!(
-            "{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={COOKIE_MAX_AGE_SECONDS}{secure}",
-            self.cookie_name(),
-            token.expose()
-        )
-    }
-
-    /// The device token in a `Cookie` header, if any.
-    pub fn device_token<'a>(&self, cookie_header: &'a str) -> Option<&'a str> {
-        cookie_header
-            .split(';')
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(name, _)| *name == self.cookie_name())
-            .map(|(_, value)| value.trim())
-            .filter(|value| !value.is_empty())
     }
 
     /// Whether a `Host` header names this server: an IP address it listens on (any address when
@@ -252,19 +233,14 @@ mod tests {
     }
 
     #[test]
-    fn cookies_are_http_only_strict_and_host_prefixed_under_tls() {
+    fn the_device_token_comes_only_from_a_bearer_header() {
         let token = Secret::generate().unwrap();
-        let plain = loopback().device_cookie(&token);
-        assert!(plain.starts_with("gatehouse-device="));
-        assert!(plain.contains("; HttpOnly") && plain.contains("; SameSite=Strict"));
-        assert!(!plain.contains("Secure"));
-        let tls = Access::new("0.0.0.0:7780".parse().unwrap(), vec![], true);
-        let secure = tls.device_cookie(&token);
-        assert!(secure.starts_with("__Host-gatehouse-device="));
-        assert!(secure.contains("; Secure") && secure.contains("; Path=/"));
-        assert!(!secure.contains("Domain"));
-        let header = format!("a=b; {}={}; c=d", tls.cookie_name(), token.expose());
-        assert_eq!(tls.device_token(&header), Some(token.expose()));
-        assert_eq!(loopback().device_token(&header), None);
+        let header = format!("Bearer {}", token.expose());
+        assert_eq!(device_token(&header), Some(token.expose()));
+        assert_eq!(device_token(&format!("bearer  {}", token.expose())), Some(token.expose()));
+        assert_eq!(device_token(token.expose()), None);
+        assert_eq!(device_token(&format!("Basic {}", token.expose())), None);
+        assert_eq!(device_token("Bearer short"), None);
+        assert_eq!(device_token(&format!("Bearer {}x", token.expose())), None);
     }
 }

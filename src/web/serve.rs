@@ -1,6 +1,11 @@
 //! `gatehouse web` itself: decide the address and TLS, refuse plain HTTP off loopback, open the
 //! pairing store, follow the gateway, open the control socket, and serve HTTP(S) until stopped.
 //! It prints where it listens and a first pairing link (never to the log).
+//!
+//! Every connection is admitted by [`Connections`] (bounded in total and per client address; a
+//! flood pushes out only unproven connections), must finish its TLS handshake within
+//! [`TLS_HANDSHAKE_LIMIT`] and each request head within [`HEADER_READ_LIMIT`], and may buffer at
+//! most [`MAX_READ_BUFFER`] bytes.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -10,12 +15,13 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 
 use super::auth::Access;
 use super::bridge::Bridge;
+use super::connections::{raise_open_file_limit, ConnectionLimits, Connections};
 use super::control::{self, ControlReply, ControlRequest};
 use super::devices::{DeviceStore, PAIRING_LIFETIME};
 use super::routes::{self, Shared, WebState};
@@ -24,7 +30,14 @@ use super::tls;
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
 
 /// How long a TLS handshake may take.
-const TLS_HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const TLS_HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a connection may take to send a whole request head (and may stay idle between
+/// requests).
+pub const HEADER_READ_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The most a connection buffers: a request head is far smaller.
+pub const MAX_READ_BUFFER: usize = 16 * 1024;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -69,6 +82,7 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let mut hosts = config.hosts;
     hosts.extend(arguments.hosts);
+    let limits = ConnectionLimits::for_open_file_limit(raise_open_file_limit());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -118,7 +132,8 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         println!("Pair a browser (once, until {expires_at}): {url}");
         println!("More links: `gatehouse web pair --qr`; paired browsers: `gatehouse web devices`.");
-        serve_http(listener, routes::router(state), tls.map(|tls| tls.config)).await
+        let connections = Connections::new(limits);
+        serve_http(listener, routes::router(state), tls.map(|tls| tls.config), connections).await
     })?;
     Ok(ExitCode::SUCCESS)
 }
@@ -168,21 +183,26 @@ pub fn answer_control(state: &Shared, request: ControlRequest) -> ControlReply {
                 };
             }
             drop(store);
-            state.bridge.revoked(ids.clone());
+            state.bridge.revoked();
             ControlReply::Revoked { ids }
         }
     }
 }
 
-/// Accepts connections and serves each with hyper, through TLS when it is on.
-async fn serve_http(
+/// Accepts connections and serves each with hyper, through TLS when it is on, until the
+/// listener fails for good. Each request carries its connection's [`ConnectionTicket`]
+/// (an extension), which a paired device's request marks.
+///
+/// [`ConnectionTicket`]: super::connections::ConnectionTicket
+pub async fn serve_http(
     listener: TcpListener,
     router: axum::Router,
     tls: Option<Arc<rustls::ServerConfig>>,
+    connections: Arc<Connections>,
 ) -> anyhow::Result<()> {
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     loop {
-        let (stream, _) = match listener.accept().await {
+        let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(error) => {
                 tracing::warn!("accepting a connection failed: {error}");
@@ -190,31 +210,57 @@ async fn serve_http(
                 continue;
             }
         };
+        let Some((ticket, pushed_out)) = connections.admit(peer.ip()) else {
+            let counts = connections.counts();
+            tracing::debug!(
+                "refused a connection from {peer}: all {} slots serve paired devices",
+                counts.paired
+            );
+            continue;
+        };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            router.clone(),
+            move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ticket.clone());
+                request
+            },
+        ));
         let acceptor = acceptor.clone();
         tokio::spawn(async move {
-            let builder = hyper::server::conn::http1::Builder::new();
-            let served = match acceptor {
-                // A peer that never finishes its handshake is let go.
-                Some(acceptor) => {
-                    match tokio::time::timeout(TLS_HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
-                        Ok(Ok(stream)) => {
-                            builder
-                                .serve_connection(TokioIo::new(stream), service)
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_LIMIT)
+                .max_buf_size(MAX_READ_BUFFER);
+            let serve = async {
+                match acceptor {
+                    // A peer that never finishes its handshake is let go.
+                    Some(acceptor) => {
+                        let Ok(Ok(stream)) =
+                            tokio::time::timeout(TLS_HANDSHAKE_LIMIT, acceptor.accept(stream))
                                 .await
-                        }
-                        _ => return,
+                        else {
+                            return Ok(());
+                        };
+                        builder
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await
+                    }
+                    None => {
+                        builder
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await
                     }
                 }
-                None => {
-                    builder
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await
-                }
             };
-            if let Err(error) = served {
-                tracing::debug!("a connection ended: {error}");
+            tokio::select! {
+                served = serve => {
+                    if let Err(error) = served {
+                        tracing::debug!("a connection ended: {error}");
+                    }
+                }
+                _ = pushed_out => tracing::debug!("pushed out an unproven connection from {peer}"),
             }
         });
     }
