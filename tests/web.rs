@@ -98,6 +98,16 @@ impl Drop for Web {
     }
 }
 
+/// A child process (a held hook) killed and reaped when dropped, even when the test panics.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A new pairing link from `gatehouse web pair --json`.
 fn pair_link(gateway: &Gateway) -> String {
     let output = gateway.run(&["web", "pair", "--json"]);
@@ -228,7 +238,10 @@ pub const TOKEN_KEY: &str = "gatehouse-device-token";
 pub async fn stored_token(browser: &Browser) -> Option<String> {
     browser
         .client
-        .execute(&format!("return localStorage.getItem('{TOKEN_KEY}')"), vec![])
+        .execute(
+            &format!("return localStorage.getItem('{TOKEN_KEY}')"),
+            vec![],
+        )
         .await
         .expect("localStorage is readable")
         .as_str()
@@ -248,7 +261,9 @@ pub async fn pair(browser: &Browser, link: &str, name: &str) {
     browser.click("[data-pair-submit]").await;
     browser.wait_for("[data-app]:not([hidden])").await;
     browser.wait_for("[data-connection][data-up='true']").await;
-    let token = stored_token(browser).await.expect("the page keeps its device token");
+    let token = stored_token(browser)
+        .await
+        .expect("the page keeps its device token");
     assert_eq!(token.len(), 64, "a 256-bit token in hex");
     let cookies = browser.client.get_all_cookies().await.unwrap();
     assert!(cookies.is_empty(), "no cookie is set: {cookies:?}");
@@ -599,7 +614,9 @@ fn requests_without_the_token_or_with_a_forged_host_get_no_data() {
     let get = |path: &str, host: &str, credential: &str| {
         http(
             port,
-            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n{credential}Connection: close\r\n\r\n"),
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: {host}\r\n{credential}Connection: close\r\n\r\n"
+            ),
         )
     };
     let with_token = format!("Authorization: Bearer {device_token}\r\n");
@@ -837,7 +854,7 @@ fn the_page_escapes_every_character_the_cli_escapes() {
     let mut event = claude_fixture("PermissionRequest-Bash");
     let command = "echo ok\u{fe0f}\u{3164}\u{115f}\u{ffa0}\u{34f}\u{e0100}.txt";
     event["tool_input"]["command"] = json!(command);
-    let mut hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let _hook = KillOnDrop(gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]));
     let id = gateway.wait_for_pending(1)[0]["id"]
         .as_str()
         .unwrap()
@@ -877,7 +894,12 @@ fn the_page_escapes_every_character_the_cli_escapes() {
                     .zip(expected.chars())
                     .position(|(page, cli)| page != cli)
                     .unwrap_or(shown.len().min(expected.len()));
-                let around = |text: &str| text.chars().skip(first.saturating_sub(10)).take(40).collect::<String>();
+                let around = |text: &str| {
+                    text.chars()
+                        .skip(first.saturating_sub(10))
+                        .take(40)
+                        .collect::<String>()
+                };
                 panic!(
                     "the page and the CLI differ at character {first}: page {:?}, CLI {:?}",
                     around(shown),
@@ -887,6 +909,4 @@ fn the_page_escapes_every_character_the_cli_escapes() {
         })
         .await;
     });
-    let _ = hook.kill();
-    let _ = hook.wait();
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::common::{claude_fixture, wait_for, Gateway};
 use crate::support::browser::{browser_available, PHONE};
-use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
+use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, KillOnDrop, Web};
 
 /// The user id of `nobody` on Debian.
 const NOBODY: u32 = 65_534;
@@ -88,7 +88,11 @@ impl OtherUsersServer {
         wait_for(Duration::from_secs(10), "the other user's server", || {
             ready.exists()
         });
-        let port = std::fs::read_to_string(&ready).unwrap().trim().parse().unwrap();
+        let port = std::fs::read_to_string(&ready)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         OtherUsersServer {
             process,
             port,
@@ -123,7 +127,15 @@ fn replay(port: u16, received: &Value, method: &str, path: &str, body: &str) -> 
     for header in received["headers"].as_array().unwrap() {
         let (name, value) = (header[0].as_str().unwrap(), header[1].as_str().unwrap());
         let lower = name.to_ascii_lowercase();
-        if ["host", "origin", "content-length", "content-type", "connection"].contains(&lower.as_str()) {
+        if [
+            "host",
+            "origin",
+            "content-length",
+            "content-type",
+            "connection",
+        ]
+        .contains(&lower.as_str())
+        {
             continue;
         }
         request.push_str(&format!("{name}: {value}\r\n"));
@@ -152,12 +164,14 @@ fn another_local_users_server_visited_by_the_paired_browser_gets_no_prompt_and_a
     let gateway = Gateway::start();
     let web = Web::start(&gateway, "127.0.0.1:0");
     let port = web.port();
-    let mut hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
+    let _hook = KillOnDrop(
+        gateway.spawn_hook(
+            "claude",
+            claude_fixture("PermissionRequest-Bash")
+                .to_string()
+                .as_bytes(),
+            &[],
+        ),
     );
     let id = gateway.wait_for_pending(1)[0]["id"]
         .as_str()
@@ -229,8 +243,6 @@ fn another_local_users_server_visited_by_the_paired_browser_gets_no_prompt_and_a
     let pending = gateway.list();
     assert_eq!(pending.len(), 1, "nothing was answered: {pending:?}");
     assert_eq!(pending[0]["id"], Value::from(id.as_str()));
-    let _ = hook.kill();
-    let _ = hook.wait();
 }
 
 /// Raises this test process's soft limit on open files to `wanted`; false when the hard limit
@@ -289,12 +301,14 @@ fn a_flood_of_idle_connections_leaves_a_paired_device_served_within_seconds() {
     });
     let port = web.port();
     let device_token = pair_over_http(port, &web.first_link);
-    let mut hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
+    let _hook = KillOnDrop(
+        gateway.spawn_hook(
+            "claude",
+            claude_fixture("PermissionRequest-Bash")
+                .to_string()
+                .as_bytes(),
+            &[],
+        ),
     );
     gateway.wait_for_pending(1);
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
@@ -356,6 +370,4 @@ fn a_flood_of_idle_connections_leaves_a_paired_device_served_within_seconds() {
         .count();
     assert!(closed > 0, "the oldest idle connections were let go");
     drop(idle);
-    let _ = hook.kill();
-    let _ = hook.wait();
 }

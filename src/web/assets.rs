@@ -46,9 +46,7 @@ fn generate_text_js() -> String {
     // The escapes that are not `\u{hex}` (`\e`, `\r`, `\n`, `\t`), as the CLI writes them.
     let special: serde_json::Map<String, serde_json::Value> = escaped_ranges()
         .into_iter()
-        .flat_map(|(first, last)| {
-            (u32::from(first)..=u32::from(last)).filter_map(char::from_u32)
-        })
+        .flat_map(|(first, last)| (u32::from(first)..=u32::from(last)).filter_map(char::from_u32))
         .filter_map(|character| {
             let shown = text::visible(character.encode_utf8(&mut [0; 4])).into_owned();
             (shown != format!("\\u{{{:x}}}", u32::from(character)))

@@ -237,7 +237,10 @@ mod tests {
         let token = Secret::generate().unwrap();
         let header = format!("Bearer {}", token.expose());
         assert_eq!(device_token(&header), Some(token.expose()));
-        assert_eq!(device_token(&format!("bearer  {}", token.expose())), Some(token.expose()));
+        assert_eq!(
+            device_token(&format!("bearer  {}", token.expose())),
+            Some(token.expose())
+        );
         assert_eq!(device_token(token.expose()), None);
         assert_eq!(device_token(&format!("Basic {}", token.expose())), None);
         assert_eq!(device_token("Bearer short"), None);

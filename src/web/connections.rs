@@ -241,7 +241,10 @@ mod tests {
             flood.push(connections.admit(HERE).expect("an idle flood never blocks"));
         }
         assert_eq!(connections.counts().open, 5, "4 from the flood, 1 paired");
-        assert!(phone_pushed.try_recv().is_err(), "the paired connection stays");
+        assert!(
+            phone_pushed.try_recv().is_err(),
+            "the paired connection stays"
+        );
         let pushed = flood
             .iter_mut()
             .map(|(_, pushed_out)| pushed_out.try_recv().is_ok())

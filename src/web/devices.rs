@@ -324,7 +324,10 @@ mod tests {
         assert_eq!(folder_mode & 0o777, 0o700);
         let mut reopened = DeviceStore::open(Some(path)).unwrap();
         assert_eq!(
-            reopened.device_for(device_token.expose(), at(3)).unwrap().id,
+            reopened
+                .device_for(device_token.expose(), at(3))
+                .unwrap()
+                .id,
             device.id
         );
         assert!(reopened.device_for(token.expose(), at(3)).is_none());

@@ -23,6 +23,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use axum::http::request::Parts;
@@ -32,7 +33,6 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use axum::extract::DefaultBodyLimit;
 use futures_util::Stream;
 use gatehouse_core::{Answer, DecisionId};
 use serde::Deserialize;

@@ -78,7 +78,10 @@ async fn paired_authorization(state: &Arc<WebState>, app: &Router) -> String {
     let body = format!(r#"{{"token":"{}","name":"test phone"}}"#, token.expose());
     let (status, headers, reply) = send(app, post("/api/pair", Some(ORIGIN), None, &body)).await;
     assert_eq!(status, StatusCode::OK, "{reply}");
-    assert!(headers.get(header::SET_COOKIE).is_none(), "no cookie is set");
+    assert!(
+        headers.get(header::SET_COOKIE).is_none(),
+        "no cookie is set"
+    );
     let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
     format!("Bearer {}", reply["token"].as_str().unwrap())
 }
@@ -116,10 +119,18 @@ async fn without_a_valid_device_token_no_route_gives_data_or_takes_an_answer() {
             assert!(body.contains("gatehouse web pair"), "{body}");
         }
         let answer = format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#);
-        let (status, _, _) = send(&app, post("/api/answer", Some(ORIGIN), authorization, &answer)).await;
+        let (status, _, _) = send(
+            &app,
+            post("/api/answer", Some(ORIGIN), authorization, &answer),
+        )
+        .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         let release = format!(r#"{{"id":"{SOME_ID}"}}"#);
-        let (status, _, _) = send(&app, post("/api/release", Some(ORIGIN), authorization, &release)).await;
+        let (status, _, _) = send(
+            &app,
+            post("/api/release", Some(ORIGIN), authorization, &release),
+        )
+        .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
 }
@@ -187,6 +198,22 @@ async fn the_device_token_in_a_cookie_opens_nothing() {
         let (status, _, _) = send(&app, request).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{cookie}");
     }
+    // Another origin's script cannot send the header either: a preflight gets no CORS grant.
+    let preflight = Request::options("/api/prompts")
+        .header(header::HOST, HOST)
+        .header(header::ORIGIN, "http://127.0.0.1:9999")
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "authorization")
+        .body(Body::empty())
+        .unwrap();
+    let (status, headers, _) = send(&app, preflight).await;
+    assert!(!status.is_success(), "{status}");
+    assert!(
+        !headers
+            .keys()
+            .any(|name| name.as_str().starts_with("access-control-")),
+        "{headers:?}"
+    );
 }
 
 #[tokio::test]
@@ -235,9 +262,17 @@ async fn a_forged_host_gets_nothing_even_with_a_valid_token() {
             );
         }
     }
-    let (status, _, _) = send(&app, get("/api/prompts", "devbox.example", Some(&authorization))).await;
+    let (status, _, _) = send(
+        &app,
+        get("/api/prompts", "devbox.example", Some(&authorization)),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "a configured name is served");
-    let (status, _, _) = send(&app, get("/api/prompts", "localhost:7780", Some(&authorization))).await;
+    let (status, _, _) = send(
+        &app,
+        get("/api/prompts", "localhost:7780", Some(&authorization)),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -253,7 +288,11 @@ async fn a_post_needs_this_origin_and_answers_name_the_full_id() {
         Some("null"),
         Some("https://127.0.0.1:7780"),
     ] {
-        let (status, _, _) = send(&app, post("/api/answer", origin, Some(&authorization), &answer)).await;
+        let (status, _, _) = send(
+            &app,
+            post("/api/answer", origin, Some(&authorization), &answer),
+        )
+        .await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{origin:?}");
     }
     let prefix = r#"{"id":"019ad0f1","answer":{"action":"once"}}"#;

@@ -145,7 +145,11 @@
       const reply = await api('/api/pair', { method: 'POST', body: { token, name } });
       const body = reply ? await reply.json().catch(() => ({})) : {};
       if (reply && reply.ok && typeof body.token === 'string') {
-        credential.set(body.token);
+        try {
+          credential.set(body.token);
+        } catch {
+          return unpaired('Pairing failed: this browser does not let the page keep its pairing (site storage is off).');
+        }
         return startApp(body.device);
       }
       unpaired(`Pairing failed: ${visible(body.error || 'gatehouse web did not answer')}`);
