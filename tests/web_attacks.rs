@@ -371,3 +371,66 @@ fn a_flood_of_idle_connections_leaves_a_paired_device_served_within_seconds() {
     assert!(closed > 0, "the oldest idle connections were let go");
     drop(idle);
 }
+
+#[test]
+fn revoking_a_device_closes_its_open_feed_and_sends_it_no_later_prompt() {
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let port = web.port();
+    let device_token = pair_over_http(port, &web.first_link);
+    let mut feed = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    feed.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    feed.write_all(
+        format!(
+            "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {device_token}\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let mut received = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&received).contains(r#""type":"snapshot""#) {
+        let read = feed.read(&mut chunk).expect("the snapshot arrives");
+        assert!(read > 0, "the feed closed before its snapshot");
+        received.extend_from_slice(&chunk[..read]);
+    }
+    let revoked = gateway.run(&["web", "revoke", "--all"]);
+    assert!(
+        revoked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoked.stderr)
+    );
+    let started = Instant::now();
+    let _hook = KillOnDrop(
+        gateway.spawn_hook(
+            "claude",
+            claude_fixture("PermissionRequest-Bash")
+                .to_string()
+                .as_bytes(),
+            &[],
+        ),
+    );
+    gateway.wait_for_pending(1);
+    // The connection ends; whatever came before the end holds no prompt.
+    let mut after = Vec::new();
+    loop {
+        match feed.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => after.extend_from_slice(&chunk[..read]),
+            Err(error) if error.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(error) => panic!(
+                "the feed of a revoked device stays open ({error}) after {:?}: {}",
+                started.elapsed(),
+                String::from_utf8_lossy(&after)
+            ),
+        }
+    }
+    let after = String::from_utf8_lossy(&after);
+    assert!(!after.contains("printf hi"), "{after}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "closed at once, not after {:?}",
+        started.elapsed()
+    );
+}

@@ -6,7 +6,8 @@
 //! - at most [`ConnectionLimits::total`] connections are open, and at most
 //!   [`ConnectionLimits::per_address`] from one client address;
 //! - a connection is *unproven* until one of its requests carries a paired device's token
-//!   ([`ConnectionTicket::mark_paired`]); only unproven connections are ever pushed out;
+//!   ([`ConnectionTicket::mark_paired`]); only unproven connections are ever pushed out by a
+//!   flood, and a revoked device's connections are closed at once ([`Connections::close_devices`]);
 //! - a new connection past a limit pushes out the oldest unproven connection (of the same
 //!   address for the per-address limit), so a paired device's new connection is served at once
 //!   while an idle flood only ever displaces itself; when every connection is proven the new
@@ -57,7 +58,8 @@ impl ConnectionLimits {
 
 struct OpenConnection {
     address: IpAddr,
-    paired: bool,
+    /// The paired device whose request it carried, once it did.
+    device: Option<String>,
     /// Fired when the connection is pushed out; its task then drops it.
     push_out: Option<oneshot::Sender<()>>,
 }
@@ -117,7 +119,7 @@ impl Connections {
             id,
             OpenConnection {
                 address,
-                paired: false,
+                device: None,
                 push_out: Some(push_out),
             },
         );
@@ -132,7 +134,26 @@ impl Connections {
         let registry = self.open.lock().unwrap();
         ConnectionCounts {
             open: registry.open.len(),
-            paired: registry.open.values().filter(|open| open.paired).count(),
+            paired: registry
+                .open
+                .values()
+                .filter(|open| open.device.is_some())
+                .count(),
+        }
+    }
+
+    /// Closes every connection that carried a request of one of these devices (revoked ones),
+    /// whatever it is doing, however far behind its reader is.
+    pub fn close_devices(&self, devices: &[String]) {
+        let mut registry = self.open.lock().unwrap();
+        let closing: Vec<u64> = registry
+            .open
+            .iter()
+            .filter(|(_, open)| open.device.as_ref().is_some_and(|id| devices.contains(id)))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in closing {
+            registry.close(id);
         }
     }
 }
@@ -143,17 +164,24 @@ impl Registry {
         let oldest = self
             .open
             .iter()
-            .find(|(_, open)| !open.paired && address.is_none_or(|address| open.address == address))
+            .find(|(_, open)| {
+                open.device.is_none() && address.is_none_or(|address| open.address == address)
+            })
             .map(|(id, _)| *id);
         let Some(id) = oldest else {
             return false;
         };
+        self.close(id);
+        true
+    }
+
+    /// Drops connection `id` from the count and tells its task to close it.
+    fn close(&mut self, id: u64) {
         if let Some(mut open) = self.open.remove(&id) {
             if let Some(push_out) = open.push_out.take() {
                 let _ = push_out.send(());
             }
         }
-        true
     }
 }
 
@@ -168,11 +196,12 @@ struct TicketInner {
 }
 
 impl ConnectionTicket {
-    /// Notes that this connection carried a paired device's request: it is never pushed out.
-    pub fn mark_paired(&self) {
+    /// Notes that this connection carried a request of the paired device `device`: no flood
+    /// pushes it out; revoking the device closes it.
+    pub fn mark_paired(&self, device: &str) {
         let mut registry = self.0.connections.open.lock().unwrap();
         if let Some(open) = registry.open.get_mut(&self.0.id) {
-            open.paired = true;
+            open.device = Some(device.to_owned());
         }
     }
 }
@@ -235,7 +264,7 @@ mod tests {
             per_address: 4,
         });
         let (phone, mut phone_pushed) = connections.admit(THERE).unwrap();
-        phone.mark_paired();
+        phone.mark_paired("phone");
         let mut flood = Vec::new();
         for _ in 0..20 {
             flood.push(connections.admit(HERE).expect("an idle flood never blocks"));
@@ -267,7 +296,7 @@ mod tests {
         let tickets: Vec<_> = (0..2)
             .map(|_| {
                 let (ticket, _) = connections.admit(HERE).unwrap();
-                ticket.mark_paired();
+                ticket.mark_paired("desk");
                 ticket
             })
             .collect();
@@ -275,5 +304,23 @@ mod tests {
         assert!(connections.admit(THERE).is_none());
         drop(tickets);
         assert!(connections.admit(HERE).is_some());
+    }
+
+    #[test]
+    fn revoking_a_device_closes_its_connections_at_once() {
+        let connections = Connections::new(ConnectionLimits {
+            total: 8,
+            per_address: 8,
+        });
+        let (phone, mut phone_closed) = connections.admit(THERE).unwrap();
+        phone.mark_paired("phone");
+        let (desk, mut desk_closed) = connections.admit(HERE).unwrap();
+        desk.mark_paired("desk");
+        let (_stranger, mut stranger_closed) = connections.admit(HERE).unwrap();
+        connections.close_devices(&["phone".to_owned()]);
+        assert!(phone_closed.try_recv().is_ok());
+        assert!(desk_closed.try_recv().is_err());
+        assert!(stranger_closed.try_recv().is_err());
+        assert_eq!(connections.counts().open, 2);
     }
 }

@@ -41,7 +41,7 @@ use serde_json::json;
 use super::assets;
 use super::auth::{device_token, Access};
 use super::bridge::Bridge;
-use super::connections::ConnectionTicket;
+use super::connections::{ConnectionTicket, Connections};
 use super::devices::{Device, DeviceStore, DeviceView, PairingRefusal};
 use super::feed::Feed;
 
@@ -65,6 +65,8 @@ pub struct WebState {
     pub access: Access,
     pub devices: Mutex<DeviceStore>,
     pub bridge: Arc<Bridge>,
+    /// The open connections: a revoked device's are closed at once.
+    pub connections: Arc<Connections>,
     /// The start of every pairing link: `http(s)://host:port`.
     pub link_base: String,
 }
@@ -157,8 +159,9 @@ impl FromRequestParts<Shared> for Paired {
                 .unwrap()
                 .device_for(token, gatehouse_host_ipc::now())
         });
-        if let (Some(_), Some(ticket)) = (&device, parts.extensions.get::<ConnectionTicket>()) {
-            ticket.mark_paired();
+        if let (Some(device), Some(ticket)) = (&device, parts.extensions.get::<ConnectionTicket>())
+        {
+            ticket.mark_paired(&device.id);
         }
         device.map(Paired).ok_or_else(|| {
             refuse(

@@ -115,10 +115,12 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         let control_socket = control::bind(&control::control_path(&socket)).await?;
         let store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
         let bridge = Bridge::new(socket.clone());
+        let connections = Connections::new(limits);
         let state: Shared = Arc::new(WebState {
             access,
             devices: Mutex::new(store),
             bridge: bridge.clone(),
+            connections: connections.clone(),
             link_base: link_base.clone(),
         });
         tokio::spawn(bridge.follow());
@@ -132,7 +134,6 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         println!("Pair a browser (once, until {expires_at}): {url}");
         println!("More links: `gatehouse web pair --qr`; paired browsers: `gatehouse web devices`.");
-        let connections = Connections::new(limits);
         serve_http(listener, routes::router(state), tls.map(|tls| tls.config), connections).await
     })?;
     Ok(ExitCode::SUCCESS)
@@ -184,6 +185,7 @@ pub fn answer_control(state: &Shared, request: ControlRequest) -> ControlReply {
             }
             drop(store);
             state.bridge.revoked();
+            state.connections.close_devices(&ids);
             ControlReply::Revoked { ids }
         }
     }

@@ -14,6 +14,7 @@ use tower::ServiceExt;
 
 use super::auth::Access;
 use super::bridge::{Bridge, FEED_DEPTH};
+use super::connections::{ConnectionLimits, Connections};
 use super::control::{ControlReply, ControlRequest};
 use super::devices::{DeviceStore, MAX_FAILED_PAIRINGS};
 use super::routes::{name_from_user_agent, router, WebState, SECURITY_HEADERS};
@@ -28,6 +29,7 @@ fn state() -> Arc<WebState> {
         access: Access::new(HOST.parse().unwrap(), vec!["devbox.example".into()], false),
         devices: Mutex::new(DeviceStore::open(None).unwrap()),
         bridge: Bridge::new("/nonexistent/gatehouse.sock".into()),
+        connections: Connections::new(ConnectionLimits::for_open_file_limit(1_024)),
         link_base: ORIGIN.into(),
     })
 }
