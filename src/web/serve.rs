@@ -191,12 +191,12 @@ pub fn answer_control(state: &Shared, request: ControlRequest) -> ControlReply {
     }
 }
 
-/// Accepts connections and serves each with hyper, through TLS when it is on, until the
-/// listener fails for good. Each request carries its connection's [`ConnectionTicket`]
-/// (an extension), which a paired device's request marks.
+/// Accepts connections for as long as the process runs, and serves each with hyper, through
+/// TLS when it is on. Each request carries its connection's [`ConnectionTicket`] (an
+/// extension), which a paired device's request marks.
 ///
 /// [`ConnectionTicket`]: super::connections::ConnectionTicket
-pub async fn serve_http(
+async fn serve_http(
     listener: TcpListener,
     router: axum::Router,
     tls: Option<Arc<rustls::ServerConfig>>,
@@ -215,8 +215,9 @@ pub async fn serve_http(
         let Some((ticket, pushed_out)) = connections.admit(peer.ip()) else {
             let counts = connections.counts();
             tracing::debug!(
-                "refused a connection from {peer}: all {} slots serve paired devices",
-                counts.paired
+                "refused a connection from {peer}: every slot it could take serves a paired device ({} of {} open)",
+                counts.paired,
+                counts.open
             );
             continue;
         };
@@ -262,7 +263,9 @@ pub async fn serve_http(
                         tracing::debug!("a connection ended: {error}");
                     }
                 }
-                _ = pushed_out => tracing::debug!("pushed out an unproven connection from {peer}"),
+                _ = pushed_out => tracing::debug!(
+                    "closed a connection from {peer}: pushed out by newer ones, or its device was revoked"
+                ),
             }
         });
     }
