@@ -459,3 +459,74 @@ fn a_connection_that_never_finishes_its_request_head_is_closed() {
     );
     assert!(started.elapsed() < Duration::from_secs(20));
 }
+
+/// Whether this machine has an IPv6 loopback address; says the test is skipped when not.
+fn ipv6_loopback_available(test: &str) -> bool {
+    let available = std::net::TcpListener::bind("[::1]:0").is_ok();
+    if !available {
+        eprintln!("skipped: {test} needs the IPv6 loopback address ::1");
+    }
+    available
+}
+
+#[test]
+fn gatehouse_web_holds_both_loopback_addresses_of_its_port() {
+    if !ipv6_loopback_available("holding [::1]") {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let port = web.port();
+    // A browser sends http://localhost:PORT to [::1]:PORT first: nobody else may listen there.
+    let squatter = std::net::TcpListener::bind(("::1", port));
+    assert!(
+        squatter.is_err(),
+        "another program could listen on [::1]:{port} and own http://localhost:{port}"
+    );
+    let mut stream = TcpStream::connect(("::1", port)).expect("gatehouse web answers on [::1]");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(
+            format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains("data-unpaired"), "{reply}");
+}
+
+#[test]
+fn localhost_is_refused_while_another_program_holds_the_ipv6_loopback_of_the_port() {
+    if !ipv6_loopback_available("squatting [::1]") {
+        return;
+    }
+    // Another program listens on [::1]:PORT first; 127.0.0.1:PORT is free.
+    let (squatter, port) = (0..20)
+        .find_map(|_| {
+            let squatter = std::net::TcpListener::bind("[::1]:0").ok()?;
+            let port = squatter.local_addr().ok()?.port();
+            std::net::TcpListener::bind(("127.0.0.1", port)).ok()?;
+            Some((squatter, port))
+        })
+        .expect("a port free on both loopback addresses");
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, &format!("127.0.0.1:{port}"));
+    let get = |host: &str| {
+        http(
+            web.port(),
+            &format!("GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    let (status, reply) = get(&format!("localhost:{port}"));
+    assert_eq!(
+        status, 403,
+        "the origin http://localhost:{port} may be the squatter's: {reply}"
+    );
+    let (status, reply) = get(&format!("127.0.0.1:{port}"));
+    assert_eq!(status, 200, "{reply}");
+    drop(squatter);
+}

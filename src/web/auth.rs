@@ -4,6 +4,9 @@
 //!   secrets, and only their SHA-256 ([`Secret::hash`], [`hash_token`]) is ever kept.
 //! - [`Access`]: the request rules that do not depend on the pairing store: the `Host` header must
 //!   name this server (DNS rebinding), a POST must carry an `Origin` of this very server (CSRF).
+//!   `localhost` is accepted only while no other program can answer for it ([`LoopbackTwin`]):
+//!   a browser sends `localhost` to `::1` first, so another user listening on `[::1]:PORT` beside
+//!   a server on `127.0.0.1:PORT` would own the origin `http://localhost:PORT` and its storage.
 //! - [`device_token`]: a paired device's credential, read only from the `Authorization: Bearer`
 //!   header. Never from a cookie: browsers send a cookie of `127.0.0.1` (or `localhost`) to every
 //!   port of it, so any other local user's server on another port would receive it. The page
@@ -75,6 +78,32 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
+/// The other loopback address at the listen port (`[::1]` for `127.0.0.1`, and back), which
+/// a browser may reach for `localhost` too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopbackTwin {
+    /// This server listens there too.
+    Held(IpAddr),
+    /// No program can listen there (no such address on this machine), or the server does not
+    /// listen on loopback.
+    Absent,
+    /// Another program listens there: `localhost` may reach it, so the name is refused.
+    TakenByAnother(IpAddr),
+}
+
+/// The other loopback address of `ip`'s family, for a loopback `ip`.
+pub fn loopback_twin_of(ip: IpAddr) -> Option<IpAddr> {
+    match ip {
+        IpAddr::V4(v4) if v4 == std::net::Ipv4Addr::LOCALHOST => {
+            Some(IpAddr::V6(std::net::Ipv6Addr::LOCALHOST))
+        }
+        IpAddr::V6(v6) if v6 == std::net::Ipv6Addr::LOCALHOST => {
+            Some(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
+        }
+        _ => None,
+    }
+}
+
 /// The rules every request meets, from the listen address, the names the owner configured and
 /// whether TLS is on.
 #[derive(Debug, Clone)]
@@ -82,6 +111,7 @@ pub struct Access {
     listen: SocketAddr,
     hosts: Vec<String>,
     tls: bool,
+    twin: LoopbackTwin,
 }
 
 impl Access {
@@ -91,7 +121,22 @@ impl Access {
             .map(|host| host.trim().to_ascii_lowercase())
             .filter(|host| !host.is_empty())
             .collect();
-        Access { listen, hosts, tls }
+        Access {
+            listen,
+            hosts,
+            tls,
+            twin: LoopbackTwin::Absent,
+        }
+    }
+
+    /// The same rules, knowing what listens on the other loopback address at the listen port.
+    pub fn with_loopback_twin(self, twin: LoopbackTwin) -> Access {
+        Access { twin, ..self }
+    }
+
+    /// Whether requests naming `localhost` are served.
+    pub fn serves_localhost(&self) -> bool {
+        self.listen.ip().is_loopback() && !matches!(self.twin, LoopbackTwin::TakenByAnother(_))
     }
 
     pub fn scheme(&self) -> &'static str {
@@ -104,8 +149,9 @@ impl Access {
 
     /// Whether a `Host` header names this server: an IP address it listens on (any address when
     /// it listens on all of them: an IP literal cannot be rebound by DNS), `localhost` when it
-    /// listens on loopback, each with the listen port; or a name the owner configured, on any
-    /// port (a reverse proxy in front may serve it on 443).
+    /// listens on loopback and no other program holds the other loopback address at its port,
+    /// each with the listen port; or a name the owner configured, on any port (a reverse proxy in
+    /// front may serve it on 443).
     pub fn host_allowed(&self, host: &str) -> bool {
         let host = host.trim().to_ascii_lowercase();
         let Some((name, port)) = split_host(&host, self.default_port()) else {
@@ -123,8 +169,10 @@ impl Access {
             .trim_end_matches(']')
             .parse::<IpAddr>()
         {
-            Ok(ip) => listen_ip.is_unspecified() || ip == listen_ip,
-            Err(_) => name == "localhost" && listen_ip.is_loopback(),
+            Ok(ip) => {
+                listen_ip.is_unspecified() || ip == listen_ip || self.twin == LoopbackTwin::Held(ip)
+            }
+            Err(_) => name == "localhost" && self.serves_localhost(),
         }
     }
 
@@ -245,5 +293,23 @@ mod tests {
         assert_eq!(device_token(&format!("Basic {}", token.expose())), None);
         assert_eq!(device_token("Bearer short"), None);
         assert_eq!(device_token(&format!("Bearer {}x", token.expose())), None);
+    }
+
+    #[test]
+    fn localhost_is_refused_while_another_program_holds_the_other_loopback_address() {
+        let held = loopback().with_loopback_twin(LoopbackTwin::Held("::1".parse().unwrap()));
+        assert!(held.host_allowed("localhost:7780"));
+        assert!(held.host_allowed("[::1]:7780"));
+        let taken =
+            loopback().with_loopback_twin(LoopbackTwin::TakenByAnother("::1".parse().unwrap()));
+        assert!(!taken.host_allowed("localhost:7780"));
+        assert!(!taken.host_allowed("[::1]:7780"));
+        assert!(taken.host_allowed("127.0.0.1:7780"));
+        assert!(!loopback().host_allowed("[::1]:7780"), "not held");
+        assert_eq!(
+            loopback_twin_of("127.0.0.1".parse().unwrap()),
+            Some("::1".parse().unwrap())
+        );
+        assert_eq!(loopback_twin_of("127.0.0.2".parse().unwrap()), None);
     }
 }

@@ -19,7 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 
-use super::auth::Access;
+use super::auth::{loopback_twin_of, Access, LoopbackTwin};
 use super::bridge::Bridge;
 use super::connections::{raise_open_file_limit, ConnectionLimits, Connections};
 use super::control::{self, ControlReply, ControlRequest};
@@ -103,7 +103,16 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
             format!("cannot listen on {listen}; is another `gatehouse web` (or another server) using it? choose another with --listen")
         })?;
         let bound = listener.local_addr()?;
-        let access = Access::new(bound, hosts.clone(), tls.is_some());
+        let (twin, twin_listener) = hold_loopback_twin(bound).await;
+        if let LoopbackTwin::TakenByAnother(ip) = twin {
+            eprintln!(
+                "warning: another program listens on {}, where a browser sends http://localhost:{}; gatehouse web refuses the name localhost: open the link it prints (with {})",
+                SocketAddr::new(ip, bound.port()),
+                bound.port(),
+                bound.ip()
+            );
+        }
+        let access = Access::new(bound, hosts.clone(), tls.is_some()).with_loopback_twin(twin);
         let link_host = hosts
             .first()
             .cloned()
@@ -134,9 +143,36 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         println!("Pair a browser (once, until {expires_at}): {url}");
         println!("More links: `gatehouse web pair --qr`; paired browsers: `gatehouse web devices`.");
-        serve_http(listener, routes::router(state), tls.map(|tls| tls.config), connections).await
+        let router = routes::router(state);
+        let tls = tls.map(|tls| tls.config);
+        if let Some(twin_listener) = twin_listener {
+            tokio::spawn(serve_http(
+                twin_listener,
+                router.clone(),
+                tls.clone(),
+                connections.clone(),
+            ));
+        }
+        serve_http(listener, router, tls, connections).await
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Listens on the other loopback address at the same port too (`[::1]` beside `127.0.0.1`), so
+/// that no other user can answer there for `localhost`; says so when another program already
+/// does.
+async fn hold_loopback_twin(bound: SocketAddr) -> (LoopbackTwin, Option<TcpListener>) {
+    let Some(twin) = loopback_twin_of(bound.ip()) else {
+        return (LoopbackTwin::Absent, None);
+    };
+    match TcpListener::bind(SocketAddr::new(twin, bound.port())).await {
+        Ok(listener) => (LoopbackTwin::Held(twin), Some(listener)),
+        Err(error) if error.kind() == std::io::ErrorKind::AddrInUse => {
+            (LoopbackTwin::TakenByAnother(twin), None)
+        }
+        // No such address here (IPv6 off): nothing can answer there for `localhost`.
+        Err(_) => (LoopbackTwin::Absent, None),
+    }
 }
 
 /// The address a link names for a server listening on `ip`: a guess at this machine's address
