@@ -106,7 +106,7 @@ fn start_web(gateway: &BenchGateway) -> Web {
     }
 }
 
-/// Pairs over HTTP as the page would, and returns the cookie.
+/// Pairs over HTTP as the page would, and returns the `Authorization` header's value.
 async fn pair(web: &Web, token: &str) -> String {
     let body = format!(r#"{{"token":"{token}","name":"bench"}}"#);
     let request = format!(
@@ -118,23 +118,20 @@ async fn pair(web: &Web, token: &str) -> String {
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut reply = String::new();
     stream.read_to_string(&mut reply).await.unwrap();
-    reply
-        .lines()
-        .find_map(|line| line.strip_prefix("set-cookie: "))
-        .and_then(|value| value.split(';').next())
-        .expect("a device cookie")
-        .to_owned()
+    let body = reply.split("\r\n\r\n").nth(1).expect("a body");
+    let body: serde_json::Value = serde_json::from_str(body).expect("the pairing reply is JSON");
+    format!("Bearer {}", body["token"].as_str().expect("a device token"))
 }
 
 type Page = mpsc::UnboundedReceiver<(Instant, String)>;
 
 /// A page's event stream, once its snapshot arrived: every later `data:` line, with the time it
 /// was read; and the snapshot.
-async fn page(port: u16, cookie: &str) -> (Page, (Instant, String)) {
+async fn page(port: u16, authorization: &str) -> (Page, (Instant, String)) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     stream.set_nodelay(true).unwrap();
     let request =
-        format!("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n");
+        format!("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: {authorization}\r\n\r\n");
     stream.write_all(request.as_bytes()).await.unwrap();
     let (sender, receiver) = mpsc::unbounded_channel();
     tokio::spawn(async move {
@@ -235,12 +232,12 @@ async fn main() {
     let (gateway, _frontend) = BenchGateway::start("web").await;
     let web = start_web(&gateway);
     let token = web.first_link.split("#pair=").nth(1).unwrap().to_owned();
-    let cookie = pair(&web, &token).await;
+    let authorization = pair(&web, &token).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let idle_memory = resident_mib(web.process.id());
     let mut hooks = Vec::new();
 
-    let mut one = vec![page(web.port, &cookie).await.0];
+    let mut one = vec![page(web.port, &authorization).await.0];
     let single = rounds(&gateway.socket, &mut one, count, "one", &mut hooks).await;
     println!(
         "prompt registered to visible on 1 page (SSE, {count} rounds): {}",
@@ -249,7 +246,7 @@ async fn main() {
 
     let mut pages = Vec::with_capacity(PAGES);
     for _ in 0..PAGES {
-        pages.push(page(web.port, &cookie).await.0);
+        pages.push(page(web.port, &authorization).await.0);
     }
     let fan_out = rounds(
         &gateway.socket,
@@ -276,7 +273,7 @@ async fn main() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let connected = Instant::now();
-    let (_late, (at, snapshot)) = page(web.port, &cookie).await;
+    let (_late, (at, snapshot)) = page(web.port, &authorization).await;
     println!(
         "a page connecting with {PENDING} pending gets its snapshot in {:.1} ms ({:.0} KiB)",
         (at - connected).as_secs_f64() * 1e3,

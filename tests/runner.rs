@@ -6,7 +6,8 @@
 //!   (`e2e_codex` and `e2e_copilot` likewise for Codex and GitHub Copilot CLI).
 //! - `e2e_claude_more`: the same for edits, `always` and plans, unlocked by `gatehouse probe claude`.
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
-//! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code.
+//! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code;
+//!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
 mod cli;
@@ -30,3 +31,4 @@ mod support;
 mod typed_ids;
 mod untrusted_gateway;
 mod web;
+mod web_attacks;

@@ -27,18 +27,28 @@ use crate::support::tmux::Tmux;
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// A running `gatehouse web` on a free loopback port, stopped when dropped.
-struct Web {
-    process: Child,
+pub struct Web {
+    pub process: Child,
     /// `http://127.0.0.1:PORT`.
-    base: String,
+    pub base: String,
     /// The pairing link it printed when it started.
-    first_link: String,
+    pub first_link: String,
 }
 
 impl Web {
-    fn start(gateway: &Gateway, listen: &str) -> Web {
-        let mut process = gateway
-            .command(&["web", "--listen", listen])
+    pub fn start(gateway: &Gateway, listen: &str) -> Web {
+        Web::start_with(gateway, listen, |_| {})
+    }
+
+    /// Like [`Web::start`], with `configure` applied to the command first.
+    pub fn start_with(
+        gateway: &Gateway,
+        listen: &str,
+        configure: impl FnOnce(&mut std::process::Command),
+    ) -> Web {
+        let mut command = gateway.command(&["web", "--listen", listen]);
+        configure(&mut command);
+        let mut process = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -72,7 +82,7 @@ impl Web {
         }
     }
 
-    fn port(&self) -> u16 {
+    pub fn port(&self) -> u16 {
         self.base.rsplit(':').next().unwrap().parse().unwrap()
     }
 
@@ -85,6 +95,16 @@ impl Web {
 impl Drop for Web {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// A child process (a held hook) killed and reaped when dropped, even when the test panics.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
@@ -192,7 +212,7 @@ fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
 }
 
 /// Runs an async test body on a runtime of its own.
-fn run(body: impl std::future::Future<Output = ()>) {
+pub fn run(body: impl std::future::Future<Output = ()>) {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -202,7 +222,7 @@ fn run(body: impl std::future::Future<Output = ()>) {
 }
 
 /// Runs `body` with a fresh browser, and closes the browser even when `body` panics.
-async fn with_browser(size: (u32, u32), body: impl AsyncFnOnce(&Browser)) {
+pub async fn with_browser(size: (u32, u32), body: impl AsyncFnOnce(&Browser)) {
     let browser = Browser::start(size).await;
     let outcome = AssertUnwindSafe(body(&browser)).catch_unwind().await;
     browser.close().await;
@@ -211,8 +231,25 @@ async fn with_browser(size: (u32, u32), body: impl AsyncFnOnce(&Browser)) {
     }
 }
 
+/// Where the page keeps its device token: this origin's `localStorage`.
+pub const TOKEN_KEY: &str = "gatehouse-device-token";
+
+/// The device token the page keeps, if any.
+pub async fn stored_token(browser: &Browser) -> Option<String> {
+    browser
+        .client
+        .execute(
+            &format!("return localStorage.getItem('{TOKEN_KEY}')"),
+            vec![],
+        )
+        .await
+        .expect("localStorage is readable")
+        .as_str()
+        .map(str::to_owned)
+}
+
 /// Opens a pairing link and pairs as `name`, then waits until the page is live.
-async fn pair(browser: &Browser, link: &str, name: &str) {
+pub async fn pair(browser: &Browser, link: &str, name: &str) {
     browser.client.goto(link).await.unwrap();
     browser.wait_for("[data-pair-form]:not([hidden])").await;
     let address = browser.client.current_url().await.unwrap();
@@ -224,9 +261,15 @@ async fn pair(browser: &Browser, link: &str, name: &str) {
     browser.click("[data-pair-submit]").await;
     browser.wait_for("[data-app]:not([hidden])").await;
     browser.wait_for("[data-connection][data-up='true']").await;
+    let token = stored_token(browser)
+        .await
+        .expect("the page keeps its device token");
+    assert_eq!(token.len(), 64, "a 256-bit token in hex");
+    let cookies = browser.client.get_all_cookies().await.unwrap();
+    assert!(cookies.is_empty(), "no cookie is set: {cookies:?}");
 }
 
-fn card(id: &str) -> String {
+pub fn card(id: &str) -> String {
     format!("[data-prompt-id='{id}']")
 }
 
@@ -514,7 +557,7 @@ fn a_paired_device_survives_a_restart_and_revoke_logs_it_out_at_once() {
 }
 
 /// One raw HTTP/1.1 request; the status and the body.
-fn http(port: u16, request: &str) -> (u16, String) {
+pub fn http(port: u16, request: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
@@ -531,8 +574,27 @@ fn http(port: u16, request: &str) -> (u16, String) {
     (status, reply)
 }
 
+/// Pairs over HTTP as the page does; the device token from the reply (no cookie is set).
+pub fn pair_over_http(port: u16, link: &str) -> String {
+    let host = format!("127.0.0.1:{port}");
+    let token = link.split("#pair=").nth(1).unwrap();
+    let body = format!(r#"{{"token":"{token}","name":"curl"}}"#);
+    let (status, reply) = http(port, &format!(
+        "POST /api/pair HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    ));
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        !reply.to_ascii_lowercase().contains("set-cookie"),
+        "{reply}"
+    );
+    let json = reply.split("\r\n\r\n").nth(1).expect("a body");
+    let json: Value = serde_json::from_str(json).expect("the pairing reply is JSON");
+    json["token"].as_str().expect("a device token").to_owned()
+}
+
 #[test]
-fn requests_without_the_cookie_or_with_a_forged_host_get_no_data() {
+fn requests_without_the_token_or_with_a_forged_host_get_no_data() {
     let gateway = Gateway::start();
     let web = Web::start(&gateway, "127.0.0.1:0");
     let port = web.port();
@@ -548,46 +610,38 @@ fn requests_without_the_cookie_or_with_a_forged_host_get_no_data() {
         .unwrap()
         .to_owned();
     let host = format!("127.0.0.1:{port}");
-    let origin = format!("http://{host}");
-    let token = web.first_link.split("#pair=").nth(1).unwrap();
-    let body = format!(r#"{{"token":"{token}","name":"curl"}}"#);
-    let (status, reply) = http(port, &format!(
-        "POST /api/pair HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    ));
-    assert_eq!(status, 200, "{reply}");
-    let cookie = reply
-        .lines()
-        .find_map(|line| line.strip_prefix("set-cookie: "))
-        .and_then(|value| value.split(';').next())
-        .expect("a device cookie")
-        .to_owned();
-    let get = |path: &str, host: &str, cookie: &str| {
+    let device_token = pair_over_http(port, &web.first_link);
+    let get = |path: &str, host: &str, credential: &str| {
         http(
             port,
-            &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n{cookie}Connection: close\r\n\r\n"),
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: {host}\r\n{credential}Connection: close\r\n\r\n"
+            ),
         )
     };
-    let with_cookie = format!("Cookie: {cookie}\r\n");
-    let (status, reply) = get("/api/prompts", &host, &with_cookie);
+    let with_token = format!("Authorization: Bearer {device_token}\r\n");
+    let as_cookie = format!("Cookie: gatehouse-device={device_token}\r\n");
+    let (status, reply) = get("/api/prompts", &host, &with_token);
     assert_eq!(status, 200);
     assert!(
         reply.contains("printf hi > hi.txt"),
         "the control case sees the prompt: {reply}"
     );
     for path in ["/api/prompts", "/api/events", "/api/session"] {
-        let (status, reply) = get(path, &host, "");
-        assert_eq!(status, 401, "{path}: {reply}");
-        assert!(
-            !reply.contains("printf hi") && !reply.contains(&id),
-            "{reply}"
-        );
+        for credential in ["", as_cookie.as_str()] {
+            let (status, reply) = get(path, &host, credential);
+            assert_eq!(status, 401, "{path} {credential}: {reply}");
+            assert!(
+                !reply.contains("printf hi") && !reply.contains(&id),
+                "{reply}"
+            );
+        }
         for forged in [
             "rebind.attacker.example",
             "rebind.attacker.example:7780",
             "localhost:1",
         ] {
-            let (status, reply) = get(path, forged, &with_cookie);
+            let (status, reply) = get(path, forged, &with_token);
             assert_eq!(status, 403, "{path} {forged}: {reply}");
             assert!(
                 !reply.contains("printf hi") && !reply.contains(&id),
@@ -598,7 +652,7 @@ fn requests_without_the_cookie_or_with_a_forged_host_get_no_data() {
     let answer = format!(r#"{{"id":"{id}","answer":{{"action":"once"}}}}"#);
     for origin in ["http://attacker.example", "null"] {
         let (status, _) = http(port, &format!(
-            "POST /api/answer HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n{with_cookie}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+            "POST /api/answer HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\n{with_token}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
             answer.len()
         ));
         assert_eq!(status, 403);
@@ -773,14 +827,8 @@ fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() 
         run(async {
             let browser = Browser::start_with(PHONE, true).await;
             let outcome = AssertUnwindSafe(async {
+                // `pair` checks that the token is in this origin's storage and no cookie is set.
                 pair(&browser, &link, "tls phone").await;
-                let cookies = browser.client.get_all_cookies().await.unwrap();
-                let cookie = cookies
-                    .iter()
-                    .find(|cookie| cookie.name().starts_with("__Host-"));
-                let cookie = cookie.expect("the device cookie is __Host- prefixed under TLS");
-                assert_eq!(cookie.secure(), Some(true));
-                assert_eq!(cookie.http_only(), Some(true));
             })
             .catch_unwind()
             .await;
@@ -792,4 +840,73 @@ fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() 
     }
     let _ = process.kill();
     let _ = process.wait();
+}
+
+#[test]
+fn the_page_escapes_every_character_the_cli_escapes() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    // Characters the hand-copied list of the page once missed: a variation selector, Hangul
+    // fillers, the combining grapheme joiner, a variation selector of the supplement.
+    let mut event = claude_fixture("PermissionRequest-Bash");
+    let command = "echo ok\u{fe0f}\u{3164}\u{115f}\u{ffa0}\u{34f}\u{e0100}.txt";
+    event["tool_input"]["command"] = json!(command);
+    let _hook = KillOnDrop(gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]));
+    let id = gateway.wait_for_pending(1)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Every character the CLI escapes, and every other character of the Basic Multilingual
+    // Plane, each followed by a letter.
+    let sample: String = (0..=u32::from(char::MAX))
+        .filter_map(char::from_u32)
+        .filter(|&character| {
+            gatehouse_core::text::needs_escape(character) || u32::from(character) < 0x1_0000
+        })
+        .flat_map(|character| [character, 'a'])
+        .collect();
+    let expected = gatehouse_core::text::visible(&sample).into_owned();
+    run(async {
+        with_browser(PHONE, async |phone| {
+            pair(phone, &web.first_link, "escaping phone").await;
+            let input = format!("{} [data-input]", card(&id));
+            phone.wait_for(&input).await;
+            assert_eq!(
+                phone.text(&input).await,
+                gatehouse_core::text::visible(command),
+                "the card shows what the CLI shows"
+            );
+            let shown = phone
+                .client
+                .execute(
+                    "return gatehouseText.visible(arguments[0])",
+                    vec![json!(sample)],
+                )
+                .await
+                .expect("the page's visible() runs");
+            let shown = shown.as_str().expect("a string");
+            if shown != expected {
+                let first = shown
+                    .chars()
+                    .zip(expected.chars())
+                    .position(|(page, cli)| page != cli)
+                    .unwrap_or(shown.len().min(expected.len()));
+                let around = |text: &str| {
+                    text.chars()
+                        .skip(first.saturating_sub(10))
+                        .take(40)
+                        .collect::<String>()
+                };
+                panic!(
+                    "the page and the CLI differ at character {first}: page {:?}, CLI {:?}",
+                    around(shown),
+                    around(&expected)
+                );
+            }
+        })
+        .await;
+    });
 }

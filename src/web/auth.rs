@@ -1,19 +1,23 @@
 //! Who may reach the web front end, decided before any handler runs.
 //!
-//! - [`Secret`]: 32 random bytes from the OS, shown as hex; device cookies and pairing tokens are
+//! - [`Secret`]: 32 random bytes from the OS, shown as hex; device tokens and pairing tokens are
 //!   secrets, and only their SHA-256 ([`Secret::hash`], [`hash_token`]) is ever kept.
 //! - [`Access`]: the request rules that do not depend on the pairing store: the `Host` header must
-//!   name this server (DNS rebinding), a POST must carry an `Origin` of this very server (CSRF),
-//!   and the device cookie's name and attributes (`__Host-` and `Secure` under TLS).
+//!   name this server (DNS rebinding), a POST must carry an `Origin` of this very server (CSRF).
+//!   `localhost` is accepted only while no other program can answer for it ([`LoopbackTwin`]):
+//!   a browser sends `localhost` to `::1` first, so another user listening on `[::1]:PORT` beside
+//!   a server on `127.0.0.1:PORT` would own the origin `http://localhost:PORT` and its storage.
+//! - [`device_token`]: a paired device's credential, read only from the `Authorization: Bearer`
+//!   header. Never from a cookie: browsers send a cookie of `127.0.0.1` (or `localhost`) to every
+//!   port of it, so any other local user's server on another port would receive it. The page
+//!   keeps the token in `localStorage`, which a browser keeps apart per origin (scheme, host and
+//!   port), and sets the header itself; no other origin can read it or make a browser send it.
 //!
 //! Nothing here logs a secret: [`Secret`] prints as `Secret(..)` in `Debug`.
 
 use std::net::{IpAddr, SocketAddr};
 
 use sha2::{Digest, Sha256};
-
-/// How long a browser keeps its device cookie: 400 days, the longest browsers honour.
-pub const COOKIE_MAX_AGE_SECONDS: u64 = 400 * 24 * 60 * 60;
 
 /// A random 256-bit secret, as 64 hex digits.
 #[derive(Clone, PartialEq, Eq)]
@@ -28,7 +32,7 @@ impl Secret {
         Ok(Secret(hex(&bytes)))
     }
 
-    /// The secret's text, for a cookie or a link.
+    /// The secret's text, for the page's storage or a link.
     pub fn expose(&self) -> &str {
         &self.0
     }
@@ -50,6 +54,16 @@ pub fn hash_token(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
 
+/// The device token of an `Authorization` header (`Bearer <64 hex digits>`), if any.
+pub fn device_token(authorization: &str) -> Option<&str> {
+    let (scheme, token) = authorization.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer")
+        && token.len() == 64
+        && token.bytes().all(|byte| byte.is_ascii_hexdigit()))
+    .then_some(token)
+}
+
 /// Compares two hashes without stopping at the first difference.
 pub fn same_hash(left: &str, right: &str) -> bool {
     left.len() == right.len()
@@ -64,6 +78,32 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
+/// The other loopback address at the listen port (`[::1]` for `127.0.0.1`, and back), which
+/// a browser may reach for `localhost` too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopbackTwin {
+    /// This server listens there too.
+    Held(IpAddr),
+    /// No program can listen there (no such address on this machine), or the server does not
+    /// listen on loopback.
+    Absent,
+    /// Another program listens there: `localhost` may reach it, so the name is refused.
+    TakenByAnother(IpAddr),
+}
+
+/// The other loopback address of `ip`'s family, for a loopback `ip`.
+pub fn loopback_twin_of(ip: IpAddr) -> Option<IpAddr> {
+    match ip {
+        IpAddr::V4(v4) if v4 == std::net::Ipv4Addr::LOCALHOST => {
+            Some(IpAddr::V6(std::net::Ipv6Addr::LOCALHOST))
+        }
+        IpAddr::V6(v6) if v6 == std::net::Ipv6Addr::LOCALHOST => {
+            Some(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST))
+        }
+        _ => None,
+    }
+}
+
 /// The rules every request meets, from the listen address, the names the owner configured and
 /// whether TLS is on.
 #[derive(Debug, Clone)]
@@ -71,6 +111,7 @@ pub struct Access {
     listen: SocketAddr,
     hosts: Vec<String>,
     tls: bool,
+    twin: LoopbackTwin,
 }
 
 impl Access {
@@ -80,7 +121,22 @@ impl Access {
             .map(|host| host.trim().to_ascii_lowercase())
             .filter(|host| !host.is_empty())
             .collect();
-        Access { listen, hosts, tls }
+        Access {
+            listen,
+            hosts,
+            tls,
+            twin: LoopbackTwin::Absent,
+        }
+    }
+
+    /// The same rules, knowing what listens on the other loopback address at the listen port.
+    pub fn with_loopback_twin(self, twin: LoopbackTwin) -> Access {
+        Access { twin, ..self }
+    }
+
+    /// Whether requests naming `localhost` are served.
+    pub fn serves_localhost(&self) -> bool {
+        self.listen.ip().is_loopback() && !matches!(self.twin, LoopbackTwin::TakenByAnother(_))
     }
 
     pub fn scheme(&self) -> &'static str {
@@ -91,40 +147,11 @@ impl Access {
         }
     }
 
-    /// The device cookie's name: `__Host-` prefixed under TLS, so that only this origin, over
-    /// HTTPS, with `Path=/` and no `Domain`, can ever set it.
-    pub fn cookie_name(&self) -> &'static str {
-        if self.tls {
-            "__Host-gatehouse-device"
-        } else {
-            "gatehouse-device"
-        }
-    }
-
-    /// The `Set-Cookie` value that pairs a browser with `token`.
-    pub fn device_cookie(&self, token: &Secret) -> String {
-        let secure = if self.tls { "; Secure" } else { "" };
-        format!(
-            "{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={COOKIE_MAX_AGE_SECONDS}{secure}",
-            self.cookie_name(),
-            token.expose()
-        )
-    }
-
-    /// The device token in a `Cookie` header, if any.
-    pub fn device_token<'a>(&self, cookie_header: &'a str) -> Option<&'a str> {
-        cookie_header
-            .split(';')
-            .filter_map(|pair| pair.trim().split_once('='))
-            .find(|(name, _)| *name == self.cookie_name())
-            .map(|(_, value)| value.trim())
-            .filter(|value| !value.is_empty())
-    }
-
     /// Whether a `Host` header names this server: an IP address it listens on (any address when
     /// it listens on all of them: an IP literal cannot be rebound by DNS), `localhost` when it
-    /// listens on loopback, each with the listen port; or a name the owner configured, on any
-    /// port (a reverse proxy in front may serve it on 443).
+    /// listens on loopback and no other program holds the other loopback address at its port,
+    /// each with the listen port; or a name the owner configured, on any port (a reverse proxy in
+    /// front may serve it on 443).
     pub fn host_allowed(&self, host: &str) -> bool {
         let host = host.trim().to_ascii_lowercase();
         let Some((name, port)) = split_host(&host, self.default_port()) else {
@@ -142,8 +169,10 @@ impl Access {
             .trim_end_matches(']')
             .parse::<IpAddr>()
         {
-            Ok(ip) => listen_ip.is_unspecified() || ip == listen_ip,
-            Err(_) => name == "localhost" && listen_ip.is_loopback(),
+            Ok(ip) => {
+                listen_ip.is_unspecified() || ip == listen_ip || self.twin == LoopbackTwin::Held(ip)
+            }
+            Err(_) => name == "localhost" && self.serves_localhost(),
         }
     }
 
@@ -252,19 +281,35 @@ mod tests {
     }
 
     #[test]
-    fn cookies_are_http_only_strict_and_host_prefixed_under_tls() {
+    fn the_device_token_comes_only_from_a_bearer_header() {
         let token = Secret::generate().unwrap();
-        let plain = loopback().device_cookie(&token);
-        assert!(plain.starts_with("gatehouse-device="));
-        assert!(plain.contains("; HttpOnly") && plain.contains("; SameSite=Strict"));
-        assert!(!plain.contains("Secure"));
-        let tls = Access::new("0.0.0.0:7780".parse().unwrap(), vec![], true);
-        let secure = tls.device_cookie(&token);
-        assert!(secure.starts_with("__Host-gatehouse-device="));
-        assert!(secure.contains("; Secure") && secure.contains("; Path=/"));
-        assert!(!secure.contains("Domain"));
-        let header = format!("a=b; {}={}; c=d", tls.cookie_name(), token.expose());
-        assert_eq!(tls.device_token(&header), Some(token.expose()));
-        assert_eq!(loopback().device_token(&header), None);
+        let header = format!("Bearer {}", token.expose());
+        assert_eq!(device_token(&header), Some(token.expose()));
+        assert_eq!(
+            device_token(&format!("bearer  {}", token.expose())),
+            Some(token.expose())
+        );
+        assert_eq!(device_token(token.expose()), None);
+        assert_eq!(device_token(&format!("Basic {}", token.expose())), None);
+        assert_eq!(device_token("Bearer short"), None);
+        assert_eq!(device_token(&format!("Bearer {}x", token.expose())), None);
+    }
+
+    #[test]
+    fn localhost_is_refused_while_another_program_holds_the_other_loopback_address() {
+        let held = loopback().with_loopback_twin(LoopbackTwin::Held("::1".parse().unwrap()));
+        assert!(held.host_allowed("localhost:7780"));
+        assert!(held.host_allowed("[::1]:7780"));
+        let taken =
+            loopback().with_loopback_twin(LoopbackTwin::TakenByAnother("::1".parse().unwrap()));
+        assert!(!taken.host_allowed("localhost:7780"));
+        assert!(!taken.host_allowed("[::1]:7780"));
+        assert!(taken.host_allowed("127.0.0.1:7780"));
+        assert!(!loopback().host_allowed("[::1]:7780"), "not held");
+        assert_eq!(
+            loopback_twin_of("127.0.0.1".parse().unwrap()),
+            Some("::1".parse().unwrap())
+        );
+        assert_eq!(loopback_twin_of("127.0.0.2".parse().unwrap()), None);
     }
 }

@@ -8,7 +8,10 @@
 //!   as `by`. They name the prompt by its full id, never by a prefix.
 //!
 //! The prompts and the broadcast sender sit behind one mutex, so a page's snapshot and the feed
-//! after it never miss or repeat a change.
+//! after it never miss or repeat a change. The broadcast may drop messages for a page that falls
+//! behind, so revocations do not travel on it: [`Bridge::revoked`] bumps a `watch` counter that
+//! never loses a change, and each page's feed checks its device against the pairing store then
+//! and before every message it sends.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,10 +23,10 @@ use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
 use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use serde::Serialize;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// How many messages a slow page may fall behind before it is sent a fresh snapshot.
-const FEED_DEPTH: usize = 4_096;
+pub const FEED_DEPTH: usize = 4_096;
 
 const FIRST_PAUSE: Duration = Duration::from_millis(250);
 const LONGEST_PAUSE: Duration = Duration::from_secs(2);
@@ -52,13 +55,6 @@ pub struct GatewayState {
     pub reason: Option<String>,
 }
 
-/// One item of the feed: an encoded page message, or the devices just revoked.
-#[derive(Debug, Clone)]
-pub enum FeedItem {
-    Message(Arc<str>),
-    Revoked(Arc<Vec<String>>),
-}
-
 struct Live {
     gateway: GatewayState,
     prompts: BTreeMap<DecisionId, Prompt>,
@@ -67,7 +63,9 @@ struct Live {
 pub struct Bridge {
     socket: PathBuf,
     live: Mutex<Live>,
-    feed: broadcast::Sender<FeedItem>,
+    feed: broadcast::Sender<Arc<str>>,
+    /// Bumped on every revocation.
+    revocations: watch::Sender<u64>,
 }
 
 impl Bridge {
@@ -82,11 +80,12 @@ impl Bridge {
                 prompts: BTreeMap::new(),
             }),
             feed: broadcast::channel(FEED_DEPTH).0,
+            revocations: watch::Sender::new(0),
         })
     }
 
     /// A snapshot for a page that just connected, and the feed from that moment on.
-    pub fn subscribe(&self) -> (Arc<str>, broadcast::Receiver<FeedItem>) {
+    pub fn subscribe(&self) -> (Arc<str>, broadcast::Receiver<Arc<str>>) {
         let live = self.live.lock().unwrap();
         (snapshot(&live), self.feed.subscribe())
     }
@@ -107,9 +106,20 @@ impl Bridge {
             .collect()
     }
 
-    /// Tells every page that these devices were revoked.
-    pub fn revoked(&self, ids: Vec<String>) {
-        let _ = self.feed.send(FeedItem::Revoked(Arc::new(ids)));
+    /// Sends one encoded message to every open page (a page that fell too far behind misses it
+    /// and gets a fresh snapshot instead).
+    pub fn broadcast(&self, message: Arc<str>) {
+        let _ = self.feed.send(message);
+    }
+
+    /// Tells every open feed that devices were revoked: each checks its own device at once.
+    pub fn revoked(&self) {
+        self.revocations.send_modify(|count| *count += 1);
+    }
+
+    /// A receiver that sees every later [`Bridge::revoked`].
+    pub fn revocations(&self) -> watch::Receiver<u64> {
+        self.revocations.subscribe()
     }
 
     /// Follows the gateway for as long as the process runs.
@@ -175,7 +185,7 @@ impl Bridge {
                 gateway: &live.gateway,
             })
         };
-        let _ = self.feed.send(FeedItem::Message(message));
+        self.broadcast(message);
     }
 
     fn apply(&self, event: Event) {
@@ -194,11 +204,7 @@ impl Bridge {
                 }
             }
         }
-        let _ = self
-            .feed
-            .send(FeedItem::Message(encode(&PageMessage::Event {
-                event: &event,
-            })));
+        self.broadcast(encode(&PageMessage::Event { event: &event }));
     }
 
     /// Answers prompt `id` for `device`; `Err` is the gateway's refusal in words.

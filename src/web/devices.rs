@@ -1,7 +1,9 @@
 //! The pairing store: paired devices (kept in a private file, so they survive a restart) and the
 //! pairing tokens that are still open (kept in memory only, so a restart closes them).
 //!
-//! A device is kept as the SHA-256 of its cookie token, never the token. The file
+//! A device is kept as the SHA-256 of its token, never the token. Devices paired by an older
+//! `gatehouse web`, whose token was a cookie (which every port of the same host could receive),
+//! are dropped when the file is read: they pair again. The file
 //! (`<state dir>/web-devices.json`) is written whole to a temporary file of mode 0600 in the same
 //! private folder, synced, and renamed over the old one, so a crash leaves the old or the new list.
 //! Pairing tokens are single-use and live for [`PAIRING_LIFETIME`]; failed pairing attempts are
@@ -36,10 +38,14 @@ pub struct Device {
     /// A short random id that `gatehouse web revoke` takes.
     pub id: String,
     pub name: String,
-    /// The SHA-256 of the device's cookie token, as hex.
+    /// The SHA-256 of the device's token, as hex.
     pub token_sha256: String,
     pub paired_at: Timestamp,
     pub last_seen: Timestamp,
+    /// Whether the token was only ever handed to the page, to be sent in a header; false for a
+    /// device paired by an older `gatehouse web` through a cookie.
+    #[serde(default)]
+    pub token_in_header: bool,
 }
 
 /// A device as `gatehouse web devices` shows it: no hash.
@@ -122,7 +128,7 @@ impl DeviceStore {
         Ok(token)
     }
 
-    /// Uses up `token` to pair a new device called `name`; returns the device and its cookie
+    /// Uses up `token` to pair a new device called `name`; returns the device and its device
     /// token. A token pairs once; any failure counts towards the rate limit.
     pub fn pair(
         &mut self,
@@ -152,21 +158,22 @@ impl DeviceStore {
             return Err(PairingRefusal::Invalid);
         };
         self.open_tokens.remove(index);
-        let (Ok(cookie), Ok(id)) = (Secret::generate(), Secret::generate()) else {
+        let (Ok(device_token), Ok(id)) = (Secret::generate(), Secret::generate()) else {
             return Err(PairingRefusal::Invalid);
         };
         let device = Device {
             id: id.expose()[..8].to_owned(),
             name: clean_name(name),
-            token_sha256: cookie.hash(),
+            token_sha256: device_token.hash(),
             paired_at: at,
             last_seen: at,
+            token_in_header: true,
         };
         self.devices.push(device.clone());
-        Ok((device, cookie))
+        Ok((device, device_token))
     }
 
-    /// The device whose cookie token is `token`, noting that it was seen at `at`.
+    /// The device whose token is `token`, noting that it was seen at `at`.
     pub fn device_for(&mut self, token: &str, at: Timestamp) -> Option<Device> {
         let presented = hash_token(token);
         let device = self
@@ -181,6 +188,11 @@ impl DeviceStore {
             let _ = self.save();
         }
         Some(found)
+    }
+
+    /// Whether the device `id` is still paired (not revoked).
+    pub fn is_paired(&self, id: &str) -> bool {
+        self.devices.iter().any(|device| device.id == id)
     }
 
     pub fn devices(&self) -> Vec<DeviceView> {
@@ -234,7 +246,18 @@ fn read_devices(path: &Path) -> anyhow::Result<Vec<Device>> {
             path.display()
         )
     })?;
-    Ok(file.devices)
+    let (kept, cookie_era): (Vec<Device>, Vec<Device>) = file
+        .devices
+        .into_iter()
+        .partition(|device| device.token_in_header);
+    for device in cookie_era {
+        tracing::warn!(
+            "dropped device {} ({}): it was paired through a cookie, which other ports of this host could read; pair it again",
+            device.id,
+            device.name
+        );
+    }
+    Ok(kept)
 }
 
 /// Writes `bytes` to `path` through a temporary file of mode 0600 in a private folder.
@@ -273,13 +296,13 @@ mod tests {
     }
 
     #[test]
-    fn a_pairing_token_pairs_once_and_the_cookie_is_kept_only_hashed() {
+    fn a_pairing_token_pairs_once_and_the_device_token_is_kept_only_hashed() {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("state").join("web-devices.json");
         let mut store = DeviceStore::open(Some(path.clone())).unwrap();
         let now = Instant::now();
         let token = store.open_pairing(now).unwrap();
-        let (device, cookie) = store
+        let (device, device_token) = store
             .pair(token.expose(), "Phone\u{1b}[31m", now, at(1))
             .unwrap();
         assert_eq!(device.name, "Phone\\e[31m");
@@ -289,8 +312,8 @@ mod tests {
         );
         store.save().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(!text.contains(cookie.expose()) && !text.contains(token.expose()));
-        assert!(text.contains(&cookie.hash()));
+        assert!(!text.contains(device_token.expose()) && !text.contains(token.expose()));
+        assert!(text.contains(&device_token.hash()));
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
@@ -301,12 +324,15 @@ mod tests {
         assert_eq!(folder_mode & 0o777, 0o700);
         let mut reopened = DeviceStore::open(Some(path)).unwrap();
         assert_eq!(
-            reopened.device_for(cookie.expose(), at(3)).unwrap().id,
+            reopened
+                .device_for(device_token.expose(), at(3))
+                .unwrap()
+                .id,
             device.id
         );
         assert!(reopened.device_for(token.expose(), at(3)).is_none());
         assert_eq!(reopened.revoke(Some(&device.id)), vec![device.id.clone()]);
-        assert!(reopened.device_for(cookie.expose(), at(4)).is_none());
+        assert!(reopened.device_for(device_token.expose(), at(4)).is_none());
     }
 
     #[test]
@@ -333,5 +359,22 @@ mod tests {
         );
         let minute_on = later + Duration::from_secs(61);
         assert!(store.pair(fresh.expose(), "x", minute_on, at(1)).is_ok());
+    }
+
+    #[test]
+    fn a_device_paired_through_a_cookie_by_an_older_version_is_dropped() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("web-devices.json");
+        let old = r#"{"devices":[{"id":"0a1b2c3d","name":"old phone","token_sha256":"00","paired_at":"2026-01-01T00:00:00.000Z","last_seen":"2026-01-01T00:00:00.000Z"}]}"#;
+        std::fs::write(&path, old).unwrap();
+        let mut store = DeviceStore::open(Some(path.clone())).unwrap();
+        assert!(store.devices().is_empty(), "it pairs again");
+        assert!(!store.is_paired("0a1b2c3d"));
+        let now = Instant::now();
+        let token = store.open_pairing(now).unwrap();
+        let (device, _) = store.pair(token.expose(), "new", now, at(1)).unwrap();
+        store.save().unwrap();
+        let reopened = DeviceStore::open(Some(path)).unwrap();
+        assert!(reopened.is_paired(&device.id));
     }
 }

@@ -4,19 +4,24 @@
 //! protocol (the gateway itself keeps no network listener) and serves a page to paired browsers.
 //!
 //! - [`serve`]: `gatehouse web` itself: checks, TLS, the listener, the printed pairing link.
-//! - [`routes`]: the HTTP routes and the checks in front of them (Host, Origin, device cookie).
-//! - [`auth`]: secrets, hashes, cookies, and the Host and Origin rules.
+//! - [`routes`]: the HTTP routes and the checks in front of them (Host, Origin, device token).
+//! - [`feed`]: one page's live feed, ended at once when its device is revoked.
+//! - [`connections`]: the open connections, bounded so that no flood starves a paired device.
+//! - [`auth`]: secrets, hashes, the device token's header, and the Host and Origin rules.
 //! - [`devices`]: the pairing store (paired devices in a private file, open pairing tokens).
 //! - [`bridge`]: the gateway link: subscribe, keep the live prompts, answer per device.
 //! - [`control`]: the private control socket that `web pair`, `devices` and `revoke` use.
 //! - [`tls`]: the owner's certificate, or a self-signed one kept in the state folder.
-//! - [`assets`]: the page, its script and its style, embedded in the binary.
+//! - [`assets`]: the page, its scripts and its style, embedded in the binary (the page's text
+//!   escaping generated from `gatehouse_core::text`).
 
 pub mod assets;
 pub mod auth;
 pub mod bridge;
+pub mod connections;
 pub mod control;
 pub mod devices;
+pub mod feed;
 pub mod routes;
 pub mod serve;
 pub mod tls;

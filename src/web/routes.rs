@@ -4,22 +4,26 @@
 //! response carries the Content-Security-Policy and the other headers in [`SECURITY_HEADERS`].
 //! Every POST must carry this server's own `Origin`, else 403, and a JSON body (a cross-site form
 //! cannot send one). The page and its assets are public; every route that carries prompt data or
-//! takes an answer needs a paired device's cookie ([`Paired`]), else 401.
+//! takes an answer needs a paired device's token in `Authorization: Bearer` ([`Paired`]), else
+//! 401. No cookie is ever read or set (see [`super::auth`] for why).
 //!
 //! | route | needs | does |
 //! | --- | --- | --- |
-//! | `GET /`, `/app.js`, `/app.css` | | the page, embedded in the binary |
-//! | `POST /api/pair` | a pairing token | pairs this browser: sets the device cookie |
-//! | `GET /api/session` | cookie | which device this is |
-//! | `GET /api/prompts` | cookie | the live prompts, as wire `Prompt`s |
-//! | `GET /api/events` | cookie | server-sent events: a snapshot, then each change |
-//! | `POST /api/answer` | cookie | `{"id": full id, "answer": wire Answer}` |
-//! | `POST /api/release` | cookie | `{"id": full id}` |
+//! | `GET /`, `/app.js`, `/text.js`, `/app.css` | | the page, embedded in the binary |
+//! | `POST /api/pair` | a pairing token | pairs this browser: replies with its device token |
+//! | `GET /api/session` | token | which device this is |
+//! | `GET /api/prompts` | token | the live prompts, as wire `Prompt`s |
+//! | `GET /api/events` | token | server-sent events: a snapshot, then each change ([`Feed`]) |
+//! | `POST /api/answer` | token | `{"id": full id, "answer": wire Answer}` |
+//! | `POST /api/release` | token | `{"id": full id}` |
+//!
+//! Request bodies are limited to [`MAX_BODY_BYTES`].
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use axum::http::request::Parts;
@@ -33,12 +37,16 @@ use futures_util::Stream;
 use gatehouse_core::{Answer, DecisionId};
 use serde::Deserialize;
 use serde_json::json;
-use tokio::sync::broadcast::error::RecvError;
 
 use super::assets;
-use super::auth::Access;
-use super::bridge::{encode, Bridge, FeedItem, PageMessage};
+use super::auth::{device_token, Access};
+use super::bridge::Bridge;
+use super::connections::{ConnectionTicket, Connections};
 use super::devices::{Device, DeviceStore, DeviceView, PairingRefusal};
+use super::feed::Feed;
+
+/// The largest request body read: an answer with a long message is a few KB.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Headers on every response.
 pub const SECURITY_HEADERS: [(&str, &str); 5] = [
@@ -57,6 +65,8 @@ pub struct WebState {
     pub access: Access,
     pub devices: Mutex<DeviceStore>,
     pub bridge: Arc<Bridge>,
+    /// The open connections: a revoked device's are closed at once.
+    pub connections: Arc<Connections>,
     /// The start of every pairing link: `http(s)://host:port`.
     pub link_base: String,
 }
@@ -74,6 +84,10 @@ pub fn router(state: Shared) -> Router {
             get(|| async { page(assets::APP_JS, "text/javascript; charset=utf-8") }),
         )
         .route(
+            "/text.js",
+            get(|| async { page(assets::text_js(), "text/javascript; charset=utf-8") }),
+        )
+        .route(
             "/app.css",
             get(|| async { page(assets::APP_CSS, "text/css; charset=utf-8") }),
         )
@@ -83,6 +97,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/events", get(events))
         .route("/api/answer", post(answer))
         .route("/api/release", post(release))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
@@ -128,15 +143,15 @@ async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Res
     response
 }
 
-/// A request from a paired device: the device it came from.
+/// A request from a paired device (its token in `Authorization: Bearer`): the device it came
+/// from. Its connection is marked as a paired device's, so no flood pushes it out.
 pub struct Paired(pub Device);
 
 impl FromRequestParts<Shared> for Paired {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &Shared) -> Result<Self, Response> {
-        let token = text_header(&parts.headers, header::COOKIE)
-            .and_then(|cookies| state.access.device_token(cookies));
+        let token = text_header(&parts.headers, header::AUTHORIZATION).and_then(device_token);
         let device = token.and_then(|token| {
             state
                 .devices
@@ -144,6 +159,10 @@ impl FromRequestParts<Shared> for Paired {
                 .unwrap()
                 .device_for(token, gatehouse_host_ipc::now())
         });
+        if let (Some(device), Some(ticket)) = (&device, parts.extensions.get::<ConnectionTicket>())
+        {
+            ticket.mark_paired(&device.id);
+        }
         device.map(Paired).ok_or_else(|| {
             refuse(
                 StatusCode::UNAUTHORIZED,
@@ -160,6 +179,8 @@ struct PairRequest {
     name: Option<String>,
 }
 
+/// Pairs this browser with a pairing token. The device token goes back in the body only: the
+/// page keeps it in its own origin's storage and sends it in a header.
 async fn pair(
     State(state): State<Shared>,
     headers: HeaderMap,
@@ -187,13 +208,13 @@ async fn pair(
         paired
     };
     match paired {
-        Ok((device, cookie)) => {
+        Ok((device, device_token)) => {
             tracing::info!("paired device {} ({})", device.id, device.name);
-            let mut response = Json(json!({ "device": DeviceView::from(&device) })).into_response();
-            if let Ok(value) = HeaderValue::from_str(&state.access.device_cookie(&cookie)) {
-                response.headers_mut().insert(header::SET_COOKIE, value);
-            }
-            response
+            Json(json!({
+                "device": DeviceView::from(&device),
+                "token": device_token.expose(),
+            }))
+            .into_response()
         }
         Err(PairingRefusal::RateLimited) => refuse(
             StatusCode::TOO_MANY_REQUESTS,
@@ -247,51 +268,12 @@ async fn events(
     State(state): State<Shared>,
     Paired(device): Paired,
 ) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
-    let (first, receiver) = state.bridge.subscribe();
-    let feed = Feed {
-        first: Some(first),
-        receiver,
-        device: device.id,
-        bridge: state.bridge.clone(),
-        done: false,
-    };
+    let feed = Feed::open(&state, device.id);
     let stream = futures_util::stream::unfold(feed, |mut feed| async move {
         let data = feed.next().await?;
         Some((Ok(SseEvent::default().data(&*data)), feed))
     });
     Sse::new(stream).keep_alive(KeepAlive::default())
-}
-
-/// One page's feed: its snapshot, then every message, until its device is revoked.
-struct Feed {
-    first: Option<Arc<str>>,
-    receiver: tokio::sync::broadcast::Receiver<FeedItem>,
-    device: String,
-    bridge: Arc<Bridge>,
-    done: bool,
-}
-
-impl Feed {
-    async fn next(&mut self) -> Option<Arc<str>> {
-        if self.done {
-            return None;
-        }
-        if let Some(first) = self.first.take() {
-            return Some(first);
-        }
-        loop {
-            match self.receiver.recv().await {
-                Ok(FeedItem::Message(message)) => return Some(message),
-                Ok(FeedItem::Revoked(ids)) if ids.contains(&self.device) => {
-                    self.done = true;
-                    return Some(encode(&PageMessage::Unpaired));
-                }
-                Ok(FeedItem::Revoked(_)) => continue,
-                Err(RecvError::Lagged(_)) => return Some(self.bridge.snapshot()),
-                Err(RecvError::Closed) => return None,
-            }
-        }
-    }
 }
 
 #[derive(Deserialize)]

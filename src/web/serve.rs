@@ -1,6 +1,11 @@
 //! `gatehouse web` itself: decide the address and TLS, refuse plain HTTP off loopback, open the
 //! pairing store, follow the gateway, open the control socket, and serve HTTP(S) until stopped.
 //! It prints where it listens and a first pairing link (never to the log).
+//!
+//! Every connection is admitted by [`Connections`] (bounded in total and per client address; a
+//! flood pushes out only unproven connections), must finish its TLS handshake within
+//! [`TLS_HANDSHAKE_LIMIT`] and each request head within [`HEADER_READ_LIMIT`], and may buffer at
+//! most [`MAX_READ_BUFFER`] bytes.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -10,12 +15,13 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 
-use super::auth::Access;
+use super::auth::{loopback_twin_of, Access, LoopbackTwin};
 use super::bridge::Bridge;
+use super::connections::{raise_open_file_limit, ConnectionLimits, Connections};
 use super::control::{self, ControlReply, ControlRequest};
 use super::devices::{DeviceStore, PAIRING_LIFETIME};
 use super::routes::{self, Shared, WebState};
@@ -24,7 +30,14 @@ use super::tls;
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
 
 /// How long a TLS handshake may take.
-const TLS_HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const TLS_HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a connection may take to send a whole request head (and may stay idle between
+/// requests).
+pub const HEADER_READ_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The most a connection buffers: a request head is far smaller.
+pub const MAX_READ_BUFFER: usize = 16 * 1024;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -69,6 +82,7 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let mut hosts = config.hosts;
     hosts.extend(arguments.hosts);
+    let limits = ConnectionLimits::for_open_file_limit(raise_open_file_limit());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -89,7 +103,16 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
             format!("cannot listen on {listen}; is another `gatehouse web` (or another server) using it? choose another with --listen")
         })?;
         let bound = listener.local_addr()?;
-        let access = Access::new(bound, hosts.clone(), tls.is_some());
+        let (twin, twin_listener) = hold_loopback_twin(bound).await;
+        if let LoopbackTwin::TakenByAnother(ip) = twin {
+            eprintln!(
+                "warning: another program listens on {}, where a browser sends http://localhost:{}; gatehouse web refuses the name localhost: open the link it prints (with {})",
+                SocketAddr::new(ip, bound.port()),
+                bound.port(),
+                bound.ip()
+            );
+        }
+        let access = Access::new(bound, hosts.clone(), tls.is_some()).with_loopback_twin(twin);
         let link_host = hosts
             .first()
             .cloned()
@@ -101,10 +124,12 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         let control_socket = control::bind(&control::control_path(&socket)).await?;
         let store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
         let bridge = Bridge::new(socket.clone());
+        let connections = Connections::new(limits);
         let state: Shared = Arc::new(WebState {
             access,
             devices: Mutex::new(store),
             bridge: bridge.clone(),
+            connections: connections.clone(),
             link_base: link_base.clone(),
         });
         tokio::spawn(bridge.follow());
@@ -118,9 +143,36 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         }
         println!("Pair a browser (once, until {expires_at}): {url}");
         println!("More links: `gatehouse web pair --qr`; paired browsers: `gatehouse web devices`.");
-        serve_http(listener, routes::router(state), tls.map(|tls| tls.config)).await
+        let router = routes::router(state);
+        let tls = tls.map(|tls| tls.config);
+        if let Some(twin_listener) = twin_listener {
+            tokio::spawn(serve_http(
+                twin_listener,
+                router.clone(),
+                tls.clone(),
+                connections.clone(),
+            ));
+        }
+        serve_http(listener, router, tls, connections).await
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Listens on the other loopback address at the same port too (`[::1]` beside `127.0.0.1`), so
+/// that no other user can answer there for `localhost`; says so when another program already
+/// does.
+async fn hold_loopback_twin(bound: SocketAddr) -> (LoopbackTwin, Option<TcpListener>) {
+    let Some(twin) = loopback_twin_of(bound.ip()) else {
+        return (LoopbackTwin::Absent, None);
+    };
+    match TcpListener::bind(SocketAddr::new(twin, bound.port())).await {
+        Ok(listener) => (LoopbackTwin::Held(twin), Some(listener)),
+        Err(error) if error.kind() == std::io::ErrorKind::AddrInUse => {
+            (LoopbackTwin::TakenByAnother(twin), None)
+        }
+        // No such address here (IPv6 off): nothing can answer there for `localhost`.
+        Err(_) => (LoopbackTwin::Absent, None),
+    }
 }
 
 /// The address a link names for a server listening on `ip`: a guess at this machine's address
@@ -168,21 +220,27 @@ pub fn answer_control(state: &Shared, request: ControlRequest) -> ControlReply {
                 };
             }
             drop(store);
-            state.bridge.revoked(ids.clone());
+            state.bridge.revoked();
+            state.connections.close_devices(&ids);
             ControlReply::Revoked { ids }
         }
     }
 }
 
-/// Accepts connections and serves each with hyper, through TLS when it is on.
+/// Accepts connections for as long as the process runs, and serves each with hyper, through
+/// TLS when it is on. Each request carries its connection's [`ConnectionTicket`] (an
+/// extension), which a paired device's request marks.
+///
+/// [`ConnectionTicket`]: super::connections::ConnectionTicket
 async fn serve_http(
     listener: TcpListener,
     router: axum::Router,
     tls: Option<Arc<rustls::ServerConfig>>,
+    connections: Arc<Connections>,
 ) -> anyhow::Result<()> {
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     loop {
-        let (stream, _) = match listener.accept().await {
+        let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(error) => {
                 tracing::warn!("accepting a connection failed: {error}");
@@ -190,31 +248,60 @@ async fn serve_http(
                 continue;
             }
         };
+        let Some((ticket, pushed_out)) = connections.admit(peer.ip()) else {
+            let counts = connections.counts();
+            tracing::debug!(
+                "refused a connection from {peer}: every slot it could take serves a paired device ({} of {} open)",
+                counts.paired,
+                counts.open
+            );
+            continue;
+        };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        let service = TowerToHyperService::new(tower::ServiceExt::map_request(
+            router.clone(),
+            move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ticket.clone());
+                request
+            },
+        ));
         let acceptor = acceptor.clone();
         tokio::spawn(async move {
-            let builder = hyper::server::conn::http1::Builder::new();
-            let served = match acceptor {
-                // A peer that never finishes its handshake is let go.
-                Some(acceptor) => {
-                    match tokio::time::timeout(TLS_HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
-                        Ok(Ok(stream)) => {
-                            builder
-                                .serve_connection(TokioIo::new(stream), service)
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_LIMIT)
+                .max_buf_size(MAX_READ_BUFFER);
+            let serve = async {
+                match acceptor {
+                    // A peer that never finishes its handshake is let go.
+                    Some(acceptor) => {
+                        let Ok(Ok(stream)) =
+                            tokio::time::timeout(TLS_HANDSHAKE_LIMIT, acceptor.accept(stream))
                                 .await
-                        }
-                        _ => return,
+                        else {
+                            return Ok(());
+                        };
+                        builder
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await
+                    }
+                    None => {
+                        builder
+                            .serve_connection(TokioIo::new(stream), service)
+                            .await
                     }
                 }
-                None => {
-                    builder
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await
-                }
             };
-            if let Err(error) = served {
-                tracing::debug!("a connection ended: {error}");
+            tokio::select! {
+                served = serve => {
+                    if let Err(error) = served {
+                        tracing::debug!("a connection ended: {error}");
+                    }
+                }
+                _ = pushed_out => tracing::debug!(
+                    "closed a connection from {peer}: pushed out by newer ones, or its device was revoked"
+                ),
             }
         });
     }

@@ -1,9 +1,10 @@
 //! The auth layer through the real router, request by request (`tower::ServiceExt::oneshot`):
-//! Host and Origin checks, the device cookie, pairing tokens, and the headers on every response.
-//! No gateway runs: a request that passes every check reaches the bridge and is refused there.
+//! Host and Origin checks, the device token (a header, never a cookie), pairing tokens, the live
+//! feed of a revoked device, and the headers on every response. No gateway runs: a request that
+//! passes every check reaches the bridge and is refused there.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
@@ -12,9 +13,12 @@ use http_body_util::BodyExt;
 use tower::ServiceExt;
 
 use super::auth::Access;
-use super::bridge::Bridge;
+use super::bridge::{Bridge, FEED_DEPTH};
+use super::connections::{ConnectionLimits, Connections};
+use super::control::{ControlReply, ControlRequest};
 use super::devices::{DeviceStore, MAX_FAILED_PAIRINGS};
 use super::routes::{name_from_user_agent, router, WebState, SECURITY_HEADERS};
+use super::serve::answer_control;
 
 const HOST: &str = "127.0.0.1:7780";
 const ORIGIN: &str = "http://127.0.0.1:7780";
@@ -25,27 +29,34 @@ fn state() -> Arc<WebState> {
         access: Access::new(HOST.parse().unwrap(), vec!["devbox.example".into()], false),
         devices: Mutex::new(DeviceStore::open(None).unwrap()),
         bridge: Bridge::new("/nonexistent/gatehouse.sock".into()),
+        connections: Connections::new(ConnectionLimits::for_open_file_limit(1_024)),
         link_base: ORIGIN.into(),
     })
 }
 
-fn get(path: &str, host: &str, cookie: Option<&str>) -> Request<Body> {
+/// `authorization` is the whole `Authorization` header's value (`Bearer <token>`).
+fn get(path: &str, host: &str, authorization: Option<&str>) -> Request<Body> {
     let mut request = Request::get(path).header(header::HOST, host);
-    if let Some(cookie) = cookie {
-        request = request.header(header::COOKIE, cookie);
+    if let Some(authorization) = authorization {
+        request = request.header(header::AUTHORIZATION, authorization);
     }
     request.body(Body::empty()).unwrap()
 }
 
-fn post(path: &str, origin: Option<&str>, cookie: Option<&str>, body: &str) -> Request<Body> {
+fn post(
+    path: &str,
+    origin: Option<&str>,
+    authorization: Option<&str>,
+    body: &str,
+) -> Request<Body> {
     let mut request = Request::post(path)
         .header(header::HOST, HOST)
         .header(header::CONTENT_TYPE, "application/json");
     if let Some(origin) = origin {
         request = request.header(header::ORIGIN, origin);
     }
-    if let Some(cookie) = cookie {
-        request = request.header(header::COOKIE, cookie);
+    if let Some(authorization) = authorization {
+        request = request.header(header::AUTHORIZATION, authorization);
     }
     request.body(Body::from(body.to_owned())).unwrap()
 }
@@ -58,8 +69,8 @@ async fn send(app: &Router, request: Request<Body>) -> (StatusCode, axum::http::
     (status, headers, String::from_utf8_lossy(&body).into_owned())
 }
 
-/// Pairs through the route, as the page does, and returns the `Cookie` header to send.
-async fn paired_cookie(state: &Arc<WebState>, app: &Router) -> String {
+/// Pairs through the route, as the page does, and returns the `Authorization` header to send.
+async fn paired_authorization(state: &Arc<WebState>, app: &Router) -> String {
     let token = state
         .devices
         .lock()
@@ -67,16 +78,20 @@ async fn paired_cookie(state: &Arc<WebState>, app: &Router) -> String {
         .open_pairing(Instant::now())
         .unwrap();
     let body = format!(r#"{{"token":"{}","name":"test phone"}}"#, token.expose());
-    let (status, headers, _) = send(app, post("/api/pair", Some(ORIGIN), None, &body)).await;
-    assert_eq!(status, StatusCode::OK);
-    let set_cookie = headers[header::SET_COOKIE].to_str().unwrap().to_owned();
-    set_cookie.split(';').next().unwrap().to_owned()
+    let (status, headers, reply) = send(app, post("/api/pair", Some(ORIGIN), None, &body)).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert!(
+        headers.get(header::SET_COOKIE).is_none(),
+        "no cookie is set"
+    );
+    let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    format!("Bearer {}", reply["token"].as_str().unwrap())
 }
 
 #[tokio::test]
 async fn the_page_is_public_and_every_response_carries_the_security_headers() {
     let app = router(state());
-    for path in ["/", "/app.js", "/app.css", "/api/prompts"] {
+    for path in ["/", "/app.js", "/text.js", "/app.css", "/api/prompts"] {
         let (_, headers, _) = send(&app, get(path, HOST, None)).await;
         for (name, value) in SECURITY_HEADERS {
             assert_eq!(headers[name], value, "{path}");
@@ -96,26 +111,34 @@ async fn the_page_is_public_and_every_response_carries_the_security_headers() {
 }
 
 #[tokio::test]
-async fn without_a_valid_device_cookie_no_route_gives_data_or_takes_an_answer() {
+async fn without_a_valid_device_token_no_route_gives_data_or_takes_an_answer() {
     let app = router(state());
-    let forged = "gatehouse-device=".to_owned() + &"0".repeat(64);
-    for cookie in [None, Some(forged.as_str())] {
+    let forged = "Bearer ".to_owned() + &"0".repeat(64);
+    for authorization in [None, Some(forged.as_str())] {
         for path in ["/api/session", "/api/prompts", "/api/events"] {
-            let (status, _, body) = send(&app, get(path, HOST, cookie)).await;
-            assert_eq!(status, StatusCode::UNAUTHORIZED, "{path} {cookie:?}");
+            let (status, _, body) = send(&app, get(path, HOST, authorization)).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{path} {authorization:?}");
             assert!(body.contains("gatehouse web pair"), "{body}");
         }
         let answer = format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#);
-        let (status, _, _) = send(&app, post("/api/answer", Some(ORIGIN), cookie, &answer)).await;
+        let (status, _, _) = send(
+            &app,
+            post("/api/answer", Some(ORIGIN), authorization, &answer),
+        )
+        .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         let release = format!(r#"{{"id":"{SOME_ID}"}}"#);
-        let (status, _, _) = send(&app, post("/api/release", Some(ORIGIN), cookie, &release)).await;
+        let (status, _, _) = send(
+            &app,
+            post("/api/release", Some(ORIGIN), authorization, &release),
+        )
+        .await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
     }
 }
 
 #[tokio::test]
-async fn a_pairing_token_pairs_once_and_sets_a_private_cookie() {
+async fn a_pairing_token_pairs_once_and_hands_the_device_token_only_to_the_page() {
     let state = state();
     let app = router(state.clone());
     let token = state
@@ -127,21 +150,72 @@ async fn a_pairing_token_pairs_once_and_sets_a_private_cookie() {
     let body = format!(r#"{{"token":"{}"}}"#, token.expose());
     let (status, headers, reply) = send(&app, post("/api/pair", Some(ORIGIN), None, &body)).await;
     assert_eq!(status, StatusCode::OK, "{reply}");
-    let set_cookie = headers[header::SET_COOKIE].to_str().unwrap();
-    assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Strict"));
     assert!(
-        !set_cookie.contains(token.expose()),
-        "the cookie is not the pairing token"
+        headers.get(header::SET_COOKIE).is_none(),
+        "a cookie would reach every port of this host"
     );
-    let cookie = set_cookie.split(';').next().unwrap();
-    let (status, _, session) = send(&app, get("/api/session", HOST, Some(cookie))).await;
+    let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    let device_token = reply["token"].as_str().unwrap();
+    assert_ne!(device_token, token.expose(), "not the pairing token");
+    let authorization = format!("Bearer {device_token}");
+    let (status, _, session) = send(&app, get("/api/session", HOST, Some(&authorization))).await;
     assert_eq!(status, StatusCode::OK);
     assert!(session.contains(r#""name":"Browser""#), "{session}");
-    let (status, _, prompts) = send(&app, get("/api/prompts", HOST, Some(cookie))).await;
+    let (status, _, prompts) = send(&app, get("/api/prompts", HOST, Some(&authorization))).await;
     assert_eq!((status, prompts.as_str()), (StatusCode::OK, "[]"));
     let (again, _, reply) = send(&app, post("/api/pair", Some(ORIGIN), None, &body)).await;
     assert_eq!(again, StatusCode::FORBIDDEN, "{reply}");
     assert!(reply.contains("used up or expired"));
+}
+
+#[tokio::test]
+async fn the_device_token_in_a_cookie_opens_nothing() {
+    let state = state();
+    let app = router(state.clone());
+    let authorization = paired_authorization(&state, &app).await;
+    let token = authorization.strip_prefix("Bearer ").unwrap();
+    // Whatever a browser sends to another port of this host is a cookie at most.
+    for cookie in [
+        format!("gatehouse-device={token}"),
+        format!("__Host-gatehouse-device={token}"),
+        format!("Authorization=Bearer {token}"),
+    ] {
+        for path in ["/api/session", "/api/prompts", "/api/events"] {
+            let request = Request::get(path)
+                .header(header::HOST, HOST)
+                .header(header::COOKIE, &cookie)
+                .body(Body::empty())
+                .unwrap();
+            let (status, _, body) = send(&app, request).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{path} {cookie}: {body}");
+        }
+        let answer = format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#);
+        let request = Request::post("/api/answer")
+            .header(header::HOST, HOST)
+            .header(header::ORIGIN, ORIGIN)
+            .header(header::COOKIE, &cookie)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(answer))
+            .unwrap();
+        let (status, _, _) = send(&app, request).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{cookie}");
+    }
+    // Another origin's script cannot send the header either: a preflight gets no CORS grant.
+    let preflight = Request::options("/api/prompts")
+        .header(header::HOST, HOST)
+        .header(header::ORIGIN, "http://127.0.0.1:9999")
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "authorization")
+        .body(Body::empty())
+        .unwrap();
+    let (status, headers, _) = send(&app, preflight).await;
+    assert!(!status.is_success(), "{status}");
+    assert!(
+        !headers
+            .keys()
+            .any(|name| name.as_str().starts_with("access-control-")),
+        "{headers:?}"
+    );
 }
 
 #[tokio::test]
@@ -165,10 +239,10 @@ async fn pairing_attempts_are_rate_limited() {
 }
 
 #[tokio::test]
-async fn a_forged_host_gets_nothing_even_with_a_valid_cookie() {
+async fn a_forged_host_gets_nothing_even_with_a_valid_token() {
     let state = state();
     let app = router(state.clone());
-    let cookie = paired_cookie(&state, &app).await;
+    let authorization = paired_authorization(&state, &app).await;
     for host in [
         "attacker.example:7780",
         "127.0.0.1:8080",
@@ -182,7 +256,7 @@ async fn a_forged_host_gets_nothing_even_with_a_valid_cookie() {
             "/api/events",
             "/api/session",
         ] {
-            let (status, _, body) = send(&app, get(path, host, Some(&cookie))).await;
+            let (status, _, body) = send(&app, get(path, host, Some(&authorization))).await;
             assert_eq!(status, StatusCode::FORBIDDEN, "{host} {path}");
             assert!(
                 !body.contains("\"prompts\"") && !body.contains("<html"),
@@ -190,9 +264,17 @@ async fn a_forged_host_gets_nothing_even_with_a_valid_cookie() {
             );
         }
     }
-    let (status, _, _) = send(&app, get("/api/prompts", "devbox.example", Some(&cookie))).await;
+    let (status, _, _) = send(
+        &app,
+        get("/api/prompts", "devbox.example", Some(&authorization)),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "a configured name is served");
-    let (status, _, _) = send(&app, get("/api/prompts", "localhost:7780", Some(&cookie))).await;
+    let (status, _, _) = send(
+        &app,
+        get("/api/prompts", "localhost:7780", Some(&authorization)),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -200,7 +282,7 @@ async fn a_forged_host_gets_nothing_even_with_a_valid_cookie() {
 async fn a_post_needs_this_origin_and_answers_name_the_full_id() {
     let state = state();
     let app = router(state.clone());
-    let cookie = paired_cookie(&state, &app).await;
+    let authorization = paired_authorization(&state, &app).await;
     let answer = format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#);
     for origin in [
         None,
@@ -208,20 +290,24 @@ async fn a_post_needs_this_origin_and_answers_name_the_full_id() {
         Some("null"),
         Some("https://127.0.0.1:7780"),
     ] {
-        let (status, _, _) = send(&app, post("/api/answer", origin, Some(&cookie), &answer)).await;
+        let (status, _, _) = send(
+            &app,
+            post("/api/answer", origin, Some(&authorization), &answer),
+        )
+        .await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{origin:?}");
     }
     let prefix = r#"{"id":"019ad0f1","answer":{"action":"once"}}"#;
     let (status, _, body) = send(
         &app,
-        post("/api/answer", Some(ORIGIN), Some(&cookie), prefix),
+        post("/api/answer", Some(ORIGIN), Some(&authorization), prefix),
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     // Every check passed: the request reaches the bridge, and no gateway runs here.
     let (status, _, body) = send(
         &app,
-        post("/api/answer", Some(ORIGIN), Some(&cookie), &answer),
+        post("/api/answer", Some(ORIGIN), Some(&authorization), &answer),
     )
     .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
@@ -229,7 +315,7 @@ async fn a_post_needs_this_origin_and_answers_name_the_full_id() {
     let not_json = Request::post("/api/answer")
         .header(header::HOST, HOST)
         .header(header::ORIGIN, ORIGIN)
-        .header(header::COOKIE, &cookie)
+        .header(header::AUTHORIZATION, &authorization)
         .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
         .body(Body::from("id=x"))
         .unwrap();
@@ -245,11 +331,82 @@ async fn a_post_needs_this_origin_and_answers_name_the_full_id() {
 async fn a_revoked_device_is_refused_at_once() {
     let state = state();
     let app = router(state.clone());
-    let cookie = paired_cookie(&state, &app).await;
+    let authorization = paired_authorization(&state, &app).await;
     let ids = state.devices.lock().unwrap().revoke(None);
     assert_eq!(ids.len(), 1);
-    let (status, _, _) = send(&app, get("/api/prompts", HOST, Some(&cookie))).await;
+    let (status, _, _) = send(&app, get("/api/prompts", HOST, Some(&authorization))).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+/// The next `data:` of a server-sent event stream, or `None` when the stream ended.
+async fn next_event(body: &mut Body) -> Option<String> {
+    loop {
+        let frame = tokio::time::timeout(Duration::from_secs(10), body.frame())
+            .await
+            .expect("the feed says something within 10 s")?
+            .expect("the feed's body does not fail");
+        if let Ok(data) = frame.into_data() {
+            let text = String::from_utf8_lossy(&data).into_owned();
+            if let Some(data) = text.lines().find_map(|line| line.strip_prefix("data: ")) {
+                return Some(data.to_owned());
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_revoked_devices_feed_ends_at_once_even_when_it_lags() {
+    let state = state();
+    let app = router(state.clone());
+    let authorization = paired_authorization(&state, &app).await;
+    let response = app
+        .clone()
+        .oneshot(get("/api/events", HOST, Some(&authorization)))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body();
+    let first = next_event(&mut body).await.unwrap();
+    assert!(first.contains(r#""type":"snapshot""#), "{first}");
+    // The page reads nothing while more messages than the feed keeps go by: it lags.
+    for index in 0..FEED_DEPTH + 16 {
+        state
+            .bridge
+            .broadcast(format!(r#"{{"type":"filler","index":{index}}}"#).into());
+    }
+    let ControlReply::Revoked { ids } = answer_control(&state, ControlRequest::Revoke { id: None })
+    else {
+        panic!("the device is revoked");
+    };
+    assert_eq!(ids.len(), 1);
+    // The broadcast goes on after the revocation, as new prompts would.
+    state.bridge.broadcast(r#"{"type":"after"}"#.into());
+    assert_eq!(
+        next_event(&mut body).await.as_deref(),
+        Some(r#"{"type":"unpaired"}"#),
+        "no snapshot, nothing more"
+    );
+    assert_eq!(next_event(&mut body).await, None, "the feed ended");
+}
+
+#[tokio::test]
+async fn a_revoked_devices_idle_feed_ends_at_once() {
+    let state = state();
+    let app = router(state.clone());
+    let authorization = paired_authorization(&state, &app).await;
+    let response = app
+        .clone()
+        .oneshot(get("/api/events", HOST, Some(&authorization)))
+        .await
+        .unwrap();
+    let mut body = response.into_body();
+    assert!(next_event(&mut body).await.unwrap().contains("snapshot"));
+    answer_control(&state, ControlRequest::Revoke { id: None });
+    assert_eq!(
+        next_event(&mut body).await.as_deref(),
+        Some(r#"{"type":"unpaired"}"#)
+    );
+    assert_eq!(next_event(&mut body).await, None);
 }
 
 #[test]

@@ -1,18 +1,69 @@
 // gatehouse web: the page's script. Agent text is hostile: it is set only with textContent, never
-// parsed as markup, after `visible`, which mirrors gatehouse_core::text::visible (control,
-// bidirectional and zero-width characters shown as escapes such as \e, \r, \u{202e}). The JSON
-// from the server carries the exact text; answers send exact option labels and the full prompt id.
+// parsed as markup, after `visible` (from /text.js, generated from gatehouse_core::text: control,
+// bidirectional, zero-width and other invisible characters shown as escapes such as \e, \r,
+// \u{202e}, exactly as the CLI shows them). The JSON from the server carries the exact text;
+// answers send exact option labels and the full prompt id.
+//
+// The device token lives in this origin's localStorage and goes only in an Authorization header
+// (`api` below), never in a cookie: a browser sends a cookie of 127.0.0.1 to every port of it, so
+// another local user's server could receive it. The live feed is therefore a streaming fetch
+// (`openFeed`), since EventSource cannot set a header.
 'use strict';
 (() => {
   const $ = (selector, root = document) => root.querySelector(selector);
   const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+  const { visible, visibleLines } = gatehouseText;
 
-  const ESCAPES = { '\u001b': '\\e', '\r': '\\r', '\n': '\\n', '\t': '\\t' };
-  const HIDDEN = /[\p{Cc}\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\u206a-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
-  const visible = (text) =>
-    String(text ?? '').replace(HIDDEN, (c) => ESCAPES[c] || `\\u{${c.codePointAt(0).toString(16)}}`);
-  // Multi-line text (a command): each line made visible, real line breaks kept.
-  const visibleLines = (text) => String(text ?? '').split('\n').map(visible).join('\n');
+  // The device token, kept per origin (scheme, host and port) by the browser.
+  const credential = {
+    key: 'gatehouse-device-token',
+    get() {
+      try { return localStorage.getItem(this.key); } catch { return null; }
+    },
+    set(token) { localStorage.setItem(this.key, token); },
+    forget() {
+      try { localStorage.removeItem(this.key); } catch { /* storage unavailable */ }
+    },
+  };
+
+  // A request to gatehouse web with the device token (when there is one); null when unreachable.
+  function api(path, { method = 'GET', body, signal } = {}) {
+    const headers = {};
+    const token = credential.get();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    return fetch(path, {
+      method, headers, signal, credentials: 'omit', cache: 'no-store',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch(() => null);
+  }
+
+  // Reads server-sent events from a streaming fetch: calls onMessage with each event's parsed
+  // data; resolves with the reply (null when unreachable) once the stream ends.
+  async function openFeed(path, signal, onMessage) {
+    const reply = await api(path, { signal });
+    if (!reply || !reply.ok || !reply.body) return reply;
+    const reader = reply.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value.replace(/\r\n?/g, '\n');
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5)).join('\n');
+          if (data) onMessage(JSON.parse(data));
+        }
+      }
+    } catch {
+      // The stream broke or was aborted; the caller decides what next.
+    }
+    return reply;
+  }
 
   function el(tag, attributes = {}, ...children) {
     const node = document.createElement(tag);
@@ -27,7 +78,7 @@
   }
 
   const cards = new Map(); // full id -> { prompt, node, ended }
-  let source = null;
+  let feed = null; // the AbortController of the open feed
   let device = null;
 
   function show(which) {
@@ -42,9 +93,19 @@
     label.textContent = text;
   }
 
+  function closeFeed() {
+    if (feed) feed.abort();
+    feed = null;
+  }
+
+  // The server no longer knows this browser's token: forget it.
+  function loggedOut(reason) {
+    credential.forget();
+    unpaired(reason);
+  }
+
   function unpaired(reason) {
-    if (source) source.close();
-    source = null;
+    closeFeed();
     for (const id of cards.keys()) removeCard(id);
     $('[data-unpaired-reason]').textContent = reason || '';
     setConnection(false, 'not paired');
@@ -54,17 +115,20 @@
 
   async function start() {
     const match = location.hash.match(/^#pair=([0-9a-f]{64})$/);
-    // The token leaves the address bar and the history at once; it never goes in a URL request.
+    // The token leaves the address bar and this tab's history at once, and never goes in a
+    // request's URL. The browser's own history database may keep the link: the token pairs
+    // once and expires in 10 minutes.
     if (location.hash) history.replaceState(null, '', location.pathname);
     if (match) return showPairForm(match[1]);
     checkSession();
   }
 
   async function checkSession() {
-    const reply = await fetch('/api/session', { credentials: 'same-origin' }).catch(() => null);
+    if (!credential.get()) return unpaired('');
+    const reply = await api('/api/session');
     if (reply && reply.ok) return startApp((await reply.json()).device);
     if (reply && reply.status === 401) {
-      return unpaired(device ? 'This browser is no longer paired (it was logged out).' : '');
+      return loggedOut(device ? 'This browser is no longer paired (it was logged out).' : '');
     }
     setConnection(false, 'cannot reach gatehouse web; retrying…');
     setTimeout(checkSession, 2000);
@@ -78,14 +142,16 @@
       event.preventDefault();
       $('[data-pair-submit]').disabled = true;
       const name = $('[data-device-name]').value;
-      const reply = await fetch('/api/pair', {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ token, name }),
-      }).catch(() => null);
+      const reply = await api('/api/pair', { method: 'POST', body: { token, name } });
       const body = reply ? await reply.json().catch(() => ({})) : {};
-      if (reply && reply.ok) return startApp(body.device);
+      if (reply && reply.ok && typeof body.token === 'string') {
+        try {
+          credential.set(body.token);
+        } catch {
+          return unpaired('Pairing failed: this browser does not let the page keep its pairing (site storage is off).');
+        }
+        return startApp(body.device);
+      }
       unpaired(`Pairing failed: ${visible(body.error || 'gatehouse web did not answer')}`);
     });
     $('[data-device-name]').focus();
@@ -99,18 +165,19 @@
     connect();
   }
 
-  function connect() {
-    if (source) source.close();
-    source = new EventSource('/api/events');
-    source.onmessage = (event) => handle(JSON.parse(event.data));
-    source.onerror = () => {
-      endAll('gatehouse web is unreachable; this prompt may come back when it is.');
-      setConnection(false, 'gatehouse web is unreachable; reconnecting…');
-      if (source && source.readyState === EventSource.CLOSED) {
-        source = null;
-        setTimeout(checkSession, 1000);
-      }
-    };
+  async function connect() {
+    closeFeed();
+    const controller = new AbortController();
+    feed = controller;
+    const reply = await openFeed('/api/events', controller.signal, handle);
+    if (feed !== controller) return; // closed on purpose, or replaced
+    feed = null;
+    if (reply && reply.status === 401) {
+      return loggedOut('This browser is no longer paired (it was logged out).');
+    }
+    endAll('gatehouse web is unreachable; this prompt may come back when it is.');
+    setConnection(false, 'gatehouse web is unreachable; reconnecting…');
+    setTimeout(checkSession, 1000);
   }
 
   function handle(message) {
@@ -129,7 +196,7 @@
       if (event.type === 'added') addCard(event.prompt, true);
       else if (event.type === 'changed' && event.state !== 'pending') endCard(event.id, event.state, describe(event));
     } else if (message.type === 'unpaired') {
-      unpaired('This browser was logged out (`gatehouse web revoke`). Pair it again to answer here.');
+      loggedOut('This browser was logged out (`gatehouse web revoke`). Pair it again to answer here.');
     }
     updateEmpty();
   }
@@ -322,18 +389,13 @@
     const buttons = $$('[data-action]', node);
     buttons.forEach((button) => { button.disabled = true; });
     status.textContent = 'Sending…';
-    const reply = await fetch(path, {
-      method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    }).catch(() => null);
+    const reply = await api(path, { method: 'POST', body });
     const result = reply ? await reply.json().catch(() => ({})) : {};
     if (reply && reply.ok) {
       if (!cards.get(prompt.id)?.ended) status.textContent = `Sent (${visible(result.state)}).`;
       return;
     }
-    if (reply && reply.status === 401) return unpaired('This browser is no longer paired (it was logged out).');
+    if (reply && reply.status === 401) return loggedOut('This browser is no longer paired (it was logged out).');
     buttons.forEach((button) => { button.disabled = false; });
     status.textContent = reply
       ? `Not accepted: ${visible(result.error || `error ${reply.status}`)}`
