@@ -256,9 +256,13 @@ fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane
     assert_eq!(prompt["preview"]["format"], "text");
     assert_eq!(prompt["preview"]["title"], "notes.txt (new file)");
     assert_eq!(prompt["preview"]["text"], "hello\n");
-    assert_eq!(
-        prompt["suggestions"][0]["summary"],
-        "accept edits (every file edit, for the rest of the session)"
+    assert_eq!(prompt["suggestions"][0]["allows"][0]["mode"], "acceptEdits");
+    let summary = prompt["suggestions"][0]["summary"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        summary.starts_with("mode `acceptEdits`: every file edit"),
+        "{summary}"
     );
     let pane = prompt["terminal"]["tmux_pane"].as_str().unwrap_or_default();
     assert_eq!(
@@ -336,8 +340,9 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
     assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
     assert_eq!(
         prompt["suggestions"][0]["summary"],
-        format!("allow exactly `{command}`")
+        format!("only the Bash command `{command}`, exactly as written")
     );
+    assert_eq!(prompt["suggestions"][0]["allows"][0]["kind"], "exact");
     world.answer(&prompt["id"], &["always"]);
     assert_eq!(world.tool_result(1)["is_error"], json!(false));
     wait_idle(world.tmux(), DEADLINE);
