@@ -53,10 +53,14 @@ impl World {
         if let Some(version) = version {
             write_record(&sandbox, &bin, version);
         }
+        // The hooks read the probe record where the probe wrote it, as they do for a person whose
+        // hooks and probe share a home (Claude Code's HOME here is a private one of its own).
+        let state_home = sandbox.home().join(".local/state");
         let gateway = Gateway::start_in(sandbox);
         let fake = FakeAnthropic::start(script);
         let mut claude = ClaudeEnv::new(&bin, &fake);
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        claude.set_env("XDG_STATE_HOME", &state_home.display().to_string());
         claude.add_args(arguments);
         let installed = gateway
             .command(&["install", "claude"])
