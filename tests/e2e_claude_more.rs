@@ -53,10 +53,14 @@ impl World {
         if let Some(version) = version {
             write_record(&sandbox, &bin, version);
         }
+        // The hooks read the probe record where the probe wrote it, as they do for a person whose
+        // hooks and probe share a home (Claude Code's HOME here is a private one of its own).
+        let state_home = sandbox.home().join(".local/state");
         let gateway = Gateway::start_in(sandbox);
         let fake = FakeAnthropic::start(script);
         let mut claude = ClaudeEnv::new(&bin, &fake);
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        claude.set_env("XDG_STATE_HOME", &state_home.display().to_string());
         claude.add_args(arguments);
         let installed = gateway
             .command(&["install", "claude"])
@@ -256,9 +260,13 @@ fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane
     assert_eq!(prompt["preview"]["format"], "text");
     assert_eq!(prompt["preview"]["title"], "notes.txt (new file)");
     assert_eq!(prompt["preview"]["text"], "hello\n");
-    assert_eq!(
-        prompt["suggestions"][0]["summary"],
-        "accept edits (every file edit, for the rest of the session)"
+    assert_eq!(prompt["suggestions"][0]["allows"][0]["mode"], "acceptEdits");
+    let summary = prompt["suggestions"][0]["summary"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        summary.starts_with("mode `acceptEdits`: every file edit"),
+        "{summary}"
     );
     let pane = prompt["terminal"]["tmux_pane"].as_str().unwrap_or_default();
     assert_eq!(
@@ -336,8 +344,9 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
     assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
     assert_eq!(
         prompt["suggestions"][0]["summary"],
-        format!("allow exactly `{command}`")
+        format!("only the Bash command `{command}`, exactly as written")
     );
+    assert_eq!(prompt["suggestions"][0]["allows"][0]["kind"], "exact");
     world.answer(&prompt["id"], &["always"]);
     assert_eq!(world.tool_result(1)["is_error"], json!(false));
     wait_idle(world.tmux(), DEADLINE);

@@ -10,6 +10,7 @@
 //!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
+mod claude_running_version;
 mod cli;
 mod client_library;
 mod common;

@@ -149,12 +149,40 @@ pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitC
     let answer = arguments.to_answer()?;
     let mut client = super::connect_frontend(&socket).await?;
     let action = answer.action();
-    match client.answer(&arguments.id, answer).await {
+    match client.answer(&arguments.id, answer.clone()).await {
         Ok(result) if arguments.json => println!("{}", serde_json::to_string(&result)?),
-        Ok(result) => println!("{action}: {}", output::what_was_answered(&result)),
+        Ok(result) => {
+            println!("{action}: {}", output::what_was_answered(&result));
+            if let Some(kept) = result
+                .prompt
+                .as_ref()
+                .and_then(|prompt| kept(prompt, &answer))
+            {
+                println!("{kept}");
+            }
+        }
         Err(error) => return refused(error),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// For `always`, what the agent keeps letting through from now on, in full: the suggestion it
+/// names, or the prompt's only one.
+fn kept(prompt: &gatehouse_core::Prompt, answer: &Answer) -> Option<String> {
+    let Answer::Always { suggestion, scope } = answer else {
+        return None;
+    };
+    let suggestions = &prompt.prompt.extra.suggestions;
+    let kept = match suggestion {
+        Some(id) => suggestions.iter().find(|candidate| &candidate.id == id)?,
+        None if suggestions.len() == 1 => &suggestions[0],
+        None => return None,
+    };
+    Some(format!(
+        "  from now on, for the {}: {}",
+        scope.as_str(),
+        gatehouse_core::text::visible(&kept.describe())
+    ))
 }
 
 pub async fn release(socket: PathBuf, id: String) -> anyhow::Result<ExitCode> {
@@ -278,5 +306,34 @@ mod tests {
         assert!(answer(&["abcd", "--text", "q1=a", "--text", "q1=b"])
             .unwrap_err()
             .contains("twice"));
+    }
+
+    #[test]
+    fn always_says_what_it_keeps_letting_through() {
+        let mut prompt: gatehouse_core::Prompt = serde_json::from_value(serde_json::json!({
+            "id": "01a22a7c-7184-7520-bb65-4d44b4eba60e", "short_id": "", "adapter": "claude",
+            "session": "s", "cwd": "/p", "kind": "permission", "tool": "Bash",
+            "input": {}, "summary": "git push", "correlation": "", "actions": ["once"],
+            "state": "resolved", "created_at": "2026-12-01T03:00:00Z", "held_since": "2026-12-01T03:00:00Z"
+        }))
+        .unwrap();
+        prompt.prompt.extra.suggestions = gatehouse_adapter_claude::suggestions::from_event(Some(
+            &serde_json::json!([
+                { "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "git push:*" }],
+                  "behavior": "allow", "destination": "localSettings" },
+            ]),
+        ));
+        let always = |suggestion: Option<&str>| Answer::Always {
+            suggestion: suggestion.map(str::to_owned),
+            scope: AlwaysScope::Project,
+        };
+        let words = kept(&prompt, &always(None)).unwrap();
+        assert_eq!(
+            words,
+            "  from now on, for the project: every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`)"
+        );
+        assert_eq!(kept(&prompt, &always(Some("s1"))), Some(words));
+        assert_eq!(kept(&prompt, &always(Some("s9"))), None);
+        assert_eq!(kept(&prompt, &Answer::Once), None);
     }
 }

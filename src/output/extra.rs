@@ -30,7 +30,7 @@ pub fn lines(out: &mut String, extra: &PromptExtra) {
             out,
             "    always {}: {} ({scopes})",
             visible(&suggestion.id),
-            visible(&suggestion.summary)
+            visible(&suggestion.describe())
         );
     }
     if let Some(preview) = &extra.preview {

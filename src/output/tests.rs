@@ -332,6 +332,7 @@ fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
         suggestions: vec![gatehouse_core::Suggestion {
             id: "s1".into(),
             summary: "accept edits (every file edit, for the rest of the session)".into(),
+            allows: Vec::new(),
             scopes: vec![gatehouse_core::AlwaysScope::Session],
             native: serde_json::json!({}),
         }],
@@ -352,5 +353,41 @@ fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
           @@ -1 +1 @@
           -alpha
           +beta\e[2J
+    ");
+}
+
+#[test]
+fn always_says_what_claude_codes_rule_lets_through_in_full() {
+    let mut push = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba60e",
+        "Bash",
+        "git push origin main",
+        vec![Action::Once, Action::Deny, Action::Always],
+        2,
+    );
+    let long = format!("echo {}", "z".repeat(240));
+    push.prompt.extra.suggestions = gatehouse_adapter_claude::suggestions::from_event(Some(
+        &serde_json::json!([
+            { "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "git push:*" }],
+              "behavior": "allow", "destination": "localSettings" },
+            { "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "npm * --save" },
+                                            { "toolName": "Bash", "ruleContent": long }],
+              "behavior": "allow", "destination": "localSettings" },
+            { "type": "addRules", "rules": [{ "toolName": "Bash" }],
+              "behavior": "allow", "destination": "session" },
+            { "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "ls\u{1b}[8m`, and every command `" }],
+              "behavior": "allow", "destination": "session" },
+        ]),
+    ));
+    let table = prompt_table(&[push], NOW);
+    assert!(table.contains(&long), "a long rule is cut: {table}");
+    assert!(!table.contains("exactly `git push"), "{table}");
+    assert_snapshot!(table.replace(&long, "echo zzz…(240 z)"), @r"
+    ID                                    AGENT   TOOL  AGE  ACTIONS           SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba60e  claude  Bash  2s   once,deny,always  git push origin main
+        always s1: every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`) (session, project or user)
+        always s2: every Bash command that matches the pattern `npm * --save`, where each * stands for any text (spaces and options included); and only the Bash command `echo zzz…(240 z)`, exactly as written (session, project or user)
+        always s3: every Bash call, whatever its input (session, project or user)
+        always s4: only the Bash command `` ls\e[8m`, and every command ` ``, exactly as written (session, project or user)
     ");
 }

@@ -48,14 +48,33 @@ pub struct Preview {
 pub struct Suggestion {
     /// The adapter's id for it within the prompt, such as `s1`.
     pub id: String,
-    /// What it allows, for people, such as "allow exactly `npm test`".
+    /// What it allows, for people, in full and made visible: the words of [`Self::allows`]
+    /// (such as "every Bash command that is `git push` or starts with it ..."), for clients that
+    /// read no more than this.
     pub summary: String,
+    /// What it lets through, rule by rule, as the agent matches it; front ends show
+    /// [`Suggestion::describe`]. Empty only in prompts written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allows: Vec<crate::RuleMatch>,
     /// The scopes the person may choose for it; empty means every scope.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<crate::answer::AlwaysScope>,
     /// The agent's own suggestion, verbatim, for the adapter's verdict.
     #[serde(default)]
     pub native: serde_json::Value,
+}
+
+impl Suggestion {
+    /// What it lets through, for people, in full: the words of [`Self::allows`], else (a prompt
+    /// from before `allows` existed) the summary. Agent text: show it through
+    /// [`crate::text::visible`].
+    pub fn describe(&self) -> String {
+        if self.allows.is_empty() {
+            self.summary.clone()
+        } else {
+            crate::RuleMatch::describe_all(&self.allows)
+        }
+    }
 }
 
 /// The terminal of the agent that asks, from its hook's environment.

@@ -13,6 +13,7 @@ pub mod correlation;
 pub mod extra;
 pub mod kit;
 pub mod prompt;
+pub mod rule_match;
 pub mod short_id;
 pub mod text;
 pub mod time;
@@ -25,5 +26,6 @@ pub use extra::{Preview, PreviewFormat, PromptExtra, Suggestion, TerminalLocatio
 pub use prompt::{
     DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,
 };
+pub use rule_match::RuleMatch;
 pub use short_id::{IdIndex, IdQuery, IdQueryError};
 pub use time::Timestamp;

@@ -23,6 +23,11 @@ pub enum VersionError {
     CannotRun { program: PathBuf, problem: String },
     #[error("`{program} --version` printed {output:?}, which does not name a version this adapter knows")]
     Unrecognised { program: PathBuf, output: String },
+    #[error("the `{program}` that runs this hook cannot be told: {problem}")]
+    NotIdentified {
+        program: &'static str,
+        problem: String,
+    },
 }
 
 /// Runs `program --version` (within [`VERSION_DEADLINE`]) and reads the version from its output
@@ -90,15 +95,28 @@ pub fn installed(name: &str, probed: Option<&Path>) -> Option<PathBuf> {
 /// executable is called `name`: the agent that runs this hook. Only Linux tells this (through
 /// `/proc`); elsewhere, and when no ancestor is the agent, it is `None`.
 pub fn running_ancestor(name: &str) -> Option<(u32, PathBuf)> {
-    let mut pid = parent_of("self")?;
-    for _ in 0..ANCESTORS_LOOKED_AT {
+    for pid in ancestors() {
         let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
         if executable.file_name().is_some_and(|file| file == name) {
             return Some((pid, executable));
         }
-        pid = parent_of(&pid.to_string())?;
     }
     None
+}
+
+/// The process ids of this process's first few ancestors, nearest first (the parent first),
+/// through `/proc`; empty where there is none.
+pub fn ancestors() -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut next = parent_of("self");
+    while let Some(pid) = next {
+        found.push(pid);
+        if found.len() == ANCESTORS_LOOKED_AT {
+            break;
+        }
+        next = parent_of(&pid.to_string());
+    }
+    found
 }
 
 /// The parent process id of `/proc/<process>`, from its `stat` line.
@@ -165,5 +183,14 @@ mod tests {
             None
         );
         assert_eq!(running_ancestor("no-such-agent-anywhere"), None);
+        let ancestors = ancestors();
+        assert!(ancestors.len() <= ANCESTORS_LOOKED_AT);
+        if std::os::unix::process::parent_id() > 1 {
+            assert_eq!(
+                ancestors.first(),
+                Some(&std::os::unix::process::parent_id()),
+                "the parent comes first"
+            );
+        }
     }
 }

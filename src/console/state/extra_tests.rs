@@ -19,6 +19,7 @@ fn with_extras() -> gatehouse_core::Prompt {
     prompt.prompt.extra.suggestions = vec![Suggestion {
         id: "s1".into(),
         summary: "allow exactly `npm test`".into(),
+        allows: Vec::new(),
         scopes: Vec::new(),
         native: serde_json::json!({}),
     }];

@@ -18,13 +18,13 @@ pub fn lines(extra: &PromptExtra) -> Vec<Line<'static>> {
     if let Some(first) = extra.suggestions.first() {
         lines.push(Line::raw(format!(
             "Always (A, for this session): {}",
-            visible(&first.summary)
+            visible(&first.describe())
         )));
         for other in &extra.suggestions[1..] {
             lines.push(Line::raw(format!(
                 "  also suggested ({}): {}",
                 visible(&other.id),
-                visible(&other.summary)
+                visible(&other.describe())
             )));
         }
     }

@@ -391,6 +391,7 @@ fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
         suggestions: vec![gatehouse_core::Suggestion {
             id: "s1".into(),
             summary: "accept edits (every file edit, for the rest of the session)".into(),
+            allows: Vec::new(),
             scopes: vec![gatehouse_core::AlwaysScope::Session],
             native: serde_json::json!({}),
         }],
@@ -420,6 +421,45 @@ fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
         "│  @@ -1 +1 @@                                                                                     │"
         "│  -alpha                                                                                          │"
         "│  +beta\e[2J                                                                                      │"
+        "│                                                                                                  │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "o allow once · d deny · A always (session) · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q "
+        "                                                                                                    "
+        "                                                                                                    "
+    "#);
+}
+
+#[test]
+fn the_detail_pane_says_what_a_prefix_rule_lets_through_in_full() {
+    let start = Instant::now();
+    let mut push = permission(
+        FIRST,
+        "Bash",
+        "git push origin main",
+        vec![
+            gatehouse_core::Action::Once,
+            gatehouse_core::Action::Deny,
+            gatehouse_core::Action::Always,
+        ],
+    );
+    push.prompt.extra.suggestions =
+        gatehouse_adapter_claude::suggestions::from_event(Some(&serde_json::json!([
+            { "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "git push:*" }],
+              "behavior": "allow", "destination": "localSettings" },
+        ])));
+    let state = connected(vec![push], start);
+    assert_snapshot!(screen(&state, 100, 16, settled(start)), @r#"
+        " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
+        "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────┐"
+        "│  AGENT    FOLDER                       TOOL             AGE  CAN        SUMMARY                  │"
+        "│> claude   /home/dev/project            Bash             12s  once,deny, git push origin main     │"
+        "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+        "┌ Detail (PgUp/PgDn scroll) ───────────────────────────────────────────────────────────────────────┐"
+        "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
+        "│Bash permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                           │"
+        "│                                                                                                  │"
+        "│Always (A, for this session): every Bash command that is `git push` or starts with it followed by │"
+        "│a space, whatever comes after (such as `git push --force ...`)                                    │"
         "│                                                                                                  │"
         "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
         "o allow once · d deny · A always (session) · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q "

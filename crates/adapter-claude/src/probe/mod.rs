@@ -485,7 +485,13 @@ fn always_session(probing: &Probing<'_>) -> Result<String, String> {
                 .extra
                 .suggestions
                 .iter()
-                .find(|suggestion| suggestion.summary.starts_with("allow exactly"))
+                .find(|suggestion| {
+                    !suggestion.allows.is_empty()
+                        && suggestion
+                            .allows
+                            .iter()
+                            .all(|rule| matches!(rule, gatehouse_core::RuleMatch::Exact { .. }))
+                })
                 .ok_or("Claude Code suggested no exact-command rule")?;
             Ok(Answer::Always {
                 suggestion: Some(suggestion.id.clone()),

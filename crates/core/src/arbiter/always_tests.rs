@@ -32,7 +32,8 @@ fn arbiter(always_verified: bool) -> Arbiter {
 fn suggestion(id: &str, scopes: Vec<AlwaysScope>) -> Suggestion {
     Suggestion {
         id: id.into(),
-        summary: format!("allow exactly `{id}`"),
+        summary: format!("only the Toy command `{id}`, exactly as written"),
+        allows: Vec::new(),
         scopes,
         native: serde_json::json!({ "rule": id }),
     }
