@@ -9,6 +9,7 @@
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
+mod architecture;
 mod cli;
 mod client_library;
 mod common;
