@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, finish, Gateway, Sandbox};
+use crate::common::{claude_fixture, finish, Gateway, Reaped, Sandbox};
 
 const HOOK_EXIT: Duration = Duration::from_secs(10);
 
@@ -29,7 +29,7 @@ fn verdict(output: &std::process::Output) -> Value {
         .unwrap_or_else(|_| panic!("the hook printed a verdict, not {:?}", stdout(output)))
 }
 
-fn held(gateway: &Gateway, fixture: &str) -> (std::process::Child, Value) {
+fn held(gateway: &Gateway, fixture: &str) -> (Reaped, Value) {
     let before = gateway.list().len();
     let hook = gateway.spawn_hook(
         "claude",

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{binary, claude_fixture, finish, Gateway, Sandbox};
+use crate::common::{binary, claude_fixture, finish, Gateway, Reaped, Sandbox};
 
 const SCREEN_DEADLINE: Duration = Duration::from_secs(20);
 const HOOK_EXIT: Duration = Duration::from_secs(10);
@@ -122,7 +122,7 @@ impl Drop for ConsoleWindow {
 }
 
 /// Starts a hook holding the fixture's prompt and waits until the gateway lists it.
-fn hold(gateway: &Gateway, fixture: &str) -> (Child, Value) {
+fn hold(gateway: &Gateway, fixture: &str) -> (Reaped, Value) {
     let before = gateway.list().len();
     let hook = gateway.spawn_hook(
         "claude",

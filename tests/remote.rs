@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, finish, wait_for, Gateway};
+use crate::common::{claude_fixture, finish, wait_for, Gateway, Reaped};
 
 const SSHD: &str = "/usr/sbin/sshd";
 
@@ -25,18 +25,6 @@ fn skip_reason() -> Option<String> {
         ));
     }
     None
-}
-
-/// A process killed and reaped when dropped.
-struct Reaped(Option<Child>);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.0.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
 }
 
 /// An sshd of the test's own: its own host key, authorized key and config, on a free loopback
@@ -84,7 +72,7 @@ impl Sshd {
             .stderr(Stdio::null())
             .spawn()
             .expect("sshd starts");
-        let process = Reaped(Some(process));
+        let process = Reaped::from(process);
         wait_for(Duration::from_secs(10), "sshd to listen", || {
             std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
         });
@@ -209,7 +197,7 @@ impl Drop for Remote {
 }
 
 /// A hook "on the far side": the forwarded socket and a host name of its own.
-fn far_hook(gateway: &Gateway, remote_socket: &Path) -> Child {
+fn far_hook(gateway: &Gateway, remote_socket: &Path) -> Reaped {
     gateway.spawn_hook(
         "claude",
         claude_fixture("PermissionRequest-Bash")

@@ -8,8 +8,10 @@
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code;
 //!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
+//! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
+mod architecture;
 mod claude_running_version;
 mod cli;
 mod client_library;

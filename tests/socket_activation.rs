@@ -114,7 +114,7 @@ fn the_first_client_starts_the_gateway_on_the_inherited_socket_which_it_makes_pr
     let made_by_activator = mode(&sandbox.socket());
     println!("systemd-socket-activate made the socket mode {made_by_activator:o}");
 
-    let mut hook = sandbox.spawn_hook(
+    let hook = sandbox.spawn_hook(
         "claude",
         claude_fixture("PermissionRequest-Bash")
             .to_string()
@@ -145,7 +145,7 @@ fn the_first_client_starts_the_gateway_on_the_inherited_socket_which_it_makes_pr
 
     let answered = sandbox.run(&["answer", prompts[0]["id"].as_str().unwrap(), "once"]);
     assert!(answered.status.success());
-    let output = finish(hook_take(&mut hook), Duration::from_secs(10));
+    let output = finish(hook, Duration::from_secs(10));
     let verdict: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
         verdict["hookSpecificOutput"]["decision"],
@@ -161,11 +161,6 @@ fn the_first_client_starts_the_gateway_on_the_inherited_socket_which_it_makes_pr
         sandbox.socket().exists(),
         "the socket belongs to the service manager and is left in place"
     );
-}
-
-/// A child that was moved into `finish`: spawn_hook's child, taken out of its binding.
-fn hook_take(hook: &mut Child) -> Child {
-    std::mem::replace(hook, std::process::Command::new("true").spawn().unwrap())
 }
 
 #[test]
@@ -202,7 +197,7 @@ fn a_held_prompt_keeps_an_idle_gateway_running_and_it_stops_once_nothing_is_pend
         &[("GATEHOUSE_SERVE__IDLE_EXIT_SECONDS", "1")],
     );
     // The hook is the first client: it starts the gateway.
-    let mut hook = sandbox.spawn_hook(
+    let hook = sandbox.spawn_hook(
         "claude",
         claude_fixture("PermissionRequest-Bash")
             .to_string()
@@ -222,7 +217,7 @@ fn a_held_prompt_keeps_an_idle_gateway_running_and_it_stops_once_nothing_is_pend
 
     let answered = sandbox.run(&["answer", prompts[0]["id"].as_str().unwrap(), "once"]);
     assert!(answered.status.success());
-    let output = finish(hook_take(&mut hook), Duration::from_secs(10));
+    let output = finish(hook, Duration::from_secs(10));
     assert!(!output.stdout.is_empty(), "the verdict reached the hook");
     let output = activated.finish(Duration::from_secs(15));
     assert!(

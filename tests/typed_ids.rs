@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{claude_fixture, finish, Gateway};
+use crate::common::{claude_fixture, finish, Gateway, Reaped};
 
-fn hold_bash(gateway: &Gateway, command: &str) -> (std::process::Child, Value) {
+fn hold_bash(gateway: &Gateway, command: &str) -> (Reaped, Value) {
     let before = gateway.list().len();
     let mut event = claude_fixture("PermissionRequest-Bash");
     event["tool_input"]["command"] = command.into();

@@ -116,8 +116,9 @@ impl Sandbox {
             .expect("gatehouse runs")
     }
 
-    /// Starts `gatehouse hook AGENT` with `stdin` and extra environment.
-    pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Child {
+    /// Starts `gatehouse hook AGENT` with `stdin` and extra environment; the hook is killed and
+    /// reaped if the test drops it unfinished (a hook whose gateway went away retries for minutes).
+    pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Reaped {
         let mut command = self.command(&["hook", agent]);
         command
             .envs(env.iter().copied())
@@ -131,7 +132,7 @@ impl Sandbox {
             .unwrap()
             .write_all(stdin)
             .expect("the hook reads its stdin");
-        child
+        Reaped::from(child)
     }
 
     /// The pending prompts, as `list --json` prints them.
@@ -277,8 +278,60 @@ pub fn claude_fixture(name: &str) -> serde_json::Value {
         .expect("the fixture is JSON")
 }
 
-/// Waits for a child to exit and returns its output, panicking if it takes longer than `deadline`.
-pub fn finish(mut child: Child, deadline: Duration) -> Output {
+/// A child process killed and reaped when dropped, so that no test leaves one behind, whether
+/// it passes or panics. It derefs to the `Child`; `finish` takes it whole.
+pub struct Reaped(Option<Child>);
+
+impl Reaped {
+    /// Gives the child back to be waited on by hand (its caller must then reap it).
+    pub fn into_inner(mut self) -> Child {
+        self.0
+            .take()
+            .expect("a reaped child is present until dropped")
+    }
+
+    /// Waits for the child to exit and returns its output.
+    pub fn wait_with_output(self) -> std::io::Result<Output> {
+        self.into_inner().wait_with_output()
+    }
+}
+
+impl From<Child> for Reaped {
+    fn from(child: Child) -> Self {
+        Reaped(Some(child))
+    }
+}
+
+impl std::ops::Deref for Reaped {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        self.0
+            .as_ref()
+            .expect("a reaped child is present until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Reaped {
+    fn deref_mut(&mut self) -> &mut Child {
+        self.0
+            .as_mut()
+            .expect("a reaped child is present until dropped")
+    }
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Waits for a child to exit and returns its output, panicking if it takes longer than
+/// `deadline` (the child is then killed and reaped).
+pub fn finish(child: impl Into<Reaped>, deadline: Duration) -> Output {
+    let mut child = child.into();
     let start = Instant::now();
     loop {
         if child
@@ -289,7 +342,6 @@ pub fn finish(mut child: Child, deadline: Duration) -> Output {
             return child.wait_with_output().expect("the child's output");
         }
         if start.elapsed() > deadline {
-            let _ = child.kill();
             panic!("the child did not exit within {deadline:?}");
         }
         std::thread::sleep(Duration::from_millis(10));

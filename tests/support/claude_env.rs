@@ -322,15 +322,9 @@ impl Drop for ClaudeEnv {
             eprintln!("keeping Claude Code test directory {}", self.root.display());
             return;
         }
-        // Hooks that Claude Code started may still write for a moment after it exits, so the
-        // removal is retried for a short while.
-        let start = std::time::Instant::now();
-        while self.root.exists() && start.elapsed() < Duration::from_secs(3) {
-            let _ = std::fs::remove_dir_all(&self.root);
-            if self.root.exists() {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
+        // Claude Code and the hooks it started may still write for a moment after its tmux
+        // server is gone: they are given that moment, then ended, before the folder goes.
+        super::leftovers::end_processes_and_remove(&self.root, Duration::from_secs(3));
     }
 }
 

@@ -10,6 +10,7 @@ pub mod codex_env;
 pub mod copilot_env;
 pub mod fake_anthropic;
 pub mod gemini_env;
+pub mod leftovers;
 pub mod tmux;
 
 use std::time::{Duration, Instant};
