@@ -98,16 +98,6 @@ impl Drop for Web {
     }
 }
 
-/// A child process (a held hook) killed and reaped when dropped, even when the test panics.
-pub struct KillOnDrop(pub Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A new pairing link from `gatehouse web pair --json`.
 fn pair_link(gateway: &Gateway) -> String {
     let output = gateway.run(&["web", "pair", "--json"]);
@@ -854,7 +844,7 @@ fn the_page_escapes_every_character_the_cli_escapes() {
     let mut event = claude_fixture("PermissionRequest-Bash");
     let command = "echo ok\u{fe0f}\u{3164}\u{115f}\u{ffa0}\u{34f}\u{e0100}.txt";
     event["tool_input"]["command"] = json!(command);
-    let _hook = KillOnDrop(gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]));
+    let _hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
     let id = gateway.wait_for_pending(1)[0]["id"]
         .as_str()
         .unwrap()

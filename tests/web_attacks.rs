@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use crate::common::{claude_fixture, wait_for, Gateway};
 use crate::support::browser::{browser_available, PHONE};
-use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, KillOnDrop, Web};
+use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
 
 /// The user id of `nobody` on Debian.
 const NOBODY: u32 = 65_534;
@@ -166,14 +166,12 @@ fn another_local_users_server_visited_by_the_paired_browser_gets_no_prompt_and_a
     let gateway = Gateway::start();
     let web = Web::start(&gateway, "127.0.0.1:0");
     let port = web.port();
-    let _hook = KillOnDrop(
-        gateway.spawn_hook(
-            "claude",
-            claude_fixture("PermissionRequest-Bash")
-                .to_string()
-                .as_bytes(),
-            &[],
-        ),
+    let _hook = gateway.spawn_hook(
+        "claude",
+        claude_fixture("PermissionRequest-Bash")
+            .to_string()
+            .as_bytes(),
+        &[],
     );
     let id = gateway.wait_for_pending(1)[0]["id"]
         .as_str()
@@ -303,14 +301,12 @@ fn a_flood_of_idle_connections_leaves_a_paired_device_served_within_seconds() {
     });
     let port = web.port();
     let device_token = pair_over_http(port, &web.first_link);
-    let _hook = KillOnDrop(
-        gateway.spawn_hook(
-            "claude",
-            claude_fixture("PermissionRequest-Bash")
-                .to_string()
-                .as_bytes(),
-            &[],
-        ),
+    let _hook = gateway.spawn_hook(
+        "claude",
+        claude_fixture("PermissionRequest-Bash")
+            .to_string()
+            .as_bytes(),
+        &[],
     );
     gateway.wait_for_pending(1);
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
@@ -405,14 +401,12 @@ fn revoking_a_device_closes_its_open_feed_and_sends_it_no_later_prompt() {
         String::from_utf8_lossy(&revoked.stderr)
     );
     let started = Instant::now();
-    let _hook = KillOnDrop(
-        gateway.spawn_hook(
-            "claude",
-            claude_fixture("PermissionRequest-Bash")
-                .to_string()
-                .as_bytes(),
-            &[],
-        ),
+    let _hook = gateway.spawn_hook(
+        "claude",
+        claude_fixture("PermissionRequest-Bash")
+            .to_string()
+            .as_bytes(),
+        &[],
     );
     gateway.wait_for_pending(1);
     // The connection ends; whatever came before the end holds no prompt.
