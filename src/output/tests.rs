@@ -328,6 +328,7 @@ fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
             format: gatehouse_core::PreviewFormat::Diff,
             title: "e.txt (edit)".into(),
             text: "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-alpha\n+beta\x1b[2J\n".into(),
+            incomplete: None,
         }),
         suggestions: vec![gatehouse_core::Suggestion {
             id: "s1".into(),
