@@ -12,6 +12,8 @@
 //! read-only.
 
 pub mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod install;
 pub mod on_disk;
 pub mod preview;

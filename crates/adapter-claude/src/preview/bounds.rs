@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use gatehouse_core::{HookEvent, Preview, PreviewFormat};
+use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::*;
@@ -173,4 +174,27 @@ fn an_edit_of_a_proc_file_reads_it_only_up_to_the_bound() {
     let preview = prompt.extra.preview.expect("a preview");
     incomplete_because(&preview, "the file on disk is larger than 256 KiB");
     assert!(preview.text.contains("\n-a\n+b\n"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any edit list over any file of repeated text gives a bounded preview, at once.
+    #[test]
+    fn any_edit_list_over_any_repeated_file_is_bounded(
+        unit in "[ab\n]{1,4}",
+        repeat in 0usize..70_000,
+        edits in prop::collection::vec(("[ab\n]{1,3}", "[ab\n]{0,64}", any::<bool>()), 1..40),
+    ) {
+        let file = FileOnDisk::Text(unit.repeat(repeat).chars().take(256 * 1024).collect());
+        let edits: Vec<Value> = edits
+            .into_iter()
+            .map(|(old, new, all)| json!({ "old_string": old, "new_string": new, "replace_all": all }))
+            .collect();
+        let started = Instant::now();
+        let preview = preview("MultiEdit", &json!({ "file_path": "/p/a", "edits": edits }), "/p", &file)
+            .expect("a preview");
+        prop_assert!(started.elapsed() < GENEROUS, "{:?}", started.elapsed());
+        prop_assert!(preview.text.chars().count() < MAX_PREVIEW_CHARS + 200);
+    }
 }
