@@ -54,10 +54,13 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
 
 /// Reads one hook event in `surroundings`.
 pub fn parse_in(stdin: &[u8], surroundings: &Surroundings<'_>) -> Result<HookEvent, ParseError> {
-    let value: Value =
-        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
+    // Straight into the fields read, with no copy as a whole `Value` first: the event may be
+    // as large as the hook's stdin, and the fields not read are skipped without being kept.
     let mut event: RawEvent =
-        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+        serde_json::from_slice(stdin).map_err(|error| match error.classify() {
+            serde_json::error::Category::Data => ParseError::NotAnEvent(error.to_string()),
+            _ => ParseError::NotJson(error.to_string()),
+        })?;
     // Taken, not copied: the input may be as large as the hook's stdin.
     let tool = event
         .tool_name
@@ -146,7 +149,13 @@ fn prompt(
 /// One line for people: the command, the file, the address, the question, or the input, with
 /// control and invisible characters shown as escapes (`gatehouse_core::text::one_line`).
 fn summary(tool: &str, input: &Value) -> String {
-    let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_owned);
+    // Borrowed, not copied: a field may be as large as the hook's stdin.
+    let field = |name: &str| {
+        input
+            .get(name)
+            .and_then(Value::as_str)
+            .map(std::borrow::Cow::Borrowed)
+    };
     let text = match tool {
         "Bash" => field("command"),
         "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => {
@@ -164,10 +173,11 @@ fn summary(tool: &str, input: &Value) -> String {
                     .filter_map(|question| question.get("question").and_then(Value::as_str))
                     .collect::<Vec<_>>()
                     .join(" / ")
+                    .into()
             }),
         _ => None,
     }
-    .unwrap_or_else(|| json_start(input, SUMMARY_CHARS * 4));
+    .unwrap_or_else(|| json_start(input, SUMMARY_CHARS * 4).into());
     gatehouse_core::text::one_line(&text, SUMMARY_CHARS)
 }
 

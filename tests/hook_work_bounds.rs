@@ -1,16 +1,18 @@
-//! The Claude hook computes an edit's preview from model-written input before it reaches any
-//! gateway, so that work is bounded: whatever file the edit names (under /proc, a FIFO) and
-//! however the edit grows it (`replace_all` of `a` by 4 KiB) or however slow its diff would be,
-//! the real `gatehouse hook claude` ends within a bounded CPU time and peak memory, exits 0 and
-//! prints nothing but a verdict; with a gateway, the prompt is registered at once with its
-//! preview marked incomplete.
+//! The Claude hook's own work is bounded, whatever the model writes into the event. It computes
+//! an edit's preview before it reaches any gateway: whatever file the edit names (under /proc, a
+//! FIFO) and however the edit grows it (`replace_all` of `a` by 4 KiB) or however slow its diff
+//! would be, the real `gatehouse hook claude` ends within a bounded CPU time and peak memory,
+//! exits 0 and prints nothing but a verdict; with a gateway, the prompt is registered at once
+//! with its preview marked incomplete. And an event as large as the hook reads, of many small
+//! JSON values (each a `Value` of tens of bytes once parsed), is let go at once.
 //!
-//! The hook's own CPU time and peak RSS come from `wait4` on it alone (not from
-//! `RUSAGE_CHILDREN`, which other tests' children share). An address-space and CPU limit on the
-//! hook keeps an unbounded one from taking the machine down: it fails the test instead.
+//! The hook's own CPU time and peak RSS are measured by GNU time (/usr/bin/time), which reports
+//! its child alone. A `wait4` from this test would not do: Linux counts in a child's peak RSS the
+//! parent's at the time of the spawn, and this test process holds the large events. An
+//! address-space and CPU limit (`ulimit`) on the hook keeps an unbounded one from taking the
+//! machine down: it fails the test instead.
 
 use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -20,12 +22,15 @@ use serde_json::{json, Value};
 use crate::common::{claude_fixture, Gateway, Sandbox};
 
 /// The CPU time one hook may use: generous for a debug build on a busy machine, far below the
-/// minutes an unbounded preview takes.
+/// seconds to minutes an unbounded preview takes.
 const MAX_CPU: Duration = Duration::from_secs(2);
 
 /// The peak resident memory one hook may reach: generous for a debug build, far below the
 /// gigabytes an unbounded preview takes.
 const MAX_RSS_BYTES: u64 = 64 * 1024 * 1024;
+
+/// GNU time, which measures the hook.
+const GNU_TIME: &str = "/usr/bin/time";
 
 /// What one run of the hook did, measured on it alone.
 struct Measured {
@@ -36,31 +41,28 @@ struct Measured {
     max_rss_bytes: u64,
 }
 
-/// Runs `command` with `stdin`, under safety limits, and measures it with `wait4`.
-fn run_measured(mut command: Command, stdin: Vec<u8>, deadline: Duration) -> Measured {
-    // SAFETY: between fork and exec only setrlimit runs, which is async-signal-safe.
-    unsafe {
-        command.pre_exec(|| {
-            let limit = |resource, value| {
-                let limit = libc::rlimit {
-                    rlim_cur: value,
-                    rlim_max: value,
-                };
-                if libc::setrlimit(resource, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            };
-            limit(libc::RLIMIT_AS, 4 << 30)?;
-            limit(libc::RLIMIT_CPU, 30)
-        });
-    }
-    let mut child = command
+/// Runs `gatehouse hook claude` in `sandbox` with `stdin` and `env`, under GNU time and safety
+/// limits (4 GiB of address space, 30 s of CPU), and measures it.
+fn run_measured(sandbox: &Sandbox, env: &[(&str, &str)], stdin: Vec<u8>) -> Measured {
+    use std::os::unix::process::CommandExt;
+    assert!(
+        Path::new(GNU_TIME).exists(),
+        "this test measures the hook with GNU time: install it (Debian: apt-get install time)"
+    );
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let mut command = sandbox.program("sh");
+    command
+        .arg("-c")
+        .arg("ulimit -v 4194304 -t 30; exec \"$0\" -o \"$1\" -f '%U %S %M' \"$2\" hook claude")
+        .arg(GNU_TIME)
+        .arg(report.path())
+        .arg(crate::common::binary())
+        .envs(env.iter().copied())
+        .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the hook starts");
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("the hook starts");
     let mut input = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         // A hook that exits before reading everything closes the pipe; that is its right.
@@ -75,37 +77,38 @@ fn run_measured(mut command: Command, stdin: Vec<u8>, deadline: Duration) -> Mea
     };
     let stdout = read_all(Box::new(child.stdout.take().unwrap()));
     let stderr = read_all(Box::new(child.stderr.take().unwrap()));
-    let pid = child.id() as libc::pid_t;
     let started = Instant::now();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: wait4 on our own child, with pointers to live locals.
-        let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        assert!(waited >= 0, "wait4: {}", std::io::Error::last_os_error());
-        if waited == pid {
-            break;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the hook can be waited on") {
+            break status;
         }
-        if started.elapsed() > deadline {
-            let _ = child.kill();
-            // SAFETY: as above; reaps the killed child.
-            unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-            panic!("the hook did not end within {deadline:?}");
+        if started.elapsed() > Duration::from_secs(60) {
+            // SAFETY: kill only sends a signal, to the process group this test started.
+            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+            let _ = child.wait();
+            panic!("the hook did not end within 60 s");
         }
         std::thread::sleep(Duration::from_millis(10));
-    }
+    };
     writer.join().unwrap();
-    let time = |value: libc::timeval| {
-        Duration::from_secs(value.tv_sec as u64) + Duration::from_micros(value.tv_usec as u64)
+    let report = std::fs::read_to_string(report.path()).unwrap();
+    // The last line: earlier ones say how the command ended when it was not with exit 0.
+    let numbers: Vec<f64> = report
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|number| number.parse().ok())
+        .collect();
+    let [user, system, max_rss_kib] = numbers[..] else {
+        panic!("GNU time's report: {report:?}")
     };
     Measured {
-        status: ExitStatus::from_raw(status),
+        status,
         stdout: stdout.join().unwrap(),
         stderr: String::from_utf8_lossy(&stderr.join().unwrap()).into_owned(),
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        // Linux reports ru_maxrss in KiB.
-        max_rss_bytes: usage.ru_maxrss as u64 * 1024,
+        cpu: Duration::from_secs_f64(user + system),
+        max_rss_bytes: max_rss_kib as u64 * 1024,
     }
 }
 
@@ -215,11 +218,7 @@ fn hostile_events(folder: &Path) -> Vec<(&'static str, Value, &'static str)> {
 fn without_a_gateway_a_hostile_preview_ends_at_once_within_bounds() {
     let sandbox = Sandbox::new();
     for (case, event, _) in hostile_events(sandbox.folder.path()) {
-        let measured = run_measured(
-            sandbox.command(&["hook", "claude"]),
-            event.to_string().into_bytes(),
-            Duration::from_secs(60),
-        );
+        let measured = run_measured(&sandbox, &[], event.to_string().into_bytes());
         assert_bounded(&measured, case);
         assert!(
             measured.stdout.is_empty(),
@@ -238,25 +237,22 @@ fn without_a_gateway_a_hostile_preview_ends_at_once_within_bounds() {
 fn with_a_gateway_a_hostile_preview_is_registered_at_once_marked_incomplete() {
     let gateway = Gateway::start();
     for (case, event, expected) in hostile_events(gateway.folder.path()) {
-        let session = format!("bounds-{}", case.len());
-        let mut event = event;
-        event["session_id"] = json!(session);
-        let mut command = gateway.command(&["hook", "claude"]);
-        // Unanswered (edits are read-only without a probe), the hook gives up after its wait.
-        command.env("GATEHOUSE_HOOK__WAIT_SECONDS", "3");
         let stdin = event.to_string().into_bytes();
-        let hook =
-            std::thread::spawn(move || run_measured(command, stdin, Duration::from_secs(60)));
-        let prompt = gateway
-            .wait_for_pending_within(1, Duration::from_secs(30))
-            .remove(0);
-        let incomplete = prompt["preview"]["incomplete"].as_str().unwrap_or_default();
-        assert!(
-            incomplete.contains(expected),
-            "{case}: the preview says it is incomplete ({expected}): {}",
-            prompt["preview"]
-        );
-        let measured = hook.join().expect("the measuring thread");
+        // Unanswered (edits are read-only without a probe), the hook gives up after its wait.
+        let wait = [("GATEHOUSE_HOOK__WAIT_SECONDS", "3")];
+        let measured = std::thread::scope(|scope| {
+            let hook = scope.spawn(|| run_measured(&gateway, &wait, stdin));
+            let prompt = gateway
+                .wait_for_pending_within(1, Duration::from_secs(30))
+                .remove(0);
+            let incomplete = prompt["preview"]["incomplete"].as_str().unwrap_or_default();
+            assert!(
+                incomplete.contains(expected),
+                "{case}: the preview says it is incomplete ({expected}): {}",
+                prompt["preview"]
+            );
+            hook.join().expect("the measuring thread")
+        });
         assert_bounded(&measured, case);
         assert!(
             measured.stdout.is_empty(),
@@ -266,5 +262,57 @@ fn with_a_gateway_a_hostile_preview_is_registered_at_once_marked_incomplete() {
         crate::common::wait_for(Duration::from_secs(30), "the prompt to go", || {
             gateway.list().is_empty()
         });
+    }
+}
+
+#[test]
+fn an_event_as_large_as_the_hook_reads_is_parsed_or_let_go_within_bounds() {
+    let sandbox = Sandbox::new();
+    let cap = 12 * 1024 * 1024 - 4096;
+    let with_input = |tool: &str, input: &str| {
+        let mut event = claude_fixture("PermissionRequest-Bash");
+        event["tool_name"] = json!(tool);
+        event["tool_input"] = json!("INPUT");
+        event.to_string().replace("\"INPUT\"", input).into_bytes()
+    };
+    let zeros = vec!["0"; cap / 2].join(",");
+    let empty_arrays = vec!["[]"; cap / 3].join(",");
+    let keys: Vec<String> = (0..cap / 12).map(|key| format!("\"{key:x}\":0")).collect();
+    let long_command = format!("{{\"command\":\"{}\"}}", "x".repeat(cap));
+    let cases = [
+        (
+            "a command as long as the cap",
+            with_input("Bash", &long_command),
+            "no gateway",
+        ),
+        (
+            "millions of zeros",
+            with_input("mcp__x", &format!("[{zeros}]")),
+            "more than 100000 JSON values",
+        ),
+        (
+            "millions of empty arrays",
+            with_input("mcp__x", &format!("[{empty_arrays}]")),
+            "more than 100000 JSON values",
+        ),
+        (
+            "a million keys",
+            with_input("mcp__x", &format!("{{{}}}", keys.join(","))),
+            "more than 100000 JSON values",
+        ),
+    ];
+    for (case, stdin, expected) in cases {
+        assert!(
+            stdin.len() < 12 * 1024 * 1024,
+            "{case}: within the hook's stdin cap"
+        );
+        let measured = run_measured(&sandbox, &[], stdin);
+        assert_bounded(&measured, case);
+        assert!(measured.stdout.is_empty(), "{case}: nothing on stdout");
+        assert!(
+            measured.stderr.contains(expected),
+            "{case}: {}",
+            measured.stderr
+        );
     }
 }
