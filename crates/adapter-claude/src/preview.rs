@@ -188,10 +188,10 @@ fn overwrite<'a>(
     path: &str,
     budget: &mut Budget,
 ) -> (PreviewFormat, Cow<'a, str>) {
-    if bounded_side(content).1 {
+    if bounded_side(before).1 || bounded_side(content).1 {
         budget.note(format!(
-            "the new content is longer than {MAX_DIFF_SIDE_LINES} lines or {} KiB, so this is \
-             the new content, not a diff",
+            "the file or the new content is longer than {MAX_DIFF_SIDE_LINES} lines or {} KiB, \
+             so this is the new content, not a diff",
             MAX_DIFF_SIDE_BYTES / 1024
         ));
         return (PreviewFormat::Text, content.into());
@@ -213,6 +213,13 @@ fn edits_diff(
         |reason: &str| format!("{reason}, so the edit is shown without the file around it");
     match on_disk {
         FileOnDisk::Text(before) => match apply(before, edits, budget) {
+            // A diff of the file cut to its bounds could miss the edit: the strings show it.
+            Applied::Text(after) if bounded_side(before).1 || bounded_side(&after).1 => {
+                budget.note(without_the_file(&format!(
+                    "the file is longer than {MAX_DIFF_SIDE_LINES} lines or {} KiB",
+                    MAX_DIFF_SIDE_BYTES / 1024
+                )));
+            }
             Applied::Text(after) => return diff(before, &after, path, budget),
             Applied::DoesNotApply => {}
             Applied::TooLarge(reason) => budget.note(without_the_file(&reason)),

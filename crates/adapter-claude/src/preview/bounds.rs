@@ -126,6 +126,29 @@ fn a_write_too_large_to_diff_is_its_content_cut() {
 }
 
 #[test]
+fn an_edit_past_the_lines_a_diff_covers_is_shown_by_its_strings() {
+    // 100,000 short lines fit the file bound but not a diff's: a diff of the first 10,000 lines
+    // would not show an edit of the last one.
+    let mut file = "line\n".repeat(100_000);
+    file.push_str("last\n");
+    let input = json!({ "file_path": "/p/a.txt", "old_string": "last", "new_string": "changed" });
+    let preview = timed_preview("Edit", &input, &FileOnDisk::Text(file.clone()));
+    incomplete_because(&preview, "the file is longer than 10000 lines");
+    assert!(
+        preview.text.contains("\n-last\n+changed\n"),
+        "{}",
+        preview.text
+    );
+    let write = timed_preview(
+        "Write",
+        &json!({ "file_path": "/p/a.txt", "content": "new\n" }),
+        &FileOnDisk::Text(file),
+    );
+    assert_eq!(write.format, PreviewFormat::Text);
+    incomplete_because(&write, "so this is the new content, not a diff");
+}
+
+#[test]
 fn a_write_over_a_file_that_cannot_be_read_is_an_overwrite_not_a_new_file() {
     let before = FileOnDisk::NotShown("the file on disk is larger than 256 KiB".into());
     let input = json!({ "file_path": "/p/a.txt", "content": "new\n" });
