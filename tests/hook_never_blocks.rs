@@ -197,7 +197,9 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
     );
 
     // Larger than the hook reads, or larger than a frame once encoded again (each `1e5` is
-    // written back as `100000.0`): let go at once, with nothing printed.
+    // written back as `100000.0`): let go at once, with nothing printed. The second holds
+    // millions of values, so the hook lets it go before it parses it (tests/hook_work_bounds.rs);
+    // the client's own refusal of a frame too large stays behind that.
     let too_large = {
         let mut event = claude_fixture("PermissionRequest-Bash");
         event["tool_input"]["command"] = "x".repeat(13 * 1024 * 1024).into();
@@ -216,7 +218,7 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
     };
     for (case, stdin, expected) in [
         ("too large", too_large, "larger than"),
-        ("grows when encoded", grows_when_encoded, "not sent"),
+        ("grows when encoded", grows_when_encoded, "JSON values"),
     ] {
         // With a wait of 120 s, a hook that retried would run until its deadline; one that gives
         // up at once ends well before (the margin is for a debug build reading 13 MiB).

@@ -6,6 +6,7 @@
 //!   (`e2e_codex` and `e2e_copilot` likewise for Codex and GitHub Copilot CLI).
 //! - `e2e_claude_more`: the same for edits, `always` and plans, unlocked by `gatehouse probe claude`.
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
+//! - `hook_work_bounds`: the hook's CPU and memory on hostile events (previews, many JSON values).
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code;
 //!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
@@ -23,6 +24,7 @@ mod e2e_codex;
 mod e2e_copilot;
 mod e2e_gemini;
 mod hook_never_blocks;
+mod hook_work_bounds;
 mod hosts;
 mod load;
 mod remote;

@@ -40,6 +40,9 @@ pub fn lines(out: &mut String, extra: &PromptExtra) {
             PreviewFormat::Text => "content",
         };
         let _ = writeln!(out, "    {what}: {}", visible(&preview.title));
+        if let Some(reason) = &preview.incomplete {
+            let _ = writeln!(out, "    (incomplete: {})", visible(reason));
+        }
         let all: Vec<&str> = preview.text.lines().collect();
         for line in all.iter().take(PREVIEW_LINES) {
             let _ = writeln!(out, "      {}", visible(line));

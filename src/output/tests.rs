@@ -328,6 +328,7 @@ fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
             format: gatehouse_core::PreviewFormat::Diff,
             title: "e.txt (edit)".into(),
             text: "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-alpha\n+beta\x1b[2J\n".into(),
+            incomplete: None,
         }),
         suggestions: vec![gatehouse_core::Suggestion {
             id: "s1".into(),
@@ -390,4 +391,30 @@ fn always_says_what_claude_codes_rule_lets_through_in_full() {
         always s3: every Bash call, whatever its input (session, project or user)
         always s4: only the Bash command `` ls\e[8m`, and every command ` ``, exactly as written (session, project or user)
     ");
+}
+
+#[test]
+fn an_incomplete_preview_says_so_in_gatehouses_words() {
+    let mut edit = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba60e",
+        "Edit",
+        "/home/dev/project/a.txt",
+        vec![],
+        3,
+    );
+    edit.prompt.extra.preview = Some(gatehouse_core::Preview {
+        format: gatehouse_core::PreviewFormat::Diff,
+        title: "a.txt (edit)".into(),
+        text: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n".into(),
+        incomplete: Some(
+            "the file after the edits would be larger than 512 KiB, so the edit is shown without the file around it\x1b[2J"
+                .into(),
+        ),
+    });
+    let table = prompt_table(&[edit], NOW);
+    assert_inert(&table);
+    assert!(
+        table.contains("    (incomplete: the file after the edits would be larger than 512 KiB, so the edit is shown without the file around it\\e[2J)\n"),
+        "{table}"
+    );
 }

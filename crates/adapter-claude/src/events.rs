@@ -9,6 +9,7 @@ use gatehouse_core::{
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::on_disk::FileOnDisk;
 use crate::{preview, questions, suggestions, ADAPTER_ID};
 
 /// The longest summary kept, in characters.
@@ -30,11 +31,10 @@ struct RawEvent {
 }
 
 /// What the hook knows beyond its stdin, handed in so that parsing stays pure: where Claude Code
-/// runs, and a reader for the file an edit changes (its text when it exists, is small and is
-/// text; see [`preview::MAX_FILE_BYTES`]).
+/// runs, and a reader for the file an edit changes (bounded: see [`crate::on_disk`]).
 pub struct Surroundings<'a> {
     pub terminal: Option<TerminalLocation>,
-    pub read_file: &'a dyn Fn(&str) -> Option<String>,
+    pub read_file: &'a dyn Fn(&str) -> FileOnDisk,
 }
 
 impl Surroundings<'_> {
@@ -42,7 +42,7 @@ impl Surroundings<'_> {
     pub fn none() -> Surroundings<'static> {
         Surroundings {
             terminal: None,
-            read_file: &|_| None,
+            read_file: &|_| FileOnDisk::Absent,
         }
     }
 }
@@ -54,33 +54,32 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
 
 /// Reads one hook event in `surroundings`.
 pub fn parse_in(stdin: &[u8], surroundings: &Surroundings<'_>) -> Result<HookEvent, ParseError> {
-    let value: Value =
-        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let event: RawEvent =
-        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
-    let tool = || {
-        event
-            .tool_name
-            .clone()
-            .ok_or_else(|| missing(&event, "tool_name"))
-    };
-    let input = || {
-        event
-            .tool_input
-            .clone()
-            .ok_or_else(|| missing(&event, "tool_input"))
-    };
+    // Straight into the fields read, with no copy as a whole `Value` first: the event may be
+    // as large as the hook's stdin, and the fields not read are skipped without being kept.
+    let mut event: RawEvent =
+        serde_json::from_slice(stdin).map_err(|error| match error.classify() {
+            serde_json::error::Category::Data => ParseError::NotAnEvent(error.to_string()),
+            _ => ParseError::NotJson(error.to_string()),
+        })?;
+    // Taken, not copied: the input may be as large as the hook's stdin.
+    let tool = event
+        .tool_name
+        .take()
+        .ok_or_else(|| missing(&event, "tool_name"));
+    let input = event
+        .tool_input
+        .take()
+        .ok_or_else(|| missing(&event, "tool_input"));
     match event.hook_event_name.as_str() {
         "PermissionRequest" => {
-            let prompt = prompt(&event, tool()?, input()?, surroundings);
+            let prompt = prompt(&event, tool?, input?, surroundings);
             Ok(HookEvent::Prompt {
                 prompt,
                 hold: HoldMode::UntilOutcome,
             })
         }
         "PostToolUse" => {
-            let tool = tool()?;
-            let correlation = correlation(&tool, &input()?);
+            let correlation = correlation(&tool?, &input?);
             Ok(HookEvent::Observe(Observation::ToolFinished {
                 adapter: ADAPTER_ID.into(),
                 session: event.session_id,
@@ -112,10 +111,10 @@ fn prompt(
     input: Value,
     surroundings: &Surroundings<'_>,
 ) -> NewPrompt {
-    let on_disk =
-        preview::edited_file(&tool, &input).and_then(|path| (surroundings.read_file)(&path));
+    let on_disk = preview::edited_file(&tool, &input)
+        .map_or(FileOnDisk::Absent, |path| (surroundings.read_file)(&path));
     let extra = gatehouse_core::PromptExtra {
-        preview: preview::preview(&tool, &input, &event.cwd, on_disk.as_deref()),
+        preview: preview::preview(&tool, &input, &event.cwd, &on_disk),
         suggestions: suggestions::from_event(event.permission_suggestions.as_ref()),
         terminal: surroundings.terminal.clone(),
     };
@@ -150,7 +149,13 @@ fn prompt(
 /// One line for people: the command, the file, the address, the question, or the input, with
 /// control and invisible characters shown as escapes (`gatehouse_core::text::one_line`).
 fn summary(tool: &str, input: &Value) -> String {
-    let field = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_owned);
+    // Borrowed, not copied: a field may be as large as the hook's stdin.
+    let field = |name: &str| {
+        input
+            .get(name)
+            .and_then(Value::as_str)
+            .map(std::borrow::Cow::Borrowed)
+    };
     let text = match tool {
         "Bash" => field("command"),
         "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => {
@@ -168,11 +173,43 @@ fn summary(tool: &str, input: &Value) -> String {
                     .filter_map(|question| question.get("question").and_then(Value::as_str))
                     .collect::<Vec<_>>()
                     .join(" / ")
+                    .into()
             }),
         _ => None,
     }
-    .unwrap_or_else(|| input.to_string());
+    .unwrap_or_else(|| json_start(input, SUMMARY_CHARS * 4).into());
     gatehouse_core::text::one_line(&text, SUMMARY_CHARS)
+}
+
+/// The first `max_bytes` (or a little less) of `value` as JSON, without writing the rest: the
+/// input may be as large as the hook's stdin, and the summary keeps a few hundred characters.
+fn json_start(value: &Value, max_bytes: usize) -> String {
+    struct Bounded {
+        bytes: Vec<u8>,
+        max_bytes: usize,
+    }
+    impl std::io::Write for Bounded {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let room = self.max_bytes - self.bytes.len();
+            if room == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            let taken = bytes.len().min(room);
+            self.bytes.extend_from_slice(&bytes[..taken]);
+            Ok(taken)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Bounded {
+        bytes: Vec::new(),
+        max_bytes,
+    };
+    // Stops with an error once full; what was written is the start wanted.
+    let _ = serde_json::to_writer(&mut out, value);
+    // A cut may split a character at the end; it becomes U+FFFD, past the summary's length.
+    String::from_utf8_lossy(&out.bytes).into_owned()
 }
 
 /// The key that recognises the same tool call across events: PermissionRequest carries no

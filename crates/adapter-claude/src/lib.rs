@@ -12,7 +12,10 @@
 //! read-only.
 
 pub mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod install;
+pub mod on_disk;
 pub mod preview;
 pub mod probe;
 mod questions;
@@ -140,19 +143,9 @@ fn parse_in_environment(stdin: &[u8]) -> Result<HookEvent, ParseError> {
             variable("TMUX_PANE").as_deref(),
             variable("CLAUDE_PID").as_deref(),
         ),
-        read_file: &read_small_text_file,
+        read_file: &on_disk::read,
     };
     events::parse_in(stdin, &surroundings)
-}
-
-/// The text of a file, when it is a regular file of at most [`preview::MAX_FILE_BYTES`] that
-/// is UTF-8.
-fn read_small_text_file(path: &str) -> Option<String> {
-    let metadata = std::fs::metadata(path).ok()?;
-    if !metadata.is_file() || metadata.len() > preview::MAX_FILE_BYTES {
-        return None;
-    }
-    String::from_utf8(std::fs::read(path).ok()?).ok()
 }
 
 /// Claude Code's capability flags with no probe: Bash once/deny and question answers.

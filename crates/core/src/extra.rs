@@ -41,6 +41,12 @@ pub struct Preview {
     /// One line saying what the text is, such as `src/main.rs (edit)`.
     pub title: String,
     pub text: String,
+    /// Set when the text is not the whole of what the call would do, saying why in gatehouse's
+    /// own words: cut at a bound, the edit shown without the file around it, or a coarser diff
+    /// because computing a finer one took too long. Front ends show it beside the preview: the
+    /// text is agent text, so only this field can be trusted to say that something is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 /// One way the agent itself offers to stop asking for calls like this one.

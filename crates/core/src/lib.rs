@@ -11,6 +11,7 @@ pub mod arbiter;
 pub mod capability;
 pub mod correlation;
 pub mod extra;
+pub mod json_shape;
 pub mod kit;
 pub mod prompt;
 pub mod rule_match;

@@ -36,6 +36,9 @@ use crate::{adapters, config};
 /// client before it is sent, and that refusal is final.
 const MAX_EVENT_BYTES: u64 = (gatehouse_host_ipc::framing::MAX_FRAME_BYTES / 4 * 3) as u64;
 
+/// The most JSON values an event may hold; one with more is not held.
+const MAX_EVENT_VALUES: usize = gatehouse_core::json_shape::MAX_EVENT_VALUES;
+
 /// How long a watched-only prompt stays listed without news of it.
 const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
@@ -150,9 +153,17 @@ fn handle(
             "the hook event is larger than {MAX_EVENT_BYTES} bytes"
         ));
     }
+    // Parsed, a JSON value takes tens of bytes however short its text: counted first.
+    if gatehouse_core::json_shape::values_at_most(&stdin) > MAX_EVENT_VALUES {
+        return Err(format!(
+            "the hook event holds more than {MAX_EVENT_VALUES} JSON values"
+        ));
+    }
     let mut event = adapter
         .parse_hook_event(&stdin, event_name)
         .map_err(|error| error.to_string())?;
+    // As large as the event, and not read again while the prompt is held.
+    drop(stdin);
     // The host is the hook's to say, not the adapter's: every prompt names the machine it is on.
     if let HookEvent::Prompt { prompt, .. } = &mut event {
         prompt.host = crate::host::own_host_name().to_owned();

@@ -30,6 +30,12 @@ pub fn lines(extra: &PromptExtra) -> Vec<Line<'static>> {
     }
     if let Some(preview) = &extra.preview {
         lines.push(Line::raw(format!("{}:", visible(&preview.title))));
+        if let Some(reason) = &preview.incomplete {
+            lines.push(Line::styled(
+                format!("  (incomplete: {})", visible(reason)),
+                Style::default().fg(Color::Yellow),
+            ));
+        }
         for line in preview.text.lines() {
             let style = match (preview.format, line.chars().next()) {
                 (PreviewFormat::Diff, Some('+')) if !line.starts_with("+++") => {

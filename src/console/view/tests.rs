@@ -387,6 +387,7 @@ fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
             format: gatehouse_core::PreviewFormat::Diff,
             title: "e.txt (edit)".into(),
             text: "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-alpha\n+beta\x1b[2J\n".into(),
+            incomplete: None,
         }),
         suggestions: vec![gatehouse_core::Suggestion {
             id: "s1".into(),

@@ -30,6 +30,13 @@ fn event_like() -> impl Strategy<Value = Value> {
                     "multiSelect",
                     "questions",
                     "command",
+                    "file_path",
+                    "old_string",
+                    "new_string",
+                    "replace_all",
+                    "edits",
+                    "content",
+                    "plan",
                     "x"
                 ]),
                 inner,
@@ -54,6 +61,8 @@ fn event_like() -> impl Strategy<Value = Value> {
         "Bash",
         "AskUserQuestion",
         "Write",
+        "Edit",
+        "MultiEdit",
         "ExitPlanMode",
         "mcp__x",
     ]);

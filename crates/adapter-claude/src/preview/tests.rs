@@ -13,15 +13,21 @@ fn fixture(name: &str) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
-fn preview_of(name: &str, on_disk: Option<&str>) -> Preview {
+fn on_disk(text: Option<&str>) -> FileOnDisk {
+    text.map_or(FileOnDisk::Absent, |text| FileOnDisk::Text(text.into()))
+}
+
+fn preview_of(name: &str, text_on_disk: Option<&str>) -> Preview {
     let event = fixture(name);
-    preview(
+    let preview = preview(
         event["tool_name"].as_str().unwrap(),
         &event["tool_input"],
         event["cwd"].as_str().unwrap(),
-        on_disk,
+        &on_disk(text_on_disk),
     )
-    .unwrap()
+    .unwrap();
+    assert_eq!(preview.incomplete, None, "a small preview is whole");
+    preview
 }
 
 #[test]
@@ -80,7 +86,7 @@ fn a_multi_edit_applies_every_edit() {
         { "old_string": "a", "new_string": "b" },
         { "old_string": "x", "new_string": "y", "replace_all": true },
     ] });
-    let preview = preview("MultiEdit", &input, "/p", Some("a\nx\nx\n")).unwrap();
+    let preview = preview("MultiEdit", &input, "/p", &on_disk(Some("a\nx\nx\n"))).unwrap();
     assert_eq!(preview.title, "src/a.rs (2 edits)");
     assert_snapshot!(preview.text, @r"
     --- a/src/a.rs
@@ -105,7 +111,12 @@ fn a_plan_is_its_markdown() {
     ");
     let empty = fixture("PermissionRequest-ExitPlanMode-noplanfile");
     assert_eq!(
-        super::preview("ExitPlanMode", &empty["tool_input"], "/p", None),
+        super::preview(
+            "ExitPlanMode",
+            &empty["tool_input"],
+            "/p",
+            &FileOnDisk::Absent
+        ),
         None
     );
 }
@@ -117,5 +128,8 @@ fn a_path_outside_the_folder_stays_whole_and_other_tools_have_none() {
         relative("/home/dev/project/a/b", "/home/dev/project"),
         "a/b"
     );
-    assert_eq!(preview("Bash", &json!({"command": "ls"}), "/p", None), None);
+    assert_eq!(
+        preview("Bash", &json!({"command": "ls"}), "/p", &FileOnDisk::Absent),
+        None
+    );
 }

@@ -94,7 +94,7 @@ fn the_terminal_comes_from_the_environment_the_hook_inherits() {
             variable("TMUX_PANE"),
             variable("CLAUDE_PID"),
         ),
-        read_file: &|_| Some("one\nalpha\n".into()),
+        read_file: &|_| crate::on_disk::FileOnDisk::Text("one\nalpha\n".into()),
     };
     let stdin = std::fs::read(format!(
         "{}/tests/data/claude-code-2.1.332/PermissionRequest-Edit.json",
