@@ -31,6 +31,7 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
         state: PromptState::Pending,
         created_at: Timestamp(NOW.0 - age_seconds * 1_000),
         held_since: Timestamp(NOW.0 - age_seconds * 1_000),
+        cut: None,
     }
 }
 
