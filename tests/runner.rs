@@ -19,6 +19,7 @@ mod e2e_codex;
 mod e2e_copilot;
 mod e2e_gemini;
 mod hook_never_blocks;
+mod hooks_peer;
 mod hosts;
 mod load;
 mod remote;

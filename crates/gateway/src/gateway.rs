@@ -304,11 +304,11 @@ impl Gateway {
             .into_iter()
             .map(|prompt| {
                 let mut listed = Self::listed_locked(state, prompt, false);
-                let mut bytes = serde_json::to_vec(&listed).map_or(0, |json| json.len());
+                let mut bytes = view::json_size(&listed);
                 if total + bytes > LIST_BUDGET_BYTES && listed.cut.is_some() {
                     if let Some(whole) = state.arbiter.get(listed.id) {
                         listed.prompt = view::cut_content(&whole.prompt, CutLevel::Minimal);
-                        bytes = serde_json::to_vec(&listed).map_or(0, |json| json.len());
+                        bytes = view::json_size(&listed);
                     }
                 }
                 total += bytes;
@@ -363,7 +363,7 @@ impl Gateway {
         };
         let digest = match state.held.get(&id).and_then(|held| held.cut.as_ref()) {
             Some((_, note)) => note.digest.clone().unwrap_or_default(),
-            None => view::digest(&serde_json::to_vec(&prompt.prompt).unwrap_or_default()),
+            None => view::json_size_and_digest(&prompt.prompt).1,
         };
         Ok((prompt, digest))
     }
@@ -508,7 +508,7 @@ impl Gateway {
         hook: Option<(oneshot::Sender<Outcome>, bool)>,
         owner: Owner,
     ) -> Result<(Prompt, bool), GatewayError> {
-        let bytes = serde_json::to_vec(&prompt).map_or(usize::MAX, |json| json.len());
+        let bytes = view::json_size(&prompt);
         let now = now();
         let mut state = self.lock();
         self.check_limits(&state, owner, bytes)?;
@@ -520,10 +520,10 @@ impl Gateway {
         };
         let prompt = prompt.clone();
         let cut = view::listed_copy(&prompt.prompt, bytes).map(|copy| {
-            let whole = serde_json::to_vec(&prompt.prompt).unwrap_or_default();
+            let (full_bytes, digest) = view::json_size_and_digest(&prompt.prompt);
             let note = CutNote {
-                full_bytes: whole.len() as u64,
-                digest: Some(view::digest(&whole)),
+                full_bytes: full_bytes as u64,
+                digest: Some(digest),
             };
             (copy, note)
         });

@@ -75,11 +75,37 @@ pub(crate) fn cut_text(text: &str, bytes: usize) -> String {
 /// `value` whole when its JSON is at most `bytes` long, else the first `bytes` of its JSON as a
 /// string.
 fn cut_value(value: &Value, bytes: usize) -> Value {
-    let text = value.to_string();
-    if text.len() <= bytes {
-        value.clone()
-    } else {
-        Value::String(cut_text(&text, bytes))
+    if json_size(value) <= bytes {
+        return value.clone();
+    }
+    let mut excerpt = Excerpt {
+        text: Vec::with_capacity(bytes + 4),
+        limit: bytes,
+    };
+    // Writing stops with an error once the excerpt is full: the rest is never made.
+    let _ = serde_json::to_writer(&mut excerpt, value);
+    Value::String(cut_text(&String::from_utf8_lossy(&excerpt.text), bytes))
+}
+
+/// Keeps the first `limit` bytes written, then refuses the rest.
+struct Excerpt {
+    text: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for Excerpt {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let room = self.limit + 4 - self.text.len().min(self.limit + 4);
+        if room == 0 {
+            return Err(std::io::Error::other("the excerpt is full"));
+        }
+        let taken = bytes.len().min(room);
+        self.text.extend_from_slice(&bytes[..taken]);
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -117,7 +143,7 @@ pub(crate) fn cut_content(prompt: &NewPrompt, level: CutLevel) -> NewPrompt {
             suggestion.summary = field(&suggestion.summary);
             suggestion.native = cut_value(&suggestion.native, bounds.field);
         }
-        if serde_json::to_vec(&extra.terminal).map_or(0, |json| json.len()) > bounds.field {
+        if json_size(&extra.terminal) > bounds.field {
             extra.terminal = None;
         }
     }
@@ -144,7 +170,7 @@ pub(crate) fn listed_copy(prompt: &NewPrompt, full_bytes: usize) -> Option<NewPr
         return None;
     }
     let listed = cut_content(prompt, CutLevel::Listed);
-    let listed_bytes = serde_json::to_vec(&listed).map_or(usize::MAX, |json| json.len());
+    let listed_bytes = json_size(&listed);
     Some(if listed_bytes <= VIEW_MAX_BYTES {
         listed
     } else {
@@ -152,13 +178,61 @@ pub(crate) fn listed_copy(prompt: &NewPrompt, full_bytes: usize) -> Option<NewPr
     })
 }
 
+/// How many bytes `value` takes as JSON, counted as it is written out, never held whole.
+pub(crate) fn json_size(value: &impl serde::Serialize) -> usize {
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// The size and digest (as [`digest`] gives it) of `value` as JSON, hashed as it is written
+/// out, never held whole.
+pub(crate) fn json_size_and_digest(value: &impl serde::Serialize) -> (usize, String) {
+    let mut hasher = Hasher(Sha256::new(), 0);
+    let _ = serde_json::to_writer(&mut hasher, value);
+    let Hasher(hash, size) = hasher;
+    (size, hex_digest(&hash.finalize()))
+}
+
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Hasher(Sha256, usize);
+
+impl std::io::Write for Hasher {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        self.1 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// `sha256:` and the hex SHA-256 of `content`.
 pub fn digest(content: &[u8]) -> String {
-    let hash = Sha256::digest(content);
+    hex_digest(&Sha256::digest(content))
+}
+
+fn hex_digest(hash: &[u8]) -> String {
     let mut text = String::with_capacity(7 + 64);
     text.push_str("sha256:");
     for byte in hash {
-        text.push_str(&format!("{byte:02x}"));
+        let _ = std::fmt::Write::write_fmt(&mut text, format_args!("{byte:02x}"));
     }
     text
 }
