@@ -32,7 +32,11 @@ fn a_local_prompt_is_stamped_with_this_machine_whatever_its_hook_claims() {
         &[("GATEHOUSE_HOST_NAME", "devbox\u{1b}[2J")],
     );
     let prompts = gateway.wait_for_pending(1);
-    assert_eq!(prompts[0]["host"], own.as_str(), "the gateway's word, not the hook's");
+    assert_eq!(
+        prompts[0]["host"],
+        own.as_str(),
+        "the gateway's word, not the hook's"
+    );
 
     let table = String::from_utf8(gateway.run(&["list"]).stdout).unwrap();
     assert!(table.contains(&format!("{own} (local)")), "{table}");

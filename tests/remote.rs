@@ -284,7 +284,10 @@ fn a_hook_on_the_far_side_of_the_link_is_answered_here_and_comes_back_after_the_
     );
     let listed = String::from_utf8(gateway.run(&["list"]).stdout).unwrap();
     assert!(listed.contains("127.0.0.1"), "{listed}");
-    assert!(!listed.contains("farhost") && !listed.contains("(local)"), "{listed}");
+    assert!(
+        !listed.contains("farhost") && !listed.contains("(local)"),
+        "{listed}"
+    );
     answer_once(&gateway, &prompts[0]);
     let output = finish(hook, Duration::from_secs(10));
     let verdict: Value = serde_json::from_slice(&output.stdout).expect("a verdict");
@@ -344,7 +347,11 @@ fn a_hook_on_the_far_side_of_the_link_is_answered_here_and_comes_back_after_the_
             .filter(|entry| entry.file_name().to_string_lossy().starts_with("link-"))
             .count()
     };
-    assert_eq!(relays(), 1, "the link's relay socket, beside the hooks socket");
+    assert_eq!(
+        relays(),
+        1,
+        "the link's relay socket, beside the hooks socket"
+    );
     drop(remote);
     assert_eq!(relays(), 0, "a stopped link leaves no relay socket behind");
 }

@@ -199,9 +199,17 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
         ));
     }
     let name = arguments.link_name();
-    let relay = Relay::start(&hooks, &name)
-        .with_context(|| format!("cannot open the link's relay socket beside {}", hooks.display()))?;
-    say(&format!("prompts from {} are shown as from host `{}`", arguments.destination, gatehouse_core::text::visible(&name)));
+    let relay = Relay::start(&hooks, &name).with_context(|| {
+        format!(
+            "cannot open the link's relay socket beside {}",
+            hooks.display()
+        )
+    })?;
+    say(&format!(
+        "prompts from {} are shown as from host `{}`",
+        arguments.destination,
+        gatehouse_core::text::visible(&name)
+    ));
     let mut installed = arguments.install.is_none();
     let mut backoff = Duration::from_secs(1);
     loop {
