@@ -122,6 +122,9 @@ struct Held {
     bytes: usize,
     /// The copy front ends are sent, when the prompt is cut, and the whole's size and digest.
     cut: Option<(NewPrompt, CutNote)>,
+    /// A prompt that is not cut, whole (at most [`view::VIEW_MAX_BYTES`]): what a decision
+    /// about it decided, for the decisions file, once the arbiter let it go.
+    whole: Option<NewPrompt>,
 }
 
 impl Default for GatewayOptions {
@@ -211,25 +214,14 @@ impl Gateway {
             },
             other => other,
         };
-        if state.audit.is_some() {
-            let decided = match &event {
-                Event::Changed {
-                    id, by: Some(_), ..
-                } => state.held.get(id).map(|held| {
-                    let content = match &held.cut {
-                        Some((copy, note)) => (copy.clone(), Some(note.clone())),
-                        None => match state.arbiter.get(*id) {
-                            Some(prompt) => (prompt.prompt.clone(), None),
-                            None => return None,
-                        },
-                    };
-                    Some(content)
-                }),
-                _ => None,
-            }
-            .flatten();
+        let decided = match &event {
+            Event::Changed {
+                id, by: Some(_), ..
+            } if state.audit.is_some() => Self::decided_locked(state, *id),
+            _ => None,
+        };
+        if let Some(audit) = &mut state.audit {
             let at = now();
-            let audit = state.audit.as_mut().expect("checked above");
             let record = AuditRecord {
                 at,
                 event: event.clone(),
@@ -266,6 +258,17 @@ impl Gateway {
                 encode_frame(&Notification::new(notification::EVENT, &event)).into();
             // A subscriber that left meanwhile is not an error.
             let _ = self.events.send(frame);
+        }
+    }
+
+    /// What a decision about `id` decided, for the decisions file: the prompt's content (its cut
+    /// copy if it is large) and its cut note with the whole's digest.
+    fn decided_locked(state: &State, id: DecisionId) -> Option<(NewPrompt, Option<CutNote>)> {
+        let held = state.held.get(&id)?;
+        match (&held.cut, &held.whole) {
+            (Some((copy, note)), _) => Some((copy.clone(), Some(note.clone()))),
+            (None, Some(whole)) => Some((whole.clone(), None)),
+            (None, None) => None,
         }
     }
 
@@ -527,7 +530,16 @@ impl Gateway {
             };
             (copy, note)
         });
-        state.held.insert(prompt.id, Held { owner, bytes, cut });
+        let whole = cut.is_none().then(|| prompt.prompt.clone());
+        state.held.insert(
+            prompt.id,
+            Held {
+                owner,
+                bytes,
+                cut,
+                whole,
+            },
+        );
         let usage = state.by_connection.entry(owner.connection).or_default();
         usage.prompts += 1;
         usage.bytes += bytes;

@@ -398,6 +398,11 @@ async fn large_prompts_never_push_a_decision_out_of_the_audit_log() {
         .await
         .unwrap();
     local.await.unwrap().unwrap();
+    let small = remote_hold(&gateway, bash("ls", 100));
+    wait_for_pending(&gateway, 1).await;
+    let released = front.list().await.unwrap().remove(0);
+    front.release(released.id).await.unwrap();
+    small.await.unwrap().unwrap();
 
     // Then a peer sends prompts far larger than the log's whole size, one after another.
     for round in 0..5 {
@@ -420,7 +425,12 @@ async fn large_prompts_never_push_a_decision_out_of_the_audit_log() {
         .expect("the decisions file keeps the approval");
     assert_eq!(approval.answer, Some(Answer::Once));
     assert!(approval.prompt.summary.starts_with("git push"));
-    assert_eq!(decisions.len(), 6, "one approval and five releases");
+    assert_eq!(decisions.len(), 7, "one approval and six releases");
+    let small_release = decisions
+        .iter()
+        .find(|record| record.event.id() == released.id)
+        .expect("a release of a small prompt is kept too");
+    assert_eq!(small_release.prompt.summary, "ls");
 
     // Each large prompt is recorded as a bounded excerpt with the digest of the whole.
     for record in &records {
