@@ -327,7 +327,6 @@ impl Relay {
                 let (hooks, first_frame) = (hooks.clone(), first_frame.clone());
                 tokio::spawn(async move {
                     use tokio::io::AsyncWriteExt;
-                    let mut far = far;
                     // No gateway: the far hook sees its connection close, and its agent's
                     // terminal decides.
                     let Ok(mut gateway) = gatehouse_host_ipc::socket::connect(&hooks).await else {
@@ -336,7 +335,15 @@ impl Relay {
                     if gateway.write_all(&first_frame).await.is_err() {
                         return;
                     }
-                    let _ = tokio::io::copy_bidirectional(&mut far, &mut gateway).await;
+                    // When either side ends, both are closed at once (a shutdown alone may not
+                    // reach the other side), so the gateway learns a dropped link at once and
+                    // withdraws what the far hook held.
+                    let (mut far_reader, mut far_writer) = tokio::io::split(far);
+                    let (mut gateway_reader, mut gateway_writer) = tokio::io::split(gateway);
+                    tokio::select! {
+                        _ = tokio::io::copy(&mut far_reader, &mut gateway_writer) => {}
+                        _ = tokio::io::copy(&mut gateway_reader, &mut far_writer) => {}
+                    }
                 });
             }
         });
