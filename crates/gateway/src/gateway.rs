@@ -343,27 +343,11 @@ impl Gateway {
         self.next_connection.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// The prompt `typed_id` names (as `answer` takes it), whole, with the digest of its content.
+    /// The pending prompt `typed_id` names (as `answer` takes it), whole, with the digest of its
+    /// content.
     pub fn full_prompt(&self, typed_id: &str) -> Result<(Prompt, String), GatewayError> {
         let state = self.lock();
-        let id = state.arbiter.resolve(typed_id, now())?;
-        let prompt = state
-            .arbiter
-            .get(id)
-            .cloned()
-            .ok_or(ArbiterError::NotFound { id })?;
-        let prompt = Prompt {
-            short_id: state
-                .arbiter
-                .pending()
-                .iter()
-                .find(|pending| pending.id == id)
-                .map_or_else(
-                    || prompt.short_id.clone(),
-                    |pending| pending.short_id.clone(),
-                ),
-            ..prompt
-        };
+        let (id, prompt) = state.arbiter.resolve_pending(typed_id, now())?;
         let digest = match state.held.get(&id).and_then(|held| held.cut.as_ref()) {
             Some((_, note)) => note.digest.clone().unwrap_or_default(),
             None => view::json_size_and_digest(&prompt.prompt).1,
