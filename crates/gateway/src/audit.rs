@@ -176,6 +176,33 @@ pub fn read_all(path: &Path) -> io::Result<Vec<AuditRecord>> {
     read_lines(path)
 }
 
+/// Every record of the log at `path`, with every decision of its decisions file that the log
+/// itself no longer holds (rotated out), oldest first: who decided what is always there.
+pub fn read_all_with_decisions(path: &Path) -> io::Result<Vec<AuditRecord>> {
+    let mut records = read_all(path)?;
+    let held: std::collections::HashSet<(DecisionId, Timestamp)> = records
+        .iter()
+        .filter_map(|record| match &record.event {
+            Event::Changed { id, at, .. } => Some((*id, *at)),
+            Event::Added { .. } => None,
+        })
+        .collect();
+    for decision in read_decisions(path)? {
+        let Event::Changed { id, at, .. } = &decision.event else {
+            continue;
+        };
+        if !held.contains(&(*id, *at)) {
+            records.push(AuditRecord {
+                at: decision.at,
+                event: decision.event,
+                answer: decision.answer,
+            });
+        }
+    }
+    records.sort_by_key(|record| record.at);
+    Ok(records)
+}
+
 fn read_lines<T: serde::de::DeserializeOwned>(path: &Path) -> io::Result<Vec<T>> {
     let mut records = Vec::new();
     let files = (1..=ROTATED_FILES_KEPT)
@@ -397,5 +424,37 @@ mod tests {
             (12..20).collect::<Vec<_>>(),
             "the newest records, oldest first"
         );
+    }
+
+    #[test]
+    fn a_decision_outlives_any_volume_of_other_records() {
+        let (_folder, path) = temporary_log();
+        let mut log = AuditLog::open(&path, 4096).unwrap();
+        let decided = record(PromptState::Resolved, 1);
+        log.append(&decided).unwrap();
+        log.append_decision(&DecisionRecord {
+            at: decided.at,
+            event: decided.event.clone(),
+            answer: decided.answer.clone(),
+            prompt: serde_json::from_value(serde_json::json!({
+                "adapter": "toy", "session": "s", "cwd": "/p", "kind": "permission",
+                "tool": "Bash", "input": {"command": "git push"}, "summary": "git push"
+            }))
+            .unwrap(),
+            cut: None,
+        })
+        .unwrap();
+        for at in 2..200 {
+            log.append(&record(PromptState::Delivered, at)).unwrap();
+        }
+        assert!(
+            !read_all(&path).unwrap().contains(&decided),
+            "the log itself rotated it out"
+        );
+        let decisions = read_decisions(&path).unwrap();
+        assert_eq!(decisions.len(), 1);
+        assert_eq!(decisions[0].prompt.summary, "git push");
+        let merged = read_all_with_decisions(&path).unwrap();
+        assert_eq!(merged.first(), Some(&decided), "oldest first");
     }
 }

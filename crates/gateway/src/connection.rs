@@ -37,6 +37,10 @@ const OUTGOING_QUEUE: usize = 256;
 /// The longest a hook may ask to wait.
 const MAX_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
 
+/// The longest a watch-only prompt from the hooks socket stays listed without news of it (the
+/// hook asks for 10 minutes).
+const MAX_WATCH_FROM_HOOKS_SOCKET: Duration = Duration::from_secs(15 * 60);
+
 /// How long a closing connection may take to flush its last frames.
 const CLOSING_FLUSH: Duration = Duration::from_secs(1);
 
@@ -270,9 +274,15 @@ impl Connection {
                     ..
                 } = params(request.params)?;
                 prompt.host = self.stamped_host();
+                // A peer on the hooks socket may not keep what it registered counted against
+                // the socket's limits for a day: its watch-only prompts go stale sooner.
+                let longest = match self.roles {
+                    Roles::Any => MAX_WAIT,
+                    Roles::HooksOnly => MAX_WATCH_FROM_HOOKS_SOCKET,
+                };
                 let prompt = self.gateway.register_watch_only(
                     prompt,
-                    Duration::from_millis(wait_ms).min(MAX_WAIT),
+                    Duration::from_millis(wait_ms).min(longest),
                     self.owner,
                 )?;
                 Ok(to_value(RegisteredParams {
