@@ -254,6 +254,13 @@ impl Gateway {
             }
         }
         if self.events.receiver_count() > 0 {
+            // Subscribers learn a cut prompt's digest only from `prompt.get`.
+            let mut event = event;
+            if let Event::Added { prompt } = &mut event {
+                if let Some(cut) = &mut prompt.cut {
+                    cut.digest = None;
+                }
+            }
             let frame: EventFrame =
                 encode_frame(&Notification::new(notification::EVENT, &event)).into();
             // A subscriber that left meanwhile is not an error.
