@@ -13,6 +13,9 @@ use gatehouse_core::{AdapterCapabilities, DecisionId, Event, Prompt, Timestamp};
 use gatehouse_host_ipc::protocol::StatusResult;
 
 mod extra;
+mod whole;
+
+pub use whole::whole_prompt;
 
 /// The widest summary shown in the table; `list --json` has the whole input.
 const SUMMARY_WIDTH: usize = 72;
@@ -70,12 +73,53 @@ pub fn agent(prompt: &gatehouse_core::NewPrompt) -> String {
     visible(&crate::host::agent_at_host(&prompt.adapter, &prompt.host)).into_owned()
 }
 
+/// The host a prompt came from, as the gateway stamped it: `laptop (local)` for this machine
+/// (`local` for a prompt that names none), else the link's host. Agent text, made visible.
+pub fn host(prompt: &gatehouse_core::NewPrompt) -> String {
+    match remote_host(prompt) {
+        Some(remote) => remote,
+        None if prompt.host.is_empty() => "local".into(),
+        None => format!("{} (local)", truncate(&prompt.host, FOLDER_WIDTH)),
+    }
+}
+
+/// The host of a prompt from another machine, made visible; `None` for one from this machine.
+pub fn remote_host(prompt: &gatehouse_core::NewPrompt) -> Option<String> {
+    let own = crate::host::own_host_name();
+    (!prompt.host.is_empty() && prompt.host != own).then(|| truncate(&prompt.host, FOLDER_WIDTH))
+}
+
+/// The widest folder shown in the table.
+const FOLDER_WIDTH: usize = 32;
+
+/// The last two parts of the folder the agent works in, such as `…/dev/project`.
+pub fn short_folder(cwd: &str) -> String {
+    let parts: Vec<&str> = cwd.split('/').filter(|part| !part.is_empty()).collect();
+    let folder = if parts.len() > 2 {
+        format!("…/{}", parts[parts.len() - 2..].join("/"))
+    } else {
+        cwd.to_owned()
+    };
+    truncate(&folder, FOLDER_WIDTH)
+}
+
+/// The note under a prompt that was sent cut: how to read it whole. Nothing for a whole prompt.
+pub fn cut_note(prompt: &Prompt) -> Option<String> {
+    prompt.cut.as_ref().map(|cut| {
+        format!(
+            "cut: this prompt is {} bytes and is shown cut; run `gatehouse show {}` to read it whole before approving it",
+            cut.full_bytes,
+            shown_id(prompt)
+        )
+    })
+}
+
 /// The pending prompts as an aligned table, with each question's options beneath its prompt.
 pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     if prompts.is_empty() {
         return "No pending prompts.\n".into();
     }
-    let rows: Vec<[String; 6]> = prompts
+    let rows: Vec<[String; 8]> = prompts
         .iter()
         .map(|prompt| {
             let actions = if prompt.is_read_only() {
@@ -90,7 +134,9 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             };
             [
                 shown_id(prompt),
-                agent(&prompt.prompt),
+                visible(&prompt.prompt.adapter).into_owned(),
+                host(&prompt.prompt),
+                short_folder(&prompt.prompt.cwd),
                 visible(&prompt.prompt.tool).into_owned(),
                 age(now.millis_since(prompt.held_since)),
                 actions,
@@ -98,7 +144,9 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             ]
         })
         .collect();
-    let headers = ["ID", "AGENT", "TOOL", "AGE", "ACTIONS", "SUMMARY"];
+    let headers = [
+        "ID", "AGENT", "HOST", "FOLDER", "TOOL", "AGE", "ACTIONS", "SUMMARY",
+    ];
     let mut widths = headers.map(str::len);
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -119,6 +167,9 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     let mut out = line(&headers);
     for (prompt, row) in prompts.iter().zip(&rows) {
         out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
+        if let Some(note) = cut_note(prompt) {
+            let _ = writeln!(out, "    {note}");
+        }
         for question in &prompt.prompt.questions {
             let options = question
                 .options
@@ -229,14 +280,20 @@ pub fn capabilities(adapter: &AdapterCapabilities) -> String {
 /// One line for `gatehouse watch`.
 pub fn event_line(event: &Event, ids: &ShownIds) -> String {
     match event {
-        Event::Added { prompt } => format!(
-            "{}  added        {}  {} {}: {}",
-            prompt.created_at,
-            ids.of(prompt.id),
-            agent(&prompt.prompt),
-            visible(&prompt.prompt.tool),
-            truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
-        ),
+        Event::Added { prompt } => {
+            let mut line = format!(
+                "{}  added        {}  {} {}: {}",
+                prompt.created_at,
+                ids.of(prompt.id),
+                agent(&prompt.prompt),
+                visible(&prompt.prompt.tool),
+                truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
+            );
+            if let Some(note) = cut_note(prompt) {
+                let _ = write!(line, "  [{note}]");
+            }
+            line
+        }
         Event::Changed {
             id,
             state,

@@ -450,8 +450,21 @@ fn a_four_megabyte_tool_input_is_held_and_answered() {
     event["tool_input"]["command"] = json!(format!("echo {}", "x".repeat(4 * 1024 * 1024)));
     let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
     let prompt = gateway.wait_for_pending(1).remove(0);
+    // Listed cut, with a note; `gatehouse show` has the whole input.
+    assert!(
+        prompt["cut"]["full_bytes"].as_u64() > Some(4 * 1024 * 1024),
+        "{}",
+        prompt["cut"]
+    );
+    let shown = gateway.run(&["show", prompt["id"].as_str().unwrap(), "--json"]);
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let whole: Value = serde_json::from_slice(&shown.stdout).unwrap();
     assert_eq!(
-        prompt["input"]["command"].as_str().unwrap().len(),
+        whole["prompt"]["input"]["command"].as_str().unwrap().len(),
         4 * 1024 * 1024 + 5
     );
     assert!(

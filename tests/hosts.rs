@@ -1,4 +1,6 @@
-//! Every prompt names the host its hook ran on, and `status` counts hook connections by host.
+//! Where a prompt comes from is the gateway's to say: a local hook's prompt carries this machine's
+//! name whatever the hook claims, one from the hooks socket carries its link's host and never
+//! looks local, and `status` counts hook connections by the host the gateway stamped.
 
 use std::time::Duration;
 
@@ -6,9 +8,22 @@ use serde_json::Value;
 
 use crate::common::{claude_fixture, wait_for, Gateway};
 
+/// This machine's host name, as the gateway reads it.
+fn own_host_name() -> String {
+    let mut buffer = [0u8; 256];
+    // SAFETY: the buffer is ours and its length is passed.
+    assert_eq!(
+        unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) },
+        0
+    );
+    let end = buffer.iter().position(|&byte| byte == 0).unwrap();
+    String::from_utf8_lossy(&buffer[..end]).into_owned()
+}
+
 #[test]
-fn a_prompt_names_its_host_in_list_and_status_counts_the_hooks_of_each_host() {
+fn a_local_prompt_is_stamped_with_this_machine_whatever_its_hook_claims() {
     let gateway = Gateway::start();
+    let own = own_host_name();
     let mut hook = gateway.spawn_hook(
         "claude",
         claude_fixture("PermissionRequest-Bash")
@@ -18,13 +33,14 @@ fn a_prompt_names_its_host_in_list_and_status_counts_the_hooks_of_each_host() {
     );
     let prompts = gateway.wait_for_pending(1);
     assert_eq!(
-        prompts[0]["host"], "devbox\u{1b}[2J",
-        "JSON keeps the exact text"
+        prompts[0]["host"],
+        own.as_str(),
+        "the gateway's word, not the hook's"
     );
 
-    let table = gateway.run(&["list"]);
-    let table = String::from_utf8(table.stdout).unwrap();
-    assert!(table.contains(r"claude@devbox\e[2J"), "{table}");
+    let table = String::from_utf8(gateway.run(&["list"]).stdout).unwrap();
+    assert!(table.contains(&format!("{own} (local)")), "{table}");
+    assert!(!table.contains("devbox"), "{table}");
 
     let mut status = Value::Null;
     wait_for(
@@ -40,15 +56,35 @@ fn a_prompt_names_its_host_in_list_and_status_counts_the_hooks_of_each_host() {
     );
     assert_eq!(
         status["hosts"],
-        serde_json::json!([{ "host": "devbox\u{1b}[2J", "connections": 1 }])
+        serde_json::json!([{ "host": own, "connections": 1 }])
     );
     assert_eq!(status["started_by"], "gatehouse serve");
-    let text = String::from_utf8(gateway.run(&["status"]).stdout).unwrap();
-    assert!(
-        text.contains(r"hooks connected from: devbox\e[2J (1)"),
-        "{text}"
+    hook.kill().unwrap();
+    hook.wait().unwrap();
+}
+
+#[test]
+fn a_prompt_from_the_hooks_socket_never_looks_local_whatever_it_claims() {
+    let gateway = Gateway::start();
+    let own = own_host_name();
+    let hooks = gatehouse_host_ipc::socket::hooks_socket_path(&gateway.socket());
+    // A hook that reaches the hooks socket itself (as through a hand-made forward) and claims,
+    // in its hello and its prompt, to be this very machine.
+    let mut hook = gateway.spawn_hook(
+        "claude",
+        claude_fixture("PermissionRequest-Bash")
+            .to_string()
+            .as_bytes(),
+        &[
+            ("GATEHOUSE_SOCKET", &hooks.display().to_string()),
+            ("GATEHOUSE_HOST_NAME", &own),
+        ],
     );
-    assert!(text.contains("started by gatehouse serve"), "{text}");
+    let prompts = gateway.wait_for_pending(1);
+    assert_eq!(prompts[0]["host"], "unnamed link");
+    let table = String::from_utf8(gateway.run(&["list"]).stdout).unwrap();
+    assert!(table.contains("unnamed link"), "{table}");
+    assert!(!table.contains("(local)"), "{table}");
     hook.kill().unwrap();
     hook.wait().unwrap();
 }

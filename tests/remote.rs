@@ -196,7 +196,8 @@ impl Drop for Remote {
     }
 }
 
-/// A hook "on the far side": the forwarded socket and a host name of its own.
+/// A hook "on the far side": the forwarded socket and a host name of its own, which the
+/// gateway ignores (the link names the host).
 fn far_hook(gateway: &Gateway, remote_socket: &Path) -> Reaped {
     gateway.spawn_hook(
         "claude",
@@ -265,9 +266,16 @@ fn a_hook_on_the_far_side_of_the_link_is_answered_here_and_comes_back_after_the_
 
     let hook = far_hook(&gateway, &remote_socket);
     let prompts = gateway.wait_for_pending(1);
-    assert_eq!(prompts[0]["host"], "farhost");
+    assert_eq!(
+        prompts[0]["host"], "127.0.0.1",
+        "the link names the host, not the far hook"
+    );
     let listed = String::from_utf8(gateway.run(&["list"]).stdout).unwrap();
-    assert!(listed.contains("claude@farhost"), "{listed}");
+    assert!(listed.contains("127.0.0.1"), "{listed}");
+    assert!(
+        !listed.contains("farhost") && !listed.contains("(local)"),
+        "{listed}"
+    );
     answer_once(&gateway, &prompts[0]);
     let output = finish(hook, Duration::from_secs(10));
     let verdict: Value = serde_json::from_slice(&output.stdout).expect("a verdict");
@@ -310,7 +318,7 @@ fn a_hook_on_the_far_side_of_the_link_is_answered_here_and_comes_back_after_the_
             again.len() == 1 && again[0]["id"] != first[0]["id"]
         },
     );
-    assert_eq!(again[0]["host"], "farhost");
+    assert_eq!(again[0]["host"], "127.0.0.1");
     answer_once(&gateway, &again[0]);
     let output = finish(hook, Duration::from_secs(10));
     let verdict: Value =
@@ -320,6 +328,20 @@ fn a_hook_on_the_far_side_of_the_link_is_answered_here_and_comes_back_after_the_
         json!({"behavior": "allow"})
     );
     println!("{}", remote.text());
+    let relays = || {
+        std::fs::read_dir(gateway.socket().parent().unwrap())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy().starts_with("link-"))
+            .count()
+    };
+    assert_eq!(
+        relays(),
+        1,
+        "the link's relay socket, beside the hooks socket"
+    );
+    drop(remote);
+    assert_eq!(relays(), 0, "a stopped link leaves no relay socket behind");
 }
 
 #[test]

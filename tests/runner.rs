@@ -25,6 +25,7 @@ mod e2e_copilot;
 mod e2e_gemini;
 mod hook_never_blocks;
 mod hook_work_bounds;
+mod hooks_peer;
 mod hosts;
 mod load;
 mod remote;

@@ -19,6 +19,9 @@ Examples:
   gatehouse answer a3f7 --pick q1=Blue
   gatehouse answer a3f7 --pick q1=Cheese --pick q1=Olives --text q2='thin crust'
 
+A prompt too large to list whole is shown cut: read it with `gatehouse show ID`, which ends
+with the `--seen DIGEST` to add to an approving answer (`once`, `always`, --pick, --text).
+
 ID is the short id that `gatehouse list` shows (or the full id). An id that could name another
 prompt, or names one that has ended, is refused, and nothing is answered. What was answered is
 printed: check it.
@@ -52,6 +55,10 @@ pub struct AnswerArgs {
     /// Answer a question in your own words.
     #[arg(long, value_name = "QID=TEXT")]
     text: Vec<String>,
+    /// For a prompt shown cut: the digest that `gatehouse show ID` printed after the whole
+    /// prompt (its first 16 hex digits will do). Approving a cut prompt needs it; denying does not.
+    #[arg(long, value_name = "DIGEST")]
+    seen: Option<String>,
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
@@ -149,7 +156,10 @@ pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitC
     let answer = arguments.to_answer()?;
     let mut client = super::connect_frontend(&socket).await?;
     let action = answer.action();
-    match client.answer(&arguments.id, answer.clone()).await {
+    match client
+        .answer_seen(&arguments.id, answer.clone(), arguments.seen.clone())
+        .await
+    {
         Ok(result) if arguments.json => println!("{}", serde_json::to_string(&result)?),
         Ok(result) => {
             println!("{action}: {}", output::what_was_answered(&result));
@@ -203,6 +213,9 @@ fn refused(error: ClientError) -> anyhow::Result<ExitCode> {
             let hint = match error.name() {
                 "not_found" | "ambiguous_id" => {
                     "; `gatehouse list` shows the pending prompts and their short ids"
+                }
+                "not_seen_in_full" => {
+                    "; `gatehouse show ID` prints it whole and the --seen DIGEST that approves it"
                 }
                 _ => "",
             };

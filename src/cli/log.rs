@@ -14,7 +14,7 @@ pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
     let since = since
         .map(|text| parse_since(text, gatehouse_host_ipc::now()))
         .transpose()?;
-    let records = audit::read_all(&path)
+    let records = audit::read_all_with_decisions(&path)
         .with_context(|| format!("cannot read the audit log {}", path.display()))?;
     if records.is_empty() {
         eprintln!("gatehouse: the audit log {} is empty or absent; the gateway writes it as prompts come and go", path.display());

@@ -11,6 +11,7 @@ mod probe;
 mod remote;
 mod serve;
 mod service;
+mod show;
 mod status;
 mod watch;
 
@@ -70,6 +71,14 @@ enum Command {
     /// List the prompts that are pending, from every agent.
     List {
         /// Print a JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one prompt whole, however large, and the digest that approves it if it was listed cut.
+    Show {
+        /// The prompt's short id, as `gatehouse list` shows it, or its full id.
+        id: String,
+        /// Print the prompt and its digest as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -174,6 +183,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Probe(arguments) => probe::run(socket, arguments),
         Command::Status { json } => block_on(status::run(socket_path(socket)?, json)),
         Command::List { json } => block_on(list::run(socket_path(socket)?, json)),
+        Command::Show { id, json } => block_on(show::run(socket_path(socket)?, id, json)),
         Command::Watch { json } => block_on(watch::run(socket_path(socket)?, json)),
         Command::Answer(arguments) => block_on(answer::run(socket_path(socket)?, arguments)),
         Command::Log { json, since } => log::run(json, since.as_deref()),

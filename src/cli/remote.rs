@@ -8,8 +8,14 @@
 //! on stderr and tries again, at once after a link that was up, and with a growing pause (up to
 //! [`MAX_BACKOFF`]) while it keeps failing.
 //!
-//! Only the hooks socket is forwarded: a process on HOST can hold, register and observe prompts,
+//! Only the hooks socket is reached: a process on HOST can hold, register and observe prompts,
 //! as a local hook can, but can never list, watch or answer them (see docs/SECURITY.md).
+//!
+//! The link names its host, not the far side: ssh forwards to a relay socket of this command's
+//! own (`link-<pid>.sock` beside the hooks socket), and the relay opens each connection to the
+//! hooks socket with a `link.host` frame naming the link (`--name`, by default HOST of the
+//! destination) before passing the far side's bytes through. The gateway accepts that frame
+//! only first, so the far side can neither rename its link nor make its prompts look local.
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
@@ -46,6 +52,10 @@ pub struct RemoteArgs {
     /// The ssh program.
     #[arg(long, value_name = "PROGRAM", default_value = "ssh")]
     ssh: PathBuf,
+    /// The host name that prompts from this link show [default: HOST of the destination].
+    /// Whatever the far side says about itself, its prompts carry this name.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
 }
 
 /// Prepares the socket's folder on HOST and prints the socket's path. `$1`: the path asked
@@ -82,6 +92,23 @@ fn shell_word(word: &str) -> String {
 }
 
 impl RemoteArgs {
+    /// The link's name: `--name`, else the destination without its user, port or scheme.
+    fn link_name(&self) -> String {
+        if let Some(name) = self.name.as_ref().filter(|name| !name.trim().is_empty()) {
+            return name.trim().to_owned();
+        }
+        let destination = self.destination.trim_start_matches("ssh://");
+        let host = destination
+            .rsplit_once('@')
+            .map_or(destination, |(_, host)| host);
+        let host = if self.destination.starts_with("ssh://") {
+            host.split(':').next().unwrap_or(host)
+        } else {
+            host
+        };
+        host.trim_matches(['[', ']']).to_owned()
+    }
+
     fn ssh(&self) -> Command {
         let mut command = Command::new(&self.ssh);
         for option in &self.ssh_options {
@@ -171,6 +198,18 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
             arguments.destination
         ));
     }
+    let name = arguments.link_name();
+    let relay = Relay::start(&hooks, &name).with_context(|| {
+        format!(
+            "cannot open the link's relay socket beside {}",
+            hooks.display()
+        )
+    })?;
+    say(&format!(
+        "prompts from {} are shown as from host `{}`",
+        arguments.destination,
+        gatehouse_core::text::visible(&name)
+    ));
     let mut installed = arguments.install.is_none();
     let mut backoff = Duration::from_secs(1);
     loop {
@@ -188,7 +227,7 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
                     }
                 }
             }
-            forward(&arguments, &remote, &hooks).await
+            forward(&arguments, &remote, &relay.path).await
         };
         let ended = tokio::select! {
             ended = attempt => ended,
@@ -237,6 +276,85 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
                 return Ok(ExitCode::SUCCESS);
             }
         }
+    }
+}
+
+/// The relay between ssh's forward and the hooks socket: a socket of this command's own, in the
+/// hooks socket's private folder, whose every connection reaches the hooks socket after a
+/// `link.host` frame naming the link. Dropped, it stops and removes its socket.
+struct Relay {
+    path: PathBuf,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    fn start(hooks: &Path, name: &str) -> anyhow::Result<Relay> {
+        use interprocess::local_socket::traits::tokio::Listener as _;
+        use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
+        let folder = hooks.parent().unwrap_or(Path::new("."));
+        if !folder.exists() {
+            gatehouse_host_ipc::socket::create_private_folder(folder)?;
+        }
+        let path = folder.join(format!("link-{}.sock", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let listener = ListenerOptions::new()
+            .name(path.as_path().to_fs_name::<GenericFilePath>()?)
+            .reclaim_name(false)
+            .create_tokio()?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        }
+        let first_frame = gatehouse_host_ipc::framing::encode_frame(&serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": gatehouse_host_ipc::protocol::method::LINK_HOST,
+            "params": gatehouse_host_ipc::protocol::LinkHostParams { host: name.to_owned() },
+        }));
+        let hooks = hooks.to_owned();
+        let task = tokio::spawn(async move {
+            loop {
+                let far = match listener.accept().await {
+                    Ok(far) => far,
+                    Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
+                    }
+                };
+                if let Err(refusal) = gatehouse_gateway::check_peer(&far) {
+                    say(&format!("refused a connection to the relay: {refusal}"));
+                    continue;
+                }
+                let (hooks, first_frame) = (hooks.clone(), first_frame.clone());
+                tokio::spawn(async move {
+                    use tokio::io::AsyncWriteExt;
+                    // No gateway: the far hook sees its connection close, and its agent's
+                    // terminal decides.
+                    let Ok(mut gateway) = gatehouse_host_ipc::socket::connect(&hooks).await else {
+                        return;
+                    };
+                    if gateway.write_all(&first_frame).await.is_err() {
+                        return;
+                    }
+                    // When either side ends, both are closed at once (a shutdown alone may not
+                    // reach the other side), so the gateway learns a dropped link at once and
+                    // withdraws what the far hook held.
+                    let (mut far_reader, mut far_writer) = tokio::io::split(far);
+                    let (mut gateway_reader, mut gateway_writer) = tokio::io::split(gateway);
+                    tokio::select! {
+                        _ = tokio::io::copy(&mut far_reader, &mut gateway_writer) => {}
+                        _ = tokio::io::copy(&mut gateway_reader, &mut far_writer) => {}
+                    }
+                });
+            }
+        });
+        Ok(Relay { path, task })
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.task.abort();
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -324,6 +442,26 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_is_named_by_its_destination_host_unless_named() {
+        let name = |destination: &str, name: Option<&str>| {
+            RemoteArgs {
+                destination: destination.into(),
+                remote_socket: None,
+                install: None,
+                remote_gatehouse: "gatehouse".into(),
+                ssh_options: vec![],
+                ssh: "ssh".into(),
+                name: name.map(str::to_owned),
+            }
+            .link_name()
+        };
+        assert_eq!(name("dev@devbox", None), "devbox");
+        assert_eq!(name("devbox", None), "devbox");
+        assert_eq!(name("ssh://dev@devbox:2222", None), "devbox");
+        assert_eq!(name("dev@devbox", Some("build-vm")), "build-vm");
+    }
 
     #[test]
     fn words_for_the_remote_shell_are_quoted_whole() {

@@ -195,14 +195,25 @@ fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>>
         }
         _ => {}
     }
+    if let Some(note) = output::cut_note(prompt) {
+        lines.push(Line::styled(
+            format!("CUT: {note}."),
+            Style::default()
+                .fg(Color::Yellow)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
     let agent = state
         .adapter(&prompt.prompt.adapter)
         .map_or(visible(&prompt.prompt.adapter).into_owned(), |adapter| {
             format!("{} ({})", visible(&adapter.name), visible(&adapter.adapter))
         });
     let session: String = prompt.prompt.session.chars().take(8).collect();
+    let from = output::remote_host(&prompt.prompt)
+        .map(|host| format!(" · from {host}"))
+        .unwrap_or_default();
     lines.push(Line::raw(format!(
-        "{agent} · session {} · {}",
+        "{agent}{from} · session {} · {}",
         visible(&session),
         visible(&prompt.prompt.cwd)
     )));

@@ -50,7 +50,7 @@ pub fn lines(out: &mut String, extra: &PromptExtra) {
         if all.len() > PREVIEW_LINES {
             let _ = writeln!(
                 out,
-                "      … {} more lines (`gatehouse list --json` has them all)",
+                "      … {} more lines (`gatehouse show ID` has them all)",
                 all.len() - PREVIEW_LINES
             );
         }

@@ -304,6 +304,7 @@ impl Arbiter {
             state: PromptState::Pending,
             created_at: now,
             held_since: held_since.min(now),
+            cut: None,
         };
         let settled_by = self
             .recent_observations

@@ -25,7 +25,7 @@ pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
 pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};
 pub use extra::{Preview, PreviewFormat, PromptExtra, Suggestion, TerminalLocation};
 pub use prompt::{
-    DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,
+    CutNote, DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,
 };
 pub use rule_match::RuleMatch;
 pub use short_id::{IdIndex, IdQuery, IdQueryError};

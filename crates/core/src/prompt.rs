@@ -198,6 +198,21 @@ pub struct Prompt {
     /// When the agent first asked: earlier than `created_at` when the hook registered the prompt
     /// again after a gateway restart. Observations from before this time do not settle it.
     pub held_since: Timestamp,
+    /// Set when this copy of the prompt is cut (the gateway sends large prompts cut in `list`,
+    /// `subscribe` and events): the content shown is an excerpt, and `prompt.get` has it whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutNote>,
+}
+
+/// How a cut copy of a prompt differs from the whole (see [`Prompt::cut`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutNote {
+    /// The size of the whole prompt's content (its [`NewPrompt`] as JSON), in bytes.
+    pub full_bytes: u64,
+    /// `sha256:<hex>` of the whole content; only in the audit log, never sent to front ends
+    /// (they learn it from `prompt.get`, so that naming it proves they fetched the prompt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 impl Prompt {

@@ -11,6 +11,10 @@
 //!   (rotated ones too), an existing one loses any access for others, and the folder is 0700.
 //! - The file is rotated by size: past the limit it becomes `audit.jsonl.1` (and `.1` becomes
 //!   `.2`, up to [`ROTATED_FILES_KEPT`]).
+//! - No volume from anyone can push a decision out: a large prompt is recorded as its cut copy
+//!   with the SHA-256 digest of the whole (see [`crate::view`]), and every decision a person
+//!   made (an answer or a release) is also written, with what was decided, to a file of its own,
+//!   `audit-decisions.jsonl` ([`decisions_path`]), which only decisions fill and rotate.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -18,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use std::collections::HashMap;
 
-use gatehouse_core::{Answer, DecisionId, Event, PromptState, Timestamp};
+use gatehouse_core::{Answer, CutNote, DecisionId, Event, NewPrompt, PromptState, Timestamp};
 use serde::{Deserialize, Serialize};
 
 use gatehouse_host_ipc::socket::{make_private_file, make_private_folder};
@@ -37,9 +41,36 @@ pub struct AuditRecord {
     pub answer: Option<Answer>,
 }
 
-/// An open audit log.
+/// One line of the decisions file: a decision a person made, with what was decided (a large
+/// prompt's cut copy, and `cut` with the digest of the whole).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    pub at: Timestamp,
+    pub event: Event,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<Answer>,
+    /// What was decided: the prompt's content, cut when it is large.
+    pub prompt: NewPrompt,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutNote>,
+}
+
+/// The decisions file beside the log at `path`: `audit-decisions.jsonl` for `audit.jsonl`.
+pub fn decisions_path(path: &Path) -> PathBuf {
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!("{stem}-decisions.jsonl"))
+}
+
+/// An open audit log: the log of every record, and the file of decisions.
 #[derive(Debug)]
 pub struct AuditLog {
+    records: RotatingFile,
+    decisions: RotatingFile,
+}
+
+/// One file of records, rotated by size.
+#[derive(Debug)]
+struct RotatingFile {
     path: PathBuf,
     file: File,
     size: u64,
@@ -47,15 +78,46 @@ pub struct AuditLog {
 }
 
 impl AuditLog {
-    /// Opens (or creates) the log at `path`, cutting off a torn last line.
+    /// Opens (or creates) the log at `path` and its decisions file, cutting off a torn last
+    /// line of each. Each file rotates past `max_bytes`.
     pub fn open(path: &Path, max_bytes: u64) -> io::Result<AuditLog> {
         if let Some(folder) = path.parent() {
             make_private_folder(folder)?;
         }
+        Ok(AuditLog {
+            records: RotatingFile::open(path, max_bytes)?,
+            decisions: RotatingFile::open(&decisions_path(path), max_bytes)?,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.records.path
+    }
+
+    /// Appends one record; a resolved prompt's record is flushed to disk before this returns.
+    pub fn append(&mut self, record: &AuditRecord) -> io::Result<()> {
+        let durable = matches!(
+            record.event,
+            Event::Changed {
+                state: PromptState::Resolved,
+                ..
+            }
+        );
+        self.records.append(record, durable)
+    }
+
+    /// Appends a decision to the decisions file, flushed to disk before this returns.
+    pub fn append_decision(&mut self, record: &DecisionRecord) -> io::Result<()> {
+        self.decisions.append(record, true)
+    }
+}
+
+impl RotatingFile {
+    fn open(path: &Path, max_bytes: u64) -> io::Result<RotatingFile> {
         let file = open_for_append(path)?;
         make_private_file(&file)?;
         let size = cut_torn_tail(path, &file)?;
-        Ok(AuditLog {
+        Ok(RotatingFile {
             path: path.to_owned(),
             file,
             size,
@@ -63,12 +125,7 @@ impl AuditLog {
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Appends one record; a resolved prompt's record is flushed to disk before this returns.
-    pub fn append(&mut self, record: &AuditRecord) -> io::Result<()> {
+    fn append(&mut self, record: &impl Serialize, durable: bool) -> io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
         if self.size > 0 && self.size + line.len() as u64 > self.max_bytes {
@@ -80,13 +137,6 @@ impl AuditLog {
             return Err(error);
         }
         self.size += line.len() as u64;
-        let durable = matches!(
-            record.event,
-            Event::Changed {
-                state: PromptState::Resolved,
-                ..
-            }
-        );
         if durable {
             self.file.sync_data()?;
         }
@@ -114,9 +164,46 @@ pub fn rotated_path(path: &Path, index: usize) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Every decision in the decisions file of the log at `path`, oldest first, rotated files
+/// included.
+pub fn read_decisions(path: &Path) -> io::Result<Vec<DecisionRecord>> {
+    read_lines(&decisions_path(path))
+}
+
 /// Every record of the log at `path`, oldest first, rotated files included. Lines that are not
 /// records are skipped.
 pub fn read_all(path: &Path) -> io::Result<Vec<AuditRecord>> {
+    read_lines(path)
+}
+
+/// Every record of the log at `path`, with every decision of its decisions file that the log
+/// itself no longer holds (rotated out), oldest first: who decided what is always there.
+pub fn read_all_with_decisions(path: &Path) -> io::Result<Vec<AuditRecord>> {
+    let mut records = read_all(path)?;
+    let held: std::collections::HashSet<(DecisionId, Timestamp)> = records
+        .iter()
+        .filter_map(|record| match &record.event {
+            Event::Changed { id, at, .. } => Some((*id, *at)),
+            Event::Added { .. } => None,
+        })
+        .collect();
+    for decision in read_decisions(path)? {
+        let Event::Changed { id, at, .. } = &decision.event else {
+            continue;
+        };
+        if !held.contains(&(*id, *at)) {
+            records.push(AuditRecord {
+                at: decision.at,
+                event: decision.event,
+                answer: decision.answer,
+            });
+        }
+    }
+    records.sort_by_key(|record| record.at);
+    Ok(records)
+}
+
+fn read_lines<T: serde::de::DeserializeOwned>(path: &Path) -> io::Result<Vec<T>> {
     let mut records = Vec::new();
     let files = (1..=ROTATED_FILES_KEPT)
         .rev()
@@ -337,5 +424,37 @@ mod tests {
             (12..20).collect::<Vec<_>>(),
             "the newest records, oldest first"
         );
+    }
+
+    #[test]
+    fn a_decision_outlives_any_volume_of_other_records() {
+        let (_folder, path) = temporary_log();
+        let mut log = AuditLog::open(&path, 4096).unwrap();
+        let decided = record(PromptState::Resolved, 1);
+        log.append(&decided).unwrap();
+        log.append_decision(&DecisionRecord {
+            at: decided.at,
+            event: decided.event.clone(),
+            answer: decided.answer.clone(),
+            prompt: serde_json::from_value(serde_json::json!({
+                "adapter": "toy", "session": "s", "cwd": "/p", "kind": "permission",
+                "tool": "Bash", "input": {"command": "git push"}, "summary": "git push"
+            }))
+            .unwrap(),
+            cut: None,
+        })
+        .unwrap();
+        for at in 2..200 {
+            log.append(&record(PromptState::Delivered, at)).unwrap();
+        }
+        assert!(
+            !read_all(&path).unwrap().contains(&decided),
+            "the log itself rotated it out"
+        );
+        let decisions = read_decisions(&path).unwrap();
+        assert_eq!(decisions.len(), 1);
+        assert_eq!(decisions[0].prompt.summary, "git push");
+        let merged = read_all_with_decisions(&path).unwrap();
+        assert_eq!(merged.first(), Some(&decided), "oldest first");
     }
 }

@@ -3,6 +3,12 @@
 //!
 //! When the connection ends, every prompt its hook was holding is withdrawn: the agent killed
 //! the hook (the person answered in the terminal) or the hook crashed. Neither ever approves.
+//!
+//! Where a prompt comes from is the gateway's to say: every prompt's `host` is stamped from the
+//! connection, whatever the hook wrote. On the gateway's own socket it is this machine's name
+//! ([`crate::GatewayOptions::local_host`]); on the hooks socket it is the link's host, as the
+//! link's relay (`gatehouse remote`) named it in a `link.host` frame before anything else, and
+//! never this machine's name or an empty one, so a prompt from the hooks socket never looks local.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,14 +20,14 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use crate::gateway::{EventFrame, Gateway};
+use crate::gateway::{EventFrame, Gateway, GatewayError, Owner};
 use gatehouse_core::DecisionId;
 use gatehouse_host_ipc::framing::{encode_frame, FrameError, FrameReader};
 use gatehouse_host_ipc::protocol::{
-    method, notification, AnswerParams, ErrorCode, HelloParams, HelloResult, HoldParams,
-    HoldResult, IdParams, Notification, ObserveParams, ObserveResult, RegisteredParams, Request,
-    Response, Role, RpcError, SnapshotParams, StateResult, StatusResult, SubscribeResult,
-    TypedIdParams, PROTOCOL_VERSION,
+    method, notification, AnswerParams, ErrorCode, FullPrompt, HelloParams, HelloResult,
+    HoldParams, HoldResult, IdParams, LinkHostParams, Notification, ObserveParams, ObserveResult,
+    RegisteredParams, Request, Response, Role, RpcError, SnapshotParams, StateResult, StatusResult,
+    SubscribeResult, TypedIdParams, PROTOCOL_VERSION,
 };
 
 /// Frames queued for one connection's writer. When a peer stops reading, its queue fills and
@@ -30,6 +36,10 @@ const OUTGOING_QUEUE: usize = 256;
 
 /// The longest a hook may ask to wait.
 const MAX_WAIT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The longest a watch-only prompt from the hooks socket stays listed without news of it (the
+/// hook asks for 10 minutes).
+const MAX_WATCH_FROM_HOOKS_SOCKET: Duration = Duration::from_secs(15 * 60);
 
 /// How long a closing connection may take to flush its last frames.
 const CLOSING_FLUSH: Duration = Duration::from_secs(1);
@@ -57,6 +67,10 @@ where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
     gateway.connection_opened();
+    let owner = Owner {
+        connection: gateway.connection_number(),
+        hooks_socket: roles == Roles::HooksOnly,
+    };
     let (read_half, write_half) = tokio::io::split(stream);
     let (outgoing, outgoing_queue) = mpsc::channel(OUTGOING_QUEUE);
     let writer = tokio::spawn(write_frames(write_half, outgoing_queue));
@@ -65,6 +79,10 @@ where
         outgoing,
         caller: None,
         roles,
+        owner,
+        link_host: None,
+        frames_read: 0,
+        closing: false,
         held: Vec::new(),
         tasks: Vec::new(),
         feed: None,
@@ -74,7 +92,12 @@ where
         match frames.next_frame().await {
             // Boxed, so that an idle connection (a hook waiting for its verdict) keeps only this
             // loop in memory, not room for the largest request handler.
-            Ok(Some(frame)) => Box::pin(connection.handle_frame(&frame)).await,
+            Ok(Some(frame)) => {
+                Box::pin(connection.handle_frame(&frame)).await;
+                if connection.closing {
+                    break;
+                }
+            }
             Ok(None) => break,
             Err(FrameError::TooLarge { limit }) => {
                 tracing::warn!("closing a connection that sent a frame over {limit} bytes");
@@ -135,6 +158,14 @@ struct Connection {
     caller: Option<Caller>,
     /// The roles this connection may say hello as.
     roles: Roles,
+    /// Who holds this connection's prompts, for the gateway's limits.
+    owner: Owner,
+    /// The link's host, as the relay of `gatehouse remote` named it (hooks socket only).
+    link_host: Option<String>,
+    /// How many frames were read so far: `link.host` is accepted only as the first.
+    frames_read: u64,
+    /// Set to close the connection after the current frame.
+    closing: bool,
     /// The prompts this connection's hook holds.
     held: Vec<DecisionId>,
     /// Tasks that write hold outcomes to this connection.
@@ -151,6 +182,7 @@ impl Connection {
     }
 
     async fn handle_frame(&mut self, frame: &[u8]) {
+        self.frames_read += 1;
         let request: Request = match serde_json::from_slice::<Value>(frame) {
             Err(error) => {
                 let error = RpcError::new(
@@ -175,7 +207,10 @@ impl Connection {
                 }
             }
         };
-        // Requests without an id are notifications; nothing the server offers is one.
+        if request.method == method::LINK_HOST {
+            return self.link_host(request.params).await;
+        }
+        // Requests without an id are notifications; nothing else the server takes is one.
         let Some(id) = request.id.clone() else { return };
         if let Some(reply) = self.dispatch(&id, request).await {
             let response = match reply {
@@ -212,6 +247,11 @@ impl Connection {
         let method = request.method.as_str();
         let reply = match method {
             method::LIST => needs(Role::Frontend).map(|()| to_value(self.gateway.pending())),
+            method::PROMPT_GET => needs(Role::Frontend).and_then(|()| {
+                let TypedIdParams { id } = params(request.params)?;
+                let (prompt, digest) = self.gateway.full_prompt(&id)?;
+                Ok(to_value(FullPrompt { prompt, digest }))
+            }),
             // A hooks-only connection learns nothing about other prompts or machines.
             method::STATUS if self.roles == Roles::HooksOnly => Err(RpcError::new(
                 ErrorCode::WrongRole,
@@ -229,11 +269,22 @@ impl Connection {
             }
             method::HOOK_REGISTER => needs(Role::Hook).and_then(|()| {
                 let HoldParams {
-                    prompt, wait_ms, ..
+                    mut prompt,
+                    wait_ms,
+                    ..
                 } = params(request.params)?;
-                let prompt = self
-                    .gateway
-                    .register_watch_only(prompt, Duration::from_millis(wait_ms).min(MAX_WAIT))?;
+                prompt.host = self.stamped_host();
+                // A peer on the hooks socket may not keep what it registered counted against
+                // the socket's limits for a day: its watch-only prompts go stale sooner.
+                let longest = match self.roles {
+                    Roles::Any => MAX_WAIT,
+                    Roles::HooksOnly => MAX_WATCH_FROM_HOOKS_SOCKET,
+                };
+                let prompt = self.gateway.register_watch_only(
+                    prompt,
+                    Duration::from_millis(wait_ms).min(longest),
+                    self.owner,
+                )?;
                 Ok(to_value(RegisteredParams {
                     id: prompt.id,
                     actions: prompt.actions,
@@ -291,13 +342,14 @@ impl Connection {
         let name = hello
             .client
             .unwrap_or_else(|| hello.role.as_str().to_owned());
-        let hook_host = match (hello.role, hello.host) {
-            (Role::Hook, Some(host)) if !host.is_empty() => {
-                let host: String = host.chars().take(MAX_HOST_CHARS).collect();
+        // Counted in `status` by the host the gateway stamps, not the one the hello claims.
+        let hook_host = match hello.role {
+            Role::Hook => {
+                let host = self.stamped_host();
                 self.gateway.hook_host_joined(&host);
                 Some(host)
             }
-            _ => None,
+            Role::Frontend => None,
         };
         self.caller = Some(Caller {
             role: hello.role,
@@ -332,9 +384,66 @@ impl Connection {
             .map_or_else(String::new, |caller| caller.name.clone())
     }
 
+    /// The host stamped on this connection's prompts (see the module's doc).
+    fn stamped_host(&self) -> String {
+        let local = &self.gateway.options().local_host;
+        if self.roles == Roles::Any {
+            return local.clone();
+        }
+        let named: String = self
+            .link_host
+            .as_deref()
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .unwrap_or("unnamed link")
+            .chars()
+            .take(MAX_HOST_CHARS)
+            .collect();
+        let looks_local = ["localhost", "local", local.as_str()]
+            .iter()
+            .any(|here| named.eq_ignore_ascii_case(here));
+        if looks_local {
+            format!("{named} (remote)")
+        } else {
+            named
+        }
+    }
+
+    /// `link.host`: the relay of `gatehouse remote` names the link's host, as the very first
+    /// frame of a hooks socket connection. Anything else is refused and the connection closed:
+    /// a peer that tries to rename its link is not served.
+    async fn link_host(&mut self, raw: Value) {
+        let refusal = if self.roles != Roles::HooksOnly {
+            Some("`link.host` is only for the hooks socket")
+        } else if self.frames_read != 1 {
+            Some("`link.host` is accepted only as a connection's first frame")
+        } else {
+            None
+        };
+        let parsed = params::<LinkHostParams>(raw);
+        match (refusal, parsed) {
+            (None, Ok(LinkHostParams { host })) => self.link_host = Some(host),
+            (refusal, parsed) => {
+                let message = refusal.map_or_else(
+                    || parsed.err().map(|error| error.message).unwrap_or_default(),
+                    str::to_owned,
+                );
+                tracing::warn!("closing a connection: {message}");
+                let error = RpcError::new(
+                    ErrorCode::InvalidRequest,
+                    format!("{message}; the connection is closed"),
+                );
+                self.send(&Response::failure(Value::Null, error)).await;
+                self.closing = true;
+            }
+        }
+    }
+
     fn answer(&self, raw: Value) -> Reply {
-        let AnswerParams { id, answer } = params(raw)?;
-        let (prompt, state) = self.gateway.answer(&id, answer, &self.caller_name())?;
+        let AnswerParams { id, answer, seen } = params(raw)?;
+        let (prompt, state) =
+            self.gateway
+                .answer(&id, answer, seen.as_deref(), &self.caller_name())?;
         Ok(to_value(StateResult {
             id: prompt.id,
             state,
@@ -366,16 +475,19 @@ impl Connection {
         to_value(SubscribeResult { snapshot })
     }
 
-    async fn hold(&mut self, request_id: Value, hold: HoldParams) -> Option<Reply> {
+    async fn hold(&mut self, request_id: Value, mut hold: HoldParams) -> Option<Reply> {
         let wait = Duration::from_millis(hold.wait_ms).min(MAX_WAIT);
-        let (prompt, outcome) =
-            match self
-                .gateway
-                .hold(hold.prompt, wait, hold.held_since, hold.watch_if_read_only)
-            {
-                Ok(held) => held,
-                Err(error) => return Some(Err(error.into())),
-            };
+        hold.prompt.host = self.stamped_host();
+        let (prompt, outcome) = match self.gateway.hold(
+            hold.prompt,
+            wait,
+            hold.held_since,
+            hold.watch_if_read_only,
+            self.owner,
+        ) {
+            Ok(held) => held,
+            Err(error) => return Some(Err(error.into())),
+        };
         let id = prompt.id;
         self.held.push(id);
         self.send(&Notification::new(
@@ -437,6 +549,18 @@ async fn forward_events(
         };
         if outgoing.send(frame).await.is_err() {
             return;
+        }
+    }
+}
+
+impl From<GatewayError> for RpcError {
+    fn from(error: GatewayError) -> Self {
+        match error {
+            GatewayError::Arbiter(refusal) => refusal.into(),
+            GatewayError::OverLimit(message) => RpcError::new(ErrorCode::OverLimit, message),
+            GatewayError::NotSeenInFull(message) => {
+                RpcError::new(ErrorCode::NotSeenInFull, message)
+            }
         }
     }
 }

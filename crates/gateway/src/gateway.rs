@@ -6,19 +6,20 @@
 //! waits: a subscriber that falls behind is sent a fresh snapshot instead (see `connection`).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use gatehouse_host_ipc::now;
 
 use gatehouse_core::{
-    AdapterCapabilities, Answer, Arbiter, ArbiterError, DecisionId, Event, NewPrompt, Observation,
-    Outcome, Prompt, PromptState, Timestamp,
+    AdapterCapabilities, Answer, Arbiter, ArbiterError, CutNote, DecisionId, Event, NewPrompt,
+    Observation, Outcome, Prompt, PromptState, Timestamp,
 };
 use tokio::sync::{broadcast, oneshot};
 
-use crate::audit::{AuditLog, AuditRecord};
+use crate::audit::{AuditLog, AuditRecord, DecisionRecord};
+use crate::view::{self, CutLevel};
 use gatehouse_host_ipc::framing::encode_frame;
 use gatehouse_host_ipc::protocol::{notification, HostConnections, Notification};
 
@@ -30,6 +31,11 @@ pub const DEFAULT_EVENT_BUFFER: usize = 16_384;
 /// An event as subscribers receive it: its `event` notification frame, encoded once when it is
 /// published and shared by every subscriber.
 pub type EventFrame = Arc<[u8]>;
+
+/// How large a list of prompts (`list`, `subscribe`, a snapshot) may grow, of a frame's
+/// [`gatehouse_host_ipc::framing::MAX_FRAME_BYTES`], before its further large prompts are cut to
+/// their minimal copies.
+pub const LIST_BUDGET_BYTES: usize = 8 * 1024 * 1024;
 
 /// How long a held prompt that turned out to be only watched stays listed without news of it.
 const WATCHED_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
@@ -49,6 +55,76 @@ pub struct GatewayOptions {
     /// How the gateway was started, for `status`: `gatehouse serve` or
     /// `systemd socket activation`.
     pub started_by: String,
+    /// This machine's host name, stamped on every prompt from the gateway's own socket; a
+    /// prompt from the hooks socket is stamped with its link's host instead, never this one.
+    pub local_host: String,
+    /// How much one connection, and the hooks socket as a whole, may hold.
+    pub limits: Limits,
+}
+
+/// How much may be held at once, in prompts and in bytes of prompt content (JSON). A hold or
+/// registration past a limit is refused with `over_limit`, which the hook takes as final: the
+/// agent's own terminal decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest prompt content: below a frame, so that `prompt.get` can always send it whole.
+    pub prompt_bytes: usize,
+    /// What one connection may hold (a hook's connection holds one prompt).
+    pub connection_prompts: usize,
+    pub connection_bytes: usize,
+    /// What every connection of the hooks socket together may hold.
+    pub hooks_socket_prompts: usize,
+    pub hooks_socket_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            prompt_bytes: gatehouse_host_ipc::framing::MAX_FRAME_BYTES - 64 * 1024,
+            connection_prompts: 16,
+            connection_bytes: 24 * 1024 * 1024,
+            hooks_socket_prompts: 256,
+            hooks_socket_bytes: 48 * 1024 * 1024,
+        }
+    }
+}
+
+/// Why the gateway refused a call.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    #[error(transparent)]
+    Arbiter(#[from] ArbiterError),
+    /// A hold or registration past one of the [`Limits`].
+    #[error("{0}")]
+    OverLimit(String),
+    /// An approving answer of a cut prompt that did not name the digest of the whole prompt.
+    #[error("{0}")]
+    NotSeenInFull(String),
+}
+
+/// Who holds a prompt: the connection, and whether it came through the hooks socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Owner {
+    pub connection: u64,
+    pub hooks_socket: bool,
+}
+
+/// What is held, in prompts and bytes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Usage {
+    prompts: usize,
+    bytes: usize,
+}
+
+/// What the gateway keeps beside the arbiter for each prompt it holds.
+struct Held {
+    owner: Owner,
+    bytes: usize,
+    /// The copy front ends are sent, when the prompt is cut, and the whole's size and digest.
+    cut: Option<(NewPrompt, CutNote)>,
+    /// A prompt that is not cut, whole (at most [`view::VIEW_MAX_BYTES`]): what a decision
+    /// about it decided, for the decisions file, once the arbiter let it go.
+    whole: Option<NewPrompt>,
 }
 
 impl Default for GatewayOptions {
@@ -59,6 +135,8 @@ impl Default for GatewayOptions {
             receipt_timeout: Duration::from_secs(5),
             event_buffer: DEFAULT_EVENT_BUFFER,
             started_by: "gatehouse serve".into(),
+            local_host: String::new(),
+            limits: Limits::default(),
         }
     }
 }
@@ -68,6 +146,10 @@ struct State {
     /// The hooks waiting on their prompts, by decision id.
     waiters: HashMap<DecisionId, oneshot::Sender<Outcome>>,
     audit: Option<AuditLog>,
+    /// Every prompt held now: its owner, size, and cut copy.
+    held: HashMap<DecisionId, Held>,
+    by_connection: HashMap<u64, Usage>,
+    hooks_socket: Usage,
 }
 
 /// The gateway: one per `gatehouse serve`.
@@ -77,8 +159,9 @@ pub struct Gateway {
     options: GatewayOptions,
     started_at: Timestamp,
     connections: AtomicUsize,
-    /// Open hook connections by the host their hello named.
+    /// Open hook connections by the host stamped on their prompts.
     hook_hosts: std::sync::Mutex<BTreeMap<String, usize>>,
+    next_connection: AtomicU64,
 }
 
 impl Gateway {
@@ -98,12 +181,16 @@ impl Gateway {
                 arbiter: Arbiter::new(adapters),
                 waiters: HashMap::new(),
                 audit,
+                held: HashMap::new(),
+                by_connection: HashMap::new(),
+                hooks_socket: Usage::default(),
             }),
             events,
             options,
             started_at: now(),
             connections: AtomicUsize::new(0),
             hook_hosts: std::sync::Mutex::new(BTreeMap::new()),
+            next_connection: AtomicU64::new(1),
         })
     }
 
@@ -117,23 +204,162 @@ impl Gateway {
 
     /// Records an event in the audit log, then sends it to every subscriber. Called with the
     /// state locked, so the log and the feed see transitions in the order they happened.
+    /// A large prompt is recorded and sent as its cut copy (the log's with the whole's digest).
+    /// A person's decision is also written to the log's decisions file, with what was decided,
+    /// so that no volume of other records can push it out.
     fn publish(&self, state: &mut State, event: Event, answer: Option<&Answer>) {
+        let event = match event {
+            Event::Added { prompt } => Event::Added {
+                prompt: Self::listed_locked(state, prompt, true),
+            },
+            other => other,
+        };
+        let decided = match &event {
+            Event::Changed {
+                id, by: Some(_), ..
+            } if state.audit.is_some() => Self::decided_locked(state, *id),
+            _ => None,
+        };
         if let Some(audit) = &mut state.audit {
+            let at = now();
             let record = AuditRecord {
-                at: now(),
+                at,
                 event: event.clone(),
                 answer: answer.cloned(),
             };
             if let Err(error) = audit.append(&record) {
                 tracing::error!("cannot write the audit log {}: {error}; the gateway goes on without this record", audit.path().display());
             }
+            if let Some((prompt, cut)) = decided {
+                let decision = DecisionRecord {
+                    at,
+                    event: event.clone(),
+                    answer: answer.cloned(),
+                    prompt,
+                    cut,
+                };
+                if let Err(error) = audit.append_decision(&decision) {
+                    tracing::error!("cannot write the audit log's decisions file: {error}; the gateway goes on without this record");
+                }
+            }
+        }
+        if let Event::Changed {
+            id,
+            state: new_state,
+            ..
+        } = &event
+        {
+            if new_state.is_final() {
+                Self::let_go_locked(state, *id);
+            }
         }
         if self.events.receiver_count() > 0 {
+            // Subscribers learn a cut prompt's digest only from `prompt.get`.
+            let mut event = event;
+            if let Event::Added { prompt } = &mut event {
+                if let Some(cut) = &mut prompt.cut {
+                    cut.digest = None;
+                }
+            }
             let frame: EventFrame =
                 encode_frame(&Notification::new(notification::EVENT, &event)).into();
             // A subscriber that left meanwhile is not an error.
             let _ = self.events.send(frame);
         }
+    }
+
+    /// What a decision about `id` decided, for the decisions file: the prompt's content (its cut
+    /// copy if it is large) and its cut note with the whole's digest.
+    fn decided_locked(state: &State, id: DecisionId) -> Option<(NewPrompt, Option<CutNote>)> {
+        let held = state.held.get(&id)?;
+        match (&held.cut, &held.whole) {
+            (Some((copy, note)), _) => Some((copy.clone(), Some(note.clone()))),
+            (None, Some(whole)) => Some((whole.clone(), None)),
+            (None, None) => None,
+        }
+    }
+
+    /// The copy of `prompt` that is listed: cut if it is large. With `for_audit`, its cut note
+    /// names the whole's digest, which front ends learn only from `prompt.get`.
+    fn listed_locked(state: &State, prompt: Prompt, for_audit: bool) -> Prompt {
+        let Some((copy, note)) = state
+            .held
+            .get(&prompt.id)
+            .and_then(|held| held.cut.as_ref())
+        else {
+            return prompt;
+        };
+        Prompt {
+            id: prompt.id,
+            short_id: prompt.short_id,
+            prompt: copy.clone(),
+            actions: prompt.actions,
+            state: prompt.state,
+            created_at: prompt.created_at,
+            held_since: prompt.held_since,
+            cut: Some(CutNote {
+                full_bytes: note.full_bytes,
+                digest: note.digest.clone().filter(|_| for_audit),
+            }),
+        }
+    }
+
+    /// Cut copies of `prompts`: once the list's running size passes [`LIST_BUDGET_BYTES`], every
+    /// further cut prompt is cut to its minimal copy. Prompts sent whole are at most
+    /// [`view::VIEW_MAX_BYTES`] each, and the hooks socket holds at most
+    /// [`Limits::hooks_socket_prompts`], so a list stays far below a frame.
+    fn listed_all_locked(state: &State, prompts: Vec<Prompt>) -> Vec<Prompt> {
+        let mut total = 0usize;
+        prompts
+            .into_iter()
+            .map(|prompt| {
+                let mut listed = Self::listed_locked(state, prompt, false);
+                let mut bytes = view::json_size(&listed);
+                if total + bytes > LIST_BUDGET_BYTES && listed.cut.is_some() {
+                    if let Some(whole) = state.arbiter.get(listed.id) {
+                        listed.prompt = view::cut_content(&whole.prompt, CutLevel::Minimal);
+                        bytes = view::json_size(&listed);
+                    }
+                }
+                total += bytes;
+                listed
+            })
+            .collect()
+    }
+
+    /// Forgets a prompt that ended: what it held is free again.
+    fn let_go_locked(state: &mut State, id: DecisionId) {
+        let Some(held) = state.held.remove(&id) else {
+            return;
+        };
+        if let Some(usage) = state.by_connection.get_mut(&held.owner.connection) {
+            usage.prompts -= 1;
+            usage.bytes -= held.bytes;
+            if usage.prompts == 0 {
+                state.by_connection.remove(&held.owner.connection);
+            }
+        }
+        if held.owner.hooks_socket {
+            state.hooks_socket.prompts -= 1;
+            state.hooks_socket.bytes -= held.bytes;
+        }
+    }
+
+    /// A new connection's number, for [`Owner`].
+    pub fn connection_number(&self) -> u64 {
+        self.next_connection.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The pending prompt `typed_id` names (as `answer` takes it), whole, with the digest of its
+    /// content.
+    pub fn full_prompt(&self, typed_id: &str) -> Result<(Prompt, String), GatewayError> {
+        let state = self.lock();
+        let (id, prompt) = state.arbiter.resolve_pending(typed_id, now())?;
+        let digest = match state.held.get(&id).and_then(|held| held.cut.as_ref()) {
+            Some((_, note)) => note.digest.clone().unwrap_or_default(),
+            None => view::json_size_and_digest(&prompt.prompt).1,
+        };
+        Ok((prompt, digest))
     }
 
     /// Remembers prompts an earlier gateway ended (see [`Arbiter::remember_ended`]).
@@ -165,8 +391,10 @@ impl Gateway {
         self.lock().arbiter.adapters().cloned().collect()
     }
 
+    /// The pending prompts as front ends are sent them: large ones cut (see [`crate::view`]).
     pub fn pending(&self) -> Vec<Prompt> {
-        self.lock().arbiter.pending()
+        let state = self.lock();
+        Self::listed_all_locked(&state, state.arbiter.pending())
     }
 
     pub fn pending_count(&self) -> usize {
@@ -221,7 +449,8 @@ impl Gateway {
     /// The pending prompts and a feed of every event after them, taken atomically.
     pub fn subscribe(&self) -> (Vec<Prompt>, broadcast::Receiver<EventFrame>) {
         let state = self.lock();
-        (state.arbiter.pending(), self.events.subscribe())
+        let pending = Self::listed_all_locked(&state, state.arbiter.pending());
+        (pending, self.events.subscribe())
     }
 
     /// Registers a prompt whose hook waits for its outcome, and arms its deadline. `held_since`
@@ -234,10 +463,15 @@ impl Gateway {
         wait: Duration,
         held_since: Option<Timestamp>,
         watch_if_read_only: bool,
-    ) -> Result<(Prompt, oneshot::Receiver<Outcome>), ArbiterError> {
+        owner: Owner,
+    ) -> Result<(Prompt, oneshot::Receiver<Outcome>), GatewayError> {
         let (sender, receiver) = oneshot::channel();
-        let (prompt, watched) =
-            self.register(prompt, held_since, Some((sender, watch_if_read_only)))?;
+        let (prompt, watched) = self.register(
+            prompt,
+            held_since,
+            Some((sender, watch_if_read_only)),
+            owner,
+        )?;
         self.arm_deadline(prompt.id, if watched { WATCHED_STALE_AFTER } else { wait });
         Ok((prompt, receiver))
     }
@@ -249,11 +483,12 @@ impl Gateway {
         self: &Arc<Self>,
         mut prompt: NewPrompt,
         stale_after: Duration,
-    ) -> Result<Prompt, ArbiterError> {
+        owner: Owner,
+    ) -> Result<Prompt, GatewayError> {
         if prompt.read_only_reason.is_none() {
             prompt.read_only_reason = Some("it is only watched: no hook waits to deliver an answer; answer it in the agent's terminal".into());
         }
-        let (prompt, _) = self.register(prompt, None, None)?;
+        let (prompt, _) = self.register(prompt, None, None, owner)?;
         self.arm_deadline(prompt.id, stale_after);
         Ok(prompt)
     }
@@ -265,9 +500,12 @@ impl Gateway {
         prompt: NewPrompt,
         held_since: Option<Timestamp>,
         hook: Option<(oneshot::Sender<Outcome>, bool)>,
-    ) -> Result<(Prompt, bool), ArbiterError> {
+        owner: Owner,
+    ) -> Result<(Prompt, bool), GatewayError> {
+        let bytes = view::json_size(&prompt);
         let now = now();
         let mut state = self.lock();
+        self.check_limits(&state, owner, bytes)?;
         let events = state
             .arbiter
             .register_held_since(prompt, held_since.unwrap_or(now), now)?;
@@ -275,6 +513,31 @@ impl Gateway {
             unreachable!("register always adds first")
         };
         let prompt = prompt.clone();
+        let cut = view::listed_copy(&prompt.prompt, bytes).map(|copy| {
+            let (full_bytes, digest) = view::json_size_and_digest(&prompt.prompt);
+            let note = CutNote {
+                full_bytes: full_bytes as u64,
+                digest: Some(digest),
+            };
+            (copy, note)
+        });
+        let whole = cut.is_none().then(|| prompt.prompt.clone());
+        state.held.insert(
+            prompt.id,
+            Held {
+                owner,
+                bytes,
+                cut,
+                whole,
+            },
+        );
+        let usage = state.by_connection.entry(owner.connection).or_default();
+        usage.prompts += 1;
+        usage.bytes += bytes;
+        if owner.hooks_socket {
+            state.hooks_socket.prompts += 1;
+            state.hooks_socket.bytes += bytes;
+        }
         let mut watched = false;
         if let Some((waiter, watch_if_read_only)) = hook {
             match events.get(1) {
@@ -299,6 +562,47 @@ impl Gateway {
         Ok((prompt, watched))
     }
 
+    /// Refuses a prompt of `bytes` that would take `owner` past a limit, saying which.
+    fn check_limits(&self, state: &State, owner: Owner, bytes: usize) -> Result<(), GatewayError> {
+        let limits = self.options.limits;
+        let refuse = |what: String| {
+            tracing::warn!("refused a prompt: {what}");
+            Err(GatewayError::OverLimit(format!(
+                "{what}; the prompt is not held here, and the agent's own terminal decides"
+            )))
+        };
+        if bytes > limits.prompt_bytes {
+            return refuse(format!(
+                "the prompt is {bytes} bytes, more than the {} a prompt may be",
+                limits.prompt_bytes
+            ));
+        }
+        let connection = state
+            .by_connection
+            .get(&owner.connection)
+            .copied()
+            .unwrap_or_default();
+        if connection.prompts + 1 > limits.connection_prompts
+            || connection.bytes + bytes > limits.connection_bytes
+        {
+            return refuse(format!(
+                "this connection holds {} prompts of {} bytes, and may hold at most {} prompts of {} bytes",
+                connection.prompts, connection.bytes, limits.connection_prompts, limits.connection_bytes
+            ));
+        }
+        let hooks = state.hooks_socket;
+        if owner.hooks_socket
+            && (hooks.prompts + 1 > limits.hooks_socket_prompts
+                || hooks.bytes + bytes > limits.hooks_socket_bytes)
+        {
+            return refuse(format!(
+                "the hooks socket's connections hold {} prompts of {} bytes, and may hold at most {} prompts of {} bytes together",
+                hooks.prompts, hooks.bytes, limits.hooks_socket_prompts, limits.hooks_socket_bytes
+            ));
+        }
+        Ok(())
+    }
+
     fn arm_deadline(self: &Arc<Self>, id: DecisionId, after: Duration) {
         let gateway = Arc::clone(self);
         tokio::spawn(async move {
@@ -313,12 +617,31 @@ impl Gateway {
         self: &Arc<Self>,
         typed_id: &str,
         answer: Answer,
+        seen: Option<&str>,
         by: &str,
-    ) -> Result<(Prompt, PromptState), ArbiterError> {
+    ) -> Result<(Prompt, PromptState), GatewayError> {
         let at = now();
         let (id, prompt) = {
             let mut state = self.lock();
-            let (id, mut prompt) = state.arbiter.resolve_pending(typed_id, at)?;
+            let (id, prompt) = state.arbiter.resolve_pending(typed_id, at)?;
+            let cut_digest = state
+                .held
+                .get(&id)
+                .and_then(|held| held.cut.as_ref())
+                .and_then(|(_, note)| note.digest.clone());
+            if let Some(digest) = cut_digest {
+                let approves = !matches!(answer, Answer::Deny { .. });
+                let named = seen.is_some_and(|seen| {
+                    view::names_digest(seen, &digest, gatehouse_host_ipc::protocol::MIN_SEEN_CHARS)
+                });
+                if approves && !named {
+                    return Err(GatewayError::NotSeenInFull(format!(
+                        "prompt {} is too large to list whole, and this answer does not name the digest of the whole prompt (from `prompt.get`); nothing was approved: read it in full first (`gatehouse show {}`)",
+                        prompt.short_id, prompt.short_id
+                    )));
+                }
+            }
+            let mut prompt = Self::listed_locked(&state, prompt, false);
             let (verdict, event) = state.arbiter.answer(id, answer, by, at)?;
             prompt.state = PromptState::Resolved;
             // The record is on disk before the verdict leaves: an accepted answer is never lost.
@@ -347,7 +670,8 @@ impl Gateway {
     /// exits without a verdict.
     pub fn release(&self, typed_id: &str, by: &str) -> Result<(Prompt, PromptState), ArbiterError> {
         let mut state = self.lock();
-        let (id, mut prompt) = state.arbiter.resolve_pending(typed_id, now())?;
+        let (id, prompt) = state.arbiter.resolve_pending(typed_id, now())?;
+        let mut prompt = Self::listed_locked(&state, prompt, false);
         prompt.state = self.end_locked(&mut state, id, Outcome::Released, |arbiter| {
             arbiter.release(id, by, now())
         })?;

@@ -9,10 +9,11 @@ pub mod audit;
 mod connection;
 mod gateway;
 pub mod listen;
+pub mod view;
 
 pub use connection::{serve_connection, serve_connection_with, Roles};
 pub use gatehouse_host_ipc::now;
-pub use gateway::{EventFrame, Gateway, GatewayOptions};
+pub use gateway::{EventFrame, Gateway, GatewayError, GatewayOptions, Limits, Owner};
 
 use std::sync::Arc;
 

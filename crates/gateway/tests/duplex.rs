@@ -159,7 +159,7 @@ async fn garbage_gets_errors_and_the_connection_stays_usable() {
         ("[1,2]\n", "invalid_request"),
         ("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"list\"}\n", "invalid_request"),
         ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hello\",\"params\":{\"role\":7}}\n", "invalid_params"),
-        ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"hello\",\"params\":{\"protocol\":2,\"role\":\"frontend\"}}\n", "\"result\""),
+        ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"hello\",\"params\":{\"protocol\":3,\"role\":\"frontend\"}}\n", "\"result\""),
         ("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"frobnicate\"}\n", "method_not_found"),
         ("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"answer\",\"params\":{\"id\":\"nope\"}}\n", "invalid_params"),
         ("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"list\"}\n", "\"result\":[]"),
@@ -369,6 +369,10 @@ async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up
                 Duration::from_secs(60),
                 None,
                 false,
+                gatehouse_gateway::Owner {
+                    connection: u64::MAX - index,
+                    hooks_socket: false,
+                },
             )
             .unwrap();
         outcomes.push(outcome);
@@ -594,8 +598,14 @@ async fn hook_from(gateway: &Arc<Gateway>, roles: Roles, host: &str) -> Client<D
 }
 
 #[tokio::test]
-async fn status_counts_hook_connections_by_the_host_their_hello_names() {
-    let gateway = toy_gateway(Duration::from_secs(5));
+async fn status_counts_hook_connections_by_the_host_the_gateway_stamps_not_the_hello() {
+    let gateway = Gateway::new(
+        toy_gateway(Duration::from_secs(5)).adapters(),
+        GatewayOptions {
+            local_host: "laptop".into(),
+            ..GatewayOptions::default()
+        },
+    );
     let mut frontend = client(&gateway, Role::Frontend).await;
     let first = hook_from(&gateway, Roles::Any, "devbox").await;
     let second = hook_from(&gateway, Roles::HooksOnly, "devbox").await;
@@ -609,7 +619,8 @@ async fn status_counts_hook_connections_by_the_host_their_hello_names() {
     };
     assert_eq!(
         hosts(frontend.status().await.unwrap()),
-        [("devbox".to_owned(), 2), ("laptop".to_owned(), 1)]
+        [("laptop".to_owned(), 2), ("unnamed link".to_owned(), 1)],
+        "local hooks are this machine's, and one on the hooks socket is never local"
     );
     drop(first);
     drop(third);
@@ -623,7 +634,7 @@ async fn status_counts_hook_connections_by_the_host_their_hello_names() {
     }
     assert_eq!(
         remaining,
-        [("devbox".to_owned(), 1)],
+        [("unnamed link".to_owned(), 1)],
         "closed connections leave the count"
     );
     assert_eq!(

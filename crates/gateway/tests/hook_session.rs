@@ -141,7 +141,7 @@ async fn a_hold_comes_back_with_its_snapshot_when_a_new_gateway_is_up_and_is_ans
     );
     assert_eq!(again.prompt.input, bash("make").input);
     second
-        .answer(&again.short_id, Answer::Once, "test")
+        .answer(&again.short_id, Answer::Once, None, "test")
         .unwrap();
 
     let Held::Verdict { verdict, .. } = holding.await.unwrap().unwrap() else {
@@ -219,6 +219,10 @@ async fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_nex
             Duration::from_secs(600),
             Some(held_since),
             false,
+            gatehouse_gateway::Owner {
+                connection: 0,
+                hooks_socket: false,
+            },
         )
         .unwrap();
     assert_eq!(back.pending_count(), 1, "{prompt:?}");
@@ -237,4 +241,37 @@ async fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_nex
         Spool::new(spool_path).take(now()).is_empty(),
         "replayed once, and gone"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hold_refused_over_a_limit_is_final_and_never_retried() {
+    let switchboard = Switchboard::default();
+    let limits = gatehouse_gateway::Limits {
+        prompt_bytes: 64,
+        ..gatehouse_gateway::Limits::default()
+    };
+    let capabilities = gateway().adapters();
+    let strict = Gateway::new(
+        capabilities,
+        GatewayOptions {
+            limits,
+            ..GatewayOptions::default()
+        },
+    );
+    switchboard.up(&strict);
+    let session = HookSession::new(switchboard.clone(), None, |_| {});
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let started = Instant::now();
+    let refused = session.hold(bash("make"), now(), deadline, false).await;
+    let Err(HookError::Wire(ClientError::Rpc(error))) = refused else {
+        panic!("a refusal, not {:?}", refused.map(|_| ()).err());
+    };
+    assert_eq!(error.name(), "over_limit", "{error}");
+    assert!(started.elapsed() < CALL_BUDGET, "at once, with no retry");
+    assert_eq!(
+        switchboard.0.lock().unwrap().1.len(),
+        1,
+        "one connection, never another"
+    );
+    assert_eq!(strict.pending_count(), 0);
 }

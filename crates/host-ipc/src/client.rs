@@ -14,10 +14,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadHalf, WriteHalf};
 
 use crate::framing::{encode_frame, FrameError, FrameReader, MAX_FRAME_BYTES};
 use crate::protocol::{
-    method, notification, AnswerParams, HelloParams, HelloResult, HoldParams, HoldResult, IdParams,
-    Notification, ObserveParams, ObserveResult, RegisteredParams, Request, Response, Role,
-    RpcError, ServerNotification, StateResult, StatusResult, SubscribeResult, TypedIdParams,
-    PROTOCOL_VERSION,
+    method, notification, AnswerParams, FullPrompt, HelloParams, HelloResult, HoldParams,
+    HoldResult, IdParams, Notification, ObserveParams, ObserveResult, RegisteredParams, Request,
+    Response, Role, RpcError, ServerNotification, StateResult, StatusResult, SubscribeResult,
+    TypedIdParams, PROTOCOL_VERSION,
 };
 use crate::socket::{self, SocketError};
 
@@ -222,14 +222,35 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         id: impl std::fmt::Display,
         answer: Answer,
     ) -> Result<StateResult, ClientError> {
+        self.answer_seen(id, answer, None).await
+    }
+
+    /// Like [`Client::answer`], naming the digest of the full prompt the person was shown
+    /// (from [`Client::prompt_get`]): an approving answer of a cut prompt needs it.
+    pub async fn answer_seen(
+        &mut self,
+        id: impl std::fmt::Display,
+        answer: Answer,
+        seen: Option<String>,
+    ) -> Result<StateResult, ClientError> {
         self.call(
             method::ANSWER,
             &AnswerParams {
                 id: id.to_string(),
                 answer,
+                seen,
             },
         )
         .await
+    }
+
+    /// The prompt that `id` names (typed as for `answer`), in full, with its digest.
+    pub async fn prompt_get(
+        &mut self,
+        id: impl std::fmt::Display,
+    ) -> Result<FullPrompt, ClientError> {
+        self.call(method::PROMPT_GET, &TypedIdParams { id: id.to_string() })
+            .await
     }
 
     /// Hands the pending prompt that `id` names back to the agent's terminal.

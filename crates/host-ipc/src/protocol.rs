@@ -10,8 +10,11 @@ use gatehouse_core::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The protocol version this build speaks. `hello` refuses any other.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The protocol version this build speaks. `hello` refuses any other. Version 3: prompts in
+/// `list`, `subscribe` and events may be cut (`cut`), `prompt.get` fetches one in full, an
+/// approving `answer` of a cut prompt names what was seen (`seen`), the gateway stamps every
+/// prompt's `host`, and a link's relay names its host with `link.host`.
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Method names.
 pub mod method {
@@ -25,6 +28,11 @@ pub mod method {
     pub const HOOK_REGISTER: &str = "hook.register";
     pub const HOOK_OBSERVE: &str = "hook.observe";
     pub const HOOK_DELIVERED: &str = "hook.delivered";
+    /// One prompt in full, as the hook sent it, with the digest an approving answer names.
+    pub const PROMPT_GET: &str = "prompt.get";
+    /// The first frame on the hooks socket from `gatehouse remote`'s relay: the link's host.
+    /// A notification (no id); accepted only as a connection's very first frame.
+    pub const LINK_HOST: &str = "link.host";
 }
 
 /// Notification names (server to client).
@@ -149,10 +157,12 @@ pub enum ErrorCode {
     NoVerdictAwaitingReceipt,
     InvalidId,
     AmbiguousId,
+    OverLimit,
+    NotSeenInFull,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::ParseError,
         ErrorCode::InvalidRequest,
         ErrorCode::MethodNotFound,
@@ -171,6 +181,8 @@ impl ErrorCode {
         ErrorCode::NoVerdictAwaitingReceipt,
         ErrorCode::InvalidId,
         ErrorCode::AmbiguousId,
+        ErrorCode::OverLimit,
+        ErrorCode::NotSeenInFull,
     ];
 
     pub fn code(self) -> i64 {
@@ -193,6 +205,8 @@ impl ErrorCode {
             ErrorCode::NoVerdictAwaitingReceipt => -32010,
             ErrorCode::InvalidId => -32011,
             ErrorCode::AmbiguousId => -32012,
+            ErrorCode::OverLimit => -32013,
+            ErrorCode::NotSeenInFull => -32014,
         }
     }
 
@@ -216,6 +230,8 @@ impl ErrorCode {
             ErrorCode::NoVerdictAwaitingReceipt => "no_verdict_awaiting_receipt",
             ErrorCode::InvalidId => "invalid_id",
             ErrorCode::AmbiguousId => "ambiguous_id",
+            ErrorCode::OverLimit => "over_limit",
+            ErrorCode::NotSeenInFull => "not_seen_in_full",
         }
     }
 
@@ -299,8 +315,8 @@ pub struct HelloParams {
     /// A name for the caller, shown as who answered (such as `gatehouse-cli`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
-    /// The host name of the caller's machine, as it says (a hook says it, so that `status` can
-    /// tell which machines have hooks connected).
+    /// The host name of the caller's machine, as it says. Only a claim: the gateway stamps
+    /// every prompt's host itself, from the connection (see `link.host`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
 }
@@ -334,6 +350,29 @@ pub struct AnswerParams {
     pub id: String,
     #[serde(flatten)]
     pub answer: Answer,
+    /// For an approving answer of a prompt that front ends were sent cut: the digest
+    /// (`FullPrompt::digest`, or at least its first [`MIN_SEEN_CHARS`] characters) of the full
+    /// prompt the person was shown. Without it such an answer is refused (`not_seen_in_full`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<String>,
+}
+
+/// The fewest characters of a digest that `AnswerParams::seen` may give.
+pub const MIN_SEEN_CHARS: usize = 16;
+
+/// The result of `prompt.get`: the prompt in full, never cut, and the digest of its content.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct FullPrompt {
+    pub prompt: Prompt,
+    /// `sha256:` and the hex SHA-256 of the prompt's content (its [`gatehouse_core::NewPrompt`]
+    /// as JSON), as `AnswerParams::seen` names it.
+    pub digest: String,
+}
+
+/// The params of `link.host`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LinkHostParams {
+    pub host: String,
 }
 
 /// The params of `release`: a typed id, as for `answer`.

@@ -43,6 +43,7 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
         state: PromptState::Pending,
         created_at: Timestamp(1_796_008_400_000),
         held_since: Timestamp(1_796_008_400_000),
+        cut: None,
     }
 }
 

@@ -1,0 +1,545 @@
+//! A hostile peer on the hooks socket (what `gatehouse remote` hands to another machine), over
+//! in-memory duplex streams: large prompts never blind the front ends, what a connection and the
+//! hooks socket may hold is bounded, large prompts never push a decision out of the audit log,
+//! and the gateway, not the peer, says which host a prompt comes from.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use gatehouse_core::{
+    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome, PromptKind,
+};
+use gatehouse_gateway::audit::{read_all, read_decisions, AuditLog};
+use gatehouse_gateway::{serve_connection_with, Gateway, GatewayOptions, Limits, Roles};
+use gatehouse_host_ipc::protocol::HoldResult;
+use gatehouse_host_ipc::{Client, ClientError, Role};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+
+const LOCAL_HOST: &str = "laptop";
+const MIB: usize = 1024 * 1024;
+
+fn capabilities() -> Vec<AdapterCapabilities> {
+    vec![AdapterCapabilities {
+        adapter: "toy".into(),
+        name: "Toy Agent".into(),
+        rules: vec![CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: Some("Bash".into()),
+            actions: vec![
+                ActionFlag::verified(Action::Once, "tested"),
+                ActionFlag::verified(Action::Deny, "tested"),
+            ],
+        }],
+    }]
+}
+
+fn options(limits: Limits) -> GatewayOptions {
+    GatewayOptions {
+        local_host: LOCAL_HOST.into(),
+        limits,
+        ..GatewayOptions::default()
+    }
+}
+
+fn gateway() -> Arc<Gateway> {
+    Gateway::new(capabilities(), options(Limits::default()))
+}
+
+/// A prompt whose command is `bytes` long, claiming to come from this very machine.
+fn bash(command: &str, bytes: usize) -> NewPrompt {
+    let padded = format!(
+        "{command} {}",
+        "#".repeat(bytes.saturating_sub(command.len() + 1))
+    );
+    NewPrompt {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        cwd: "/project".into(),
+        kind: PromptKind::Permission,
+        tool: "Bash".into(),
+        input: json!({ "command": padded }),
+        summary: command.into(),
+        questions: vec![],
+        correlation: command.into(),
+        read_only_reason: None,
+        host: LOCAL_HOST.into(),
+        extra: Default::default(),
+    }
+}
+
+fn connection(gateway: &Arc<Gateway>, roles: Roles) -> DuplexStream {
+    let (near, far) = tokio::io::duplex(1 << 16);
+    tokio::spawn(serve_connection_with(gateway.clone(), far, roles));
+    near
+}
+
+async fn frontend(gateway: &Arc<Gateway>) -> Client<DuplexStream> {
+    Client::over(connection(gateway, Roles::Any), Role::Frontend, "test")
+        .await
+        .unwrap()
+}
+
+/// A hook on the hooks socket that holds `prompt`; its outcome comes later.
+fn remote_hold(
+    gateway: &Arc<Gateway>,
+    prompt: NewPrompt,
+) -> tokio::task::JoinHandle<Result<HoldResult, ClientError>> {
+    let stream = connection(gateway, Roles::HooksOnly);
+    tokio::spawn(async move {
+        let mut hook = Client::over_from_host(stream, Role::Hook, "peer", Some(LOCAL_HOST)).await?;
+        hook.hold(prompt, Duration::from_secs(600)).await
+    })
+}
+
+async fn wait_for_pending(gateway: &Arc<Gateway>, count: usize) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while gateway.pending_count() < count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the prompts are registered");
+}
+
+/// A raw connection: frames written and read as lines.
+struct Raw {
+    lines: BufReader<DuplexStream>,
+}
+
+impl Raw {
+    async fn open(gateway: &Arc<Gateway>, roles: Roles, first: &[Value]) -> Raw {
+        let mut raw = Raw {
+            lines: BufReader::new(connection(gateway, roles)),
+        };
+        for frame in first {
+            raw.send(frame).await;
+        }
+        raw
+    }
+
+    async fn send(&mut self, frame: &Value) {
+        let mut bytes = serde_json::to_vec(frame).unwrap();
+        bytes.push(b'\n');
+        self.lines.get_mut().write_all(&bytes).await.unwrap();
+    }
+
+    /// The next frame, or `None` once the gateway closed the connection.
+    async fn next(&mut self) -> Option<Value> {
+        let mut line = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(60), self.lines.read_line(&mut line))
+            .await
+            .expect("the gateway answers");
+        match read {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(serde_json::from_str(&line).unwrap()),
+        }
+    }
+
+    /// The reply to request `id`, skipping notifications.
+    async fn reply(&mut self, id: u64) -> Value {
+        loop {
+            let frame = self.next().await.expect("a reply");
+            if frame["id"] == json!(id) {
+                return frame;
+            }
+        }
+    }
+}
+
+fn hello_hook() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "hello",
+           "params": {"protocol": gatehouse_host_ipc::PROTOCOL_VERSION, "role": "hook", "host": LOCAL_HOST}})
+}
+
+fn hold_request(id: u64, prompt: &NewPrompt) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "hook.hold",
+           "params": {"prompt": prompt, "wait_ms": 600_000}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_nine_megabyte_prompts_never_blind_list_subscribe_or_the_event_feed() {
+    let gateway = gateway();
+    let mut watcher = frontend(&gateway).await;
+    watcher.subscribe().await.unwrap();
+    let _first = remote_hold(&gateway, bash("first", 9 * MIB));
+    let _second = remote_hold(&gateway, bash("second", 9 * MIB));
+    wait_for_pending(&gateway, 2).await;
+
+    let mut front = frontend(&gateway).await;
+    let listed = front.list().await.expect("list fits one frame");
+    assert_eq!(listed.len(), 2);
+    for prompt in &listed {
+        let cut = prompt.cut.as_ref().expect("a large prompt is listed cut");
+        assert!(cut.full_bytes > 9 * MIB as u64, "{cut:?}");
+        assert!(
+            cut.digest.is_none(),
+            "front ends learn the digest from prompt.get only"
+        );
+        let listed_bytes = serde_json::to_vec(prompt).unwrap().len();
+        assert!(listed_bytes < 64 * 1024, "{listed_bytes} bytes listed");
+    }
+    let snapshot = frontend(&gateway)
+        .await
+        .subscribe()
+        .await
+        .expect("fits one frame");
+    assert_eq!(snapshot.len(), 2);
+    assert!(snapshot.iter().all(|prompt| prompt.cut.is_some()));
+    for _ in 0..2 {
+        let event = watcher
+            .next_notification()
+            .await
+            .expect("an event within a frame");
+        let cut = &event.params["prompt"]["cut"];
+        assert!(cut.is_object(), "{cut}");
+        assert!(cut.get("digest").is_none(), "never the digest: {cut}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_prompt_is_fetched_whole_and_approved_only_by_naming_what_was_seen() {
+    let gateway = gateway();
+    let big = bash("make deploy", MIB);
+    let hook = remote_hold(&gateway, big.clone());
+    wait_for_pending(&gateway, 1).await;
+    let mut front = frontend(&gateway).await;
+    let listed = front.list().await.unwrap().remove(0);
+    assert!(listed.cut.is_some());
+
+    let refused = front
+        .answer(&listed.short_id, Answer::Once)
+        .await
+        .expect_err("an approval of what was never shown whole is refused");
+    assert_eq!(refused.rpc_name(), Some("not_seen_in_full"), "{refused}");
+    let wrong = front
+        .answer_seen(&listed.short_id, Answer::Once, Some("0".repeat(64)))
+        .await
+        .expect_err("a digest of something else is refused");
+    assert_eq!(wrong.rpc_name(), Some("not_seen_in_full"), "{wrong}");
+    let short = front
+        .answer_seen(&listed.short_id, Answer::Once, Some("abc".into()))
+        .await
+        .expect_err("too short a prefix names nothing");
+    assert_eq!(short.rpc_name(), Some("not_seen_in_full"), "{short}");
+    assert_eq!(gateway.pending_count(), 1, "nothing was approved");
+
+    let whole = front
+        .prompt_get(&listed.short_id)
+        .await
+        .expect("fetched in full");
+    assert!(whole.prompt.cut.is_none());
+    assert_eq!(
+        whole.prompt.prompt.input, big.input,
+        "the whole input, not an excerpt"
+    );
+    assert!(whole.digest.starts_with("sha256:"), "{}", whole.digest);
+    let prefix = &whole.digest["sha256:".len().."sha256:".len() + 16];
+    front
+        .answer_seen(&listed.short_id, Answer::Once, Some(prefix.to_owned()))
+        .await
+        .expect("approved once the person saw it whole");
+    let outcome = hook.await.unwrap().unwrap().outcome;
+    assert!(matches!(outcome, Outcome::Verdict { .. }), "{outcome:?}");
+
+    // Denying needs no proof: it approves nothing.
+    let _denied = remote_hold(&gateway, bash("rm -rf /", MIB));
+    wait_for_pending(&gateway, 1).await;
+    let listed = front.list().await.unwrap().remove(0);
+    front
+        .answer(&listed.short_id, Answer::Deny { message: None })
+        .await
+        .expect("a cut prompt can be denied unseen");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_connection_holds_at_most_its_limit_and_is_told_so() {
+    let limits = Limits {
+        connection_prompts: 3,
+        connection_bytes: 5 * MIB / 2,
+        ..Limits::default()
+    };
+    let gateway = Gateway::new(capabilities(), options(limits));
+    let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
+    peer.reply(0).await;
+    // Thirty prompts of a mebibyte on one connection: two fit its bytes, the rest are refused.
+    for id in 1..=30 {
+        peer.send(&hold_request(id, &bash(&format!("p{id}"), MIB)))
+            .await;
+    }
+    let mut refused = 0;
+    let mut registered = 0;
+    while refused + registered < 30 {
+        let frame = peer.next().await.expect("the connection stays up");
+        if frame["method"] == "hook.registered" {
+            registered += 1;
+        } else if frame["error"]["data"]["name"] == "over_limit" {
+            let message = frame["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("the agent's own terminal decides"),
+                "{message}"
+            );
+            refused += 1;
+        } else {
+            panic!("unexpected frame {frame}");
+        }
+    }
+    assert_eq!((registered, refused), (2, 28));
+    assert_eq!(gateway.pending_count(), 2);
+
+    // Small prompts: at most three on one connection.
+    let mut small = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
+    small.reply(0).await;
+    for id in 1..=4 {
+        small
+            .send(&hold_request(id, &bash(&format!("s{id}"), 100)))
+            .await;
+    }
+    assert_eq!(small.reply(4).await["error"]["data"]["name"], "over_limit");
+    assert_eq!(gateway.pending_count(), 5);
+
+    // What a connection held is free again once its prompts end.
+    drop(peer);
+    wait_for_pending_at_most(&gateway, 3).await;
+    let mut again = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
+    again.reply(0).await;
+    again.send(&hold_request(1, &bash("again", MIB))).await;
+    assert_eq!(again.next().await.unwrap()["method"], "hook.registered");
+}
+
+async fn wait_for_pending_at_most(gateway: &Arc<Gateway>, count: usize) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while gateway.pending_count() > count {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the prompts end");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hooks_socket_as_a_whole_holds_at_most_its_limit_but_local_hooks_are_not_counted() {
+    let limits = Limits {
+        hooks_socket_prompts: 4,
+        hooks_socket_bytes: 3 * MIB,
+        ..Limits::default()
+    };
+    let gateway = Gateway::new(capabilities(), options(limits));
+    // Many connections, each within its own limit: together they reach the socket's.
+    let mut peers = Vec::new();
+    for id in 1..=5 {
+        let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
+        peer.reply(0).await;
+        peer.send(&hold_request(1, &bash(&format!("big{id}"), MIB)))
+            .await;
+        peers.push(peer);
+    }
+    let mut refused = 0;
+    for peer in &mut peers {
+        let frame = peer.next().await.unwrap();
+        if frame["error"]["data"]["name"] == "over_limit" {
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 3, "two mebibytes fit three, and no more");
+    let mut small = Vec::new();
+    for id in 1..=3 {
+        let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
+        peer.reply(0).await;
+        peer.send(&hold_request(1, &bash(&format!("small{id}"), 100)))
+            .await;
+        small.push(peer.next().await.unwrap());
+        peers.push(peer);
+    }
+    let names: Vec<&Value> = small
+        .iter()
+        .map(|frame| &frame["error"]["data"]["name"])
+        .collect();
+    assert_eq!(
+        names,
+        [&Value::Null, &Value::Null, &json!("over_limit")],
+        "four prompts at most"
+    );
+
+    // The person's own hooks on the gateway's own socket are not held back by the peer.
+    let local = tokio::spawn({
+        let stream = connection(&gateway, Roles::Any);
+        async move {
+            let mut hook = Client::over(stream, Role::Hook, "local").await?;
+            hook.hold(bash("cargo test", MIB), Duration::from_secs(600))
+                .await
+        }
+    });
+    wait_for_pending(&gateway, 5).await;
+    local.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_prompts_never_push_a_decision_out_of_the_audit_log() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("audit.jsonl");
+    let log = AuditLog::open(&path, 4 * MIB as u64).unwrap();
+    let gateway = Gateway::with_audit_log(capabilities(), options(Limits::default()), Some(log));
+    let local = tokio::spawn({
+        let stream = connection(&gateway, Roles::Any);
+        async move {
+            let mut hook = Client::over(stream, Role::Hook, "local").await?;
+            hook.hold(bash("git push", 100), Duration::from_secs(600))
+                .await
+        }
+    });
+    wait_for_pending(&gateway, 1).await;
+    let mut front = frontend(&gateway).await;
+    let approved = front.list().await.unwrap().remove(0);
+    front
+        .answer(&approved.short_id, Answer::Once)
+        .await
+        .unwrap();
+    local.await.unwrap().unwrap();
+    let small = remote_hold(&gateway, bash("ls", 100));
+    wait_for_pending(&gateway, 1).await;
+    let released = front.list().await.unwrap().remove(0);
+    front.release(released.id).await.unwrap();
+    small.await.unwrap().unwrap();
+
+    // Then a peer sends prompts far larger than the log's whole size, one after another.
+    for round in 0..5 {
+        let hook = remote_hold(&gateway, bash(&format!("flood{round}"), 10 * MIB));
+        wait_for_pending(&gateway, 1).await;
+        let id = front.list().await.unwrap().remove(0).id;
+        front.release(id).await.unwrap();
+        hook.await.unwrap().unwrap();
+    }
+
+    let records = read_all(&path).unwrap();
+    let decided = records.iter().any(|record| {
+        matches!(&record.event, gatehouse_core::Event::Changed { id, state: gatehouse_core::PromptState::Resolved, .. } if *id == approved.id)
+    });
+    assert!(decided, "the approval is still in the log");
+    let decisions = read_decisions(&path).unwrap();
+    let approval = decisions
+        .iter()
+        .find(|record| record.event.id() == approved.id)
+        .expect("the decisions file keeps the approval");
+    assert_eq!(approval.answer, Some(Answer::Once));
+    assert!(approval.prompt.summary.starts_with("git push"));
+    assert_eq!(decisions.len(), 7, "one approval and six releases");
+    let small_release = decisions
+        .iter()
+        .find(|record| record.event.id() == released.id)
+        .expect("a release of a small prompt is kept too");
+    assert_eq!(small_release.prompt.summary, "ls");
+
+    // Each large prompt is recorded as a bounded excerpt with the digest of the whole.
+    for record in &records {
+        let line = serde_json::to_vec(record).unwrap().len();
+        assert!(line < 64 * 1024, "a record of {line} bytes");
+        if let gatehouse_core::Event::Added { prompt } = &record.event {
+            if prompt.prompt.summary.starts_with("flood") {
+                let cut = prompt.cut.as_ref().expect("recorded cut");
+                let digest = cut.digest.as_deref().expect("with the digest of the whole");
+                let whole = bash(prompt.prompt.correlation.as_str(), 10 * MIB);
+                let whole = NewPrompt {
+                    host: "unnamed link".into(),
+                    ..whole
+                };
+                let expected =
+                    gatehouse_gateway::view::digest(&serde_json::to_vec(&whole).unwrap());
+                assert_eq!(digest, expected);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_gateway_stamps_each_prompt_with_the_host_of_its_connection() {
+    let gateway = gateway();
+    // A peer on the hooks socket that names this very machine, in its hello and its prompt.
+    let _claims_local = remote_hold(&gateway, bash("claims local", 10));
+    wait_for_pending(&gateway, 1).await;
+    // One through a link whose relay named its host.
+    let link = json!({"jsonrpc": "2.0", "method": "link.host", "params": {"host": "devbox"}});
+    let mut linked = Raw::open(&gateway, Roles::HooksOnly, &[link, hello_hook()]).await;
+    linked.reply(0).await;
+    linked.send(&hold_request(1, &bash("linked", 10))).await;
+    // A link named like this machine is still not this machine.
+    let named_local =
+        json!({"jsonrpc": "2.0", "method": "link.host", "params": {"host": LOCAL_HOST}});
+    let mut mimic = Raw::open(&gateway, Roles::HooksOnly, &[named_local, hello_hook()]).await;
+    mimic.reply(0).await;
+    mimic.send(&hold_request(1, &bash("mimic", 10))).await;
+    // A local hook that claims another machine is local all the same.
+    let local = tokio::spawn({
+        let stream = connection(&gateway, Roles::Any);
+        let mut prompt = bash("local", 10);
+        prompt.host = "devbox".into();
+        async move {
+            let mut hook =
+                Client::over_from_host(stream, Role::Hook, "local", Some("devbox")).await?;
+            hook.hold(prompt, Duration::from_secs(600)).await
+        }
+    });
+    wait_for_pending(&gateway, 4).await;
+
+    let mut front = frontend(&gateway).await;
+    let hosts: Vec<(String, String)> = front
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|prompt| (prompt.prompt.correlation, prompt.prompt.host))
+        .collect();
+    let host_of = |command: &str| {
+        hosts
+            .iter()
+            .find(|(correlation, _)| correlation == command)
+            .map(|(_, host)| host.clone())
+            .unwrap()
+    };
+    assert_eq!(host_of("claims local"), "unnamed link");
+    assert_eq!(host_of("linked"), "devbox");
+    assert_eq!(host_of("mimic"), "laptop (remote)");
+    assert_eq!(host_of("local"), LOCAL_HOST);
+    let status = front.status().await.unwrap();
+    let counted: Vec<&str> = status
+        .hosts
+        .iter()
+        .map(|entry| entry.host.as_str())
+        .collect();
+    assert!(
+        counted.contains(&"devbox") && counted.contains(&LOCAL_HOST),
+        "{counted:?}"
+    );
+    local.abort();
+}
+
+#[tokio::test]
+async fn a_link_is_named_only_by_the_first_frame_and_only_on_the_hooks_socket() {
+    let gateway = gateway();
+    let link =
+        |host: &str| json!({"jsonrpc": "2.0", "method": "link.host", "params": {"host": host}});
+    // The relay named the link; the peer behind it tries to rename it.
+    let mut renamed = Raw::open(
+        &gateway,
+        Roles::HooksOnly,
+        &[link("devbox"), hello_hook(), link(LOCAL_HOST)],
+    )
+    .await;
+    renamed.reply(0).await;
+    let refusal = renamed.next().await.expect("a refusal");
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("first frame"),
+        "{refusal}"
+    );
+    assert!(
+        renamed.next().await.is_none(),
+        "and the connection is closed"
+    );
+    // On the gateway's own socket nobody names a link.
+    let mut own = Raw::open(&gateway, Roles::Any, &[link("devbox")]).await;
+    assert!(own.next().await.unwrap()["error"].is_object());
+    assert!(own.next().await.is_none());
+}

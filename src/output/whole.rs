@@ -1,0 +1,81 @@
+//! One prompt whole, for `gatehouse show`: every field, the whole input as indented JSON and the
+//! whole preview, each line made visible. Nothing is cut.
+
+use std::fmt::Write;
+
+use gatehouse_core::text::visible;
+use gatehouse_core::Prompt;
+
+/// Every field of `prompt`, one a line, with its input and preview whole.
+pub fn whole_prompt(prompt: &Prompt) -> String {
+    let content = &prompt.prompt;
+    let mut out = String::new();
+    let mut field = |name: &str, value: &str| {
+        let _ = writeln!(out, "{name:<9}{}", visible(value));
+    };
+    field(
+        "id:",
+        &format!("{} ({})", super::shown_id(prompt), prompt.id),
+    );
+    field("agent:", &content.adapter);
+    field("host:", &super::host(content));
+    field("folder:", &content.cwd);
+    field("session:", &content.session);
+    field("kind:", content.kind.as_str());
+    field("tool:", &content.tool);
+    field("state:", prompt.state.as_str());
+    let actions: Vec<&str> = prompt
+        .actions
+        .iter()
+        .map(|action| action.as_str())
+        .collect();
+    field("actions:", &actions.join(","));
+    field("summary:", &content.summary);
+    if let Some(reason) = &content.read_only_reason {
+        field("read-only:", reason);
+    }
+    let input = serde_json::to_string_pretty(&content.input).unwrap_or_default();
+    let _ = writeln!(out, "input:");
+    for line in input.lines() {
+        let _ = writeln!(out, "  {}", visible(line));
+    }
+    for question in &content.questions {
+        let kind = if question.multi {
+            "choose any"
+        } else {
+            "choose one"
+        };
+        let _ = writeln!(
+            out,
+            "question {} ({kind}): {}",
+            visible(&question.id),
+            visible(&question.text)
+        );
+        for option in &question.options {
+            let _ = writeln!(
+                out,
+                "  - {}: {}",
+                visible(&option.label),
+                visible(&option.description)
+            );
+        }
+    }
+    if let Some(terminal) = &content.extra.terminal {
+        let _ = writeln!(out, "terminal: {}", visible(&terminal.describe()));
+    }
+    for suggestion in &content.extra.suggestions {
+        let _ = writeln!(
+            out,
+            "always {}: {}",
+            visible(&suggestion.id),
+            visible(&suggestion.summary)
+        );
+    }
+    if let Some(preview) = &content.extra.preview {
+        let _ = writeln!(out, "preview: {}", visible(&preview.title));
+        for line in preview.text.lines() {
+            let _ = writeln!(out, "  {}", visible(line));
+        }
+    }
+    out
+}
