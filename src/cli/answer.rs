@@ -36,7 +36,7 @@ pub struct AnswerArgs {
     id: String,
     /// `once` (allow this one call), `deny`, or `always` (allow it and stop asking, by one of
     /// the agent's own suggestions). Omit it when answering questions.
-    #[arg(value_parser = ["once", "deny", "always"])]
+    #[arg(value_parser = parse_action)]
     action: Option<String>,
     /// With `always`: the agent's suggestion to keep, as `gatehouse list` shows it (s1, ...)
     /// [default: the prompt's only one].
@@ -62,6 +62,18 @@ pub struct AnswerArgs {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// The action word, checked by hand: clap's own check suggests the closest word, and the word
+/// closest to a mistyped `allow` is `always`, which keeps allowing.
+fn parse_action(word: &str) -> Result<String, String> {
+    match word {
+        "once" | "deny" | "always" => Ok(word.to_owned()),
+        _ => Err(format!(
+            "`{word}` is not an action; say `once` to allow this one call, `deny` to refuse it, or \
+             `always` to allow it and stop asking (by one of the agent's own suggestions)"
+        )),
+    }
 }
 
 /// Where an `always` rule is kept.
@@ -279,6 +291,18 @@ mod tests {
         assert!(answer(&["abcd", "always", "--scope", "everywhere"]).is_err());
         assert!(answer(&["abcd"]).unwrap_err().contains("--pick"));
         assert!(answer(&["abcd", "once", "--message", "x"]).is_err());
+    }
+
+    #[test]
+    fn a_mistyped_action_is_never_met_with_a_broader_suggestion() {
+        for word in ["allow", "alwys", "yes", "approve", "ok"] {
+            let refused = answer(&["abcd", word]).unwrap_err();
+            assert!(!refused.contains("similar"), "{refused}");
+            assert!(
+                refused.contains("`once` to allow this one call"),
+                "{refused}"
+            );
+        }
     }
 
     #[test]
