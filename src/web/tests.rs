@@ -107,7 +107,23 @@ async fn the_page_is_public_and_every_response_carries_the_security_headers() {
         body.contains("data-unpaired") && !body.contains("<script>"),
         "no inline script"
     );
-    assert!(!super::assets::APP_JS.contains("innerHTML"));
+    for (path, content_type, body) in super::assets::FILES {
+        if content_type.starts_with("text/javascript") {
+            let script = std::str::from_utf8(body).unwrap();
+            for markup in [
+                "innerHTML",
+                "outerHTML",
+                "insertAdjacentHTML",
+                "document.write",
+                "eval(",
+            ] {
+                assert!(!script.contains(markup), "{path} uses {markup}");
+            }
+        }
+        let (status, headers, _) = send(&app, get(path, HOST, None)).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(headers[header::CONTENT_TYPE], *content_type, "{path}");
+    }
 }
 
 #[tokio::test]
