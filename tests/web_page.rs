@@ -497,6 +497,12 @@ fn the_text_on_every_button_has_a_contrast_of_at_least_4_5_in_both_themes() {
                         );
                     }
                 }
+                script(
+                    phone,
+                    "document.querySelector('[data-action=deny]').scrollIntoView({ block: 'center' })",
+                    vec![],
+                )
+                .await;
                 let name = if theme == Theme::Dark {
                     "bash-prompt-phone-dark"
                 } else {
@@ -544,6 +550,19 @@ fn a_cut_prompt_or_one_from_another_host_is_shown_as_such_and_a_cut_one_cannot_b
             assert!(shown[2].as_str().unwrap().contains("9,000,000 bytes"), "{shown}");
             assert_eq!(shown[3], json!("remote"));
             assert!(shown[4].as_str().unwrap().contains("Allowing is off"), "{shown}");
+            // A prompt of this machine shows its folder under the home as `~`.
+            let mut local = prompt.clone();
+            local["id"] = json!("01a2323b-0000-7000-8000-000000000002");
+            local["host"] = json!("here");
+            local["cwd"] = json!("/home/person/project");
+            let folder = script(
+                phone,
+                "return gatehouseCards.render(arguments[0], { localHost: 'here', home: '/home/person', act: () => {} })
+                   .querySelector('[data-folder]').textContent",
+                vec![local],
+            )
+            .await;
+            assert_eq!(folder, json!("~/project"));
             phone.screenshot("cut-and-remote-phone", PHONE).await;
         })
         .await;

@@ -14,6 +14,9 @@ const gatehouseCards = (() => {
   // A text longer than this is collapsed behind `[data-expand]`.
   const MOST_LINES = 16;
   const MOST_CHARACTERS = 1600;
+  // The fields whose content a complete preview (diff, new file, plan) shows whole: as sent,
+  // they stay one tap away. Every other field (a path, `replace_all`, anything unknown) is shown.
+  const PREVIEWED = ['content', 'old_string', 'new_string', 'edits', 'plan'];
   // The actions that let the agent go ahead.
   const APPROVING = ['once', 'always', 'answer'];
   // Input fields that widen what a call may do, and how the card flags them.
@@ -21,6 +24,7 @@ const gatehouseCards = (() => {
     dangerouslyDisableSandbox: (value) => value === true && 'sandbox OFF: runs outside the sandbox',
     run_in_background: (value) => value === true && 'runs in the background (keeps running after the answer)',
     timeout: (value) => value != null && `timeout ${describeTimeout(value)}`,
+    replace_all: (value) => value === true && 'replaces every match in the file, not one',
   };
 
   function describeTimeout(value) {
@@ -161,6 +165,7 @@ const gatehouseCards = (() => {
     if (prompt.cut || input === null || typeof input !== 'object' || Array.isArray(input)) {
       const text = typeof input === 'string' ? input : JSON.stringify(input, null, 2);
       root.append(textBlock(card, text, { class: 'input', 'data-input': true }));
+      if (prompt.cut) root.append(el('p', { class: 'cut-end', 'data-cut-end': true, text: '✂ cut here: the rest of the input is not on this page' }));
       return root;
     }
     const names = Object.keys(input);
@@ -169,24 +174,25 @@ const gatehouseCards = (() => {
     }
     const rest = names.filter((name) => !(name === 'command' && typeof input.command === 'string'));
     const list = el('dl', { class: 'field-list' });
+    const coveredList = el('dl', { class: 'field-list' });
     for (const name of rest) {
+      const into = covered && PREVIEWED.includes(name) ? coveredList : list;
       const value = input[name];
       const shortScalar = value === null || typeof value !== 'object';
       const oneLine = shortScalar && !String(value).includes('\n') && String(value).length <= 200;
-      list.append(el('dt', { 'data-field-name': name, text: visible(name) }));
+      into.append(el('dt', { 'data-field-name': name, text: visible(name) }));
       const cell = el('dd', { 'data-field': name });
       if (name === 'description' && typeof value === 'string' && oneLine) cell.className = 'description';
       if (oneLine) cell.textContent = typeof value === 'string' ? visible(value) : visible(JSON.stringify(value));
       else cell.append(textBlock(card, typeof value === 'string' ? value : JSON.stringify(value, null, 2), { class: 'input' }));
-      list.append(cell);
+      into.append(cell);
     }
-    if (list.childElementCount && covered) {
-      // The preview above shows all of it; the fields as sent stay one tap away.
-      const details = el('details', { class: 'raw', 'data-raw-input': true },
-        el('summary', { text: `The input as sent (${rest.map(visible).join(', ')})` }), list);
-      root.append(details);
-    } else if (list.childElementCount) {
-      root.append(list);
+    if (list.childElementCount) root.append(list);
+    if (coveredList.childElementCount) {
+      // The complete preview above shows these; as sent, they stay one tap away.
+      const shown = rest.filter((name) => PREVIEWED.includes(name)).map(visible).join(', ');
+      root.append(el('details', { class: 'raw', 'data-raw-input': true },
+        el('summary', { text: `As sent: ${shown} (shown above)` }), coveredList));
     }
     if (!names.length) root.append(el('p', { class: 'muted', 'data-input': true, text: '(no input)' }));
     return root;
