@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, Gateway};
+use crate::common::{claude_fixture, Gateway, Sandbox};
 use crate::support::browser::{browser_available, Browser, DESKTOP, PAGE_DEADLINE, PHONE};
 use crate::support::claude_env::{
-    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG,
+    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, CLAUDE_VERSION,
 };
 use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use crate::support::tmux::Tmux;
@@ -123,6 +123,17 @@ pub struct World {
 
 impl World {
     pub fn new(script: Vec<ScriptedTurn>) -> Option<World> {
+        World::with(script, false)
+    }
+
+    /// Like [`World::new`], with a passing probe record for the installed Claude Code in the
+    /// gateway's state folder (as `gatehouse probe claude` writes it): edits, plans and `always`
+    /// are answerable.
+    pub fn probed(script: Vec<ScriptedTurn>) -> Option<World> {
+        World::with(script, true)
+    }
+
+    fn with(script: Vec<ScriptedTurn>, probed: bool) -> Option<World> {
         if !browser_available() {
             return None;
         }
@@ -134,10 +145,19 @@ impl World {
             eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
             return None;
         };
-        let gateway = Gateway::start();
+        let sandbox = Sandbox::new();
+        let state_home = sandbox.home().join(".local/state");
+        if probed {
+            crate::e2e_claude_more::write_record(&sandbox, &bin, CLAUDE_VERSION);
+        }
+        let gateway = Gateway::start_in(sandbox);
         let fake = FakeAnthropic::start(script);
         let mut claude = ClaudeEnv::new(&bin, &fake);
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        if probed {
+            // The hooks read the probe record where it is kept (as in `e2e_claude_more`).
+            claude.set_env("XDG_STATE_HOME", &state_home.display().to_string());
+        }
         let installed = gateway
             .command(&["install", "claude"])
             .env("HOME", claude.home())

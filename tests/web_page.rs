@@ -172,6 +172,94 @@ fn the_real_claude_code_card_shows_host_every_field_and_a_tail_that_cannot_be_al
 }
 
 #[test]
+fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact_rule() {
+    let Some(mut world) = World::probed(Vec::new()) else {
+        return;
+    };
+    let path = world.workspace_file("e.txt");
+    std::fs::write(&path, "one\nalpha\nthree\n").unwrap();
+    world.fake.push_turn(ScriptedTurn::Steps(vec![
+        ("Read".into(), json!({ "file_path": path })),
+        (
+            "Edit".into(),
+            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
+        ),
+    ]));
+    let command = "node -e \"require('fs').appendFileSync('ran.log','x')\"";
+    world.fake.push_turn(ScriptedTurn::tool_use(
+        "Bash",
+        json!({ "command": command, "description": "append" }),
+    ));
+    world.start("edit e.txt");
+    let edit = world.held_id();
+    run(async {
+        using(Browser::phone(Theme::Light).await, async |phone| {
+            pair(phone, &world.web.first_link, "edit phone").await;
+            let card = card(&edit);
+            phone.wait_for(&format!("{card} [data-diff]")).await;
+            let diff = phone.text(&format!("{card} [data-diff]")).await;
+            assert_eq!(
+                diff,
+                "--- a/e.txt\n+++ b/e.txt\n@@ -1,3 +1,3 @@\n one\n-alpha\n+beta\n three"
+            );
+            assert_eq!(
+                phone.text(&format!("{card} .preview-title")).await,
+                "e.txt (edit)"
+            );
+            // The path and replace_all are shown as sent; the strings the diff shows, one tap away.
+            assert!(phone
+                .text(&format!("{card} [data-field='file_path']"))
+                .await
+                .ends_with("/e.txt"));
+            assert_eq!(
+                phone
+                    .text(&format!("{card} [data-field='replace_all']"))
+                    .await,
+                "false"
+            );
+            assert_eq!(
+                phone
+                    .count(&format!(
+                        "{card} [data-raw-input] [data-field='old_string']"
+                    ))
+                    .await,
+                1
+            );
+            phone.screenshot("edit-diff-phone", PHONE).await;
+            phone.click(&format!("{card} [data-action='once']")).await;
+            wait_until_ended(phone, &edit, "Answered (once) by web:edit phone").await;
+            world.fake.wait_for_tool_results(2, DEADLINE);
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                "one\nbeta\nthree\n"
+            );
+
+            world.ask("append once");
+            let append = world.held_id();
+            let card = self::card(&append);
+            phone.wait_for(&format!("{card} [data-suggestion]")).await;
+            let rule = phone.text(&format!("{card} [data-rule]")).await;
+            assert_eq!(rule, format!("allow Bash({command})"));
+            let meaning = phone.text(&format!("{card} [data-rule-meaning]")).await;
+            assert_eq!(
+                meaning,
+                format!("It lets through only the Bash command `{command}`, exactly as written.")
+            );
+            phone.screenshot("always-rule-phone", PHONE).await;
+            phone.click(&format!("{card} [data-action='always']")).await;
+            wait_until_ended(phone, &append, "Answered (always) by web:edit phone").await;
+        })
+        .await;
+    });
+    world.fake.wait_for_tool_results(3, DEADLINE);
+    let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
+    assert!(
+        log.contains("always: suggestion s1 for the session"),
+        "{log}"
+    );
+}
+
+#[test]
 fn every_field_is_shown_and_the_fields_that_widen_a_call_are_flagged() {
     if !browser_available() {
         return;

@@ -312,8 +312,6 @@ const gatehouseCards = (() => {
       const there = /terminal/i.test(reason) ? '' : ' Answer it in the agent\'s own terminal.';
       card.append(el('p', { class: 'readonly', 'data-read-only': true, text: `Read-only here: ${reason}.${there}` }));
     } else {
-      const suggestions = renderSuggestions(prompt, act);
-      if (suggestions) card.append(suggestions);
       const bar = el('div', { class: 'actions', 'data-actions': true });
       if (actions.includes('deny')) {
         bar.append(el('input', { type: 'text', class: 'deny-message', 'data-deny-message': true, maxlength: 2000,
@@ -333,6 +331,9 @@ const gatehouseCards = (() => {
       bar.append(buttons);
       card.append(bar);
       card.append(el('p', { class: 'gate', 'data-gate-note': true, role: 'note' }));
+      // The broader answer comes after the narrow ones, with its exact rule and what it matches.
+      const suggestions = renderSuggestions(prompt, act);
+      if (suggestions) card.append(suggestions);
     }
     card.append(el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }));
     updateGate(card);
