@@ -123,17 +123,22 @@ pub struct World {
 
 impl World {
     pub fn new(script: Vec<ScriptedTurn>) -> Option<World> {
-        World::with(script, false)
+        World::with(script, false, &[])
     }
 
     /// Like [`World::new`], with a passing probe record for the installed Claude Code in the
     /// gateway's state folder (as `gatehouse probe claude` writes it): edits, plans and `always`
     /// are answerable.
     pub fn probed(script: Vec<ScriptedTurn>) -> Option<World> {
-        World::with(script, true)
+        World::with(script, true, &[])
     }
 
-    fn with(script: Vec<ScriptedTurn>, probed: bool) -> Option<World> {
+    /// Like [`World::probed`], with Claude Code started with `arguments`.
+    pub fn probed_with(script: Vec<ScriptedTurn>, arguments: &[&str]) -> Option<World> {
+        World::with(script, true, arguments)
+    }
+
+    fn with(script: Vec<ScriptedTurn>, probed: bool, arguments: &[&str]) -> Option<World> {
         if !browser_available() {
             return None;
         }
@@ -154,6 +159,7 @@ impl World {
         let fake = FakeAnthropic::start(script);
         let mut claude = ClaudeEnv::new(&bin, &fake);
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        claude.add_args(arguments);
         if probed {
             // The hooks read the probe record where it is kept (as in `e2e_claude_more`).
             claude.set_env("XDG_STATE_HOME", &state_home.display().to_string());

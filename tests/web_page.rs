@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::common::{claude_fixture, Gateway, Reaped};
 use crate::support::browser::{browser_available, Browser, Theme, DESKTOP, PHONE};
-use crate::support::fake_anthropic::ScriptedTurn;
+use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
 use crate::web::{card, dom_text, pair, pair_link, run, using, wait_until_ended, Web, World};
 
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -257,6 +257,51 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
         log.contains("always: suggestion s1 for the session"),
         "{log}"
     );
+}
+
+#[test]
+fn the_real_claude_codes_plan_reads_as_text_and_is_approved_from_the_desktop() {
+    let plan = "# Ship the page\n\nThe phone **must** show it all.\n\n## Steps\n1. Split `app.js`\n2. Test at 390 px\n\n```sh\ncargo test --test runner web_page::\n```\n";
+    let turn = ScriptedTurn::Steps(vec![
+        (
+            "Write".into(),
+            json!({ "file_path": PLAN_FILE, "content": plan }),
+        ),
+        ("ExitPlanMode".into(), json!({})),
+    ]);
+    let Some(mut world) = World::probed_with(vec![turn], &["--permission-mode", "plan"]) else {
+        return;
+    };
+    world.start("plan it");
+    let id = world.held_id();
+    run(async {
+        using(Browser::desktop(Theme::Light).await, async |desktop| {
+            pair(desktop, &world.web.first_link, "plan desk").await;
+            let card = card(&id);
+            let plan_in = |css: &str| format!("{card} [data-plan] {css}");
+            desktop.wait_for(&plan_in("h3")).await;
+            assert_eq!(desktop.text(&plan_in("h3")).await, "Ship the page");
+            assert_eq!(desktop.text(&plan_in("h4")).await, "Steps");
+            assert_eq!(desktop.count(&plan_in("ol li")).await, 2);
+            assert_eq!(desktop.text(&plan_in("li code")).await, "app.js");
+            assert_eq!(
+                desktop.text(&plan_in("pre")).await,
+                "cargo test --test runner web_page::"
+            );
+            let text = desktop.text(&format!("{card} [data-plan]")).await;
+            assert!(
+                !text.contains('#') && !text.contains("\\n"),
+                "no Markdown marks, no JSON: {text}"
+            );
+            desktop.screenshot("plan-desktop", DESKTOP).await;
+            desktop.click(&format!("{card} [data-action='once']")).await;
+            wait_until_ended(desktop, &id, "Answered (once) by web:plan desk").await;
+        })
+        .await;
+    });
+    let result = world.fake.wait_for_tool_results(2, DEADLINE)[1].clone();
+    assert_ne!(result["is_error"], json!(true), "{result}");
+    assert!(tool_result_text(&result).contains("approved"), "{result}");
 }
 
 #[test]

@@ -275,7 +275,8 @@ const gatehouseCards = (() => {
     const act = (action, extra) => context.act(prompt, card, action, extra);
 
     const hostNode = el('span', { class: 'host', 'data-host': host, text: host ? `@${visible(host)}` : '@(host not given)' });
-    const where = host ? el('span', { class: `place ${local ? 'local' : 'remote'}`, 'data-local': local ? 'true' : 'false', text: local ? 'local' : 'remote' }) : null;
+    // Local or remote only when this machine's name is known (gatehouse web says it).
+    const where = host && context.localHost ? el('span', { class: `place ${local ? 'local' : 'remote'}`, 'data-local': local ? 'true' : 'false', text: local ? 'local' : 'remote' }) : null;
     card.append(el('div', { class: 'meta' },
       el('span', { class: 'agent', text: visible(prompt.adapter) }), hostNode, where,
       el('span', { class: 'tool', text: visible(prompt.tool) }),
