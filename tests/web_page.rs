@@ -696,6 +696,18 @@ fn a_cut_prompt_or_one_from_another_host_is_shown_as_such_and_a_cut_one_cannot_b
             )
             .await;
             assert_eq!(folder, json!("~/project"));
+            // A long run of spaces cannot wrap into a screenful of blank lines above a tail.
+            let mut spaced = prompt.clone();
+            spaced["id"] = json!("01a2323b-0000-7000-8000-000000000003");
+            spaced["input"]["command"] = json!(format!("echo hi{}rm -rf ~", " ".repeat(5000)));
+            let command = script(
+                phone,
+                "return gatehouseCards.render(arguments[0], { localHost: 'here', home: '', act: () => {} })
+                   .querySelector('[data-input]').textContent",
+                vec![spaced],
+            )
+            .await;
+            assert_eq!(command, json!("echo hi⋯ 5000 spaces ⋯rm -rf ~"));
             phone.screenshot("cut-and-remote-phone", PHONE).await;
         })
         .await;

@@ -47,11 +47,22 @@ const gatehouseDom = (() => {
     return lines;
   }
 
-  // One line: its text made visible, trailing spaces shown as marked dots.
+  // A run of this many spaces or more inside a line is shown as one mark saying how many: a
+  // long run would wrap into what looks like blank lines and push the rest out of sight.
+  const LONG_SPACE_RUN = 24;
+
+  // One line: its text made visible, long runs of spaces and trailing spaces marked.
   function lineNodes(line) {
     const trailing = line.match(/[ \u00a0]+$/);
     const body = trailing ? line.slice(0, trailing.index) : line;
-    const nodes = [document.createTextNode(visible(body))];
+    const nodes = [];
+    let last = 0;
+    for (const run of body.matchAll(new RegExp(`[ \u00a0]{${LONG_SPACE_RUN},}`, 'g'))) {
+      nodes.push(document.createTextNode(visible(body.slice(last, run.index))));
+      nodes.push(el('span', { class: 'blank-run', 'data-space-run': run[0].length, text: `⋯ ${run[0].length} spaces ⋯` }));
+      last = run.index + run[0].length;
+    }
+    nodes.push(document.createTextNode(visible(body.slice(last))));
     if (trailing) {
       nodes.push(el('span', {
         class: 'trailing', 'data-trailing': trailing[0].length,
