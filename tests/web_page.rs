@@ -522,9 +522,14 @@ fn the_title_counts_what_waits_a_banner_names_a_new_prompt_and_the_page_is_an_ap
             .await;
             assert_eq!(worker[0], json!(format!("{}/", web.base)), "{worker}");
             assert_eq!(worker[1], json!(format!("{}/sw.js", web.base)), "{worker}");
-            // The worker caches nothing: no Cache Storage at all.
+            // The worker caches nothing (no Cache Storage at all), and has no fetch handler: the
+            // page's requests, with the device token in their header, never pass through it.
             let caches = script(desktop, "return caches.keys()", vec![]).await;
             assert_eq!(caches, json!([]));
+            let source = script(desktop, "return fetch('/sw.js').then(r => r.text())", vec![]).await;
+            let source = source.as_str().unwrap();
+            assert!(!source.contains("'fetch'") && !source.contains("\"fetch\""), "{source}");
+            assert!(source.contains("// push: handlers below"), "{source}");
         })
         .await;
     });
