@@ -546,6 +546,7 @@ fn a_pairing_link_opened_in_the_unpaired_tab_pairs_it_at_once() {
         using(Browser::phone(Theme::Light).await, async |phone| {
             phone.client.goto(&web.base).await.unwrap();
             phone.wait_for("[data-unpaired]:not([hidden])").await;
+            phone.screenshot("unpaired-phone-emulated", PHONE).await;
             script(phone, "window.sameDocument = true", vec![]).await;
             // Only the `#` part changes: the browser does not load the page again.
             phone.client.goto(&web.first_link).await.unwrap();
@@ -557,6 +558,7 @@ fn a_pairing_link_opened_in_the_unpaired_tab_pairs_it_at_once() {
             );
             let address = phone.client.current_url().await.unwrap();
             assert!(address.fragment().is_none(), "{address}");
+            phone.screenshot("pair-form-phone", PHONE).await;
             phone.type_into("[data-device-name]", "same tab").await;
             phone.click("[data-pair-submit]").await;
             phone.wait_for("[data-connection][data-up='true']").await;
