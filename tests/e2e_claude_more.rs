@@ -139,7 +139,7 @@ impl World {
 }
 
 /// A passing record for `version` of `claude`, as `gatehouse probe claude` writes it.
-fn write_record(sandbox: &Sandbox, claude: &std::path::Path, version: &str) {
+pub fn write_record(sandbox: &Sandbox, claude: &std::path::Path, version: &str) {
     let cases: Vec<Value> = [
         ("write-once", "edits"),
         ("write-deny", "edits"),

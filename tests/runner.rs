@@ -8,7 +8,9 @@
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
 //! - `hook_work_bounds`: the hook's CPU and memory on hostile events (previews, many JSON values).
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code;
-//!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
+//!   `web_attacks`: another local user's server visited by the paired browser, and a flood;
+//!   `web_page`: the page at a phone's width and a desktop's: what each card shows, the title,
+//!   the manifest and service worker, pairing in the same tab, the buttons' contrast.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
@@ -38,3 +40,4 @@ mod typed_ids;
 mod untrusted_gateway;
 mod web;
 mod web_attacks;
+mod web_page;

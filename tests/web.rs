@@ -16,10 +16,10 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, Gateway};
+use crate::common::{claude_fixture, Gateway, Sandbox};
 use crate::support::browser::{browser_available, Browser, DESKTOP, PAGE_DEADLINE, PHONE};
 use crate::support::claude_env::{
-    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG,
+    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, CLAUDE_VERSION,
 };
 use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use crate::support::tmux::Tmux;
@@ -99,7 +99,7 @@ impl Drop for Web {
 }
 
 /// A new pairing link from `gatehouse web pair --json`.
-fn pair_link(gateway: &Gateway) -> String {
+pub fn pair_link(gateway: &Gateway) -> String {
     let output = gateway.run(&["web", "pair", "--json"]);
     assert!(
         output.status.success(),
@@ -113,16 +113,32 @@ fn pair_link(gateway: &Gateway) -> String {
 
 /// One test's world: gateway, fake model, Claude Code's home with gatehouse's hooks, Claude Code
 /// in tmux once started, and `gatehouse web`.
-struct World {
-    gateway: Gateway,
-    fake: FakeAnthropic,
-    claude: ClaudeEnv,
-    tmux: Option<Tmux>,
-    web: Web,
+pub struct World {
+    pub gateway: Gateway,
+    pub fake: FakeAnthropic,
+    pub claude: ClaudeEnv,
+    pub tmux: Option<Tmux>,
+    pub web: Web,
 }
 
 impl World {
-    fn new(script: Vec<ScriptedTurn>) -> Option<World> {
+    pub fn new(script: Vec<ScriptedTurn>) -> Option<World> {
+        World::with(script, false, &[])
+    }
+
+    /// Like [`World::new`], with a passing probe record for the installed Claude Code in the
+    /// gateway's state folder (as `gatehouse probe claude` writes it): edits, plans and `always`
+    /// are answerable.
+    pub fn probed(script: Vec<ScriptedTurn>) -> Option<World> {
+        World::with(script, true, &[])
+    }
+
+    /// Like [`World::probed`], with Claude Code started with `arguments`.
+    pub fn probed_with(script: Vec<ScriptedTurn>, arguments: &[&str]) -> Option<World> {
+        World::with(script, true, arguments)
+    }
+
+    fn with(script: Vec<ScriptedTurn>, probed: bool, arguments: &[&str]) -> Option<World> {
         if !browser_available() {
             return None;
         }
@@ -134,10 +150,20 @@ impl World {
             eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
             return None;
         };
-        let gateway = Gateway::start();
+        let sandbox = Sandbox::new();
+        let state_home = sandbox.home().join(".local/state");
+        if probed {
+            crate::e2e_claude_more::write_record(&sandbox, &bin, CLAUDE_VERSION);
+        }
+        let gateway = Gateway::start_in(sandbox);
         let fake = FakeAnthropic::start(script);
         let mut claude = ClaudeEnv::new(&bin, &fake);
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+        claude.add_args(arguments);
+        if probed {
+            // The hooks read the probe record where it is kept (as in `e2e_claude_more`).
+            claude.set_env("XDG_STATE_HOME", &state_home.display().to_string());
+        }
         let installed = gateway
             .command(&["install", "claude"])
             .env("HOME", claude.home())
@@ -158,27 +184,27 @@ impl World {
         })
     }
 
-    fn start(&mut self, prompt: &str) {
+    pub fn start(&mut self, prompt: &str) {
         let tmux = self.claude.start_in_tmux();
         self.claude.submit_prompt(&tmux, prompt);
         self.tmux = Some(tmux);
     }
 
-    fn ask(&self, prompt: &str) {
+    pub fn ask(&self, prompt: &str) {
         let tmux = self.tmux.as_ref().unwrap();
         wait_idle(tmux, DEADLINE);
         self.claude.submit_prompt(tmux, prompt);
     }
 
     /// The id of the one prompt the gateway holds, once it is there.
-    fn held_id(&self) -> String {
+    pub fn held_id(&self) -> String {
         self.gateway.wait_for_pending(1)[0]["id"]
             .as_str()
             .unwrap()
             .to_owned()
     }
 
-    fn workspace_file(&self, name: &str) -> PathBuf {
+    pub fn workspace_file(&self, name: &str) -> PathBuf {
         self.claude.workspace().join(name)
     }
 }
@@ -213,7 +239,11 @@ pub fn run(body: impl std::future::Future<Output = ()>) {
 
 /// Runs `body` with a fresh browser, and closes the browser even when `body` panics.
 pub async fn with_browser(size: (u32, u32), body: impl AsyncFnOnce(&Browser)) {
-    let browser = Browser::start(size).await;
+    using(Browser::start(size).await, body).await;
+}
+
+/// Runs `body` with `browser`, and closes it even when `body` panics.
+pub async fn using(browser: Browser, body: impl AsyncFnOnce(&Browser)) {
     let outcome = AssertUnwindSafe(body(&browser)).catch_unwind().await;
     browser.close().await;
     if let Err(panic) = outcome {
@@ -263,8 +293,24 @@ pub fn card(id: &str) -> String {
     format!("[data-prompt-id='{id}']")
 }
 
-/// Waits until the prompt's card offers no action and says why.
-async fn wait_until_ended(browser: &Browser, id: &str, why: &str) {
+/// The `textContent` of the first element matching `css` (also inside a collapsed list), or "".
+pub async fn dom_text(browser: &Browser, css: &str) -> String {
+    browser
+        .client
+        .execute(
+            "const node = document.querySelector(arguments[0]); return node ? node.textContent : ''",
+            vec![json!(css)],
+        )
+        .await
+        .expect("the page runs a script")
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Waits until the prompt's card offers no action and says why (an ended card sits in the
+/// collapsed "recently ended" list, so its text is read from the DOM).
+pub async fn wait_until_ended(browser: &Browser, id: &str, why: &str) {
     let card = card(id);
     browser
         .wait_until(
@@ -272,8 +318,7 @@ async fn wait_until_ended(browser: &Browser, id: &str, why: &str) {
             &format!("{card} to stop offering actions"),
             async |page| {
                 page.count(&format!("{card} [data-action]")).await == 0
-                    && page
-                        .text(&format!("{card} [data-status]"))
+                    && dom_text(page, &format!("{card} [data-status]"))
                         .await
                         .contains(why)
             },
@@ -764,6 +809,15 @@ fn the_page_says_when_the_gateway_is_down_and_follows_it_back_by_itself() {
                 )
                 .await;
             wait_until_ended(desktop, &id, "The gateway went away").await;
+            // One short line, no socket path; and never "nothing waits", which it cannot know.
+            let connection = desktop.text("[data-connection]").await;
+            assert!(!connection.contains('/'), "{connection}");
+            assert!(desktop.shown("[data-empty]").await);
+            let empty = desktop.text("[data-empty]").await;
+            assert!(
+                empty.contains("gateway is down") && !empty.contains("No prompt"),
+                "{empty}"
+            );
             desktop.screenshot("gateway-down-desktop", DESKTOP).await;
             gateway.start_again();
             desktop.wait_for("[data-connection][data-up='true']").await;

@@ -14,6 +14,45 @@ pub const INDEX_HTML: &str = include_str!("assets/index.html");
 pub const APP_JS: &str = include_str!("assets/app.js");
 pub const APP_CSS: &str = include_str!("assets/app.css");
 
+/// Every file the page is made of but `/text.js` (generated): its path, its type and its bytes.
+/// The scripts load in the order index.html names them: text.js, dom.js, diff.js, plan.js,
+/// cards.js, app.js. `sw.js` is the service worker (it keeps and caches nothing);
+/// `manifest.webmanifest` and the icons make the page installable.
+pub const FILES: &[(&str, &str, &[u8])] = &[
+    ("/", "text/html; charset=utf-8", INDEX_HTML.as_bytes()),
+    ("/app.css", "text/css; charset=utf-8", APP_CSS.as_bytes()),
+    ("/dom.js", JS, include_bytes!("assets/dom.js")),
+    ("/diff.js", JS, include_bytes!("assets/diff.js")),
+    ("/plan.js", JS, include_bytes!("assets/plan.js")),
+    ("/cards.js", JS, include_bytes!("assets/cards.js")),
+    ("/app.js", JS, APP_JS.as_bytes()),
+    ("/sw.js", JS, include_bytes!("assets/sw.js")),
+    (
+        "/manifest.webmanifest",
+        "application/manifest+json",
+        include_bytes!("assets/manifest.webmanifest"),
+    ),
+    ("/icon.svg", SVG, include_bytes!("assets/icon.svg")),
+    (
+        "/icon-waiting.svg",
+        SVG,
+        include_bytes!("assets/icon-waiting.svg"),
+    ),
+    (
+        "/icon-192.png",
+        "image/png",
+        include_bytes!("assets/icon-192.png"),
+    ),
+    (
+        "/icon-512.png",
+        "image/png",
+        include_bytes!("assets/icon-512.png"),
+    ),
+];
+
+const JS: &str = "text/javascript; charset=utf-8";
+const SVG: &str = "image/svg+xml";
+
 /// The page's `gatehouseText.visible` and `visibleLines`, made from `gatehouse_core::text`.
 pub fn text_js() -> &'static str {
     static TEXT_JS: LazyLock<String> = LazyLock::new(generate_text_js);

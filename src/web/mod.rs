@@ -122,6 +122,11 @@ fn pair(control: &Path, json: bool, qr: bool) -> anyhow::Result<ExitCode> {
         println!("Open this link in the browser to pair (once, until {expires_at}):\n  {url}");
     }
     if qr {
+        if let Some(port) = loopback_port(&url) {
+            // A phone cannot open a loopback address: say so, and how to reach the page instead.
+            eprintln!("{}", loopback_qr_advice(port));
+            return Ok(ExitCode::SUCCESS);
+        }
         let code = qrcode::QrCode::new(url.as_bytes())?;
         let picture = code
             .render::<qrcode::render::unicode::Dense1x2>()
@@ -134,6 +139,31 @@ fn pair(control: &Path, json: bool, qr: bool) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The port of a pairing link that names a loopback address (`127.0.0.1`, `[::1]`, `localhost`),
+/// which only a browser on this same machine can open.
+pub fn loopback_port(url: &str) -> Option<u16> {
+    let authority = url.split("://").nth(1)?.split('/').next()?;
+    let (host, port) = authority.rsplit_once(':')?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    loopback.then(|| port.parse().ok()).flatten()
+}
+
+/// What `web pair --qr` says instead of a QR code when the page listens on loopback only.
+pub fn loopback_qr_advice(port: u16) -> String {
+    format!(
+        "No QR code: this link names a loopback address, which only a browser on this machine can open (a phone cannot).
+Two ways work from a phone or another machine:
+  1. TLS on the LAN address: restart with `gatehouse web --listen 0.0.0.0:{port} --tls-self-signed`,
+     then run `gatehouse web pair --qr` again and scan that code;
+  2. an SSH tunnel from the other machine: `ssh -L {port}:127.0.0.1:{port} THIS-HOST`, then open
+     the link above in that machine's browser."
+    )
 }
 
 fn devices(control: &Path, json: bool) -> anyhow::Result<ExitCode> {

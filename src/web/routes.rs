@@ -9,7 +9,7 @@
 //!
 //! | route | needs | does |
 //! | --- | --- | --- |
-//! | `GET /`, `/app.js`, `/text.js`, `/app.css` | | the page, embedded in the binary |
+//! | `GET /`, `/text.js`, and each of [`assets::FILES`] | | the page, its scripts, style, service worker, manifest and icons, embedded in the binary |
 //! | `POST /api/pair` | a pairing token | pairs this browser: replies with its device token |
 //! | `GET /api/session` | token | which device this is |
 //! | `GET /api/prompts` | token | the live prompts, as wire `Prompt`s |
@@ -74,22 +74,19 @@ pub struct WebState {
 pub type Shared = Arc<WebState>;
 
 pub fn router(state: Shared) -> Router {
-    Router::new()
-        .route(
-            "/",
-            get(|| async { page(assets::INDEX_HTML, "text/html; charset=utf-8") }),
-        )
-        .route(
-            "/app.js",
-            get(|| async { page(assets::APP_JS, "text/javascript; charset=utf-8") }),
-        )
+    let mut router = Router::new();
+    for &(path, content_type, body) in assets::FILES {
+        router = router.route(path, get(move || async move { page(body, content_type) }));
+    }
+    router
         .route(
             "/text.js",
-            get(|| async { page(assets::text_js(), "text/javascript; charset=utf-8") }),
-        )
-        .route(
-            "/app.css",
-            get(|| async { page(assets::APP_CSS, "text/css; charset=utf-8") }),
+            get(|| async {
+                page(
+                    assets::text_js().as_bytes(),
+                    "text/javascript; charset=utf-8",
+                )
+            }),
         )
         .route("/api/pair", post(pair))
         .route("/api/session", get(session))
@@ -102,7 +99,7 @@ pub fn router(state: Shared) -> Router {
         .with_state(state)
 }
 
-fn page(body: &'static str, content_type: &'static str) -> Response {
+fn page(body: &'static [u8], content_type: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
@@ -256,8 +253,16 @@ pub fn name_from_user_agent(agent: &str) -> String {
     }
 }
 
+/// Which device this is, and this machine's host name and home folder: the page marks prompts
+/// whose host is this one's as local, and shows their folders with `~`.
 async fn session(Paired(device): Paired) -> Response {
-    Json(json!({ "device": DeviceView::from(&device) })).into_response()
+    let home = std::env::var("HOME").unwrap_or_default();
+    Json(json!({
+        "device": DeviceView::from(&device),
+        "host": crate::host::own_host_name(),
+        "home": home,
+    }))
+    .into_response()
 }
 
 async fn prompts(State(state): State<Shared>, _: Paired) -> Response {

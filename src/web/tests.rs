@@ -107,7 +107,23 @@ async fn the_page_is_public_and_every_response_carries_the_security_headers() {
         body.contains("data-unpaired") && !body.contains("<script>"),
         "no inline script"
     );
-    assert!(!super::assets::APP_JS.contains("innerHTML"));
+    for (path, content_type, body) in super::assets::FILES {
+        if content_type.starts_with("text/javascript") {
+            let script = std::str::from_utf8(body).unwrap();
+            for markup in [
+                "innerHTML",
+                "outerHTML",
+                "insertAdjacentHTML",
+                "document.write",
+                "eval(",
+            ] {
+                assert!(!script.contains(markup), "{path} uses {markup}");
+            }
+        }
+        let (status, headers, _) = send(&app, get(path, HOST, None)).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(headers[header::CONTENT_TYPE], *content_type, "{path}");
+    }
 }
 
 #[tokio::test]
@@ -416,4 +432,23 @@ fn a_device_without_a_typed_name_is_named_after_its_browser() {
     let iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
     assert_eq!(name_from_user_agent(iphone), "Safari on iPhone");
     assert_eq!(name_from_user_agent(""), "Browser");
+}
+
+#[test]
+fn only_a_loopback_link_gets_advice_instead_of_a_qr_code() {
+    use super::loopback_port;
+    assert_eq!(loopback_port("http://127.0.0.1:7780/#pair=ab"), Some(7780));
+    assert_eq!(loopback_port("http://[::1]:7781/#pair=ab"), Some(7781));
+    assert_eq!(loopback_port("http://localhost:7782/#pair=ab"), Some(7782));
+    assert_eq!(loopback_port("https://192.168.1.20:7780/#pair=ab"), None);
+    assert_eq!(
+        loopback_port("https://devbox.tailnet.ts.net:7780/#pair=ab"),
+        None
+    );
+    let advice = super::loopback_qr_advice(7780);
+    assert!(
+        advice.contains("--listen 0.0.0.0:7780 --tls-self-signed"),
+        "{advice}"
+    );
+    assert!(advice.contains("ssh -L 7780:127.0.0.1:7780"), "{advice}");
 }

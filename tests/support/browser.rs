@@ -5,6 +5,10 @@
 //! ends (`PR_SET_PDEATHSIG`). Each [`Browser`] is a fresh headless Chromium with a profile of its
 //! own, so no cookie passes from one browser to the next. Without chromedriver the tests are
 //! skipped locally and fail in CI (`CI` set; `.ci/run` installs it).
+//!
+//! Chromium will not size a window below 500 px wide: [`Browser::phone`] emulates a true phone
+//! (chromedriver's `mobileEmulation`: 390x844 CSS pixels, touch, a phone's user agent), and
+//! [`Theme::Dark`] makes the page see `prefers-color-scheme: dark`.
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -87,9 +91,18 @@ fn chromedriver() -> &'static str {
     })
 }
 
+/// The colour scheme the page is shown in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
 /// A fresh headless Chromium with a private profile.
 pub struct Browser {
     pub client: Client,
+    /// Whether it emulates a phone ([`PHONE`]); its window size then changes nothing.
+    phone: bool,
     _profile: tempfile::TempDir,
 }
 
@@ -100,6 +113,25 @@ impl Browser {
 
     /// Like [`Browser::start`]; `accept_insecure_certs` lets it open a self-signed HTTPS page.
     pub async fn start_with(size: (u32, u32), accept_insecure_certs: bool) -> Browser {
+        Browser::launch(size, accept_insecure_certs, false, Theme::Light).await
+    }
+
+    /// A phone: a [`PHONE`]-sized viewport by device emulation, in `theme`.
+    pub async fn phone(theme: Theme) -> Browser {
+        Browser::launch(PHONE, false, true, theme).await
+    }
+
+    /// A desktop window of [`DESKTOP`] in `theme`.
+    pub async fn desktop(theme: Theme) -> Browser {
+        Browser::launch(DESKTOP, false, false, theme).await
+    }
+
+    async fn launch(
+        size: (u32, u32),
+        accept_insecure_certs: bool,
+        phone: bool,
+        theme: Theme,
+    ) -> Browser {
         let profile = tempfile::Builder::new()
             .prefix("gh-chromium")
             .tempdir()
@@ -117,10 +149,24 @@ impl Browser {
             format!("--window-size={},{}", size.0, size.1),
             format!("--user-data-dir={}", profile.path().display()),
         ];
+        let mut arguments = arguments;
+        if theme == Theme::Dark {
+            // Blink's preferred colour scheme: 0 is dark.
+            arguments.push("--blink-settings=preferredColorScheme=0".to_owned());
+        } else {
+            arguments.push("--blink-settings=preferredColorScheme=1".to_owned());
+        }
+        let mut options = json!({ "binary": CHROMIUM, "args": arguments });
+        if phone {
+            options["mobileEmulation"] = json!({
+                "deviceMetrics": { "width": PHONE.0, "height": PHONE.1, "pixelRatio": 2.0, "touch": true, "mobile": true },
+                "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36",
+            });
+        }
         let capabilities = json!({
             "browserName": "chrome",
             "acceptInsecureCerts": accept_insecure_certs,
-            "goog:chromeOptions": { "binary": CHROMIUM, "args": arguments },
+            "goog:chromeOptions": options,
         });
         let capabilities = capabilities.as_object().unwrap().clone();
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -131,6 +177,7 @@ impl Browser {
             .expect("chromedriver starts a Chromium session");
         Browser {
             client,
+            phone,
             _profile: profile,
         }
     }
@@ -231,9 +278,12 @@ impl Browser {
             .unwrap_or_else(|error| panic!("cannot type into `{css}`: {error}"));
     }
 
-    /// Saves a screenshot of a `size` viewport as `target/web-screenshots/<name>.png`.
+    /// Saves a screenshot of a `size` viewport as `target/web-screenshots/<name>.png` (a
+    /// [`Browser::phone`] takes it at its own size).
     pub async fn screenshot(&self, name: &str, size: (u32, u32)) -> PathBuf {
-        self.set_viewport(size).await;
+        if !self.phone {
+            self.set_viewport(size).await;
+        }
         // Let layout settle at the new size before the picture is taken.
         let _ = self
             .client

@@ -1,18 +1,25 @@
-// gatehouse web: the page's script. Agent text is hostile: it is set only with textContent, never
-// parsed as markup, after `visible` (from /text.js, generated from gatehouse_core::text: control,
-// bidirectional, zero-width and other invisible characters shown as escapes such as \e, \r,
-// \u{202e}, exactly as the CLI shows them). The JSON from the server carries the exact text;
-// answers send exact option labels and the full prompt id.
+// gatehouse web: the page's script: pairing, the live feed, the order of the cards, and calling the
+// person (the tab's title starts with `(N)`, N the prompts that wait for an answer here; the
+// favicon changes; a banner names a new prompt). The cards themselves are cards.js's.
+//
+// Agent text is hostile: it is set only with textContent, never parsed as markup, after `visible`
+// (from /text.js, generated from gatehouse_core::text). The JSON from the server carries the
+// exact text; answers send exact option labels and the full prompt id.
 //
 // The device token lives in this origin's localStorage and goes only in an Authorization header
 // (`api` below), never in a cookie: a browser sends a cookie of 127.0.0.1 to every port of it, so
 // another local user's server could receive it. The live feed is therefore a streaming fetch
-// (`openFeed`), since EventSource cannot set a header.
+// (`openFeed`), since EventSource cannot set a header. The service worker (sw.js) never sees it.
 'use strict';
-(() => {
-  const $ = (selector, root = document) => root.querySelector(selector);
-  const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
-  const { visible, visibleLines } = gatehouseText;
+const gatehouseApp = (() => {
+  const { $, $$, el, age } = gatehouseDom;
+  const { visible } = gatehouseText;
+  const { APPROVING } = gatehouseCards;
+
+  // How many ended cards the "recently ended" list keeps, and for how long.
+  const ENDED_KEPT = 20;
+  const ENDED_FOR_MS = 10 * 60 * 1000;
+  const TITLE = 'gatehouse';
 
   // The device token, kept per origin (scheme, host and port) by the browser.
   const credential = {
@@ -65,21 +72,12 @@
     return reply;
   }
 
-  function el(tag, attributes = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes)) {
-      if (name === 'class') node.className = value;
-      else if (name === 'text') node.textContent = value;
-      else if (value === true) node.setAttribute(name, '');
-      else if (value !== false && value != null) node.setAttribute(name, String(value));
-    }
-    for (const child of children) if (child) node.append(child);
-    return node;
-  }
-
   const cards = new Map(); // full id -> { prompt, node, ended }
   let feed = null; // the AbortController of the open feed
   let device = null;
+  let here = { host: '', home: '' }; // this machine, as gatehouse web knows it
+  // What the page knows about the prompts: 'live' only with a snapshot from a reachable gateway.
+  let knowledge = 'starting';
 
   function show(which) {
     for (const name of ['data-unpaired', 'data-pair-form', 'data-app']) {
@@ -106,39 +104,72 @@
 
   function unpaired(reason) {
     closeFeed();
+    device = null;
     for (const id of cards.keys()) removeCard(id);
     $('[data-unpaired-reason]').textContent = reason || '';
     setConnection(false, 'not paired');
-    $('[data-notify]').hidden = true;
+    knowledge = 'starting';
+    updateCalls();
     show('data-unpaired');
+    document.dispatchEvent(new CustomEvent('gatehouse:unpaired'));
   }
 
-  async function start() {
+  // A pairing link's token in the address (`#pair=...`), taken out of the address bar and this
+  // tab's history at once; it never goes in a request's URL. The browser's own history database
+  // may keep the link: the token pairs once and expires in 10 minutes.
+  function takePairingToken() {
     const match = location.hash.match(/^#pair=([0-9a-f]{64})$/);
-    // The token leaves the address bar and this tab's history at once, and never goes in a
-    // request's URL. The browser's own history database may keep the link: the token pairs
-    // once and expires in 10 minutes.
     if (location.hash) history.replaceState(null, '', location.pathname);
-    if (match) return showPairForm(match[1]);
+    return match ? match[1] : null;
+  }
+
+  function start() {
+    registerServiceWorker();
+    // A pairing link opened in this tab (pasted, or scanned while the page is open) pairs it
+    // at once: only the `#` part changes, so the page is not loaded again.
+    window.addEventListener('hashchange', () => {
+      const token = takePairingToken();
+      if (token) showPairForm(token);
+    });
+    const token = takePairingToken();
+    if (token) return showPairForm(token);
     checkSession();
+  }
+
+  async function registerServiceWorker() {
+    if (!('serviceWorker' in navigator)) return;
+    try {
+      await navigator.serviceWorker.register('/sw.js', { scope: '/' });
+    } catch {
+      // A page over a certificate the browser does not trust gets no service worker; the page
+      // works without it.
+    }
   }
 
   async function checkSession() {
     if (!credential.get()) return unpaired('');
     const reply = await api('/api/session');
-    if (reply && reply.ok) return startApp((await reply.json()).device);
+    if (reply && reply.ok) {
+      const session = await reply.json().catch(() => ({}));
+      return startApp(session);
+    }
     if (reply && reply.status === 401) {
       return loggedOut(device ? 'This browser is no longer paired (it was logged out).' : '');
     }
-    setConnection(false, 'cannot reach gatehouse web; retrying…');
+    setConnection(false, 'gatehouse web unreachable · retrying…');
+    knowledge = 'unreachable';
+    updateCalls();
     setTimeout(checkSession, 2000);
   }
 
   function showPairForm(token) {
+    closeFeed();
     show('data-pair-form');
     setConnection(false, 'pairing');
-    const form = $('[data-pair]');
-    form.addEventListener('submit', async (event) => {
+    $('[data-pair-error]').textContent = '';
+    $('[data-pair-submit]').disabled = false;
+    // One handler, replaced for each link: a second link opened in this tab pairs with its own.
+    $('[data-pair]').onsubmit = async (event) => {
       event.preventDefault();
       $('[data-pair-submit]').disabled = true;
       const name = $('[data-device-name]').value;
@@ -150,18 +181,19 @@
         } catch {
           return unpaired('Pairing failed: this browser does not let the page keep its pairing (site storage is off).');
         }
-        return startApp(body.device);
+        return checkSession();
       }
       unpaired(`Pairing failed: ${visible(body.error || 'gatehouse web did not answer')}`);
-    });
+    };
     $('[data-device-name]').focus();
   }
 
-  function startApp(paired) {
-    device = paired;
+  function startApp(session) {
+    device = session.device || { name: '' };
+    here = { host: typeof session.host === 'string' ? session.host : '', home: typeof session.home === 'string' ? session.home : '' };
     show('data-app');
-    setUpNotifications();
     setConnection(false, 'connecting…');
+    document.dispatchEvent(new CustomEvent('gatehouse:paired'));
     connect();
   }
 
@@ -175,8 +207,9 @@
     if (reply && reply.status === 401) {
       return loggedOut('This browser is no longer paired (it was logged out).');
     }
+    knowledge = 'unreachable';
     endAll('gatehouse web is unreachable; this prompt may come back when it is.');
-    setConnection(false, 'gatehouse web is unreachable; reconnecting…');
+    setConnection(false, 'gatehouse web unreachable · retrying…');
     setTimeout(checkSession, 1000);
   }
 
@@ -185,10 +218,7 @@
       gatewayState(message.gateway);
       const live = new Set(message.prompts.map((prompt) => prompt.id));
       for (const [id, card] of cards) if (!live.has(id) && !card.ended) endCard(id, 'ended', 'No longer pending.');
-      message.prompts
-        .slice()
-        .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
-        .forEach((prompt) => addCard(prompt, false));
+      message.prompts.forEach((prompt) => addCard(prompt, false));
     } else if (message.type === 'gateway') {
       gatewayState(message.gateway);
     } else if (message.type === 'event') {
@@ -198,15 +228,18 @@
     } else if (message.type === 'unpaired') {
       loggedOut('This browser was logged out (`gatehouse web revoke`). Pair it again to answer here.');
     }
-    updateEmpty();
+    updateCalls();
   }
 
   function gatewayState(gateway) {
     if (gateway.up) {
+      knowledge = 'live';
       setConnection(true, `live · paired as ${visible(device ? device.name : '')}`);
     } else {
+      knowledge = 'gateway-down';
       endAll('The gateway went away; the agent asks again when it is back.');
-      setConnection(false, `gateway down: ${visible(gateway.reason || 'unreachable')} · retrying`);
+      // One short line: the reason may name a socket path, which says nothing on a phone.
+      setConnection(false, 'gateway down · retrying');
     }
   }
 
@@ -216,7 +249,7 @@
       case 'resolved':
       case 'delivered':
       case 'unconfirmed':
-        return `Answered${event.action ? ` (${event.action})` : ''}${by}.`;
+        return `Answered${event.action ? ` (${visible(event.action)})` : ''}${by}.`;
       case 'released':
         return `Handed back to the agent's terminal${by}.`;
       case 'withdrawn':
@@ -228,20 +261,31 @@
     }
   }
 
+  function listFor(prompt) {
+    return (prompt.actions || []).length ? $('[data-answerable-list]') : $('[data-read-only-list]');
+  }
+
   function addCard(prompt, fresh) {
     const known = cards.get(prompt.id);
     if (known && !known.ended) return;
     if (known) removeCard(prompt.id);
-    const node = renderPrompt(prompt);
+    const node = gatehouseCards.render(prompt, { localHost: here.host, home: here.home, act: send });
     cards.set(prompt.id, { prompt, node, ended: false });
-    $('[data-prompts]').append(node);
-    if (fresh) notify(prompt);
+    // Oldest first within its list: the prompt that has waited longest is on top.
+    const list = listFor(prompt);
+    const when = (item) => Date.parse(item.held_since || item.created_at) || 0;
+    const after = $$(':scope > [data-prompt-id]', list)
+      .find((other) => when(cards.get(other.dataset.promptId)?.prompt || {}) > when(prompt));
+    list.insertBefore(node, after || null);
+    if (fresh) banner(prompt);
   }
 
   function removeCard(id) {
     const card = cards.get(id);
     if (card) card.node.remove();
     cards.delete(id);
+    const shown = $('[data-banner]');
+    if (shown.dataset.for === id) hideBanner();
   }
 
   function endCard(id, state, why) {
@@ -249,136 +293,110 @@
     if (!card || card.ended) return;
     card.ended = true;
     card.node.dataset.state = state;
-    for (const node of $$('[data-actions], [data-answer-form] input, [data-answer-form] textarea', card.node)) {
-      if (node.matches('[data-actions]')) node.remove();
+    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-answer-form] input, [data-answer-form] textarea', card.node)) {
+      if (node.matches('[data-actions], [data-suggestions], [data-gate-note]')) node.remove();
       else node.disabled = true;
     }
     $('[data-status]', card.node).textContent = why;
-    setTimeout(() => { if (cards.get(id) === card) removeCard(id); updateEmpty(); }, 10 * 60 * 1000);
+    const ended = $('[data-ended-items]');
+    ended.prepend(card.node);
+    $('[data-ended-last]').textContent = `last: ${visible(card.prompt.adapter)} ${visible(card.prompt.tool)}: ${why}`;
+    if ($('[data-banner]').dataset.for === id) hideBanner();
+    const items = $$(':scope > [data-prompt-id]', ended);
+    for (const extra of items.slice(ENDED_KEPT)) removeCard(extra.dataset.promptId);
+    setTimeout(() => { if (cards.get(id) === card) removeCard(id); updateCalls(); }, ENDED_FOR_MS);
   }
 
   function endAll(why) {
     for (const [id, card] of cards) if (!card.ended) endCard(id, 'ended', why);
-    updateEmpty();
+    updateCalls();
   }
 
-  function updateEmpty() {
-    $('[data-empty]').hidden = Array.from(cards.values()).some((card) => !card.ended);
-  }
-
-  function age(created) {
-    const seconds = Math.max(0, Math.round((Date.now() - Date.parse(created)) / 1000));
-    if (seconds < 60) return `${seconds}s ago`;
-    if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-    return `${Math.floor(seconds / 3600)}h ago`;
-  }
-
-  function renderPrompt(prompt) {
-    const input = prompt.input || {};
-    const node = el('article', {
-      class: 'prompt', 'data-prompt-id': prompt.id, 'data-state': prompt.state, tabindex: 0,
-      'aria-label': `${prompt.adapter} ${prompt.tool} prompt`,
-    });
-    node.append(el('div', { class: 'meta' },
-      el('span', { class: 'agent', text: visible(prompt.adapter) }),
-      el('span', { class: 'tool', text: visible(prompt.tool) }),
-      el('span', { class: 'kind', text: visible(prompt.kind) }),
-      el('time', { class: 'age', 'data-age': true, 'data-created': prompt.created_at, datetime: prompt.created_at, text: age(prompt.created_at) })));
-    node.append(el('dl', { class: 'where' },
-      el('dt', { text: 'folder' }), el('dd', { text: visible(prompt.cwd) }),
-      el('dt', { text: 'session' }), el('dd', { text: visible(prompt.session) }),
-      el('dt', { text: 'id' }), el('dd', { text: visible(prompt.short_id || prompt.id), title: prompt.id })));
-    const questions = prompt.questions || [];
-    const form = el('div', { class: 'answer-form', 'data-answer-form': true });
-    if (questions.length) {
-      questions.forEach((question) => form.append(renderQuestion(prompt, question)));
-    } else if (typeof input.command === 'string') {
-      node.append(el('pre', { class: 'input command', 'data-input': true, text: visibleLines(input.command) }));
-      if (typeof input.description === 'string') node.append(el('p', { class: 'description', text: visible(input.description) }));
+  // The title, the favicon, the empty line and the list headings, from the live cards.
+  function updateCalls() {
+    const live = Array.from(cards.values()).filter((card) => !card.ended);
+    const answerable = live.filter((card) => (card.prompt.actions || []).length).length;
+    const readOnly = live.length - answerable;
+    document.title = answerable ? `(${answerable}) ${TITLE}` : TITLE;
+    const icon = $('link[rel="icon"]');
+    const wanted = answerable ? '/icon-waiting.svg' : '/icon.svg';
+    if (icon && icon.getAttribute('href') !== wanted) icon.setAttribute('href', wanted);
+    const empty = $('[data-empty]');
+    if (knowledge === 'live') {
+      empty.textContent = 'No prompt is waiting.';
+      empty.hidden = live.length > 0;
+    } else if (knowledge === 'gateway-down') {
+      empty.textContent = 'The gateway is down: what waits cannot be seen or answered here until it is back.';
+      empty.hidden = false;
+    } else if (knowledge === 'unreachable') {
+      empty.textContent = 'Not connected: what waits cannot be seen here until gatehouse web answers again.';
+      empty.hidden = false;
     } else {
-      node.append(el('pre', { class: 'input', 'data-input': true, text: visibleLines(JSON.stringify(input, null, 2)) }));
+      empty.textContent = 'Connecting…';
+      empty.hidden = false;
     }
-    node.append(form);
-    const actions = prompt.actions || [];
-    if (!actions.length) {
-      const reason = visible(prompt.read_only_reason || 'gatehouse offers no answer for this prompt');
-      const where = /terminal/i.test(reason) ? '' : ' Answer it in the agent\'s own terminal.';
-      node.append(el('p', { class: 'readonly', 'data-read-only': true, text: `Read-only here: ${reason}.${where}` }));
-    } else {
-      const bar = el('div', { class: 'actions', 'data-actions': true });
-      if (actions.includes('deny')) {
-        bar.append(el('input', { type: 'text', class: 'deny-message', 'data-deny-message': true, maxlength: 2000,
-          placeholder: 'Message for the agent (optional)', 'aria-label': 'Message for the agent with Deny' }));
-      }
-      const buttons = el('div', { class: 'buttons' });
-      const labels = { once: 'Allow once', answer: 'Send answer', deny: 'Deny' };
-      for (const action of ['once', 'answer', 'deny']) {
-        if (!actions.includes(action)) continue;
-        const button = el('button', { type: 'button', class: action, 'data-action': action, text: labels[action] });
-        button.addEventListener('click', () => send(prompt, node, action));
-        buttons.append(button);
-      }
-      const release = el('button', { type: 'button', class: 'release', 'data-action': 'release', text: 'Hand back to terminal' });
-      release.addEventListener('click', () => send(prompt, node, 'release'));
-      buttons.append(release);
-      bar.append(buttons);
-      node.append(bar);
-    }
-    node.append(el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }));
-    return node;
+    $('[data-read-only-heading]').hidden = readOnly === 0;
+    $('[data-read-only-heading]').textContent = `Read-only here (${readOnly}): answer these in the agent's terminal`;
+    const endedCount = $$('[data-ended-items] > [data-prompt-id]').length;
+    $('[data-ended-list]').hidden = endedCount === 0;
+    $('[data-ended-count]').textContent = `Recently ended (${endedCount})`;
   }
 
-  function renderQuestion(prompt, question) {
-    const set = el('fieldset', { class: 'question', 'data-question-id': question.id });
-    const legend = el('legend');
-    if (question.header) legend.append(el('span', { class: 'header', text: visible(question.header) }));
-    legend.append(el('span', { class: 'text', text: visible(question.text) }));
-    if (question.multi) legend.append(el('span', { class: 'hint', text: 'choose any' }));
-    set.append(legend);
-    const name = `${prompt.id}:${question.id}`;
-    const other = el('input', { type: 'text', class: 'other', 'data-other': true, placeholder: 'Other: your own words', 'aria-label': `Other answer to ${question.text}` });
-    for (const option of question.options) {
-      const box = el('input', { type: question.multi ? 'checkbox' : 'radio', name, 'data-option': option.label });
-      if (!question.multi) box.addEventListener('change', () => { other.value = ''; });
-      const label = el('label', { class: 'option' }, box,
-        el('span', { class: 'label', text: visible(option.label) }));
-      if (option.description) label.append(el('small', { text: visible(option.description) }));
-      set.append(label);
-    }
-    if (!question.multi) {
-      other.addEventListener('input', () => { for (const box of $$('[data-option]', set)) box.checked = false; });
-    }
-    set.append(other);
-    return set;
+  // A banner at the top for a new prompt, until it is looked at or ends.
+  function banner(prompt) {
+    const node = $('[data-banner]');
+    node.dataset.for = prompt.id;
+    const who = `${visible(prompt.adapter)}@${visible(prompt.host || '?')}`;
+    const what = prompt.kind === 'question' ? 'asks a question' : prompt.kind === 'plan' ? 'has a plan' : `wants to use ${visible(prompt.tool)}`;
+    $('[data-banner-text]', node).textContent = `New: ${who} ${what}${(prompt.actions || []).length ? '' : ' (read-only here)'}`;
+    node.hidden = false;
   }
 
-  function collectAnswer(prompt, node) {
-    const responses = [];
-    for (const question of prompt.questions || []) {
-      const set = $(`[data-question-id="${CSS.escape(question.id)}"]`, node);
-      const picks = $$('[data-option]', set).filter((box) => box.checked).map((box) => box.dataset.option);
-      const text = $('[data-other]', set).value.trim();
-      if (!picks.length && !text) throw new Error(`Choose an answer to "${visible(question.text)}" first.`);
-      const response = { question: question.id, picks };
-      if (text) response.text = text;
-      responses.push(response);
-    }
-    return { action: 'answer', responses };
+  function hideBanner() {
+    const node = $('[data-banner]');
+    node.hidden = true;
+    delete node.dataset.for;
   }
 
-  async function send(prompt, node, action) {
+  function showBannerCard() {
+    const id = $('[data-banner]').dataset.for;
+    const card = id && cards.get(id);
+    hideBanner();
+    if (!card) return;
+    card.node.scrollIntoView({ block: 'start' });
+    card.node.focus({ preventScroll: true });
+  }
+
+  // Sends `action` for the card's prompt; `extra` carries an `always` answer's suggestion and scope.
+  async function send(prompt, node, action, extra = {}) {
     const status = $('[data-status]', node);
     let path = '/api/answer';
     let body;
+    const messageField = $('[data-deny-message]', node);
+    const message = messageField ? messageField.value.trim() : '';
+    if (APPROVING.includes(action)) {
+      if (node.dataset.cut === 'true' || Number(node.dataset.unopened || 0) > 0) {
+        status.textContent = 'Not sent: open every collapsed part first; a cut prompt is allowed only on the machine.';
+        node.dataset.refused = 'true';
+        return;
+      }
+      if (message) {
+        status.textContent = 'Not sent: a message goes to the agent only with Deny. Clear it to allow, or press Deny to send it.';
+        node.dataset.refused = 'true';
+        messageField.focus();
+        return;
+      }
+    }
     try {
       if (action === 'release') {
         path = '/api/release';
         body = { id: prompt.id };
       } else if (action === 'deny') {
-        const message = $('[data-deny-message]', node).value.trim();
         body = { id: prompt.id, answer: message ? { action: 'deny', message } : { action: 'deny' } };
       } else if (action === 'answer') {
-        body = { id: prompt.id, answer: collectAnswer(prompt, node) };
+        body = { id: prompt.id, answer: gatehouseCards.collectAnswer(prompt, node) };
+      } else if (action === 'always') {
+        body = { id: prompt.id, answer: { action: 'always', suggestion: extra.suggestion, scope: extra.scope || 'session' } };
       } else {
         body = { id: prompt.id, answer: { action: 'once' } };
       }
@@ -386,6 +404,8 @@
       status.textContent = error.message;
       return;
     }
+    delete node.dataset.refused;
+    node.dataset.sending = 'true';
     const buttons = $$('[data-action]', node);
     buttons.forEach((button) => { button.disabled = true; });
     status.textContent = 'Sending…';
@@ -396,34 +416,26 @@
       return;
     }
     if (reply && reply.status === 401) return loggedOut('This browser is no longer paired (it was logged out).');
+    delete node.dataset.sending;
     buttons.forEach((button) => { button.disabled = false; });
+    gatehouseCards.updateGate(node);
     status.textContent = reply
       ? `Not accepted: ${visible(result.error || `error ${reply.status}`)}`
       : 'Could not reach gatehouse web; nothing was sent. Try again.';
     node.dataset.refused = 'true';
   }
 
-  function notify(prompt) {
-    if (!document.hidden || !('Notification' in window) || Notification.permission !== 'granted') return;
-    const title = `${visible(prompt.adapter)}: ${visible(prompt.tool)}`;
-    new Notification(title, { body: visible(prompt.summary).slice(0, 200), tag: prompt.id });
-  }
-
-  let notificationsSetUp = false;
-  function setUpNotifications() {
-    const button = $('[data-notify]');
-    if (notificationsSetUp || !('Notification' in window) || Notification.permission !== 'default') return;
-    notificationsSetUp = true;
-    button.hidden = false;
-    button.addEventListener('click', async () => {
-      await Notification.requestPermission();
-      button.hidden = Notification.permission !== 'default';
-    });
-  }
-
   setInterval(() => {
     for (const time of $$('[data-age]')) time.textContent = age(time.dataset.created);
   }, 1000);
 
-  document.addEventListener('DOMContentLoaded', start);
+  document.addEventListener('DOMContentLoaded', () => {
+    $('[data-banner-show]').addEventListener('click', showBannerCard);
+    $('[data-banner-close]').addEventListener('click', hideBanner);
+    start();
+  });
+
+  // For the page's other scripts (the notification button): requests with the device token,
+  // and whether this browser is paired now. They never read the token itself.
+  return Object.freeze({ api, paired: () => device !== null });
 })();

@@ -1,0 +1,360 @@
+// gatehouse web: one prompt's card. It shows everything that will run: who asks and where (agent,
+// host, folder, terminal pane, age), every field of the input, the fields that widen a call as
+// flags, an edit's diff or a plan as text, and for `always` the exact rule and what it lets
+// through. Nothing is hidden: a long text is either shown whole or collapsed behind an explicit
+// `[data-expand]` control, and the approving buttons stay disabled until every collapsed part has
+// been opened. A cut prompt (the gateway sent only its start) can never be approved here.
+//
+// Agent text is hostile: it is set only with textContent after `visible` (see dom.js).
+'use strict';
+const gatehouseCards = (() => {
+  const { $, $$, el, visibleLineNodes, appendLines, age } = gatehouseDom;
+  const { visible } = gatehouseText;
+
+  // A text longer than this is collapsed behind `[data-expand]`.
+  const MOST_LINES = 16;
+  const MOST_CHARACTERS = 1600;
+  // The fields whose content a complete preview (diff, new file, plan) shows whole: as sent,
+  // they stay one tap away. Every other field (a path, `replace_all`, anything unknown) is shown.
+  const PREVIEWED = ['content', 'old_string', 'new_string', 'edits', 'plan'];
+  // The actions that let the agent go ahead.
+  const APPROVING = ['once', 'always', 'answer'];
+  // Input fields that widen what a call may do, and how the card flags them.
+  const WIDENING = {
+    dangerouslyDisableSandbox: (value) => value === true && 'sandbox OFF: runs outside the sandbox',
+    run_in_background: (value) => value === true && 'runs in the background (keeps running after the answer)',
+    timeout: (value) => value != null && `timeout ${describeTimeout(value)}`,
+    replace_all: (value) => value === true && 'replaces every match in the file, not one',
+  };
+
+  function describeTimeout(value) {
+    if (typeof value !== 'number') return visible(JSON.stringify(value));
+    const minutes = value / 60000;
+    return minutes >= 1 ? `${value} ms (${Math.round(minutes * 10) / 10} min)` : `${value} ms`;
+  }
+
+  // `text` between backticks, as gatehouse_core::rule_match::code quotes it.
+  function code(text) {
+    const longest = Math.max(0, ...String(text).split(/[^`]/).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+    return `${fence}${pad}${text}${pad}${fence}`;
+  }
+
+  // What one rule lets through, in the words of gatehouse_core::RuleMatch::describe.
+  function describeRule(rule) {
+    switch (rule.kind) {
+      case 'every_call': return `every ${rule.tool} call, whatever its input`;
+      case 'exact': return `only the ${rule.tool} command ${code(rule.command)}, exactly as written`;
+      case 'prefix': return `every ${rule.tool} command that is ${code(rule.prefix)} or starts with it followed by a space, whatever comes after (such as ${code(`${rule.prefix} --force ...`)})`;
+      case 'wildcard': return `every ${rule.tool} command that matches the pattern ${code(rule.pattern)}, where each * stands for any text (spaces and options included)`;
+      case 'agent_rule': return `every ${rule.tool} call that the agent's own rule ${code(`${rule.tool}(${rule.rule})`)} matches`;
+      case 'mode': return `mode ${code(rule.mode)}: ${rule.lets_through}`;
+      default: return null;
+    }
+  }
+
+  // What a suggestion lets through, as Suggestion::describe says it.
+  function describeSuggestion(suggestion) {
+    const allows = Array.isArray(suggestion.allows) ? suggestion.allows : [];
+    const words = allows.map(describeRule);
+    if (!allows.length || words.includes(null)) return String(suggestion.summary ?? '');
+    return words.join('; and ');
+  }
+
+  // The agent's own rule, as it will be written.
+  function nativeRule(native) {
+    if (native && Array.isArray(native.rules)) {
+      const rules = native.rules.map((rule) => (rule && rule.ruleContent != null
+        ? `${rule.toolName}(${rule.ruleContent})` : String(rule && rule.toolName)));
+      return `${native.behavior || 'allow'} ${rules.join(', ')}`;
+    }
+    if (native && typeof native.mode === 'string') return `set mode ${native.mode}`;
+    return JSON.stringify(native ?? null);
+  }
+
+  function terminalWords(terminal) {
+    if (!terminal || typeof terminal !== 'object') return '';
+    const parts = [];
+    if (terminal.tmux_window) parts.push(`tmux ${terminal.tmux_window}.${terminal.tmux_pane || ''}`);
+    else if (terminal.tmux_pane || terminal.tmux_socket) {
+      const server = String(terminal.tmux_socket || '').split('/').pop();
+      parts.push(`tmux ${server} ${terminal.tmux_pane || ''}`.trim());
+    }
+    if (terminal.pid != null) parts.push(`pid ${terminal.pid}`);
+    return parts.join(', ');
+  }
+
+  // The folder, with `~` for the home of this machine when the prompt comes from it.
+  function folderWords(cwd, local, home) {
+    const folder = String(cwd ?? '');
+    if (local && home && home !== '/') {
+      if (folder === home) return '~';
+      if (folder.startsWith(`${home}/`)) return `~${folder.slice(home.length)}`;
+    }
+    return folder;
+  }
+
+  // A block of lines, collapsed behind `[data-expand]` when long; a collapsed block counts
+  // against the card's gate until it is opened.
+  // `total` is how many lines the text has (a run of blank lines is shown as one).
+  function block(card, lines, attributes, { blockLines = false, total = lines.length } = {}) {
+    const node = el('pre', attributes);
+    appendLines(node, lines, blockLines);
+    const characters = node.textContent.length;
+    if (lines.length <= MOST_LINES && characters <= MOST_CHARACTERS) return node;
+    node.dataset.collapsed = 'true';
+    card.dataset.unopened = String(Number(card.dataset.unopened || 0) + 1);
+    const what = total > 1 ? `all ${total} lines` : `all ${characters} characters`;
+    const button = el('button', {
+      type: 'button', class: 'expand small', 'data-expand': true, 'aria-expanded': 'false',
+      text: `Show ${what} (Allow stays off until you do)`,
+    });
+    button.addEventListener('click', () => {
+      delete node.dataset.collapsed;
+      button.remove();
+      card.dataset.unopened = String(Math.max(0, Number(card.dataset.unopened || 0) - 1));
+      updateGate(card);
+    });
+    const wrapper = el('div', { class: 'collapsible' }, node, button);
+    return wrapper;
+  }
+
+  // Enables the approving buttons only when nothing is left unopened and the prompt is whole.
+  function updateGate(card) {
+    const unopened = Number(card.dataset.unopened || 0);
+    const blocked = card.dataset.cut === 'true' || unopened > 0;
+    for (const button of $$('[data-action]', card)) {
+      if (APPROVING.includes(button.dataset.action)) {
+        button.disabled = blocked || card.dataset.sending === 'true';
+      }
+    }
+    const note = $('[data-gate-note]', card);
+    if (!note) return;
+    if (card.dataset.cut === 'true') {
+      note.textContent = 'Allowing is off: this page has only the start of this prompt. Read it whole on the machine (see above); Deny works here.';
+    } else if (unopened > 0) {
+      note.textContent = `Allowing is off until you open the ${unopened === 1 ? 'collapsed part' : `${unopened} collapsed parts`} above (“Show all”).`;
+    } else {
+      note.textContent = '';
+    }
+  }
+
+  // A text in a block: every line made visible, collapsed when long.
+  function textBlock(card, text, attributes) {
+    const total = String(text ?? '').replace(/\n$/, '').split('\n').length;
+    return block(card, visibleLineNodes(text), attributes, { total });
+  }
+
+  function renderFlags(input) {
+    const flags = el('div', { class: 'flags', 'data-flags': true });
+    if (input && typeof input === 'object' && !Array.isArray(input)) {
+      for (const [name, words] of Object.entries(WIDENING)) {
+        if (!(name in input)) continue;
+        const text = words(input[name]);
+        if (text) flags.append(el('span', { class: 'flag', 'data-flag': name, title: `${name}: ${visible(JSON.stringify(input[name]))}`, text }));
+      }
+    }
+    return flags.childElementCount ? flags : null;
+  }
+
+  // Every field of the input: `command` first (as `[data-input]`), then the others in order.
+  function renderInput(card, prompt, covered) {
+    const input = prompt.input;
+    const root = el('div', { class: 'fields', 'data-fields': true });
+    if (prompt.cut || input === null || typeof input !== 'object' || Array.isArray(input)) {
+      const text = typeof input === 'string' ? input : JSON.stringify(input, null, 2);
+      root.append(textBlock(card, text, { class: 'input', 'data-input': true }));
+      if (prompt.cut) root.append(el('p', { class: 'cut-end', 'data-cut-end': true, text: '✂ cut here: the rest of the input is not on this page' }));
+      return root;
+    }
+    const names = Object.keys(input);
+    if (typeof input.command === 'string') {
+      root.append(textBlock(card, input.command, { class: 'input command', 'data-input': true, 'data-field': 'command' }));
+    }
+    const rest = names.filter((name) => !(name === 'command' && typeof input.command === 'string'));
+    const list = el('dl', { class: 'field-list' });
+    const coveredList = el('dl', { class: 'field-list' });
+    for (const name of rest) {
+      const into = covered && PREVIEWED.includes(name) ? coveredList : list;
+      const value = input[name];
+      const shortScalar = value === null || typeof value !== 'object';
+      const oneLine = shortScalar && !String(value).includes('\n') && String(value).length <= 200;
+      into.append(el('dt', { 'data-field-name': name, text: visible(name) }));
+      const cell = el('dd', { 'data-field': name });
+      if (name === 'description' && typeof value === 'string' && oneLine) cell.className = 'description';
+      if (oneLine) cell.textContent = typeof value === 'string' ? visible(value) : visible(JSON.stringify(value));
+      else cell.append(textBlock(card, typeof value === 'string' ? value : JSON.stringify(value, null, 2), { class: 'input' }));
+      into.append(cell);
+    }
+    if (list.childElementCount) root.append(list);
+    if (coveredList.childElementCount) {
+      // The complete preview above shows these; as sent, they stay one tap away.
+      const shown = rest.filter((name) => PREVIEWED.includes(name)).map(visible).join(', ');
+      root.append(el('details', { class: 'raw', 'data-raw-input': true },
+        el('summary', { text: `As sent: ${shown} (shown above)` }), coveredList));
+    }
+    if (!names.length) root.append(el('p', { class: 'muted', 'data-input': true, text: '(no input)' }));
+    return root;
+  }
+
+  function renderPreview(card, prompt) {
+    const preview = prompt.preview;
+    if (!preview || typeof preview !== 'object') return null;
+    const root = el('section', { class: 'preview', 'data-preview': preview.format });
+    if (preview.title) root.append(el('h3', { class: 'preview-title', text: visible(preview.title) }));
+    if (preview.format === 'diff') {
+      root.append(block(card, gatehouseDiff.lines(preview.text), { class: 'diff', 'data-diff': true }, { blockLines: true }));
+    } else if (preview.format === 'markdown') {
+      root.append(gatehousePlan.render(preview.text));
+    } else {
+      root.append(textBlock(card, preview.text, { class: 'input', 'data-preview-text': true }));
+    }
+    if (preview.incomplete) {
+      root.append(el('p', { class: 'incomplete', 'data-incomplete': true, text: `Preview incomplete: ${visible(preview.incomplete)}` }));
+    }
+    return root;
+  }
+
+  function renderQuestion(prompt, question) {
+    const set = el('fieldset', { class: 'question', 'data-question-id': question.id });
+    const legend = el('legend');
+    if (question.header) legend.append(el('span', { class: 'header', text: visible(question.header) }));
+    legend.append(el('span', { class: 'text', text: visible(question.text) }));
+    if (question.multi) legend.append(el('span', { class: 'hint', text: 'choose any' }));
+    set.append(legend);
+    const name = `${prompt.id}:${question.id}`;
+    const other = el('input', { type: 'text', class: 'other', 'data-other': true, placeholder: 'Other: your own words', 'aria-label': `Other answer to ${visible(question.text)}` });
+    for (const option of question.options || []) {
+      const box = el('input', { type: question.multi ? 'checkbox' : 'radio', name, 'data-option': option.label });
+      if (!question.multi) box.addEventListener('change', () => { other.value = ''; });
+      const label = el('label', { class: 'option' }, box, el('span', { class: 'label', text: visible(option.label) }));
+      if (option.description) label.append(el('small', { text: visible(option.description) }));
+      set.append(label);
+    }
+    if (!question.multi) {
+      other.addEventListener('input', () => { for (const box of $$('[data-option]', set)) box.checked = false; });
+    }
+    set.append(other);
+    return set;
+  }
+
+  function renderSuggestions(prompt, act) {
+    const suggestions = Array.isArray(prompt.suggestions) ? prompt.suggestions : [];
+    if (!(prompt.actions || []).includes('always') || !suggestions.length) return null;
+    const root = el('section', { class: 'suggestions', 'data-suggestions': true });
+    for (const suggestion of suggestions) {
+      const box = el('div', { class: 'suggestion', 'data-suggestion': suggestion.id });
+      box.append(el('p', { class: 'rule' }, el('span', { class: 'muted', text: 'Always allow, by the rule ' }),
+        el('code', { 'data-rule': true, text: visible(nativeRule(suggestion.native)) })));
+      box.append(el('p', { class: 'meaning', 'data-rule-meaning': true, text: `It lets through ${visible(describeSuggestion(suggestion))}.` }));
+      const scopes = Array.isArray(suggestion.scopes) && suggestion.scopes.length ? suggestion.scopes : ['session', 'project', 'user'];
+      const select = el('select', { 'data-scope': true, 'aria-label': 'Where the rule is kept' });
+      const words = { session: 'for this session', project: 'for this project', user: 'for every project' };
+      for (const scope of scopes) select.append(el('option', { value: scope, text: words[scope] || visible(scope) }));
+      const button = el('button', { type: 'button', class: 'always', 'data-action': 'always', 'data-suggestion': suggestion.id, text: 'Always allow' });
+      button.addEventListener('click', () => act('always', { suggestion: suggestion.id, scope: select.value }));
+      box.append(el('div', { class: 'buttons' }, select, button));
+      root.append(box);
+    }
+    return root;
+  }
+
+  // The card of `prompt`. `context`: { localHost, home, act(prompt, card, action, extra) }.
+  function render(prompt, context) {
+    const input = prompt.input;
+    const actions = prompt.actions || [];
+    const host = typeof prompt.host === 'string' ? prompt.host : '';
+    const local = host !== '' && host === context.localHost;
+    const card = el('article', {
+      class: 'prompt', 'data-prompt-id': prompt.id, 'data-state': prompt.state, tabindex: 0,
+      'data-answerable': actions.length ? 'true' : 'false',
+      'aria-label': `${visible(prompt.adapter)} ${visible(prompt.tool)} prompt`,
+    });
+    if (prompt.cut) card.dataset.cut = 'true';
+    const act = (action, extra) => context.act(prompt, card, action, extra);
+
+    const hostNode = el('span', { class: 'host', 'data-host': host, text: host ? `@${visible(host)}` : '@(host not given)' });
+    // Local or remote only when this machine's name is known (gatehouse web says it).
+    const where = host && context.localHost ? el('span', { class: `place ${local ? 'local' : 'remote'}`, 'data-local': local ? 'true' : 'false', text: local ? 'local' : 'remote' }) : null;
+    card.append(el('div', { class: 'meta' },
+      el('span', { class: 'agent', text: visible(prompt.adapter) }), hostNode, where,
+      el('span', { class: 'tool', text: visible(prompt.tool) }),
+      el('span', { class: 'kind', text: visible(prompt.kind) }),
+      el('time', { class: 'age', 'data-age': true, 'data-created': prompt.held_since || prompt.created_at, datetime: prompt.created_at, text: age(prompt.held_since || prompt.created_at) })));
+    const details = el('dl', { class: 'where' },
+      el('dt', { text: 'folder' }), el('dd', { 'data-folder': true, title: visible(prompt.cwd), text: visible(folderWords(prompt.cwd, local, context.home)) }));
+    const pane = terminalWords(prompt.terminal);
+    if (pane) details.append(el('dt', { text: 'terminal' }), el('dd', { 'data-pane': true, text: visible(pane) }));
+    details.append(el('dt', { text: 'id' }), el('dd', { text: visible(prompt.short_id || prompt.id), title: prompt.id }));
+    card.append(details);
+
+    const flags = renderFlags(input);
+    if (flags) card.append(flags);
+    if (prompt.cut) {
+      const size = Number(prompt.cut.full_bytes) || 0;
+      card.append(el('p', { class: 'cut', 'data-cut': true,
+        text: `Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Read it whole with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse, and allow it there.` }));
+    }
+    const preview = prompt.cut ? null : renderPreview(card, prompt);
+    if (preview) card.append(preview);
+    const questions = prompt.questions || [];
+    const form = el('div', { class: 'answer-form', 'data-answer-form': true });
+    if (questions.length) {
+      questions.forEach((question) => form.append(renderQuestion(prompt, question)));
+    } else {
+      const covered = Boolean(preview) && !prompt.preview.incomplete && $('[data-collapsed]', preview) === null;
+      card.append(renderInput(card, prompt, covered && prompt.kind !== 'question'));
+    }
+    card.append(form);
+
+    if (!actions.length) {
+      const reason = visible(prompt.read_only_reason || 'gatehouse offers no answer for this prompt');
+      const there = /terminal/i.test(reason) ? '' : ' Answer it in the agent\'s own terminal.';
+      card.append(el('p', { class: 'readonly', 'data-read-only': true, text: `Read-only here: ${reason}.${there}` }));
+    } else {
+      const bar = el('div', { class: 'actions', 'data-actions': true });
+      if (actions.includes('deny')) {
+        bar.append(el('input', { type: 'text', class: 'deny-message', 'data-deny-message': true, maxlength: 2000,
+          placeholder: 'Message with Deny (optional)', 'aria-label': 'Message for the agent, sent with Deny' }));
+      }
+      const buttons = el('div', { class: 'buttons' });
+      const labels = { once: 'Allow once', answer: 'Send answer', deny: 'Deny' };
+      for (const action of ['once', 'answer', 'deny']) {
+        if (!actions.includes(action)) continue;
+        const button = el('button', { type: 'button', class: action, 'data-action': action, text: labels[action] });
+        button.addEventListener('click', () => act(action));
+        buttons.append(button);
+      }
+      const release = el('button', { type: 'button', class: 'release', 'data-action': 'release', text: 'Hand back to terminal' });
+      release.addEventListener('click', () => act('release'));
+      buttons.append(release);
+      bar.append(buttons);
+      card.append(bar);
+      card.append(el('p', { class: 'gate', 'data-gate-note': true, role: 'note' }));
+      // The broader answer comes after the narrow ones, with its exact rule and what it matches.
+      const suggestions = renderSuggestions(prompt, act);
+      if (suggestions) card.append(suggestions);
+    }
+    card.append(el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }));
+    updateGate(card);
+    return card;
+  }
+
+  // The answer the card's question form holds; throws with a message when one is missing.
+  function collectAnswer(prompt, card) {
+    const responses = [];
+    for (const question of prompt.questions || []) {
+      const set = $(`[data-question-id="${CSS.escape(question.id)}"]`, card);
+      const picks = $$('[data-option]', set).filter((box) => box.checked).map((box) => box.dataset.option);
+      const text = $('[data-other]', set).value.trim();
+      if (!picks.length && !text) throw new Error(`Choose an answer to "${visible(question.text)}" first.`);
+      const response = { question: question.id, picks };
+      if (text) response.text = text;
+      responses.push(response);
+    }
+    return { action: 'answer', responses };
+  }
+
+  return Object.freeze({ render, updateGate, collectAnswer, describeSuggestion, APPROVING });
+})();
