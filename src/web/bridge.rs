@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use gatehouse_core::{Answer, DecisionId, Event, Prompt, PromptState};
-use gatehouse_host_ipc::protocol::{notification, SnapshotParams};
+use gatehouse_host_ipc::protocol::{notification, FullPrompt, SnapshotParams};
 use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use serde::Serialize;
@@ -207,18 +207,30 @@ impl Bridge {
         self.broadcast(encode(&PageMessage::Event { event: &event }));
     }
 
-    /// Answers prompt `id` for `device`; `Err` is the gateway's refusal in words.
+    /// Answers prompt `id` for `device`; `seen` is the digest of the whole prompt the page
+    /// showed, which approving a prompt the gateway lists cut needs. `Err` is the gateway's
+    /// refusal in words.
     pub async fn answer(
         &self,
         device: &str,
         id: DecisionId,
         answer: Answer,
+        seen: Option<String>,
     ) -> Result<PromptState, String> {
         let mut client = self.connect_as(device).await?;
         client
-            .answer(id, answer)
+            .answer_seen(id, answer, seen)
             .await
             .map(|result| result.state)
+            .map_err(|error| in_words(&self.socket, error))
+    }
+
+    /// Prompt `id` whole, with the digest that approving it names, for `device`.
+    pub async fn prompt_whole(&self, device: &str, id: DecisionId) -> Result<FullPrompt, String> {
+        let mut client = self.connect_as(device).await?;
+        client
+            .prompt_get(id)
+            .await
             .map_err(|error| in_words(&self.socket, error))
     }
 

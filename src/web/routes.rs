@@ -92,6 +92,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/session", get(session))
         .route("/api/prompts", get(prompts))
         .route("/api/events", get(events))
+        .route("/api/prompt/{id}", get(prompt_whole))
         .route("/api/answer", post(answer))
         .route("/api/release", post(release))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -285,6 +286,10 @@ async fn events(
 struct AnswerRequest {
     id: String,
     answer: Answer,
+    /// The digest `/api/prompt/{id}` gave with the whole prompt: approving a prompt that the
+    /// gateway lists cut needs it.
+    #[serde(default)]
+    seen: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -312,8 +317,27 @@ async fn answer(
     let Some(id) = full_id(&request.id) else {
         return not_a_full_id();
     };
-    let result = state.bridge.answer(&device.name, id, request.answer).await;
+    let result = state
+        .bridge
+        .answer(&device.name, id, request.answer, request.seen)
+        .await;
     acted(result)
+}
+
+/// One prompt whole, with its digest: what a page shows before it may approve a prompt that
+/// the feed carries cut.
+async fn prompt_whole(
+    State(state): State<Shared>,
+    Paired(device): Paired,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    let Some(id) = full_id(&id) else {
+        return not_a_full_id();
+    };
+    match state.bridge.prompt_whole(&device.name, id).await {
+        Ok(whole) => Json(whole).into_response(),
+        Err(message) => refuse(StatusCode::CONFLICT, &message),
+    }
 }
 
 async fn release(

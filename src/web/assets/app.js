@@ -265,11 +265,37 @@ const gatehouseApp = (() => {
     return (prompt.actions || []).length ? $('[data-answerable-list]') : $('[data-read-only-list]');
   }
 
+  function cardContext() {
+    return { localHost: here.host, home: here.home, act: send, loadWhole };
+  }
+
+  // A cut prompt, fetched whole from the gateway (`prompt.get`) and shown in place of its cut
+  // card. Its digest goes with an approving answer: the gateway takes no approval of a cut
+  // prompt that does not name what the person was shown.
+  async function loadWhole(prompt, node) {
+    const status = $('[data-status]', node);
+    status.textContent = 'Loading the whole prompt…';
+    const reply = await api(`/api/prompt/${encodeURIComponent(prompt.id)}`);
+    if (reply && reply.status === 401) return loggedOut('This browser is no longer paired (it was logged out).');
+    const whole = reply ? await reply.json().catch(() => null) : null;
+    const card = cards.get(prompt.id);
+    if (!card || card.ended || card.node !== node) return;
+    if (!reply.ok || !whole || !whole.prompt || whole.prompt.id !== prompt.id || whole.prompt.cut || typeof whole.digest !== 'string') {
+      const why = whole && whole.error ? visible(whole.error) : 'it could not be loaded';
+      status.textContent = `Not loaded: ${why}. Deny still works here.`;
+      return;
+    }
+    const fresh = gatehouseCards.render(whole.prompt, cardContext());
+    fresh.dataset.whole = 'true';
+    node.replaceWith(fresh);
+    cards.set(prompt.id, { prompt: whole.prompt, node: fresh, ended: false, seen: whole.digest });
+  }
+
   function addCard(prompt, fresh) {
     const known = cards.get(prompt.id);
     if (known && !known.ended) return;
     if (known) removeCard(prompt.id);
-    const node = gatehouseCards.render(prompt, { localHost: here.host, home: here.home, act: send });
+    const node = gatehouseCards.render(prompt, cardContext());
     cards.set(prompt.id, { prompt, node, ended: false });
     // Oldest first within its list: the prompt that has waited longest is on top.
     const list = listFor(prompt);
@@ -404,6 +430,8 @@ const gatehouseApp = (() => {
       status.textContent = error.message;
       return;
     }
+    const seen = cards.get(prompt.id)?.seen;
+    if (seen && body.answer) body.seen = seen;
     delete node.dataset.refused;
     node.dataset.sending = 'true';
     const buttons = $$('[data-action]', node);

@@ -132,7 +132,7 @@ const gatehouseCards = (() => {
     const note = $('[data-gate-note]', card);
     if (!note) return;
     if (card.dataset.cut === 'true') {
-      note.textContent = 'Allowing is off: this page has only the start of this prompt. Read it whole on the machine (see above); Deny works here.';
+      note.textContent = 'Allowing is off: this page has only the start of this prompt. Load it whole (above) to allow it; Deny works here.';
     } else if (unopened > 0) {
       note.textContent = `Allowing is off until you open the ${unopened === 1 ? 'collapsed part' : `${unopened} collapsed parts`} above (“Show all”).`;
     } else {
@@ -260,7 +260,8 @@ const gatehouseCards = (() => {
     return root;
   }
 
-  // The card of `prompt`. `context`: { localHost, home, act(prompt, card, action, extra) }.
+  // The card of `prompt`. `context`: { localHost, home, act(prompt, card, action, extra),
+  // loadWhole(prompt, card) for a cut prompt }.
   function render(prompt, context) {
     const input = prompt.input;
     const actions = prompt.actions || [];
@@ -294,7 +295,13 @@ const gatehouseCards = (() => {
     if (prompt.cut) {
       const size = Number(prompt.cut.full_bytes) || 0;
       card.append(el('p', { class: 'cut', 'data-cut': true,
-        text: `Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Read it whole with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse, and allow it there.` }));
+        text: `Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Load it whole here to allow it, or read it with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse.` }));
+      if (context.loadWhole) {
+        const load = el('button', { type: 'button', class: 'expand small', 'data-load-whole': true,
+          text: `Load the whole prompt (${size.toLocaleString('en')} bytes)` });
+        load.addEventListener('click', () => context.loadWhole(prompt, card));
+        card.append(load);
+      }
     }
     const preview = prompt.cut ? null : renderPreview(card, prompt);
     if (preview) card.append(preview);
