@@ -27,8 +27,8 @@ pub const ELLIPSIS: char = '…';
 /// as themselves: they reorder text (bidirectional embeddings, overrides, isolates and marks),
 /// take no space (zero-width spaces, joiners, the word joiner, invisible operators, the byte
 /// order mark, soft hyphen, tag characters, variation selectors), show as blank space (Hangul
-/// fillers) or break lines outside the terminal's notion of a
-/// line (U+2028, U+2029).
+/// fillers, the Braille blank) or break lines outside the terminal's notion of a line (U+2028,
+/// U+2029). Every default-ignorable code point of Unicode is among them.
 pub fn is_hidden_or_reordering(character: char) -> bool {
     matches!(
         character,
@@ -36,20 +36,21 @@ pub fn is_hidden_or_reordering(character: char) -> bool {
         | '\u{034f}'                     // combining grapheme joiner
         | '\u{061c}'                     // Arabic letter mark
         | '\u{115f}'..='\u{1160}'        // Hangul fillers, shown as blank space
-        | '\u{3164}'                     // Hangul filler
-        | '\u{ffa0}'                     // halfwidth Hangul filler
-        | '\u{fe00}'..='\u{fe0f}'        // variation selectors
-        | '\u{e0100}'..='\u{e01ef}'      // variation selectors supplement
-        | '\u{180e}'                     // Mongolian vowel separator
+        | '\u{17b4}'..='\u{17b5}'        // Khmer inherent vowels
+        | '\u{180b}'..='\u{180f}'        // Mongolian variation selectors, vowel separator
         | '\u{200b}'..='\u{200f}'        // zero-width space, non-joiner, joiner; LRM, RLM
         | '\u{2028}'..='\u{2029}'        // line and paragraph separators
         | '\u{202a}'..='\u{202e}'        // bidirectional embeddings and overrides
-        | '\u{2060}'..='\u{2064}'        // word joiner, invisible operators
-        | '\u{2066}'..='\u{2069}'        // bidirectional isolates
-        | '\u{206a}'..='\u{206f}'        // deprecated format characters
+        | '\u{2060}'..='\u{206f}'        // word joiner, invisible operators, isolates, deprecated
+        | '\u{2800}'                     // Braille pattern blank, shown as blank space
+        | '\u{3164}'                     // Hangul filler
+        | '\u{fe00}'..='\u{fe0f}'        // variation selectors
         | '\u{feff}'                     // zero-width no-break space, byte order mark
-        | '\u{fff9}'..='\u{fffb}'        // interlinear annotation
-        | '\u{e0000}'..='\u{e007f}' // tag characters
+        | '\u{ffa0}'                     // halfwidth Hangul filler
+        | '\u{fff0}'..='\u{fffb}'        // unassigned specials, interlinear annotation
+        | '\u{1bca0}'..='\u{1bca3}'      // shorthand format controls
+        | '\u{1d173}'..='\u{1d17a}'      // musical symbol format controls
+        | '\u{e0000}'..='\u{e0fff}' // tags, variation selectors supplement, the rest reserved
     )
 }
 

@@ -151,3 +151,47 @@ proptest! {
 fn characters_that_show_as_blank_space_or_change_their_neighbour_are_escaped() {
     assert_snapshot!(visible("rm\u{3164}-rf\u{115f}\u{ffa0} x\u{fe0f}\u{34f}"), @r"rm\u{3164}-rf\u{115f}\u{ffa0} x\u{fe0f}\u{34f}");
 }
+
+/// Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties.txt, Unicode 16),
+/// which renderers draw as nothing: every one of them is escaped.
+const DEFAULT_IGNORABLE: &[(u32, u32)] = &[
+    (0x00ad, 0x00ad),
+    (0x034f, 0x034f),
+    (0x061c, 0x061c),
+    (0x115f, 0x1160),
+    (0x17b4, 0x17b5),
+    (0x180b, 0x180f),
+    (0x200b, 0x200f),
+    (0x202a, 0x202e),
+    (0x2060, 0x206f),
+    (0x3164, 0x3164),
+    (0xfe00, 0xfe0f),
+    (0xfeff, 0xfeff),
+    (0xffa0, 0xffa0),
+    (0xfff0, 0xfff8),
+    (0x1bca0, 0x1bca3),
+    (0x1d173, 0x1d17a),
+    (0xe0000, 0xe0fff),
+];
+
+#[test]
+fn every_default_ignorable_code_point_is_escaped() {
+    for &(first, last) in DEFAULT_IGNORABLE {
+        for code in first..=last {
+            let Some(character) = char::from_u32(code) else {
+                continue;
+            };
+            let text = format!("a{character}b");
+            let shown = visible(&text);
+            assert!(
+                !shown.contains(character),
+                "U+{code:04X} reaches the terminal as itself: {shown:?}"
+            );
+        }
+    }
+    assert_eq!(
+        visible("\u{2800}"),
+        "\\u{2800}",
+        "the Braille blank looks like a space"
+    );
+}
