@@ -13,6 +13,7 @@ use gatehouse_core::{AdapterCapabilities, DecisionId, Event, Prompt, Timestamp};
 use gatehouse_host_ipc::protocol::StatusResult;
 
 mod extra;
+mod input;
 mod whole;
 
 pub use whole::whole_prompt;
@@ -114,6 +115,20 @@ pub fn cut_note(prompt: &Prompt) -> Option<String> {
     })
 }
 
+/// The input lines `list` shows under `prompt`, and whether they show it whole.
+pub fn input_block(prompt: &Prompt) -> input::InputBlock {
+    input::input_block(prompt, SUMMARY_WIDTH, extra::PREVIEW_LINES)
+}
+
+/// The note under a prompt that is longer than `list` shows: how to read it whole, and that
+/// approving it then names what was read.
+pub fn longer_than_shown_note(prompt: &Prompt) -> String {
+    format!(
+        "… longer than `list` shows: read it whole with `gatehouse show {}`, which prints the `--seen` that approves it",
+        shown_id(prompt)
+    )
+}
+
 /// The pending prompts as an aligned table, with each question's options beneath its prompt.
 pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     if prompts.is_empty() {
@@ -169,6 +184,13 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
         out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
         if let Some(note) = cut_note(prompt) {
             let _ = writeln!(out, "    {note}");
+        }
+        let block = input_block(prompt);
+        for line in &block.lines {
+            let _ = writeln!(out, "    {line}");
+        }
+        if !block.whole && prompt.cut.is_none() {
+            let _ = writeln!(out, "    {}", longer_than_shown_note(prompt));
         }
         for question in &prompt.prompt.questions {
             let options = question

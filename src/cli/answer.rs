@@ -168,8 +168,26 @@ pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitC
     let answer = arguments.to_answer()?;
     let mut client = super::connect_frontend(&socket).await?;
     let action = answer.action();
+    let mut target = arguments.id.clone();
+    if matches!(answer, Answer::Once | Answer::Always { .. }) {
+        // Approve only what `list` showed whole, or what `show` printed (named by --seen, which
+        // the gateway checks). The prompt checked is the one answered: its full id is used.
+        let full = match client.prompt_get(&arguments.id).await {
+            Ok(full) => full,
+            Err(error) => return refused(error),
+        };
+        if arguments.seen.is_none() && !output::input_block(&full.prompt).whole {
+            eprintln!(
+                "gatehouse: not approved: prompt {} is longer than `gatehouse list` shows; read it whole with `gatehouse show {}`, which prints the `--seen` that approves it",
+                output::shown_id(&full.prompt),
+                output::shown_id(&full.prompt)
+            );
+            return Ok(ExitCode::from(1));
+        }
+        target = full.prompt.id.to_string();
+    }
     match client
-        .answer_seen(&arguments.id, answer.clone(), arguments.seen.clone())
+        .answer_seen(&target, answer.clone(), arguments.seen.clone())
         .await
     {
         Ok(result) if arguments.json => println!("{}", serde_json::to_string(&result)?),

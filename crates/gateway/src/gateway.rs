@@ -629,14 +629,25 @@ impl Gateway {
                 .get(&id)
                 .and_then(|held| held.cut.as_ref())
                 .and_then(|(_, note)| note.digest.clone());
+            let approves = !matches!(answer, Answer::Deny { .. });
+            let names = |digest: &str| {
+                seen.is_some_and(|seen| {
+                    view::names_digest(seen, digest, gatehouse_host_ipc::protocol::MIN_SEEN_CHARS)
+                })
+            };
             if let Some(digest) = cut_digest {
-                let approves = !matches!(answer, Answer::Deny { .. });
-                let named = seen.is_some_and(|seen| {
-                    view::names_digest(seen, &digest, gatehouse_host_ipc::protocol::MIN_SEEN_CHARS)
-                });
-                if approves && !named {
+                if approves && !names(&digest) {
                     return Err(GatewayError::NotSeenInFull(format!(
                         "prompt {} is too large to list whole, and this answer does not name the digest of the whole prompt (from `prompt.get`); nothing was approved: read it in full first (`gatehouse show {}`)",
+                        prompt.short_id, prompt.short_id
+                    )));
+                }
+            } else if approves && seen.is_some() {
+                // A front end that names what it showed is held to it, whatever the size.
+                let digest = view::json_size_and_digest(&prompt.prompt).1;
+                if !names(&digest) {
+                    return Err(GatewayError::NotSeenInFull(format!(
+                        "the digest this answer names is not that of prompt {}; nothing was approved: read it again (`gatehouse show {}`)",
                         prompt.short_id, prompt.short_id
                     )));
                 }
