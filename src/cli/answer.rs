@@ -178,7 +178,7 @@ pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitC
         };
         if arguments.seen.is_none() && !output::input_block(&full.prompt).whole {
             eprintln!(
-                "gatehouse: not approved: prompt {} is longer than `gatehouse list` shows; read it whole with `gatehouse show {}`, which prints the `--seen` that approves it",
+                "gatehouse: refused (not_seen_in_full): prompt {} is longer than `gatehouse list` shows, and nothing was approved; read it whole with `gatehouse show {}`, which prints the `--seen` that approves it",
                 output::shown_id(&full.prompt),
                 output::shown_id(&full.prompt)
             );

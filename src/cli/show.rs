@@ -36,12 +36,15 @@ pub async fn run(socket: PathBuf, id: String, json: bool) -> anyhow::Result<Exit
     write!(stdout, "{}", output::whole_prompt(&full.prompt))?;
     let hex = full.digest.strip_prefix("sha256:").unwrap_or(&full.digest);
     let short = hex.get(..MIN_SEEN_CHARS).unwrap_or(hex);
-    writeln!(stdout, "digest:  {}", visible(&full.digest))?;
-    writeln!(
-        stdout,
-        "approve: gatehouse answer {} once --seen {}",
-        output::shown_id(&full.prompt),
-        visible(short)
-    )?;
+    writeln!(stdout, "digest:   {}", visible(&full.digest))?;
+    // Only a prompt that offers `once` can be approved from here.
+    if full.prompt.actions.contains(&gatehouse_core::Action::Once) {
+        writeln!(
+            stdout,
+            "approve: gatehouse answer {} once --seen {}",
+            output::shown_id(&full.prompt),
+            visible(short)
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,8 +2,6 @@
 //! does not already show whole, made visible line by line, within a bound. Whether the person
 //! saw the whole input in `list` decides whether `answer` may approve it without `--seen`.
 
-use std::fmt::Write;
-
 use gatehouse_core::text::visible;
 use gatehouse_core::{Prompt, PromptKind};
 use serde_json::Value;
@@ -108,24 +106,27 @@ impl BoundedLines {
         self.lines.push(line);
     }
 
-    /// `name: value` on one line when it is a one-line text or short JSON; else `name:` and
-    /// each line of the value beneath it, after a `|`, so blank lines show.
     fn field(&mut self, name: &str, value: &Value) {
-        let name = visible(name);
-        let text = match value {
-            Value::String(text) => text.clone(),
-            other => serde_json::to_string_pretty(other).unwrap_or_default(),
-        };
-        let lines: Vec<&str> = text.split('\n').collect();
-        if lines.len() == 1 {
-            self.push(format!("{name}: {}", visible(&text)));
-            return;
-        }
-        self.push(format!("{name}: ({} lines)", lines.len()));
-        for line in lines {
-            let mut shown = String::new();
-            let _ = write!(shown, "  | {}", visible(line));
-            self.push(shown);
+        for line in field_lines(name, value) {
+            self.push(line);
         }
     }
+}
+
+/// The lines of one input field: `name: value` when it is one line of text or JSON; else
+/// `name: (N lines)` and each line of the value beneath it after a `|`, so that blank lines and
+/// where each line starts show. Every line is made visible.
+pub fn field_lines(name: &str, value: &Value) -> Vec<String> {
+    let name = visible(name);
+    let text = match value {
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    if lines.len() == 1 {
+        return vec![format!("{name}: {}", visible(&text))];
+    }
+    let mut out = vec![format!("{name}: ({} lines)", lines.len())];
+    out.extend(lines.iter().map(|line| format!("  | {}", visible(line))));
+    out
 }

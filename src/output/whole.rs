@@ -11,7 +11,7 @@ pub fn whole_prompt(prompt: &Prompt) -> String {
     let content = &prompt.prompt;
     let mut out = String::new();
     let mut field = |name: &str, value: &str| {
-        let _ = writeln!(out, "{name:<9}{}", visible(value));
+        let _ = writeln!(out, "{name:<9} {}", visible(value));
     };
     field(
         "id:",
@@ -34,10 +34,16 @@ pub fn whole_prompt(prompt: &Prompt) -> String {
     if let Some(reason) = &content.read_only_reason {
         field("read-only:", reason);
     }
-    let input = serde_json::to_string_pretty(&content.input).unwrap_or_default();
+    // Field by field, each text line by line, so a command's last line is a line of its own.
     let _ = writeln!(out, "input:");
-    for line in input.lines() {
-        let _ = writeln!(out, "  {}", visible(line));
+    let fields: Vec<(String, &serde_json::Value)> = match &content.input {
+        serde_json::Value::Object(fields) => fields.iter().map(|(k, v)| (k.clone(), v)).collect(),
+        other => vec![("input".to_owned(), other)],
+    };
+    for (name, value) in fields {
+        for line in super::input::field_lines(&name, value) {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     for question in &content.questions {
         let kind = if question.multi {
@@ -68,7 +74,7 @@ pub fn whole_prompt(prompt: &Prompt) -> String {
             out,
             "always {}: {}",
             visible(&suggestion.id),
-            visible(&suggestion.summary)
+            visible(&suggestion.describe())
         );
     }
     if let Some(preview) = &content.extra.preview {
