@@ -84,7 +84,19 @@ mod tests {
             folder.path().display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let status = command.env("PATH", path).status().unwrap();
+        command.env("PATH", path);
+        // Another test thread forking while the script was still open for writing keeps it
+        // "busy" in that child for a moment (ETXTBSY): try again.
+        let mut attempts = 0;
+        let status = loop {
+            match command.status() {
+                Err(error) if error.raw_os_error() == Some(libc::ETXTBSY) && attempts < 100 => {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => break other.unwrap(),
+            }
+        };
         assert!(status.success());
         let seen = std::fs::read(&record).unwrap();
         String::from_utf8(seen)

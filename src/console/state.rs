@@ -129,6 +129,10 @@ pub struct ConsoleState {
     pub awaiting_reply: Vec<DecisionId>,
     /// How many lines the detail pane is scrolled down.
     pub detail_scroll: u16,
+    /// What the last drawing showed of the selected prompt's detail: its id, and whether its
+    /// last line was on screen. Approving keys need the end of what is approved to have been
+    /// drawn (nothing recorded, as before the first drawing, holds nothing back).
+    pub detail_drawn: std::cell::Cell<Option<(DecisionId, bool)>>,
     /// The socket of the tmux server the console runs in (from `TMUX`), if any: a prompt's pane
     /// in the same server can be switched to.
     pub own_tmux_socket: Option<String>,
@@ -146,6 +150,7 @@ impl Default for ConsoleState {
             list_changed_at: None,
             awaiting_reply: Vec::new(),
             detail_scroll: 0,
+            detail_drawn: std::cell::Cell::new(None),
             own_tmux_socket: None,
         }
     }

@@ -42,14 +42,23 @@ pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now:
     .areas(frame.area());
     frame.render_widget(Paragraph::new(header_line(state, now)), header_area);
     render_list(frame, state, &rows, wall_now, list_area);
-    let detail = Paragraph::new(detail_lines(state, wall_now))
-        .wrap(Wrap { trim: false })
+    let detail = Paragraph::new(detail_lines(state, wall_now)).wrap(Wrap { trim: false });
+    // Whether the detail's last line is on screen: if not, the title says more follows, and
+    // the approving keys wait until it has been scrolled into view.
+    let inner_height = usize::from(detail_area.height.saturating_sub(2));
+    let total = detail.line_count(detail_area.width.saturating_sub(2));
+    let end_shown = usize::from(state.detail_scroll) + inner_height >= total;
+    state
+        .detail_drawn
+        .set(state.selected_prompt().map(|prompt| (prompt.id, end_shown)));
+    let title = if end_shown {
+        " Detail (PgUp/PgDn scroll) ".to_owned()
+    } else {
+        " Detail: more below, PgDn to read it all before approving ".to_owned()
+    };
+    let detail = detail
         .scroll((state.detail_scroll, 0))
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" Detail (PgUp/PgDn scroll) "),
-        );
+        .block(Block::default().borders(Borders::ALL).title(title));
     frame.render_widget(detail, detail_area);
     frame.render_widget(
         Paragraph::new(key_hints(state, now)).style(Style::default().add_modifier(Modifier::BOLD)),

@@ -149,6 +149,15 @@ impl ConsoleState {
             });
             return Intent::Nothing;
         }
+        if matches!(action, Action::Once | Action::Always) {
+            if let Some(why) = self.not_seen_whole(&prompt) {
+                self.notice = Some(Notice {
+                    text: format!("Not approved: {why}"),
+                    tone: Tone::Warning,
+                });
+                return Intent::Nothing;
+            }
+        }
         match action {
             Action::Once => self.send(&prompt, GatewayRequest::Answer(Answer::Once)),
             Action::Deny => {
@@ -176,6 +185,25 @@ impl ConsoleState {
                 }
                 None => Intent::Nothing,
             },
+        }
+    }
+
+    /// Why approving `prompt` here would approve something the person was not shown: more than
+    /// the console shows of it (the same bound as `list`), or a detail pane whose end was not
+    /// drawn yet.
+    fn not_seen_whole(&self, prompt: &Prompt) -> Option<String> {
+        if !crate::output::input_block(prompt).whole {
+            let id = crate::output::shown_id(prompt);
+            return Some(format!(
+                "this prompt is longer than the console shows; read it with `gatehouse show {id}` and approve it there with the --seen it prints."
+            ));
+        }
+        match self.detail_drawn.get() {
+            Some((drawn, false)) if drawn == prompt.id => Some(
+                "the detail has more below; scroll it to the end (PgDn) and press the key again."
+                    .into(),
+            ),
+            _ => None,
         }
     }
 
