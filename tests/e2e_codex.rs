@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use gatehouse_adapter_codex::probe::fake_responses::{FakeResponses, ScriptedCall};
+use gatehouse_adapter_codex::probe::fake_responses::{self, ScriptedCall, ScriptedModel};
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
@@ -35,14 +35,14 @@ fn call(name: &str) -> ScriptedCall {
     ScriptedCall {
         call_id: format!("call_{name}"),
         command: format!("printf {name} > {name}.txt"),
-        justification: format!("write {name}.txt"),
+        reason: format!("write {name}.txt"),
     }
 }
 
 /// A gateway, the fake model with its script, and a Codex home with gatehouse's hooks installed.
 struct World {
     gateway: Gateway,
-    fake: FakeResponses,
+    fake: ScriptedModel,
     codex: CodexEnv,
 }
 
@@ -50,7 +50,7 @@ impl World {
     fn new(script: &[&str]) -> Option<World> {
         let bin = codex_bin()?;
         let gateway = Gateway::start();
-        let fake = FakeResponses::start(script.iter().map(|name| call(name)).collect()).unwrap();
+        let fake = fake_responses::start(script.iter().map(|name| call(name)).collect()).unwrap();
         let folder = gateway.sandbox.folder.path();
         // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hook finds the
         // gateway and the probe record.

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use gatehouse_adapter_copilot::probe::fake_chat::{FakeChat, ScriptedCall};
+use gatehouse_adapter_copilot::probe::fake_chat::{self, ScriptedCall, ScriptedModel};
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
@@ -43,14 +43,14 @@ fn call(name: &str) -> ScriptedCall {
     ScriptedCall {
         call_id: format!("call_{name}"),
         command: format!("printf {name} > {name}.txt"),
-        description: format!("write {name}.txt"),
+        reason: format!("write {name}.txt"),
     }
 }
 
 /// A gateway, the fake model with its script, and Copilot's files with gatehouse's hooks.
 struct World {
     gateway: Gateway,
-    fake: FakeChat,
+    fake: ScriptedModel,
     copilot: CopilotEnv,
 }
 
@@ -58,7 +58,7 @@ impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
         let bin = copilot_bin()?;
         let gateway = Gateway::start();
-        let fake = FakeChat::start(script).unwrap();
+        let fake = fake_chat::start(script).unwrap();
         let folder = gateway.sandbox.folder.path();
         // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
         let env = [
@@ -220,7 +220,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
             .chain([ScriptedCall {
                 call_id: "call_allowed".into(),
                 command: "printf allowed".into(),
-                description: "print allowed".into(),
+                reason: "print allowed".into(),
             }])
             .collect(),
     ) else {

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gatehouse_adapter_codex::probe::fake_responses::FakeResponses;
+use gatehouse_adapter_codex::probe::fake_responses::ScriptedModel;
 pub use gatehouse_adapter_codex::probe::{APPROVAL_PROMPT_TEXT, READY_TEXT};
 
 use super::tmux::Tmux;
@@ -57,7 +57,7 @@ impl CodexEnv {
     pub fn new(
         codex_bin: &Path,
         root: &Path,
-        fake: &FakeResponses,
+        fake: &ScriptedModel,
         env: &[(&str, String)],
     ) -> CodexEnv {
         let codex_home = root.join("codex-home");
@@ -134,7 +134,7 @@ impl CodexEnv {
 }
 
 /// Waits until the fake has the outcome of `call_id` and returns it.
-pub fn wait_for_output(fake: &FakeResponses, call_id: &str, deadline: Duration) -> String {
+pub fn wait_for_output(fake: &ScriptedModel, call_id: &str, deadline: Duration) -> String {
     let mut output = None;
     wait_until(
         deadline,

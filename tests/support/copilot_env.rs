@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gatehouse_adapter_copilot::probe::fake_chat::FakeChat;
+use gatehouse_adapter_copilot::probe::fake_chat::ScriptedModel;
 use gatehouse_adapter_copilot::probe::{byok_environment, write_trusted_folder};
 pub use gatehouse_adapter_copilot::probe::{APPROVAL_PROMPT_TEXT, READY_TEXT};
 
@@ -49,7 +49,7 @@ impl CopilotEnv {
         copilot_bin: &Path,
         root: &Path,
         home: &Path,
-        fake: &FakeChat,
+        fake: &ScriptedModel,
         env: &[(&str, String)],
     ) -> CopilotEnv {
         let workspace = root.join("workspace");
@@ -120,7 +120,7 @@ impl Drop for CopilotTmux {
 }
 
 /// Waits until the fake has the tool result of `call_id` and returns it.
-pub fn wait_for_output(fake: &FakeChat, call_id: &str, deadline: Duration) -> String {
+pub fn wait_for_output(fake: &ScriptedModel, call_id: &str, deadline: Duration) -> String {
     let mut output = None;
     wait_until(
         deadline,

@@ -33,15 +33,8 @@ pub struct ProbeRecord {
     pub gatehouse_version: String,
 }
 
-/// One case of the probe, and what was seen.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CaseResult {
-    /// `allow`, `deny` or `no-verdict`.
-    pub case: String,
-    pub passed: bool,
-    /// What was observed, in words.
-    pub evidence: String,
-}
+/// One case of the probe, and what was seen: the kit's, as every probe records it.
+pub use gatehouse_harness::probe::CaseResult;
 
 impl ProbeRecord {
     /// The day of the probe, such as `2026-11-30`.
