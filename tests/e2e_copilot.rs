@@ -6,34 +6,20 @@
 //!
 //! Without Copilot CLI installed these tests are skipped locally, and fail in CI (`CI` set).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use gatehouse_adapter_copilot::probe::fake_chat::{self, ScriptedCall, ScriptedModel};
+use gatehouse_adapter_copilot::probe::fake_chat::{self, ScriptedCall};
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
-use crate::support::copilot_env::{
-    find_copilot_bin, wait_for_output, CopilotEnv, APPROVAL_PROMPT_TEXT, READY_TEXT,
-};
+use crate::support::copilot_env::{find_copilot_bin, CopilotEnv, APPROVAL_PROMPT_TEXT, READY_TEXT};
 use crate::support::tmux::Tmux;
+use crate::support::world::{refused, required_bin, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// What Copilot CLI 1.0.102 tells the model for a call a permissionRequest hook denied.
 const DENIED_BY_HOOK: &str = "Permission denied by a PermissionRequest hook: ";
-
-fn copilot_bin() -> Option<PathBuf> {
-    let found = find_copilot_bin();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Copilot CLI is not installed; run `npm ci` (.ci/run does)"
-        );
-        eprintln!("skipped: Copilot CLI is not installed (run `npm ci`)");
-    }
-    found
-}
 
 fn calls(names: &[&str]) -> Vec<ScriptedCall> {
     names.iter().map(|name| call(name)).collect()
@@ -47,36 +33,42 @@ fn call(name: &str) -> ScriptedCall {
     }
 }
 
-/// A gateway, the fake model with its script, and Copilot's files with gatehouse's hooks.
+/// The kit's world (a gateway and the fake model with its script) and Copilot's files with
+/// gatehouse's hooks.
 struct World {
-    gateway: Gateway,
-    fake: ScriptedModel,
+    kit: AgentWorld,
     copilot: CopilotEnv,
+}
+
+impl std::ops::Deref for World {
+    type Target = AgentWorld;
+
+    fn deref(&self) -> &AgentWorld {
+        &self.kit
+    }
+}
+
+impl std::ops::DerefMut for World {
+    fn deref_mut(&mut self) -> &mut AgentWorld {
+        &mut self.kit
+    }
 }
 
 impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
-        let bin = copilot_bin()?;
+        let bin = required_bin("Copilot CLI", find_copilot_bin())?;
         let gateway = Gateway::start();
         let fake = fake_chat::start(script).unwrap();
-        let folder = gateway.sandbox.folder.path();
         // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
-        let env = [
-            (
-                "XDG_CONFIG_HOME",
-                folder.join("config").display().to_string(),
-            ),
-            ("XDG_RUNTIME_DIR", folder.join("run").display().to_string()),
-            ("GATEHOUSE_SOCKET", gateway.socket().display().to_string()),
-        ];
+        let env = sandbox_env(&gateway, false);
+        let folder = gateway.sandbox.folder.path();
         let copilot = CopilotEnv::new(&bin, folder, &gateway.home(), &fake, &env);
-        let installed = gateway.run(&["install", "copilot"]);
-        let stdout = String::from_utf8_lossy(&installed.stdout);
-        assert!(
-            installed.status.success(),
-            "install: {stdout}{}",
-            String::from_utf8_lossy(&installed.stderr)
-        );
+        let kit = AgentWorld {
+            adapter: "copilot",
+            gateway,
+            fake,
+        };
+        kit.install(&[]);
         let settings: Value =
             serde_json::from_slice(&std::fs::read(&copilot.settings).unwrap()).unwrap();
         assert_eq!(settings["banner"], "never", "install keeps other settings");
@@ -88,48 +80,14 @@ impl World {
                 && hook.ends_with(" hook copilot permissionRequest"),
             "{hook}"
         );
-        Some(World {
-            gateway,
-            fake,
-            copilot,
-        })
-    }
-
-    fn answer(&self, id: &Value, arguments: &[&str]) -> std::process::Output {
-        let mut all = vec!["answer", id.as_str().unwrap()];
-        all.extend_from_slice(arguments);
-        self.gateway.run(&all)
-    }
-
-    fn copilot_flags(&self) -> Value {
-        let status = self.gateway.run(&["status", "--json"]);
-        let status: Value = serde_json::from_slice(&status.stdout).unwrap();
-        let copilot = status["adapters"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|adapter| adapter["adapter"] == "copilot")
-            .unwrap();
-        copilot["rules"][0].clone()
+        Some(World { kit, copilot })
     }
 
     /// Submits a turn and returns the prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
         self.copilot
             .submit(tmux, &format!("please write {name}.txt"));
-        let mut pending = Vec::new();
-        let listed = crate::support::codex_env::poll_until(DEADLINE, || {
-            pending = self.gateway.list();
-            pending.len() == 1
-        });
-        assert!(
-            listed,
-            "the gateway listed {} prompts, not 1; Copilot's screen:\n{}",
-            pending.len(),
-            tmux.screen()
-        );
-        let prompt = pending.remove(0);
-        assert_eq!(prompt["adapter"], "copilot");
+        let prompt = self.the_one_listed(tmux, DEADLINE);
         assert_eq!(prompt["tool"], "bash");
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
         prompt
@@ -148,7 +106,7 @@ impl World {
             Duration::from_secs(2),
             DEADLINE,
         );
-        let output = wait_for_output(&self.fake, &format!("call_{name}"), DEADLINE);
+        let output = self.output_for(&format!("call_{name}"), DEADLINE);
         assert_eq!(
             std::fs::read_to_string(self.copilot.marker(&format!("{name}.txt"))).unwrap(),
             name
@@ -157,18 +115,12 @@ impl World {
     }
 }
 
-fn refused(output: &std::process::Output, code: &str) {
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(code), "expected {code}: {stderr}");
-}
-
 #[test]
 fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_prompt() {
     let Some(world) = World::new(calls(&["yes", "esc"])) else {
         return;
     };
-    assert_eq!(world.copilot_flags()["actions"][0]["verified"], false);
+    assert_eq!(world.flags()["actions"][0]["verified"], false);
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
     assert!(status.contains("GitHub Copilot CLI (copilot)"), "{status}");
     assert!(status.contains("gatehouse probe copilot"), "{status}");
@@ -232,7 +184,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
             "probe",
             "copilot",
             "--executable",
-            world.copilot.copilot_bin.to_str().unwrap(),
+            world.copilot.bin.to_str().unwrap(),
         ])
         .output()
         .unwrap();
@@ -252,9 +204,9 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     wait_for(
         Duration::from_secs(40),
         "the gateway to offer what the probe unlocked",
-        || world.copilot_flags()["actions"][0]["verified"] == true,
+        || world.flags()["actions"][0]["verified"] == true,
     );
-    let bash = world.copilot_flags();
+    let bash = world.flags();
     assert_eq!(bash["tool"], "bash");
     assert!(
         bash["actions"][0]["evidence"]
@@ -280,7 +232,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    wait_for_output(&world.fake, "call_once", DEADLINE);
+    world.output_for("call_once", DEADLINE);
     assert_eq!(
         std::fs::read_to_string(world.copilot.marker("once.txt")).unwrap(),
         "once"
@@ -295,7 +247,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         &["deny", "--message", "use make clean instead"],
     );
     assert!(denied.status.success());
-    let output = wait_for_output(&world.fake, "call_deny", DEADLINE);
+    let output = world.output_for("call_deny", DEADLINE);
     assert_eq!(output, format!("{DENIED_BY_HOOK}use make clean instead"));
     assert!(!world.copilot.marker("deny.txt").exists());
     tmux.wait_for_text(READY_TEXT, DEADLINE);
@@ -322,7 +274,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     std::fs::write(&record_path, record.to_string()).unwrap();
     world.gateway.kill();
     world.gateway.start_again();
-    let bash = world.copilot_flags();
+    let bash = world.flags();
     assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
     assert!(
         bash["actions"][0]["evidence"]
@@ -347,7 +299,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     std::fs::write(&record_path, record.to_string()).unwrap();
     world.gateway.kill();
     world.gateway.start_again();
-    assert_eq!(world.copilot_flags()["actions"][0]["verified"], true);
+    assert_eq!(world.flags()["actions"][0]["verified"], true);
     let prompt = world.prompt_for(&tmux, "remember");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert!(world
@@ -363,12 +315,12 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         Duration::from_secs(2),
         DEADLINE,
     );
-    wait_for_output(&world.fake, "call_remember", DEADLINE);
+    world.output_for("call_remember", DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
     assert!(!tmux.screen().contains("could no longer be answered"));
     world.copilot.submit(&tmux, "please print allowed");
     // Within DEADLINE (30 s), below the 60 s a held prompt would wait: nobody answered it.
-    let output = wait_for_output(&world.fake, "call_allowed", DEADLINE);
+    let output = world.output_for("call_allowed", DEADLINE);
     assert!(output.starts_with("allowed"), "{output}");
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     wait_for(DEADLINE, "the watched prompt to be withdrawn", || {

@@ -6,14 +6,16 @@
 //!
 //! Without Gemini CLI installed this test is skipped locally, and fails in CI (`CI` set).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
-use crate::support::gemini_env::{find_gemini_bin, FakeGemini, GeminiEnv, DIALOG_TEXT, READY_TEXT};
+use crate::support::gemini_env::{
+    fake_gemini, find_gemini_bin, GeminiEnv, DIALOG_TEXT, READY_TEXT,
+};
 use crate::support::tmux::Tmux;
+use crate::support::world::{refused, required_bin, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -22,60 +24,47 @@ const COMMAND: &str = "printf watched > watched.txt";
 /// How Gemini CLI shows what a hook named `gatehouse` wrote (its stderr, when stdout is empty).
 const HOOK_SAYS: &str = "[gatehouse]";
 
-fn gemini_bin() -> Option<PathBuf> {
-    let found = find_gemini_bin();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Gemini CLI is not installed; run `npm ci` (.ci/run does)"
-        );
-        eprintln!("skipped: Gemini CLI is not installed (run `npm ci`)");
-    }
-    found
-}
-
-/// Fields drop in declaration order: Gemini (tmux) stops before the fake, the gateway and the
+/// Fields drop in declaration order: Gemini (tmux) stops before the gateway, the fake and the
 /// sandbox's folders go.
 struct World {
     tmux: Tmux,
     gemini: GeminiEnv,
-    fake: FakeGemini,
-    gateway: Gateway,
+    kit: AgentWorld,
+}
+
+impl std::ops::Deref for World {
+    type Target = AgentWorld;
+
+    fn deref(&self) -> &AgentWorld {
+        &self.kit
+    }
+}
+
+impl std::ops::DerefMut for World {
+    fn deref_mut(&mut self) -> &mut AgentWorld {
+        &mut self.kit
+    }
 }
 
 impl World {
     fn start() -> Option<World> {
-        let bin = gemini_bin()?;
+        let bin = required_bin("Gemini CLI", find_gemini_bin())?;
         let gateway = Gateway::start();
-        let fake = FakeGemini::start(COMMAND);
-        let folder = gateway.sandbox.folder.path();
+        let fake = fake_gemini(COMMAND);
         // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hooks that
         // Gemini runs find the gateway.
-        let env = [
-            ("HOME", gateway.home().display().to_string()),
-            (
-                "XDG_CONFIG_HOME",
-                folder.join("config").display().to_string(),
-            ),
-            ("XDG_RUNTIME_DIR", folder.join("run").display().to_string()),
-            ("GATEHOUSE_SOCKET", gateway.socket().display().to_string()),
-        ];
+        let env = sandbox_env(&gateway, true);
+        let folder = gateway.sandbox.folder.path();
         let gemini = GeminiEnv::new(&bin, folder, &gateway.home(), &fake, &env);
-        let installed = gateway.run(&["install", "gemini"]);
-        let stdout = String::from_utf8_lossy(&installed.stdout);
-        assert!(
-            installed.status.success(),
-            "install: {stdout}{}",
-            String::from_utf8_lossy(&installed.stderr)
-        );
+        let kit = AgentWorld {
+            adapter: "gemini",
+            gateway,
+            fake,
+        };
+        let stdout = kit.install(&[]);
         assert!(stdout.contains("read-only"), "{stdout}");
         let tmux = gemini.start();
-        Some(World {
-            tmux,
-            gemini,
-            fake,
-            gateway,
-        })
+        Some(World { tmux, gemini, kit })
     }
 
     /// Submits a turn, waits for Gemini's dialog, and returns the one prompt the gateway lists.
@@ -83,23 +72,8 @@ impl World {
         self.gemini.submit(&self.tmux, message);
         let screen = self.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
         assert!(!screen.contains(HOOK_SAYS), "{screen}");
-        let mut pending = Vec::new();
-        wait_for(DEADLINE, "the gateway to list Gemini's prompt", || {
-            pending = self.gateway.list();
-            pending.len() == 1
-        });
-        pending.remove(0)
+        self.the_one_listed(&self.tmux, DEADLINE)
     }
-
-    fn answer(&self, id: &Value, action: &str) -> std::process::Output {
-        self.gateway.run(&["answer", id.as_str().unwrap(), action])
-    }
-}
-
-fn refused(output: &std::process::Output, code: &str) {
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(code), "expected {code}: {stderr}");
 }
 
 #[test]
@@ -118,7 +92,7 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
     assert_eq!(prompt["actions"], json!([]), "read-only");
     let reason = prompt["read_only_reason"].as_str().unwrap_or_default();
     assert!(reason.contains("allow does not skip it"), "{prompt}");
-    refused(&world.answer(&prompt["id"], "once"), "read_only");
+    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
     assert!(!world.gemini.marker("watched.txt").exists());
     // "1. Allow once" is selected: Enter allows. Gemini may drop a key while it draws the
     // dialog, so Enter is pressed again until the dialog goes.
@@ -132,9 +106,9 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
     wait_for(DEADLINE, "the allowed prompt to be withdrawn", || {
         world.gateway.list().is_empty()
     });
-    refused(&world.answer(&prompt["id"], "once"), "withdrawn");
+    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
     world.tmux.wait_for_text("Done.", DEADLINE);
-    let responses = world.fake.function_responses();
+    let responses = world.fake.outputs();
     assert_eq!(responses.len(), 1, "{responses:?}");
     assert!(
         responses[0]["response"].get("output").is_some(),
@@ -163,7 +137,7 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
                 .all(|listed| listed["id"] != cancelled["id"])
         },
     );
-    refused(&world.answer(&cancelled["id"], "once"), "withdrawn");
+    refused(&world.answer(&cancelled["id"], &["once"]), "withdrawn");
     assert!(!world.gemini.marker("watched.txt").exists());
 
     // With the gateway down, Gemini behaves as if gatehouse were not installed: its dialog
@@ -185,7 +159,7 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
         || world.gemini.marker("watched.txt").exists(),
     );
     wait_for(DEADLINE, "the model to get the command's output", || {
-        world.fake.function_responses().len() == 2
+        world.fake.outputs().len() == 2
     });
     let screen = world.tmux.screen();
     assert!(!screen.contains(HOOK_SAYS), "{screen}");

@@ -12,6 +12,7 @@ pub mod fake_anthropic;
 pub mod gemini_env;
 pub mod leftovers;
 pub mod tmux;
+pub mod world;
 
 use std::time::{Duration, Instant};
 
