@@ -27,26 +27,8 @@ fn call(name: &str) -> ScriptedCall {
     }
 }
 
-/// The kit's world (a gateway and the fake model with its script) and a Codex home with
-/// gatehouse's hooks installed.
-struct World {
-    kit: AgentWorld,
-    codex: CodexEnv,
-}
-
-impl std::ops::Deref for World {
-    type Target = AgentWorld;
-
-    fn deref(&self) -> &AgentWorld {
-        &self.kit
-    }
-}
-
-impl std::ops::DerefMut for World {
-    fn deref_mut(&mut self) -> &mut AgentWorld {
-        &mut self.kit
-    }
-}
+/// The kit's world with a Codex home whose hooks `gatehouse install codex` wrote.
+type World = AgentWorld<CodexEnv>;
 
 impl World {
     fn new(script: &[&str]) -> Option<World> {
@@ -57,22 +39,23 @@ impl World {
         // gateway and the probe record.
         let env = sandbox_env(&gateway, true);
         let codex = CodexEnv::new(&bin, gateway.sandbox.folder.path(), &fake, &env);
-        let kit = AgentWorld {
+        let world = AgentWorld {
+            agent: codex,
             adapter: "codex",
             gateway,
             fake,
         };
-        let stdout = kit.install(&[("CODEX_HOME", &codex.codex_home)]);
+        let stdout = world.install(&[("CODEX_HOME", &world.agent.codex_home)]);
         assert!(
             stdout.contains("Hooks need review"),
             "install says Codex asks for a review: {stdout}"
         );
-        Some(World { kit, codex })
+        Some(world)
     }
 
     /// Submits a turn and returns the prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.codex.submit(tmux, &format!("please write {name}.txt"));
+        self.agent.submit(tmux, &format!("please write {name}.txt"));
         let prompt = self.the_one_listed(tmux, DEADLINE);
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
         prompt
@@ -85,7 +68,7 @@ fn read_only_until_probed_codex_decides_and_its_answers_withdraw_the_prompt() {
         return;
     };
     assert_eq!(world.flags()["actions"][0]["verified"], false);
-    let tmux = world.codex.start();
+    let tmux = world.agent.start();
 
     // Yes in Codex's terminal: the command runs and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
@@ -95,7 +78,7 @@ fn read_only_until_probed_codex_decides_and_its_answers_withdraw_the_prompt() {
     tmux.send_keys(&["y"]);
     world.output_for("call_yes", DEADLINE);
     assert_eq!(
-        std::fs::read_to_string(world.codex.marker("yes.txt")).unwrap(),
+        std::fs::read_to_string(world.agent.marker("yes.txt")).unwrap(),
         "yes"
     );
     wait_for(DEADLINE, "the prompt answered Yes to be withdrawn", || {
@@ -118,7 +101,7 @@ fn read_only_until_probed_codex_decides_and_its_answers_withdraw_the_prompt() {
         world.gateway.list().is_empty()
     });
     refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
-    assert!(!world.codex.marker("esc.txt").exists());
+    assert!(!world.agent.marker("esc.txt").exists());
 }
 
 #[test]
@@ -132,7 +115,7 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
             "probe",
             "codex",
             "--codex",
-            world.codex.bin.to_str().unwrap(),
+            world.agent.bin.to_str().unwrap(),
         ])
         .output()
         .unwrap();
@@ -168,7 +151,7 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
         "{bash}"
     );
 
-    let tmux = world.codex.start();
+    let tmux = world.agent.start();
     // Once from the gateway: Codex never shows its own prompt, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
@@ -176,7 +159,7 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
     assert_eq!(
-        std::fs::read_to_string(world.codex.marker("once.txt")).unwrap(),
+        std::fs::read_to_string(world.agent.marker("once.txt")).unwrap(),
         "once"
     );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
@@ -193,7 +176,7 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
         .success());
     let output = world.output_for("call_deny", DEADLINE);
     assert!(output.contains("use make clean instead"), "{output}");
-    assert!(!world.codex.marker("deny.txt").exists());
+    assert!(!world.agent.marker("deny.txt").exists());
     tmux.wait_for_text("Blocked by hook", DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 

@@ -33,26 +33,8 @@ fn call(name: &str) -> ScriptedCall {
     }
 }
 
-/// The kit's world (a gateway and the fake model with its script) and Copilot's files with
-/// gatehouse's hooks.
-struct World {
-    kit: AgentWorld,
-    copilot: CopilotEnv,
-}
-
-impl std::ops::Deref for World {
-    type Target = AgentWorld;
-
-    fn deref(&self) -> &AgentWorld {
-        &self.kit
-    }
-}
-
-impl std::ops::DerefMut for World {
-    fn deref_mut(&mut self) -> &mut AgentWorld {
-        &mut self.kit
-    }
-}
+/// The kit's world with Copilot's files, gatehouse's hooks installed.
+type World = AgentWorld<CopilotEnv>;
 
 impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
@@ -63,14 +45,15 @@ impl World {
         let env = sandbox_env(&gateway, false);
         let folder = gateway.sandbox.folder.path();
         let copilot = CopilotEnv::new(&bin, folder, &gateway.home(), &fake, &env);
-        let kit = AgentWorld {
+        let world = AgentWorld {
+            agent: copilot,
             adapter: "copilot",
             gateway,
             fake,
         };
-        kit.install(&[]);
+        world.install(&[]);
         let settings: Value =
-            serde_json::from_slice(&std::fs::read(&copilot.settings).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
         assert_eq!(settings["banner"], "never", "install keeps other settings");
         let hook = settings["hooks"]["permissionRequest"][0]["bash"]
             .as_str()
@@ -80,13 +63,12 @@ impl World {
                 && hook.ends_with(" hook copilot permissionRequest"),
             "{hook}"
         );
-        Some(World { kit, copilot })
+        Some(world)
     }
 
     /// Submits a turn and returns the prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.copilot
-            .submit(tmux, &format!("please write {name}.txt"));
+        self.agent.submit(tmux, &format!("please write {name}.txt"));
         let prompt = self.the_one_listed(tmux, DEADLINE);
         assert_eq!(prompt["tool"], "bash");
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
@@ -97,7 +79,7 @@ impl World {
     fn yes_in_the_terminal(&self, tmux: &Tmux, name: &str) -> String {
         tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
         assert!(
-            !self.copilot.marker(&format!("{name}.txt")).exists(),
+            !self.agent.marker(&format!("{name}.txt")).exists(),
             "ran before the dialog was answered"
         );
         tmux.press_until_gone(
@@ -108,7 +90,7 @@ impl World {
         );
         let output = self.output_for(&format!("call_{name}"), DEADLINE);
         assert_eq!(
-            std::fs::read_to_string(self.copilot.marker(&format!("{name}.txt"))).unwrap(),
+            std::fs::read_to_string(self.agent.marker(&format!("{name}.txt"))).unwrap(),
             name
         );
         output
@@ -124,7 +106,7 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
     assert!(status.contains("GitHub Copilot CLI (copilot)"), "{status}");
     assert!(status.contains("gatehouse probe copilot"), "{status}");
-    let tmux = world.copilot.start();
+    let tmux = world.agent.start();
 
     // Yes in Copilot's dialog: the command runs and postToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
@@ -155,12 +137,12 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
         DEADLINE,
     );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
-    world.copilot.submit(&tmux, "never mind");
+    world.agent.submit(&tmux, "never mind");
     wait_for(DEADLINE, "the next turn to withdraw the prompt", || {
         world.gateway.list().is_empty()
     });
     refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
-    assert!(!world.copilot.marker("esc.txt").exists());
+    assert!(!world.agent.marker("esc.txt").exists());
 }
 
 #[test]
@@ -184,7 +166,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
             "probe",
             "copilot",
             "--executable",
-            world.copilot.bin.to_str().unwrap(),
+            world.agent.bin.to_str().unwrap(),
         ])
         .output()
         .unwrap();
@@ -226,7 +208,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         "{status}"
     );
 
-    let tmux = world.copilot.start();
+    let tmux = world.agent.start();
     // Once from the gateway: Copilot shows no dialog of its own, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
@@ -234,7 +216,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
     assert_eq!(
-        std::fs::read_to_string(world.copilot.marker("once.txt")).unwrap(),
+        std::fs::read_to_string(world.agent.marker("once.txt")).unwrap(),
         "once"
     );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
@@ -249,7 +231,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     assert!(denied.status.success());
     let output = world.output_for("call_deny", DEADLINE);
     assert_eq!(output, format!("{DENIED_BY_HOOK}use make clean instead"));
-    assert!(!world.copilot.marker("deny.txt").exists());
+    assert!(!world.agent.marker("deny.txt").exists());
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A release hands the prompt back: Copilot's dialog appears, and Yes there runs the command.
@@ -318,7 +300,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     world.output_for("call_remember", DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
     assert!(!tmux.screen().contains("could no longer be answered"));
-    world.copilot.submit(&tmux, "please print allowed");
+    world.agent.submit(&tmux, "please print allowed");
     // Within DEADLINE (30 s), below the 60 s a held prompt would wait: nobody answered it.
     let output = world.output_for("call_allowed", DEADLINE);
     assert!(output.starts_with("allowed"), "{output}");

@@ -135,29 +135,20 @@ impl AgentTerminal {
     }
 }
 
-/// A gateway and the agent's scripted model; an agent's scenarios add the agent's home.
-pub struct AgentWorld {
+/// A gateway, the agent's scripted model and `agent`: the agent's private home and terminal,
+/// which an agent's scenarios bring. Fields drop in declaration order: the agent (and any
+/// terminal it holds) goes before the gateway, the model and the sandbox's folders.
+pub struct AgentWorld<A> {
+    pub agent: A,
     pub adapter: &'static str,
     pub gateway: Gateway,
     pub fake: ScriptedModel,
 }
 
-impl AgentWorld {
-    /// Runs `gatehouse install <adapter>` with `env` and returns what it printed, which must be a
-    /// success.
+impl<A> AgentWorld<A> {
+    /// Runs `gatehouse install <adapter>` with `env`; see [`install`].
     pub fn install(&self, env: &[(&str, &Path)]) -> String {
-        let mut command = self.gateway.command(&["install", self.adapter]);
-        for (name, value) in env {
-            command.env(name, value);
-        }
-        let installed = command.output().unwrap();
-        let stdout = String::from_utf8_lossy(&installed.stdout).into_owned();
-        assert!(
-            installed.status.success(),
-            "install: {stdout}{}",
-            String::from_utf8_lossy(&installed.stderr)
-        );
-        stdout
+        install(&self.gateway, self.adapter, env)
     }
 
     /// `gatehouse answer ID ARGUMENTS...`.
@@ -212,6 +203,23 @@ impl AgentWorld {
         );
         output.unwrap()
     }
+}
+
+/// Runs `gatehouse install <adapter>` in the gateway's sandbox with `env` and returns what it
+/// printed, which must be a success.
+pub fn install(gateway: &Gateway, adapter: &str, env: &[(&str, &Path)]) -> String {
+    let mut command = gateway.command(&["install", adapter]);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let installed = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&installed.stdout).into_owned();
+    assert!(
+        installed.status.success(),
+        "install: {stdout}{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    stdout
 }
 
 /// Asserts that a gatehouse command was refused with `code`.
