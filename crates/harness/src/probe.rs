@@ -20,6 +20,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ScriptedCall, ScriptedModel};
+use crate::terminal::Terminal;
 
 /// The message the `deny` case sends, which the agent hands to the model.
 pub const DENY_MESSAGE: &str = "gatehouse probe: denied on purpose";
@@ -194,6 +195,38 @@ impl ProbeHook {
         });
         found
     }
+}
+
+/// The start of a standard case: sets what the hook prints (`rendered`), types the case's
+/// message into the agent and sends it, then waits for the model to hand out the case's call and
+/// for the hook's `event_name` event of that command, which `read` recognises with the adapter's
+/// production parser. Returns what `read` made of the event; `Err` says which step failed.
+#[allow(clippy::too_many_arguments)]
+pub fn ask(
+    terminal: &Terminal,
+    model: &ScriptedModel,
+    hook: &ProbeHook,
+    case: &CommandCase,
+    rendered: &str,
+    (agent, event_name): (&str, &str),
+    left: impl Fn() -> Duration,
+    read: impl FnMut(&str) -> Option<String>,
+) -> Result<String, String> {
+    hook.answer_with(rendered)?;
+    let message = format!("gatehouse probe: case {}", case.name);
+    terminal.send_text(&message);
+    terminal
+        .wait_for_screen(left(), |screen| screen.contains(&message))
+        .map_err(|_| format!("{agent} did not take the typed message"))?;
+    terminal.send_keys(&["Enter"]);
+    wait_until(left(), || model.served(&case.call.call_id))
+        .map_err(|_| format!("{agent} did not ask the scripted model for the turn"))?;
+    hook.wait_for_event(left(), read).ok_or_else(|| {
+        format!(
+            "{agent} did not run the {event_name} hook for `{}` (or gatehouse could not read it)",
+            case.call.command
+        )
+    })
 }
 
 /// Waits for what the agent reported to `model` for `call_id`.

@@ -223,26 +223,26 @@ fn check_case(
 ) -> Result<String, String> {
     let started = Instant::now();
     let left = || deadline.saturating_sub(started.elapsed());
-    private.hook.answer_with(&rendered(case.answer))?;
-
-    let message = format!("gatehouse probe: case {}", case.name);
-    terminal.send_text(&message);
-    terminal
-        .wait_for_screen(left(), |screen| screen.contains(&message))
-        .map_err(|_| "Codex did not take the typed message".to_owned())?;
-    terminal.send_keys(&["Enter"]);
-    driver::wait_until(left(), || fake.served(&case.call.call_id))
-        .map_err(|_| "Codex did not ask the scripted model for the turn".to_owned())?;
-    let read_as = private
-        .hook
-        .wait_for_event(left(), |line| {
-            let unlocked = || Unlock::ReadOnly { reason: "probe".into() };
+    let read_as = driver::ask(
+        terminal,
+        fake,
+        &private.hook,
+        case,
+        &rendered(case.answer),
+        ("Codex", "PermissionRequest"),
+        left,
+        |line| {
+            let unlocked = || Unlock::ReadOnly {
+                reason: "probe".into(),
+            };
             match events::parse(line.as_bytes(), unlocked) {
-                Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => Some(prompt.summary),
+                Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
+                    Some(prompt.summary)
+                }
                 _ => None,
             }
-        })
-        .ok_or_else(|| format!("Codex did not run the PermissionRequest hook for `{}` (or gatehouse could not read it)", case.call.command))?;
+        },
+    )?;
 
     let screen_before_answer = match case.answer {
         HookAnswer::NoVerdict => {

@@ -245,26 +245,31 @@ fn check_case(
 ) -> Result<String, String> {
     let started = Instant::now();
     let left = || deadline.saturating_sub(started.elapsed());
-    private.hook.answer_with(&rendered(case.answer))?;
-
-    let message = format!("gatehouse probe: case {}", case.name);
-    terminal.send_text(&message);
-    terminal
-        .wait_for_screen(left(), |screen| screen.contains(&message))
-        .map_err(|_| "Copilot did not take the typed message".to_owned())?;
-    terminal.send_keys(&["Enter"]);
-    driver::wait_until(left(), || fake.served(&case.call.call_id))
-        .map_err(|_| "Copilot did not ask the scripted model for the turn".to_owned())?;
-    let summary = private
-        .hook
-        .wait_for_event(left(), |line| {
-            let read_only = || Unlock::ReadOnly { reason: "probe".into() };
-            match events::parse(line.as_bytes(), Some("permissionRequest"), read_only, |_, _| None) {
-                Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => Some(prompt.summary),
+    let read_as = driver::ask(
+        terminal,
+        fake,
+        &private.hook,
+        case,
+        &rendered(case.answer),
+        ("Copilot", "permissionRequest"),
+        left,
+        |line| {
+            let read_only = || Unlock::ReadOnly {
+                reason: "probe".into(),
+            };
+            match events::parse(
+                line.as_bytes(),
+                Some("permissionRequest"),
+                read_only,
+                |_, _| None,
+            ) {
+                Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
+                    Some(prompt.summary)
+                }
                 _ => None,
             }
-        })
-        .ok_or_else(|| format!("Copilot did not run the permissionRequest hook for `{}` (or gatehouse could not read it)", case.call.command))?;
+        },
+    )?;
 
     let mut dialog_seen = false;
     if case.answer == HookAnswer::NoVerdict {
@@ -298,7 +303,7 @@ fn check_case(
         case,
         agent: "Copilot",
         dialog: "dialog",
-        read_as: &summary,
+        read_as: &read_as,
         output: &output,
         reported: output.trim().lines().next().unwrap_or("(empty)"),
         dialog_shown: dialog_seen || screen.contains(APPROVAL_PROMPT_TEXT),
