@@ -109,47 +109,14 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     let Some(mut world) = World::new(&["once", "deny", "again"]) else {
         return;
     };
-    let probed = world
-        .gateway
-        .command(&[
-            "probe",
-            "codex",
-            "--codex",
-            world.agent.bin.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&probed.stdout);
-    assert!(
-        probed.status.success(),
-        "probe: {stdout}{}",
-        String::from_utf8_lossy(&probed.stderr)
-    );
-    for case in ["allow", "deny", "no-verdict"] {
-        assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
-    }
-    assert!(!stdout.contains("FAILED"), "{stdout}");
+    let bin = world.agent.bin.clone();
+    let stdout = world.probe(&bin);
     assert!(
         stdout.contains("within 15 seconds"),
         "the running gateway read its flags before the probe: {stdout}"
     );
-
-    // The running gateway reads the new record by itself, without a restart.
-    crate::common::wait_for(
-        Duration::from_secs(40),
-        "the gateway to offer what the probe unlocked",
-        || world.flags()["actions"][0]["verified"] == true,
-    );
-    let bash = world.flags();
+    let bash = world.wait_until_verified("Codex 0.171.0");
     assert_eq!(bash["tool"], "Bash");
-    assert_eq!(bash["actions"][0]["verified"], true, "{bash}");
-    assert!(
-        bash["actions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("for Codex 0.171.0"),
-        "{bash}"
-    );
 
     let tmux = world.agent.start();
     // Once from the gateway: Codex never shows its own prompt, and the command runs.
@@ -181,15 +148,7 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A record for another version: read-only again, and Codex's own prompt decides.
-    let record_path = world
-        .gateway
-        .home()
-        .join(".local/state/gatehouse/codex-probe.json");
-    let mut record: Value = serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
-    record["codex_version"] = "0.170.9".into();
-    std::fs::write(&record_path, record.to_string()).unwrap();
-    world.gateway.kill();
-    world.gateway.start_again();
+    world.edit_record_and_restart("codex_version", "0.170.9");
     let bash = world.flags();
     assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
     assert!(

@@ -160,43 +160,11 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     ) else {
         return;
     };
-    let probed = world
-        .gateway
-        .command(&[
-            "probe",
-            "copilot",
-            "--executable",
-            world.agent.bin.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&probed.stdout);
-    assert!(
-        probed.status.success(),
-        "probe: {stdout}{}",
-        String::from_utf8_lossy(&probed.stderr)
-    );
-    for case in ["allow", "deny", "no-verdict"] {
-        assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
-    }
-    assert!(!stdout.contains("FAILED"), "{stdout}");
+    let bin = world.agent.bin.clone();
+    let stdout = world.probe(&bin);
     assert!(stdout.contains(DENIED_BY_HOOK), "{stdout}");
-
-    // The running gateway reads the new record by itself, without a restart.
-    wait_for(
-        Duration::from_secs(40),
-        "the gateway to offer what the probe unlocked",
-        || world.flags()["actions"][0]["verified"] == true,
-    );
-    let bash = world.flags();
+    let bash = world.wait_until_verified("Copilot CLI 1.0.102");
     assert_eq!(bash["tool"], "bash");
-    assert!(
-        bash["actions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("for Copilot CLI 1.0.102"),
-        "{bash}"
-    );
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
     let copilot = status.split("GitHub Copilot CLI (copilot)").nth(1).unwrap();
     assert!(
@@ -247,15 +215,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
 
     // A record for another version: read-only again, watched only; Copilot's dialog decides and
     // a Yes there withdraws the watched prompt.
-    let record_path = world
-        .gateway
-        .home()
-        .join(".local/state/gatehouse/copilot-probe.json");
-    let mut record: Value = serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
-    record["copilot_version"] = "1.0.101".into();
-    std::fs::write(&record_path, record.to_string()).unwrap();
-    world.gateway.kill();
-    world.gateway.start_again();
+    world.edit_record_and_restart("copilot_version", "1.0.101");
     let bash = world.flags();
     assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
     assert!(
@@ -277,10 +237,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     // Copilot's dialog: the next printf (writing no file, which Copilot would ask about) is one
     // Copilot runs without asking, and the hook, which Copilot still runs and waits for, only
     // watches it instead of holding it for 60 s.
-    record["copilot_version"] = "1.0.102".into();
-    std::fs::write(&record_path, record.to_string()).unwrap();
-    world.gateway.kill();
-    world.gateway.start_again();
+    world.edit_record_and_restart("copilot_version", "1.0.102");
     assert_eq!(world.flags()["actions"][0]["verified"], true);
     let prompt = world.prompt_for(&tmux, "remember");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));

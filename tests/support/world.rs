@@ -171,6 +171,57 @@ impl<A> AgentWorld<A> {
         adapter["rules"][0].clone()
     }
 
+    /// Runs `gatehouse probe <adapter> --executable BIN` against the agent at `bin`; the probe
+    /// must pass every standard case. Returns what it printed.
+    pub fn probe(&self, bin: &Path) -> String {
+        let probed = self
+            .gateway
+            .command(&["probe", self.adapter, "--executable", bin.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&probed.stdout).into_owned();
+        assert!(
+            probed.status.success(),
+            "probe: {stdout}{}",
+            String::from_utf8_lossy(&probed.stderr)
+        );
+        for case in ["allow", "deny", "no-verdict"] {
+            assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
+        }
+        assert!(!stdout.contains("FAILED"), "{stdout}");
+        stdout
+    }
+
+    /// Waits until the running gateway offers what a probe unlocked (it reads a new record by
+    /// itself, without a restart), and returns the adapter's flags; their evidence names
+    /// `probed` (such as `Codex 0.171.0`).
+    pub fn wait_until_verified(&self, probed: &str) -> Value {
+        wait_until(
+            Duration::from_secs(40),
+            "the gateway to offer what the probe unlocked",
+            || self.flags()["actions"][0]["verified"] == true,
+        );
+        let flags = self.flags();
+        let evidence = flags["actions"][0]["evidence"].as_str().unwrap();
+        assert!(evidence.contains(&format!("for {probed}")), "{flags}");
+        flags
+    }
+
+    /// Sets `field` of the probe record in the sandbox's state folder to `value`, and restarts
+    /// the gateway so that it reads the record again.
+    pub fn edit_record_and_restart(&mut self, field: &str, value: &str) {
+        let record_path = self.gateway.home().join(format!(
+            ".local/state/gatehouse/{}-probe.json",
+            self.adapter
+        ));
+        let mut record: Value =
+            serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
+        record[field] = value.into();
+        std::fs::write(&record_path, record.to_string()).unwrap();
+        self.gateway.kill();
+        self.gateway.start_again();
+    }
+
     /// Waits for the gateway to list exactly one prompt, and returns it; on a timeout the
     /// agent's screen is shown.
     pub fn the_one_listed(&self, tmux: &Tmux, deadline: Duration) -> Value {
