@@ -161,6 +161,11 @@ impl ScriptedModel {
     }
 }
 
+/// Whether `request` is a POST to a route ending with `suffix` (a trailing `/` aside).
+pub fn posted_to(request: &Request, suffix: &str) -> bool {
+    request.method == "POST" && request.route().trim_end_matches('/').ends_with(suffix)
+}
+
 /// A JSON value as text: a string as it is, anything else as JSON.
 pub fn as_text(value: &Value) -> String {
     match value {
@@ -204,6 +209,16 @@ fn respond(dialect: &dyn Dialect, request: &Request, state: &Mutex<State>) -> Re
                 }
             }
         }
+    }
+}
+
+/// The call the dialects' tests script.
+#[cfg(test)]
+pub(crate) fn test_call(call_id: &str, command: &str) -> ScriptedCall {
+    ScriptedCall {
+        call_id: call_id.into(),
+        command: command.into(),
+        reason: "probe".into(),
     }
 }
 

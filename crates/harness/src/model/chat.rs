@@ -22,11 +22,7 @@ impl super::Dialect for Chat {
     }
 
     fn serves(&self, request: &Request) -> bool {
-        request.method == "POST"
-            && request
-                .route()
-                .trim_end_matches('/')
-                .ends_with("/chat/completions")
+        super::posted_to(request, "/chat/completions")
     }
 
     fn read(&self, _request: &Request, body: &Value) -> Turn {
@@ -123,7 +119,7 @@ fn chunks(model: &Value, delta: Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{post, ScriptedModel};
+    use super::super::{post, test_call, ScriptedModel};
     use super::*;
 
     const BASH: Tool = Tool {
@@ -133,11 +129,7 @@ mod tests {
 
     #[test]
     fn a_turn_gets_the_scripted_call_then_done_and_the_tool_result_is_recorded() {
-        let call = ScriptedCall {
-            call_id: "call_allow".into(),
-            command: "printf allow > a.txt".into(),
-            reason: "probe".into(),
-        };
+        let call = test_call("call_allow", "printf allow > a.txt");
         let model = ScriptedModel::start(Chat { tool: BASH }, vec![call]).unwrap();
         let path = "/v1/chat/completions";
         let tools = json!([{ "type": "function", "function": { "name": "bash" } }]);

@@ -84,7 +84,7 @@ fn reply(part: Value) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{post, ScriptedModel};
+    use super::super::{post, test_call, ScriptedModel};
     use super::*;
 
     const SHELL: Tool = Tool {
@@ -94,11 +94,7 @@ mod tests {
 
     #[test]
     fn every_turn_asks_for_the_command_and_function_responses_are_recorded() {
-        let call = ScriptedCall {
-            call_id: "run".into(),
-            command: "printf x > x.txt".into(),
-            reason: "write the file".into(),
-        };
+        let call = test_call("run", "printf x > x.txt");
         let model = ScriptedModel::repeating(Gemini { tool: SHELL }, call).unwrap();
         let stream = "/v1beta/models/flash:streamGenerateContent?alt=sse";
         let user = json!({ "role": "user", "parts": [{ "text": "go" }] });

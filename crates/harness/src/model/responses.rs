@@ -23,11 +23,7 @@ impl Dialect for Responses {
     }
 
     fn serves(&self, request: &Request) -> bool {
-        request.method == "POST"
-            && request
-                .route()
-                .trim_end_matches('/')
-                .ends_with("/responses")
+        super::posted_to(request, "/responses")
     }
 
     fn read(&self, _request: &Request, body: &Value) -> Turn {
@@ -92,7 +88,7 @@ fn events(item: &Value) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{post, ScriptedModel};
+    use super::super::{post, test_call, ScriptedModel};
     use super::*;
 
     const EXEC: Tool = Tool {
@@ -102,11 +98,7 @@ mod tests {
 
     #[test]
     fn a_turn_gets_the_scripted_call_then_done_and_the_output_is_recorded() {
-        let call = ScriptedCall {
-            call_id: "call_allow".into(),
-            command: "printf allow > a.txt".into(),
-            reason: "probe".into(),
-        };
+        let call = test_call("call_allow", "printf allow > a.txt");
         let model = ScriptedModel::start(Responses { tool: EXEC }, vec![call]).unwrap();
         assert!(model.base_url().ends_with("/v1"));
         let tools = json!([{ "type": "function", "name": "exec_command" }]);
