@@ -17,6 +17,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use gatehouse_core::{Answer, Timestamp, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ScriptedCall, ScriptedModel};
@@ -65,6 +66,33 @@ pub enum HookAnswer {
     Deny,
     /// Nothing: the agent's own dialog decides.
     NoVerdict,
+}
+
+impl HookAnswer {
+    /// The verdict whose rendering the hook prints; none for [`HookAnswer::NoVerdict`].
+    pub fn verdict(self) -> Option<Verdict> {
+        match self {
+            HookAnswer::Allow => Some(Verdict(Answer::Once)),
+            HookAnswer::Deny => Some(Verdict(Answer::Deny {
+                message: Some(DENY_MESSAGE.into()),
+            })),
+            HookAnswer::NoVerdict => None,
+        }
+    }
+
+    /// What the case checks, for the progress line; `dialog` is what the agent calls its own
+    /// prompt, such as `prompt` or `dialog`.
+    pub fn describe(self, agent: &str, dialog: &str) -> String {
+        match self {
+            HookAnswer::Allow => format!(
+                "gatehouse answers allow; the command must run, with no {dialog} from {agent}"
+            ),
+            HookAnswer::Deny => format!("gatehouse answers deny; the command must not run, with no {dialog} from {agent}, and the model must read the message"),
+            HookAnswer::NoVerdict => format!(
+                "gatehouse gives no verdict; {agent}'s own {dialog} must appear and decide"
+            ),
+        }
+    }
 }
 
 /// One standard case: what the hook answers, and the command the model asks for.
@@ -318,12 +346,14 @@ pub fn wait_until(
     Ok(())
 }
 
-/// Milliseconds since the Unix epoch, for a record's time.
-pub fn unix_millis_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as u64
+/// Now, for a record's time.
+pub fn now() -> Timestamp {
+    Timestamp::from_unix_millis(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as u64,
+    )
 }
 
 /// Quotes a path for a POSIX shell.

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Timestamp, Verdict};
+use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Verdict};
 use gatehouse_harness::probe::{self as driver, wait_until};
 use gatehouse_harness::terminal::{Terminal, TerminalError};
 use serde_json::{json, Value};
@@ -168,7 +168,7 @@ pub fn run(
     Ok(ProbeRecord {
         claude_version,
         claude_executable: claude,
-        probed_at: Timestamp::from_unix_millis(driver::unix_millis_now()),
+        probed_at: driver::now(),
         passed: results.iter().all(|result| result.passed),
         cases: results,
         gatehouse_version: env!("CARGO_PKG_VERSION").into(),

@@ -39,12 +39,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::{Answer, HookEvent, Timestamp, Verdict};
+use gatehouse_core::HookEvent;
 use gatehouse_harness::model::ScriptedModel;
 pub use gatehouse_harness::probe::ProbeOptions;
-use gatehouse_harness::probe::{
-    self as driver, CommandCase, HookAnswer, ProbeHook, Seen, DENY_MESSAGE,
-};
+/// The message the deny case sends, which the agent hands to the model.
+pub use gatehouse_harness::probe::DENY_MESSAGE;
+use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, ProbeHook, Seen};
 use gatehouse_harness::terminal::{Terminal, TerminalError};
 
 use crate::record::{ProbeRecord, Unlock};
@@ -122,7 +122,7 @@ pub fn run(
     let results = driver::run_cases(
         &cases,
         progress,
-        |case| (case.name, describe(case).to_owned()),
+        |case| (case.name, case.answer.describe("Codex", "prompt")),
         |case| check_case(&terminal, &fake, &private, case, options.case_deadline),
         // Leave Codex ready for the next case whatever happened: Esc ends a prompt or a turn.
         || {
@@ -136,7 +136,7 @@ pub fn run(
     Ok(ProbeRecord {
         codex_version,
         codex_executable: codex,
-        probed_at: Timestamp::from_unix_millis(driver::unix_millis_now()),
+        probed_at: driver::now(),
         passed: results.iter().all(|result| result.passed),
         cases: results,
         gatehouse_version: env!("CARGO_PKG_VERSION").into(),
@@ -188,29 +188,13 @@ pub fn unlock_of(record: &ProbeRecord) -> Unlock {
     })
 }
 
-fn describe(case: &CommandCase) -> &'static str {
-    match case.answer {
-        HookAnswer::Allow => {
-            "gatehouse answers allow; the command must run, with no prompt from Codex"
-        }
-        HookAnswer::Deny => {
-            "gatehouse answers deny; the command must not run, with no prompt from Codex"
-        }
-        HookAnswer::NoVerdict => {
-            "gatehouse gives no verdict; Codex's own prompt must appear and decide"
-        }
-    }
-}
-
 /// What `gatehouse hook codex` prints for the case's answer in production.
 fn rendered(answer: HookAnswer) -> String {
-    match answer {
-        HookAnswer::Allow => verdict::render(&Verdict(Answer::Once)),
-        HookAnswer::Deny => verdict::render(&Verdict(Answer::Deny {
-            message: Some(DENY_MESSAGE.into()),
-        })),
-        HookAnswer::NoVerdict => String::new(),
-    }
+    answer
+        .verdict()
+        .as_ref()
+        .map(verdict::render)
+        .unwrap_or_default()
 }
 
 /// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.

@@ -32,10 +32,12 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::{Answer, HookEvent, Timestamp, Verdict};
+use gatehouse_core::HookEvent;
 use gatehouse_harness::model::ScriptedModel;
 pub use gatehouse_harness::probe::ProbeOptions;
-use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, Seen, DENY_MESSAGE};
+/// The message the deny case sends, which the agent hands to the model.
+pub use gatehouse_harness::probe::DENY_MESSAGE;
+use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, Seen};
 use gatehouse_harness::terminal::{Terminal, TerminalError};
 
 use self::private::PrivateCopilot;
@@ -110,7 +112,7 @@ pub fn run(
     let results = driver::run_cases(
         &cases,
         progress,
-        |case| (case.name, describe(case).to_owned()),
+        |case| (case.name, case.answer.describe("Copilot", "dialog")),
         |case| check_case(&terminal, &fake, &private, case, options.case_deadline),
         // Leave Copilot ready for the next case whatever happened: Esc ends a dialog or a turn.
         || {
@@ -125,7 +127,7 @@ pub fn run(
     Ok(ProbeRecord {
         copilot_version,
         copilot_executable: copilot,
-        probed_at: Timestamp::from_unix_millis(driver::unix_millis_now()),
+        probed_at: driver::now(),
         passed: results.iter().all(|result| result.passed),
         cases: results,
         gatehouse_version: env!("CARGO_PKG_VERSION").into(),
@@ -210,29 +212,13 @@ pub fn unlock_of(record: &ProbeRecord) -> Unlock {
     })
 }
 
-fn describe(case: &CommandCase) -> &'static str {
-    match case.answer {
-        HookAnswer::Allow => {
-            "gatehouse answers allow; the command must run, with no dialog from Copilot"
-        }
-        HookAnswer::Deny => {
-            "gatehouse answers deny; the command must not run, and the model must read the message"
-        }
-        HookAnswer::NoVerdict => {
-            "gatehouse gives no verdict; Copilot's own dialog must appear and decide"
-        }
-    }
-}
-
-/// What `gatehouse hook copilot permissionRequest` prints for the case's answer in production.
+/// What `gatehouse hook copilot` prints for the case's answer in production.
 fn rendered(answer: HookAnswer) -> String {
-    match answer {
-        HookAnswer::Allow => verdict::render(&Verdict(Answer::Once)),
-        HookAnswer::Deny => verdict::render(&Verdict(Answer::Deny {
-            message: Some(DENY_MESSAGE.into()),
-        })),
-        HookAnswer::NoVerdict => String::new(),
-    }
+    answer
+        .verdict()
+        .as_ref()
+        .map(verdict::render)
+        .unwrap_or_default()
 }
 
 /// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.
