@@ -88,6 +88,12 @@ impl StandardRecord for ProbeRecord {
     }
 }
 
+/// How the rule and the probe name Copilot CLI.
+pub const WORDS: AgentWords = AgentWords {
+    name: "Copilot CLI",
+    probe_command: "gatehouse probe copilot",
+};
+
 /// Applies the kit's standard rule ([`gatehouse_harness::record::standard_unlock`]): verified
 /// only for a passing record whose version equals the version of the Copilot CLI in use.
 /// `version_in_use` is asked only when the record passed.
@@ -95,11 +101,7 @@ pub fn unlock(
     record: Result<Option<ProbeRecord>, RecordError>,
     version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
 ) -> Unlock {
-    let words = AgentWords {
-        name: "Copilot CLI",
-        probe_command: "gatehouse probe copilot",
-    };
-    standard_unlock(words, record, version_in_use)
+    standard_unlock(WORDS, record, version_in_use)
 }
 
 #[cfg(test)]

@@ -17,10 +17,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use gatehouse_core::kit::{KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{Answer, Timestamp, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ScriptedCall, ScriptedModel};
+use crate::record::{AgentWords, StandardRecord};
 use crate::terminal::Terminal;
 
 /// The message the `deny` case sends, which the agent hands to the model.
@@ -330,6 +332,43 @@ pub fn judge(seen: &Seen<'_>) -> Result<String, String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the deadline passed first")]
 pub struct DeadlinePassed;
+
+/// What a standard probe's `AgentProbe::run` does: probes the executable the person named (else
+/// the one `find` finds; none is `missing`) with `run`, saves the record at `record_path` and
+/// says what it means: `once` and `deny` for the agent's `tool` prompts of that version, or
+/// read-only.
+pub fn run_and_save<R, E>(
+    request: &ProbeRequest,
+    find: impl FnOnce() -> Option<PathBuf>,
+    missing: impl FnOnce() -> KitError,
+    (words, tool): (AgentWords, &str),
+    record_path: PathBuf,
+    run: impl FnOnce(&ProbeOptions) -> Result<R, E>,
+) -> Result<ProbeOutcome, KitError>
+where
+    R: Serialize + StandardRecord,
+    E: Into<KitError>,
+{
+    let executable = request
+        .executable
+        .clone()
+        .or_else(find)
+        .ok_or_else(missing)?;
+    let probed = run(&ProbeOptions::new(executable)).map_err(Into::into)?;
+    crate::record::write(&record_path, &probed)?;
+    let (name, version) = (words.name, probed.agent_version().to_owned());
+    let meaning = if probed.passed() {
+        format!("gatehouse now offers once and deny for {name} {version}'s {tool} prompts; any other version stays read-only until probed")
+    } else {
+        format!("{name} {version} stays read-only in gatehouse; answer its prompts in {name}'s terminal")
+    };
+    Ok(ProbeOutcome {
+        passed: probed.passed(),
+        agent_version: version,
+        record: record_path,
+        meaning,
+    })
+}
 
 /// Waits until `condition` holds, checking every 50 ms; `Err` when `deadline` passed first.
 pub fn wait_until(

@@ -156,28 +156,15 @@ impl AgentProbe for CodexProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let Some(codex) = request.executable.clone().or_else(version::find_on_path) else {
-            return Err(
-                "no `codex` was found on PATH; install Codex, or name the executable".into(),
-            );
-        };
-        let probed = run(&ProbeOptions::new(codex), progress)?;
-        let record = crate::record::record_path(&request.state_dir);
-        crate::record::write(&record, &probed)?;
-        let meaning = if probed.passed {
-            format!("gatehouse now offers once and deny for Codex {}'s Bash prompts; any other version stays read-only until probed", probed.codex_version)
-        } else {
-            format!(
-                "Codex {} stays read-only in gatehouse; answer its prompts in Codex's terminal",
-                probed.codex_version
-            )
-        };
-        Ok(ProbeOutcome {
-            passed: probed.passed,
-            agent_version: probed.codex_version,
-            record,
-            meaning,
-        })
+        let progress_to = progress;
+        driver::run_and_save(
+            request,
+            version::find_on_path,
+            || "no `codex` was found on PATH; install Codex, or name the executable".into(),
+            (crate::record::WORDS, "Bash"),
+            crate::record::record_path(&request.state_dir),
+            |options| run(options, progress_to),
+        )
     }
 }
 

@@ -182,26 +182,15 @@ impl AgentProbe for CopilotProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let Some(copilot) = request.executable.clone().or_else(version::find_on_path) else {
-            return Err(version::not_found().into());
-        };
-        let probed = run(&ProbeOptions::new(copilot), progress)?;
-        let record = crate::record::record_path(&request.state_dir);
-        crate::record::write(&record, &probed)?;
-        let meaning = if probed.passed {
-            format!("gatehouse now offers once and deny for GitHub Copilot CLI {}'s bash prompts; any other version stays read-only until probed", probed.copilot_version)
-        } else {
-            format!(
-                "GitHub Copilot CLI {} stays read-only in gatehouse; answer its prompts in Copilot's terminal",
-                probed.copilot_version
-            )
-        };
-        Ok(ProbeOutcome {
-            passed: probed.passed,
-            agent_version: probed.copilot_version,
-            record,
-            meaning,
-        })
+        let progress_to = progress;
+        driver::run_and_save(
+            request,
+            version::find_on_path,
+            || version::not_found().into(),
+            (crate::record::WORDS, "bash"),
+            crate::record::record_path(&request.state_dir),
+            |options| run(options, progress_to),
+        )
     }
 }
 
