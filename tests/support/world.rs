@@ -153,22 +153,12 @@ impl<A> AgentWorld<A> {
 
     /// `gatehouse answer ID ARGUMENTS...`.
     pub fn answer(&self, id: &Value, arguments: &[&str]) -> Output {
-        let mut all = vec!["answer", id.as_str().unwrap()];
-        all.extend_from_slice(arguments);
-        self.gateway.run(&all)
+        answer(&self.gateway, id, arguments)
     }
 
     /// The adapter's first rule in `status --json`: its actions and whether they are verified.
     pub fn flags(&self) -> Value {
-        let status = self.gateway.run(&["status", "--json"]);
-        let status: Value = serde_json::from_slice(&status.stdout).unwrap();
-        let adapter = status["adapters"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|adapter| adapter["adapter"] == self.adapter)
-            .unwrap();
-        adapter["rules"][0].clone()
+        adapter_rule(&self.gateway, self.adapter, None)
     }
 
     /// Runs `gatehouse probe <adapter> --executable BIN` against the agent at `bin`; the probe
@@ -253,6 +243,35 @@ impl<A> AgentWorld<A> {
             },
         );
         output.unwrap()
+    }
+}
+
+/// `gatehouse answer ID ARGUMENTS...` against `gateway`.
+pub fn answer(gateway: &Gateway, id: &Value, arguments: &[&str]) -> Output {
+    let mut all = vec!["answer", id.as_str().unwrap()];
+    all.extend_from_slice(arguments);
+    gateway.run(&all)
+}
+
+/// The rule of `adapter` in `status --json` for `tool` (its first rule when `None`; `Null` when
+/// no rule names the tool).
+pub fn adapter_rule(gateway: &Gateway, adapter: &str, tool: Option<&str>) -> Value {
+    let status = gateway.run(&["status", "--json"]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let adapter = status["adapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["adapter"] == adapter)
+        .unwrap();
+    let rules = adapter["rules"].as_array().unwrap();
+    match tool {
+        None => rules[0].clone(),
+        Some(tool) => rules
+            .iter()
+            .find(|rule| rule["tool"] == tool)
+            .cloned()
+            .unwrap_or(Value::Null),
     }
 }
 
