@@ -23,10 +23,53 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{ScriptedCall, ScriptedModel};
 use crate::record::{AgentWords, StandardRecord};
-use crate::terminal::Terminal;
+use crate::terminal::{Terminal, TerminalError};
 
 /// The message the `deny` case sends, which the agent hands to the model.
 pub const DENY_MESSAGE: &str = "gatehouse probe: denied on purpose";
+
+/// Why a probe could not run at all (a case that fails is not an error: it is in the record).
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The agent's executable or its version could not be read, in the adapter's words.
+    #[error("{0}")]
+    Version(String),
+    #[error("cannot prepare the probe's private folder: {0}; check that the temporary folder is writable")]
+    Folder(io::Error),
+    #[error("cannot start the probe's scripted model on loopback: {0}")]
+    FakeModel(io::Error),
+    #[error(transparent)]
+    Terminal(#[from] TerminalError),
+    #[error(
+        "{agent} did not show its input box within {deadline:?}; its last screen was:\n{screen}"
+    )]
+    DidNotStart {
+        agent: &'static str,
+        deadline: Duration,
+        screen: String,
+    },
+}
+
+/// A probe's private, temporary folder, removed when dropped; `root` is its canonical path.
+pub struct PrivateFolder {
+    _folder: tempfile::TempDir,
+    pub root: PathBuf,
+}
+
+impl PrivateFolder {
+    /// Creates the folder, named `prefix` and a random tail, in the temporary folder.
+    pub fn create(prefix: &str) -> Result<PrivateFolder, ProbeError> {
+        let folder = tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir()
+            .map_err(ProbeError::Folder)?;
+        let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
+        Ok(PrivateFolder {
+            _folder: folder,
+            root,
+        })
+    }
+}
 
 /// How a probe runs.
 #[derive(Debug, Clone)]

@@ -30,14 +30,13 @@ pub mod home;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Verdict};
-use gatehouse_harness::probe::{self as driver, wait_until};
-use gatehouse_harness::terminal::{Terminal, TerminalError};
+use gatehouse_harness::probe::{self as driver, wait_until, PrivateFolder};
+use gatehouse_harness::terminal::Terminal;
 use serde_json::{json, Value};
 
 use self::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
@@ -58,20 +57,8 @@ pub use gatehouse_harness::probe::DENY_MESSAGE;
 /// How the probe runs: the kit's options, whose executable is the Claude Code to probe.
 pub use gatehouse_harness::probe::ProbeOptions;
 
-/// Why the probe could not run at all (a case that fails is not an error: it is in the record).
-#[derive(Debug, thiserror::Error)]
-pub enum ProbeError {
-    #[error(transparent)]
-    Version(#[from] VersionError),
-    #[error("cannot prepare the probe's private folder: {0}; check that the temporary folder is writable")]
-    Folder(io::Error),
-    #[error("cannot start the probe's scripted model on loopback: {0}")]
-    FakeModel(io::Error),
-    #[error(transparent)]
-    Terminal(#[from] TerminalError),
-    #[error("Claude Code did not show its input box within {deadline:?}; its last screen was:\n{screen}")]
-    ClaudeDidNotStart { deadline: Duration, screen: String },
-}
+/// Why the probe could not run at all: the kit's.
+pub use gatehouse_harness::probe::ProbeError;
 
 /// One case: its name, what it proves, and how it runs.
 struct Case {
@@ -98,21 +85,20 @@ pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let claude =
-        fs::canonicalize(&options.executable).map_err(|error| VersionError::CannotRun {
+    let claude = fs::canonicalize(&options.executable)
+        .map_err(|error| VersionError::CannotRun {
             program: options.executable.clone(),
             problem: error.to_string(),
-        })?;
-    let claude_version = version::version_of(&claude)?;
+        })
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
+    let claude_version =
+        version::version_of(&claude).map_err(|error| ProbeError::Version(error.to_string()))?;
     progress(&format!(
         "Probing Claude Code {claude_version} ({}) in a private home, with a scripted model on loopback: no account, network or tokens are used.",
         claude.display()
     ));
-    let folder = tempfile::Builder::new()
-        .prefix("gatehouse-probe-claude-")
-        .tempdir()
-        .map_err(ProbeError::Folder)?;
-    let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
+    let folder = PrivateFolder::create("gatehouse-probe-claude-")?;
+    let root = folder.root.clone();
     let private = PrivateClaude::prepare(&root, &claude_version).map_err(ProbeError::Folder)?;
     let fake = FakeAnthropic::start(Vec::new()).map_err(ProbeError::FakeModel)?;
     let environment = private.environment(&fake.base_url());
@@ -131,7 +117,8 @@ pub fn run(
         let terminal = Terminal::start("probe-claude", &private.workspace, &environment, &command)?;
         terminal
             .wait_for_screen(options.start_deadline, is_idle)
-            .map_err(|screen| ProbeError::ClaudeDidNotStart {
+            .map_err(|screen| ProbeError::DidNotStart {
+                agent: "Claude Code",
                 deadline: options.start_deadline,
                 screen,
             })?;

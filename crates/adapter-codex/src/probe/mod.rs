@@ -44,8 +44,10 @@ use gatehouse_harness::model::ScriptedModel;
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, ProbeHook, Seen};
-use gatehouse_harness::terminal::{Terminal, TerminalError};
+use gatehouse_harness::probe::{
+    self as driver, CommandCase, HookAnswer, PrivateFolder, ProbeHook, Seen,
+};
+use gatehouse_harness::terminal::Terminal;
 
 use crate::record::{ProbeRecord, Unlock};
 use crate::version::{self, VersionError};
@@ -60,42 +62,28 @@ pub const READY_TEXT: &str = "Ask Codex to do anything";
 /// The environment variable the probe's model provider names as its key; its value is unused.
 const API_KEY_VARIABLE: &str = "GATEHOUSE_PROBE_API_KEY";
 
-/// Why the probe could not run at all (a case that fails is not an error: it is in the record).
-#[derive(Debug, thiserror::Error)]
-pub enum ProbeError {
-    #[error(transparent)]
-    Version(#[from] VersionError),
-    #[error("cannot prepare the probe's private folder: {0}; check that the temporary folder is writable")]
-    Folder(io::Error),
-    #[error("cannot start the probe's scripted model on loopback: {0}")]
-    FakeModel(io::Error),
-    #[error(transparent)]
-    Terminal(#[from] TerminalError),
-    #[error(
-        "Codex did not show its input box within {deadline:?}; its last screen was:\n{screen}"
-    )]
-    CodexDidNotStart { deadline: Duration, screen: String },
-}
+/// Why the probe could not run at all: the kit's.
+pub use gatehouse_harness::probe::ProbeError;
 
 /// Runs the probe against `options.executable`, writing progress lines with `progress`.
 pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let codex = fs::canonicalize(&options.executable).map_err(|error| VersionError::CannotRun {
-        program: options.executable.clone(),
-        problem: error.to_string(),
-    })?;
-    let codex_version = version::version_of(&codex)?;
+    let codex = fs::canonicalize(&options.executable)
+        .map_err(|error| VersionError::CannotRun {
+            program: options.executable.clone(),
+            problem: error.to_string(),
+        })
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
+    let codex_version =
+        version::version_of(&codex).map_err(|error| ProbeError::Version(error.to_string()))?;
     progress(&format!(
         "Probing Codex {codex_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
         codex.display()
     ));
-    let folder = tempfile::Builder::new()
-        .prefix("gatehouse-probe-")
-        .tempdir()
-        .map_err(ProbeError::Folder)?;
-    let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
+    let folder = PrivateFolder::create("gatehouse-probe-")?;
+    let root = folder.root.clone();
     let private = PrivateCodex::prepare(&root).map_err(ProbeError::Folder)?;
     let cases = driver::standard_cases(&private.workspace);
     let fake = fake_responses::start(cases.iter().map(|case| case.call.clone()).collect())
@@ -114,7 +102,8 @@ pub fn run(
     )?;
     terminal
         .wait_for_screen(options.start_deadline, |screen| screen.contains(READY_TEXT))
-        .map_err(|screen| ProbeError::CodexDidNotStart {
+        .map_err(|screen| ProbeError::DidNotStart {
+            agent: "Codex",
             deadline: options.start_deadline,
             screen,
         })?;

@@ -37,8 +37,8 @@ use gatehouse_harness::model::ScriptedModel;
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, Seen};
-use gatehouse_harness::terminal::{Terminal, TerminalError};
+use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, PrivateFolder, Seen};
+use gatehouse_harness::terminal::Terminal;
 
 use self::private::PrivateCopilot;
 use crate::record::{ProbeRecord, Unlock};
@@ -54,41 +54,28 @@ pub const READY_TEXT: &str = "/ commands";
 /// The first line of Copilot's folder trust dialog.
 pub const FOLDER_TRUST_TEXT: &str = "Confirm folder trust";
 
-/// Why the probe could not run at all (a case that fails is not an error: it is in the record).
-#[derive(Debug, thiserror::Error)]
-pub enum ProbeError {
-    #[error(transparent)]
-    Version(#[from] VersionError),
-    #[error("cannot prepare the probe's private folder: {0}; check that the temporary folder is writable")]
-    Folder(std::io::Error),
-    #[error("cannot start the probe's scripted model on loopback: {0}")]
-    FakeModel(std::io::Error),
-    #[error(transparent)]
-    Terminal(#[from] TerminalError),
-    #[error("Copilot CLI did not show its input box within {deadline:?}; its last screen was:\n{screen}")]
-    CopilotDidNotStart { deadline: Duration, screen: String },
-}
+/// Why the probe could not run at all: the kit's.
+pub use gatehouse_harness::probe::ProbeError;
 
 /// Runs the probe against `options.executable`, writing progress lines with `progress`.
 pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let copilot =
-        fs::canonicalize(&options.executable).map_err(|error| VersionError::CannotRun {
+    let copilot = fs::canonicalize(&options.executable)
+        .map_err(|error| VersionError::CannotRun {
             program: options.executable.clone(),
             problem: error.to_string(),
-        })?;
-    let copilot_version = version::version_of(&copilot)?;
+        })
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
+    let copilot_version =
+        version::version_of(&copilot).map_err(|error| ProbeError::Version(error.to_string()))?;
     progress(&format!(
         "Probing GitHub Copilot CLI {copilot_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
         copilot.display()
     ));
-    let folder = tempfile::Builder::new()
-        .prefix("gatehouse-probe-")
-        .tempdir()
-        .map_err(ProbeError::Folder)?;
-    let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
+    let folder = PrivateFolder::create("gatehouse-probe-")?;
+    let root = folder.root.clone();
     let private = PrivateCopilot::prepare(&root).map_err(ProbeError::Folder)?;
     let cases = driver::standard_cases(&private.workspace);
     let fake = fake_chat::start(cases.iter().map(|case| case.call.clone()).collect())
@@ -103,7 +90,8 @@ pub fn run(
         &[&program],
     )?;
     wait_until_ready(&terminal, options.start_deadline).map_err(|screen| {
-        ProbeError::CopilotDidNotStart {
+        ProbeError::DidNotStart {
+            agent: "Copilot CLI",
             deadline: options.start_deadline,
             screen,
         }
