@@ -10,7 +10,8 @@
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code;
 //!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
-//! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
+//! - `common`: the gateway fixture; `support`: the end-to-end world (`support/world.rs`), the fake
+//!   model APIs, tmux and each agent's private home.
 
 mod architecture;
 mod claude_running_version;
