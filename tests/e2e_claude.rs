@@ -17,6 +17,7 @@ use crate::support::claude_env::{
 };
 use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use crate::support::tmux::Tmux;
+use crate::support::world::{answer, install, required_bin};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -31,37 +32,16 @@ struct World {
     claude: ClaudeEnv,
 }
 
-fn claude_bin() -> Option<PathBuf> {
-    let found = find_claude_bin();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Claude Code is not installed; run `npm ci` (.ci/run does)"
-        );
-        eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
-    }
-    found
-}
-
 impl World {
     /// Everything but Claude Code itself; `with_gateway: false` stops the gateway after
     /// installing, to show Claude Code as if gatehouse were not there.
     fn new(script: Vec<ScriptedTurn>, with_gateway: bool) -> Option<World> {
-        let bin = claude_bin()?;
+        let bin = required_bin("Claude Code", find_claude_bin())?;
         let mut gateway = Gateway::start();
         let fake = FakeAnthropic::start(script);
         let mut claude = ClaudeEnv::new(&bin, &fake);
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
-        let installed = gateway
-            .command(&["install", "claude"])
-            .env("HOME", claude.home())
-            .output()
-            .unwrap();
-        assert!(
-            installed.status.success(),
-            "install: {}",
-            String::from_utf8_lossy(&installed.stderr)
-        );
+        install(&gateway, "claude", &[("HOME", claude.home())]);
         if !with_gateway {
             gateway.kill();
         }
@@ -93,9 +73,7 @@ impl World {
     }
 
     fn answer(&self, id: &Value, arguments: &[&str]) -> std::process::Output {
-        let mut all = vec!["answer", id.as_str().unwrap()];
-        all.extend_from_slice(arguments);
-        self.gateway.run(&all)
+        answer(&self.gateway, id, arguments)
     }
 
     fn single_tool_result(&self) -> Value {

@@ -16,6 +16,7 @@ use crate::common::{wait_for, Gateway, Sandbox};
 use crate::support::claude_env::{find_claude_bin, wait_idle, ClaudeEnv, CLAUDE_VERSION};
 use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn, PLAN_FILE};
 use crate::support::tmux::Tmux;
+use crate::support::world::{adapter_rule, answer, install, required_bin};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -36,14 +37,7 @@ struct World {
 
 impl World {
     fn new(script: Vec<ScriptedTurn>, record: Record, arguments: &[&str]) -> Option<World> {
-        let bin = find_claude_bin().or_else(|| {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "Claude Code is not installed; run `npm ci` (.ci/run does)"
-            );
-            eprintln!("skipped: Claude Code is not installed (run `npm ci`)");
-            None
-        })?;
+        let bin = required_bin("Claude Code", find_claude_bin())?;
         let sandbox = Sandbox::new();
         let version = match record {
             Record::None => None,
@@ -62,12 +56,7 @@ impl World {
         claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
         claude.set_env("XDG_STATE_HOME", &state_home.display().to_string());
         claude.add_args(arguments);
-        let installed = gateway
-            .command(&["install", "claude"])
-            .env("HOME", claude.home())
-            .output()
-            .unwrap();
-        assert!(installed.status.success(), "install: {installed:?}");
+        install(&gateway, "claude", &[("HOME", claude.home())]);
         Some(World {
             tmux: None,
             gateway,
@@ -95,9 +84,7 @@ impl World {
     }
 
     fn answer(&self, id: &Value, arguments: &[&str]) {
-        let mut all = vec!["answer", id.as_str().unwrap()];
-        all.extend_from_slice(arguments);
-        let answered = self.gateway.run(&all);
+        let answered = answer(&self.gateway, id, arguments);
         assert!(
             answered.status.success(),
             "answer {arguments:?}: {}",
@@ -119,22 +106,7 @@ impl World {
     }
 
     fn claude_flags(&self, tool: &str) -> Value {
-        let status = self.gateway.run(&["status", "--json"]);
-        let status: Value = serde_json::from_slice(&status.stdout).unwrap();
-        let claude = status["adapters"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|adapter| adapter["adapter"] == "claude")
-            .unwrap()
-            .clone();
-        claude["rules"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|rule| rule["tool"] == tool)
-            .cloned()
-            .unwrap_or(Value::Null)
+        adapter_rule(&self.gateway, "claude", Some(tool))
     }
 }
 

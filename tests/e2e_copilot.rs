@@ -6,34 +6,20 @@
 //!
 //! Without Copilot CLI installed these tests are skipped locally, and fail in CI (`CI` set).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use gatehouse_adapter_copilot::probe::fake_chat::{FakeChat, ScriptedCall};
+use gatehouse_adapter_copilot::probe::fake_chat::{self, ScriptedCall};
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
-use crate::support::copilot_env::{
-    find_copilot_bin, wait_for_output, CopilotEnv, APPROVAL_PROMPT_TEXT, READY_TEXT,
-};
+use crate::support::copilot_env::{find_copilot_bin, CopilotEnv, APPROVAL_PROMPT_TEXT, READY_TEXT};
 use crate::support::tmux::Tmux;
+use crate::support::world::{refused, required_bin, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// What Copilot CLI 1.0.102 tells the model for a call a permissionRequest hook denied.
 const DENIED_BY_HOOK: &str = "Permission denied by a PermissionRequest hook: ";
-
-fn copilot_bin() -> Option<PathBuf> {
-    let found = find_copilot_bin();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Copilot CLI is not installed; run `npm ci` (.ci/run does)"
-        );
-        eprintln!("skipped: Copilot CLI is not installed (run `npm ci`)");
-    }
-    found
-}
 
 fn calls(names: &[&str]) -> Vec<ScriptedCall> {
     names.iter().map(|name| call(name)).collect()
@@ -43,42 +29,31 @@ fn call(name: &str) -> ScriptedCall {
     ScriptedCall {
         call_id: format!("call_{name}"),
         command: format!("printf {name} > {name}.txt"),
-        description: format!("write {name}.txt"),
+        reason: format!("write {name}.txt"),
     }
 }
 
-/// A gateway, the fake model with its script, and Copilot's files with gatehouse's hooks.
-struct World {
-    gateway: Gateway,
-    fake: FakeChat,
-    copilot: CopilotEnv,
-}
+/// The kit's world with Copilot's files, gatehouse's hooks installed.
+type World = AgentWorld<CopilotEnv>;
 
 impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
-        let bin = copilot_bin()?;
+        let bin = required_bin("Copilot CLI", find_copilot_bin())?;
         let gateway = Gateway::start();
-        let fake = FakeChat::start(script).unwrap();
-        let folder = gateway.sandbox.folder.path();
+        let fake = fake_chat::start(script).unwrap();
         // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
-        let env = [
-            (
-                "XDG_CONFIG_HOME",
-                folder.join("config").display().to_string(),
-            ),
-            ("XDG_RUNTIME_DIR", folder.join("run").display().to_string()),
-            ("GATEHOUSE_SOCKET", gateway.socket().display().to_string()),
-        ];
+        let env = sandbox_env(&gateway, false);
+        let folder = gateway.sandbox.folder.path();
         let copilot = CopilotEnv::new(&bin, folder, &gateway.home(), &fake, &env);
-        let installed = gateway.run(&["install", "copilot"]);
-        let stdout = String::from_utf8_lossy(&installed.stdout);
-        assert!(
-            installed.status.success(),
-            "install: {stdout}{}",
-            String::from_utf8_lossy(&installed.stderr)
-        );
+        let world = AgentWorld {
+            agent: copilot,
+            adapter: "copilot",
+            gateway,
+            fake,
+        };
+        world.install(&[]);
         let settings: Value =
-            serde_json::from_slice(&std::fs::read(&copilot.settings).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
         assert_eq!(settings["banner"], "never", "install keeps other settings");
         let hook = settings["hooks"]["permissionRequest"][0]["bash"]
             .as_str()
@@ -88,48 +63,13 @@ impl World {
                 && hook.ends_with(" hook copilot permissionRequest"),
             "{hook}"
         );
-        Some(World {
-            gateway,
-            fake,
-            copilot,
-        })
-    }
-
-    fn answer(&self, id: &Value, arguments: &[&str]) -> std::process::Output {
-        let mut all = vec!["answer", id.as_str().unwrap()];
-        all.extend_from_slice(arguments);
-        self.gateway.run(&all)
-    }
-
-    fn copilot_flags(&self) -> Value {
-        let status = self.gateway.run(&["status", "--json"]);
-        let status: Value = serde_json::from_slice(&status.stdout).unwrap();
-        let copilot = status["adapters"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|adapter| adapter["adapter"] == "copilot")
-            .unwrap();
-        copilot["rules"][0].clone()
+        Some(world)
     }
 
     /// Submits a turn and returns the prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.copilot
-            .submit(tmux, &format!("please write {name}.txt"));
-        let mut pending = Vec::new();
-        let listed = crate::support::codex_env::poll_until(DEADLINE, || {
-            pending = self.gateway.list();
-            pending.len() == 1
-        });
-        assert!(
-            listed,
-            "the gateway listed {} prompts, not 1; Copilot's screen:\n{}",
-            pending.len(),
-            tmux.screen()
-        );
-        let prompt = pending.remove(0);
-        assert_eq!(prompt["adapter"], "copilot");
+        self.agent.submit(tmux, &format!("please write {name}.txt"));
+        let prompt = self.the_one_listed(tmux, DEADLINE);
         assert_eq!(prompt["tool"], "bash");
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
         prompt
@@ -139,7 +79,7 @@ impl World {
     fn yes_in_the_terminal(&self, tmux: &Tmux, name: &str) -> String {
         tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
         assert!(
-            !self.copilot.marker(&format!("{name}.txt")).exists(),
+            !self.agent.marker(&format!("{name}.txt")).exists(),
             "ran before the dialog was answered"
         );
         tmux.press_until_gone(
@@ -148,19 +88,13 @@ impl World {
             Duration::from_secs(2),
             DEADLINE,
         );
-        let output = wait_for_output(&self.fake, &format!("call_{name}"), DEADLINE);
+        let output = self.output_for(&format!("call_{name}"), DEADLINE);
         assert_eq!(
-            std::fs::read_to_string(self.copilot.marker(&format!("{name}.txt"))).unwrap(),
+            std::fs::read_to_string(self.agent.marker(&format!("{name}.txt"))).unwrap(),
             name
         );
         output
     }
-}
-
-fn refused(output: &std::process::Output, code: &str) {
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(code), "expected {code}: {stderr}");
 }
 
 #[test]
@@ -168,11 +102,11 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
     let Some(world) = World::new(calls(&["yes", "esc"])) else {
         return;
     };
-    assert_eq!(world.copilot_flags()["actions"][0]["verified"], false);
+    assert_eq!(world.flags()["actions"][0]["verified"], false);
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
     assert!(status.contains("GitHub Copilot CLI (copilot)"), "{status}");
     assert!(status.contains("gatehouse probe copilot"), "{status}");
-    let tmux = world.copilot.start();
+    let tmux = world.agent.start();
 
     // Yes in Copilot's dialog: the command runs and postToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
@@ -203,12 +137,12 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
         DEADLINE,
     );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
-    world.copilot.submit(&tmux, "never mind");
+    world.agent.submit(&tmux, "never mind");
     wait_for(DEADLINE, "the next turn to withdraw the prompt", || {
         world.gateway.list().is_empty()
     });
     refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
-    assert!(!world.copilot.marker("esc.txt").exists());
+    assert!(!world.agent.marker("esc.txt").exists());
 }
 
 #[test]
@@ -220,49 +154,17 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
             .chain([ScriptedCall {
                 call_id: "call_allowed".into(),
                 command: "printf allowed".into(),
-                description: "print allowed".into(),
+                reason: "print allowed".into(),
             }])
             .collect(),
     ) else {
         return;
     };
-    let probed = world
-        .gateway
-        .command(&[
-            "probe",
-            "copilot",
-            "--executable",
-            world.copilot.copilot_bin.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&probed.stdout);
-    assert!(
-        probed.status.success(),
-        "probe: {stdout}{}",
-        String::from_utf8_lossy(&probed.stderr)
-    );
-    for case in ["allow", "deny", "no-verdict"] {
-        assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
-    }
-    assert!(!stdout.contains("FAILED"), "{stdout}");
+    let bin = world.agent.bin.clone();
+    let stdout = world.probe(&bin);
     assert!(stdout.contains(DENIED_BY_HOOK), "{stdout}");
-
-    // The running gateway reads the new record by itself, without a restart.
-    wait_for(
-        Duration::from_secs(40),
-        "the gateway to offer what the probe unlocked",
-        || world.copilot_flags()["actions"][0]["verified"] == true,
-    );
-    let bash = world.copilot_flags();
+    let bash = world.wait_until_verified("Copilot CLI 1.0.102");
     assert_eq!(bash["tool"], "bash");
-    assert!(
-        bash["actions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("for Copilot CLI 1.0.102"),
-        "{bash}"
-    );
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
     let copilot = status.split("GitHub Copilot CLI (copilot)").nth(1).unwrap();
     assert!(
@@ -274,15 +176,15 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         "{status}"
     );
 
-    let tmux = world.copilot.start();
+    let tmux = world.agent.start();
     // Once from the gateway: Copilot shows no dialog of its own, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    wait_for_output(&world.fake, "call_once", DEADLINE);
+    world.output_for("call_once", DEADLINE);
     assert_eq!(
-        std::fs::read_to_string(world.copilot.marker("once.txt")).unwrap(),
+        std::fs::read_to_string(world.agent.marker("once.txt")).unwrap(),
         "once"
     );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
@@ -295,9 +197,9 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         &["deny", "--message", "use make clean instead"],
     );
     assert!(denied.status.success());
-    let output = wait_for_output(&world.fake, "call_deny", DEADLINE);
+    let output = world.output_for("call_deny", DEADLINE);
     assert_eq!(output, format!("{DENIED_BY_HOOK}use make clean instead"));
-    assert!(!world.copilot.marker("deny.txt").exists());
+    assert!(!world.agent.marker("deny.txt").exists());
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A release hands the prompt back: Copilot's dialog appears, and Yes there runs the command.
@@ -313,16 +215,8 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
 
     // A record for another version: read-only again, watched only; Copilot's dialog decides and
     // a Yes there withdraws the watched prompt.
-    let record_path = world
-        .gateway
-        .home()
-        .join(".local/state/gatehouse/copilot-probe.json");
-    let mut record: Value = serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
-    record["copilot_version"] = "1.0.101".into();
-    std::fs::write(&record_path, record.to_string()).unwrap();
-    world.gateway.kill();
-    world.gateway.start_again();
-    let bash = world.copilot_flags();
+    world.edit_record_and_restart("copilot_version", "1.0.101");
+    let bash = world.flags();
     assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
     assert!(
         bash["actions"][0]["evidence"]
@@ -343,11 +237,8 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     // Copilot's dialog: the next printf (writing no file, which Copilot would ask about) is one
     // Copilot runs without asking, and the hook, which Copilot still runs and waits for, only
     // watches it instead of holding it for 60 s.
-    record["copilot_version"] = "1.0.102".into();
-    std::fs::write(&record_path, record.to_string()).unwrap();
-    world.gateway.kill();
-    world.gateway.start_again();
-    assert_eq!(world.copilot_flags()["actions"][0]["verified"], true);
+    world.edit_record_and_restart("copilot_version", "1.0.102");
+    assert_eq!(world.flags()["actions"][0]["verified"], true);
     let prompt = world.prompt_for(&tmux, "remember");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert!(world
@@ -363,12 +254,12 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         Duration::from_secs(2),
         DEADLINE,
     );
-    wait_for_output(&world.fake, "call_remember", DEADLINE);
+    world.output_for("call_remember", DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
     assert!(!tmux.screen().contains("could no longer be answered"));
-    world.copilot.submit(&tmux, "please print allowed");
+    world.agent.submit(&tmux, "please print allowed");
     // Within DEADLINE (30 s), below the 60 s a held prompt would wait: nobody answered it.
-    let output = wait_for_output(&world.fake, "call_allowed", DEADLINE);
+    let output = world.output_for("call_allowed", DEADLINE);
     assert!(output.starts_with("allowed"), "{output}");
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     wait_for(DEADLINE, "the watched prompt to be withdrawn", || {

@@ -6,14 +6,16 @@
 //!
 //! Without Gemini CLI installed this test is skipped locally, and fails in CI (`CI` set).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
-use crate::support::gemini_env::{find_gemini_bin, FakeGemini, GeminiEnv, DIALOG_TEXT, READY_TEXT};
+use crate::support::gemini_env::{
+    fake_gemini, find_gemini_bin, GeminiEnv, DIALOG_TEXT, READY_TEXT,
+};
 use crate::support::tmux::Tmux;
+use crate::support::world::{install, refused, required_bin, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -22,84 +24,43 @@ const COMMAND: &str = "printf watched > watched.txt";
 /// How Gemini CLI shows what a hook named `gatehouse` wrote (its stderr, when stdout is empty).
 const HOOK_SAYS: &str = "[gatehouse]";
 
-fn gemini_bin() -> Option<PathBuf> {
-    let found = find_gemini_bin();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Gemini CLI is not installed; run `npm ci` (.ci/run does)"
-        );
-        eprintln!("skipped: Gemini CLI is not installed (run `npm ci`)");
-    }
-    found
+/// Gemini's terminal and home; the terminal stops first.
+struct Gemini {
+    tmux: Tmux,
+    env: GeminiEnv,
 }
 
-/// Fields drop in declaration order: Gemini (tmux) stops before the fake, the gateway and the
-/// sandbox's folders go.
-struct World {
-    tmux: Tmux,
-    gemini: GeminiEnv,
-    fake: FakeGemini,
-    gateway: Gateway,
-}
+/// The kit's world with a running Gemini whose hooks `gatehouse install gemini` wrote.
+type World = AgentWorld<Gemini>;
 
 impl World {
     fn start() -> Option<World> {
-        let bin = gemini_bin()?;
+        let bin = required_bin("Gemini CLI", find_gemini_bin())?;
         let gateway = Gateway::start();
-        let fake = FakeGemini::start(COMMAND);
-        let folder = gateway.sandbox.folder.path();
+        let fake = fake_gemini(COMMAND);
         // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hooks that
         // Gemini runs find the gateway.
-        let env = [
-            ("HOME", gateway.home().display().to_string()),
-            (
-                "XDG_CONFIG_HOME",
-                folder.join("config").display().to_string(),
-            ),
-            ("XDG_RUNTIME_DIR", folder.join("run").display().to_string()),
-            ("GATEHOUSE_SOCKET", gateway.socket().display().to_string()),
-        ];
+        let env = sandbox_env(&gateway, true);
+        let folder = gateway.sandbox.folder.path();
         let gemini = GeminiEnv::new(&bin, folder, &gateway.home(), &fake, &env);
-        let installed = gateway.run(&["install", "gemini"]);
-        let stdout = String::from_utf8_lossy(&installed.stdout);
-        assert!(
-            installed.status.success(),
-            "install: {stdout}{}",
-            String::from_utf8_lossy(&installed.stderr)
-        );
+        let stdout = install(&gateway, "gemini", &[]);
         assert!(stdout.contains("read-only"), "{stdout}");
         let tmux = gemini.start();
-        Some(World {
-            tmux,
-            gemini,
-            fake,
+        Some(AgentWorld {
+            agent: Gemini { tmux, env: gemini },
+            adapter: "gemini",
             gateway,
+            fake,
         })
     }
 
     /// Submits a turn, waits for Gemini's dialog, and returns the one prompt the gateway lists.
     fn prompt_for(&self, message: &str) -> Value {
-        self.gemini.submit(&self.tmux, message);
-        let screen = self.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+        self.agent.env.submit(&self.agent.tmux, message);
+        let screen = self.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
         assert!(!screen.contains(HOOK_SAYS), "{screen}");
-        let mut pending = Vec::new();
-        wait_for(DEADLINE, "the gateway to list Gemini's prompt", || {
-            pending = self.gateway.list();
-            pending.len() == 1
-        });
-        pending.remove(0)
+        self.the_one_listed(&self.agent.tmux, DEADLINE)
     }
-
-    fn answer(&self, id: &Value, action: &str) -> std::process::Output {
-        self.gateway.run(&["answer", id.as_str().unwrap(), action])
-    }
-}
-
-fn refused(output: &std::process::Output, code: &str) {
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(code), "expected {code}: {stderr}");
 }
 
 #[test]
@@ -118,23 +79,24 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
     assert_eq!(prompt["actions"], json!([]), "read-only");
     let reason = prompt["read_only_reason"].as_str().unwrap_or_default();
     assert!(reason.contains("allow does not skip it"), "{prompt}");
-    refused(&world.answer(&prompt["id"], "once"), "read_only");
-    assert!(!world.gemini.marker("watched.txt").exists());
+    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
+    assert!(!world.agent.env.marker("watched.txt").exists());
     // "1. Allow once" is selected: Enter allows. Gemini may drop a key while it draws the
     // dialog, so Enter is pressed again until the dialog goes.
     world
+        .agent
         .tmux
         .press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
     wait_for(DEADLINE, "the allowed command to write its file", || {
-        std::fs::read_to_string(world.gemini.marker("watched.txt"))
+        std::fs::read_to_string(world.agent.env.marker("watched.txt"))
             .is_ok_and(|text| text == "watched")
     });
     wait_for(DEADLINE, "the allowed prompt to be withdrawn", || {
         world.gateway.list().is_empty()
     });
-    refused(&world.answer(&prompt["id"], "once"), "withdrawn");
-    world.tmux.wait_for_text("Done.", DEADLINE);
-    let responses = world.fake.function_responses();
+    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
+    world.agent.tmux.wait_for_text("Done.", DEADLINE);
+    let responses = world.fake.outputs();
     assert_eq!(responses.len(), 1, "{responses:?}");
     assert!(
         responses[0]["response"].get("output").is_some(),
@@ -143,15 +105,16 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
 
     // Esc in Gemini's dialog gives no event: the prompt stays listed until the person's next
     // message (BeforeAgent) shows the session moved on.
-    std::fs::remove_file(world.gemini.marker("watched.txt")).unwrap();
+    std::fs::remove_file(world.agent.env.marker("watched.txt")).unwrap();
     let cancelled = world.prompt_for("once more");
     assert_ne!(cancelled["id"], prompt["id"]);
     world
+        .agent
         .tmux
         .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    world.tmux.wait_for_text(READY_TEXT, DEADLINE);
+    world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
     assert_eq!(world.gateway.list().len(), 1, "no event after Esc");
-    world.gemini.submit(&world.tmux, "and again");
+    world.agent.env.submit(&world.agent.tmux, "and again");
     wait_for(
         DEADLINE,
         "the next message to withdraw the cancelled prompt",
@@ -163,30 +126,35 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
                 .all(|listed| listed["id"] != cancelled["id"])
         },
     );
-    refused(&world.answer(&cancelled["id"], "once"), "withdrawn");
-    assert!(!world.gemini.marker("watched.txt").exists());
+    refused(&world.answer(&cancelled["id"], &["once"]), "withdrawn");
+    assert!(!world.agent.env.marker("watched.txt").exists());
 
     // With the gateway down, Gemini behaves as if gatehouse were not installed: its dialog
     // comes, nothing from gatehouse is on its screen, and Allow runs the command.
     world
+        .agent
         .tmux
         .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    world.tmux.wait_for_text(READY_TEXT, DEADLINE);
+    world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
     world.gateway.kill();
-    world.gemini.submit(&world.tmux, "without the gateway");
-    let screen = world.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+    world
+        .agent
+        .env
+        .submit(&world.agent.tmux, "without the gateway");
+    let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
     assert!(!screen.contains(HOOK_SAYS), "{screen}");
     world
+        .agent
         .tmux
         .press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
     wait_for(
         DEADLINE,
         "the command allowed without a gateway to run",
-        || world.gemini.marker("watched.txt").exists(),
+        || world.agent.env.marker("watched.txt").exists(),
     );
     wait_for(DEADLINE, "the model to get the command's output", || {
-        world.fake.function_responses().len() == 2
+        world.fake.outputs().len() == 2
     });
-    let screen = world.tmux.screen();
+    let screen = world.agent.tmux.screen();
     assert!(!screen.contains(HOOK_SAYS), "{screen}");
 }

@@ -12,7 +12,8 @@
 //!   `web_page`: the page at a phone's width and a desktop's: what each card shows, the title,
 //!   the manifest and service worker, pairing in the same tab, the buttons' contrast.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
-//! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
+//! - `common`: the gateway fixture; `support`: the end-to-end world (`support/world.rs`), the fake
+//!   model APIs, tmux and each agent's private home.
 
 mod architecture;
 mod claude_running_version;

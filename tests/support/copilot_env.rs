@@ -3,17 +3,17 @@
 //! it when the person answers its folder trust dialog with "remember") and
 //! `~/.copilot/settings.json` (into which `gatehouse install copilot` writes its hooks), the
 //! offline BYOK environment pointing Copilot at the probe's scripted chat-completions API, and
-//! Copilot's interactive terminal in tmux.
+//! Copilot's interactive terminal in tmux (the kit's [`AgentTerminal`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gatehouse_adapter_copilot::probe::fake_chat::FakeChat;
 use gatehouse_adapter_copilot::probe::{byok_environment, write_trusted_folder};
 pub use gatehouse_adapter_copilot::probe::{APPROVAL_PROMPT_TEXT, READY_TEXT};
+use gatehouse_harness::model::ScriptedModel;
 
 use super::tmux::Tmux;
-use super::wait_until;
+use super::world::{find_bin, AgentTerminal};
 
 /// How long Copilot may take to start; it took about 3 seconds here.
 pub const START_DEADLINE: Duration = Duration::from_secs(45);
@@ -21,25 +21,25 @@ pub const START_DEADLINE: Duration = Duration::from_secs(45);
 /// Finds Copilot CLI: `GATEHOUSE_COPILOT_BIN`, then `<repo>/node_modules/.bin/copilot`, then
 /// `copilot` on `PATH`.
 pub fn find_copilot_bin() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("GATEHOUSE_COPILOT_BIN")
-        .map(PathBuf::from)
-        .filter(|path| path.is_file())
-    {
-        return Some(path);
-    }
-    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("node_modules/.bin/copilot");
-    if local.is_file() {
-        return Some(local);
-    }
-    gatehouse_adapter_copilot::version::find_on_path()
+    find_bin(
+        "GATEHOUSE_COPILOT_BIN",
+        "copilot",
+        gatehouse_adapter_copilot::version::find_on_path,
+    )
 }
 
 /// A workspace in `root` and Copilot's files in `home`, wired to one fake chat API.
 pub struct CopilotEnv {
-    pub copilot_bin: PathBuf,
-    pub workspace: PathBuf,
+    pub terminal: AgentTerminal,
     pub settings: PathBuf,
-    env: Vec<(String, String)>,
+}
+
+impl std::ops::Deref for CopilotEnv {
+    type Target = AgentTerminal;
+
+    fn deref(&self) -> &AgentTerminal {
+        &self.terminal
+    }
 }
 
 impl CopilotEnv {
@@ -49,7 +49,7 @@ impl CopilotEnv {
         copilot_bin: &Path,
         root: &Path,
         home: &Path,
-        fake: &FakeChat,
+        fake: &ScriptedModel,
         env: &[(&str, String)],
     ) -> CopilotEnv {
         let workspace = root.join("workspace");
@@ -59,45 +59,23 @@ impl CopilotEnv {
         let settings = home.join(".copilot/settings.json");
         std::fs::write(&settings, "{\n  \"banner\": \"never\"\n}\n").unwrap();
         let path = std::env::var("PATH").unwrap_or_default();
-        let mut all = byok_environment(home, &fake.base_url(), &path);
-        all.extend(
-            env.iter()
-                .map(|(name, value)| (name.to_string(), value.clone())),
-        );
+        let base = byok_environment(home, &fake.base_url(), &path);
         CopilotEnv {
-            copilot_bin: copilot_bin.to_path_buf(),
-            workspace,
+            terminal: AgentTerminal::new(
+                "copilot",
+                copilot_bin,
+                workspace,
+                base,
+                env,
+                START_DEADLINE,
+            ),
             settings,
-            env: all,
         }
     }
 
     /// Starts Copilot in tmux and waits for its input box.
     pub fn start(&self) -> CopilotTmux {
-        let env: Vec<(&str, &str)> = self
-            .env
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.as_str()))
-            .collect();
-        let tmux = Tmux::start(
-            "copilot",
-            &self.workspace,
-            &env,
-            &[self.copilot_bin.to_str().unwrap()],
-        );
-        tmux.wait_for_text(READY_TEXT, START_DEADLINE);
-        CopilotTmux(tmux)
-    }
-
-    /// Types a message into Copilot and sends it.
-    pub fn submit(&self, tmux: &Tmux, message: &str) {
-        tmux.send_text(message);
-        tmux.wait_for_text(message, START_DEADLINE);
-        tmux.send_keys(&["Enter"]);
-    }
-
-    pub fn marker(&self, name: &str) -> PathBuf {
-        self.workspace.join(name)
+        CopilotTmux(self.terminal.start(READY_TEXT))
     }
 }
 
@@ -117,18 +95,4 @@ impl Drop for CopilotTmux {
     fn drop(&mut self) {
         gatehouse_adapter_copilot::probe::exit(self.0.terminal(), Duration::from_secs(15));
     }
-}
-
-/// Waits until the fake has the tool result of `call_id` and returns it.
-pub fn wait_for_output(fake: &FakeChat, call_id: &str, deadline: Duration) -> String {
-    let mut output = None;
-    wait_until(
-        deadline,
-        &format!("Copilot to report {call_id} to the model"),
-        || {
-            output = fake.output_for(call_id);
-            output.is_some()
-        },
-    );
-    output.unwrap()
 }

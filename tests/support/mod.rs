@@ -1,5 +1,6 @@
-//! Shared helpers for the end-to-end tests: a scripted fake Anthropic API, a private tmux
-//! session and a throw-away Claude Code home, plus a polling helper with a deadline.
+//! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]), a scripted
+//! fake Anthropic API, each agent's private home, a private tmux session, plus a polling helper
+//! with a deadline.
 
 // Each test uses only some of these helpers, so unused ones must not warn.
 #![allow(dead_code)]
@@ -12,6 +13,7 @@ pub mod fake_anthropic;
 pub mod gemini_env;
 pub mod leftovers;
 pub mod tmux;
+pub mod world;
 
 use std::time::{Duration, Instant};
 

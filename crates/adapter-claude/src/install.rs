@@ -32,26 +32,10 @@ pub const SHORT_TIMEOUT_SECONDS: u64 = 10;
 /// The events gatehouse installs a hook for, in the order they are installed: the prompt, held
 /// for [`HookPlan::hold_timeout_seconds`], and what settles it.
 pub const EVENTS: [HookEvent; 4] = [
-    HookEvent {
-        name: "PermissionRequest",
-        matcher: Some("*"),
-        timeout: HookTimeout::HoldTimeout,
-    },
-    HookEvent {
-        name: "PostToolUse",
-        matcher: Some("*"),
-        timeout: HookTimeout::Seconds(SHORT_TIMEOUT_SECONDS),
-    },
-    HookEvent {
-        name: "Stop",
-        matcher: None,
-        timeout: HookTimeout::Seconds(SHORT_TIMEOUT_SECONDS),
-    },
-    HookEvent {
-        name: "SessionEnd",
-        matcher: None,
-        timeout: HookTimeout::Seconds(SHORT_TIMEOUT_SECONDS),
-    },
+    HookEvent::holding("PermissionRequest", Some("*")),
+    HookEvent::within("PostToolUse", Some("*"), SHORT_TIMEOUT_SECONDS),
+    HookEvent::within("Stop", None, SHORT_TIMEOUT_SECONDS),
+    HookEvent::within("SessionEnd", None, SHORT_TIMEOUT_SECONDS),
 ];
 
 /// Claude Code, as the shared installer sees it.

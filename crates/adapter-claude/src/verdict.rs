@@ -5,26 +5,21 @@
 //! `allow` with `updatedPermissions: [<one of its own suggestions>]` also stops the next prompt
 //! like it, kept where the suggestion's `destination` says.
 
+use gatehouse_core::answer::deny_message;
 use gatehouse_core::{Answer, NewPrompt, PromptKind, Verdict};
 use serde_json::{json, Value};
 
 use crate::{questions, suggestions};
 
 /// What Claude Code tells the model when the person denies without a message of their own.
-pub const DEFAULT_DENY_MESSAGE: &str =
-    "The person denied this from gatehouse. Do not retry it; ask them what to do instead.";
+pub use gatehouse_core::answer::DEFAULT_DENY_MESSAGE;
 
 /// The hook's stdout for a verdict on `prompt`.
 pub fn render(prompt: &NewPrompt, verdict: &Verdict) -> String {
     let decision = match &verdict.0 {
         Answer::Once => allow(prompt),
         Answer::Deny { message } => {
-            let message = message
-                .as_deref()
-                .map(str::trim)
-                .filter(|message| !message.is_empty())
-                .unwrap_or(DEFAULT_DENY_MESSAGE);
-            json!({ "behavior": "deny", "message": message })
+            json!({ "behavior": "deny", "message": deny_message(message) })
         }
         Answer::Answer { responses } => {
             // The original input, verbatim, plus the answers.

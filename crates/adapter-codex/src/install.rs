@@ -41,36 +41,12 @@ pub const HOLD_TIMEOUT_SECONDS: u64 = CODEX_WAIT_SECONDS + TIMEOUT_MARGIN_SECOND
 /// The events gatehouse installs a hook for, in order: the prompt, and what settles it. Codex
 /// 0.171.0 caps the timeout of `Interrupt` and `SessionEnd` hooks at 3 seconds.
 pub const EVENTS: [HookEvent; 6] = [
-    HookEvent {
-        name: "PermissionRequest",
-        matcher: Some("*"),
-        timeout: HookTimeout::HoldTimeout,
-    },
-    HookEvent {
-        name: "PostToolUse",
-        matcher: Some("*"),
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "UserPromptSubmit",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "Stop",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "Interrupt",
-        matcher: None,
-        timeout: HookTimeout::Seconds(3),
-    },
-    HookEvent {
-        name: "SessionEnd",
-        matcher: None,
-        timeout: HookTimeout::Seconds(3),
-    },
+    HookEvent::holding("PermissionRequest", Some("*")),
+    HookEvent::within("PostToolUse", Some("*"), 10),
+    HookEvent::within("UserPromptSubmit", None, 10),
+    HookEvent::within("Stop", None, 10),
+    HookEvent::within("Interrupt", None, 3),
+    HookEvent::within("SessionEnd", None, 3),
 ];
 
 /// Codex, as the shared installer sees it.

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use gatehouse_core::Timestamp;
 use serde::{Deserialize, Serialize};
 
+use gatehouse_harness::record::{standard_unlock, AgentWords, StandardRecord};
+
 use crate::version::VersionError;
 
 /// The record's file name inside gatehouse's state folder.
@@ -33,15 +35,8 @@ pub struct ProbeRecord {
     pub gatehouse_version: String,
 }
 
-/// One case of the probe, and what was seen.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CaseResult {
-    /// `allow`, `deny` or `no-verdict`.
-    pub case: String,
-    pub passed: bool,
-    /// What was observed, in words.
-    pub evidence: String,
-}
+/// One case of the probe, and what was seen: the kit's, as every probe records it.
+pub use gatehouse_harness::probe::CaseResult;
 
 impl ProbeRecord {
     /// The day of the probe, such as `2026-11-30`.
@@ -68,155 +63,84 @@ pub fn write(path: &Path, record: &ProbeRecord) -> Result<(), RecordError> {
     gatehouse_harness::record::write(path, record)
 }
 
-/// Whether gatehouse may answer Codex's permission prompts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unlock {
-    /// A passing probe matches the Codex in use; `evidence` says which probe.
-    Verified { version: String, evidence: String },
-    /// Read-only; `reason` says why and what to do.
-    ReadOnly { reason: String },
+/// Whether gatehouse may answer Codex's permission prompts: the kit's standard rule.
+pub use gatehouse_harness::record::Unlock;
+
+impl StandardRecord for ProbeRecord {
+    fn agent_version(&self) -> &str {
+        &self.codex_version
+    }
+
+    fn passed(&self) -> bool {
+        self.passed
+    }
+
+    fn failed_cases(&self) -> Vec<&str> {
+        self.cases
+            .iter()
+            .filter(|case| !case.passed)
+            .map(|case| case.case.as_str())
+            .collect()
+    }
+
+    fn probed_on(&self) -> String {
+        ProbeRecord::probed_on(self)
+    }
 }
 
-/// Applies the rule: verified only for a passing record whose version equals the version of the
-/// Codex in use. `version_in_use` is asked only when the record passed, so that the common case
-/// (no probe yet) costs one failed file open.
+/// How the rule and the probe name Codex.
+pub const WORDS: AgentWords = AgentWords {
+    name: "Codex",
+    probe_command: "gatehouse probe codex",
+};
+
+/// Applies the kit's standard rule ([`gatehouse_harness::record::standard_unlock`]): verified
+/// only for a passing record whose version equals the version of the Codex in use.
+/// `version_in_use` is asked only when the record passed.
 pub fn unlock(
     record: Result<Option<ProbeRecord>, RecordError>,
     version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
 ) -> Unlock {
-    let read_only = |reason: String| Unlock::ReadOnly { reason };
-    let record = match record {
-        Ok(Some(record)) => record,
-        Ok(None) => {
-            return read_only("no probe has checked that this Codex honours gatehouse's answers; run `gatehouse probe codex`".into())
-        }
-        Err(error) => return read_only(error.to_string()),
-    };
-    if !record.passed {
-        let failed: Vec<&str> = record
-            .cases
-            .iter()
-            .filter(|case| !case.passed)
-            .map(|case| case.case.as_str())
-            .collect();
-        return read_only(format!(
-            "the probe of Codex {} on {} failed ({}); see `gatehouse probe codex`",
-            record.codex_version,
-            record.probed_on(),
-            failed.join(", ")
-        ));
-    }
-    match version_in_use(&record) {
-        Err(error) => read_only(format!("the version of the Codex in use cannot be read: {error}")),
-        Ok(version) if version != record.codex_version => read_only(format!(
-            "the probe passed for Codex {}, but Codex {version} is in use; run `gatehouse probe codex` for this version",
-            record.codex_version
-        )),
-        Ok(version) => Unlock::Verified {
-            evidence: format!("by probe on {} for Codex {version}", record.probed_on()),
-            version,
-        },
-    }
+    standard_unlock(WORDS, record, version_in_use)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn record(version: &str, passed: bool) -> ProbeRecord {
-        ProbeRecord {
-            codex_version: version.into(),
+    /// The rule itself is tested in the kit; here: this agent's words, and this record's file.
+    #[test]
+    fn the_rule_names_codex_and_its_probe_and_the_record_survives_a_write_and_a_read() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = record_path(&folder.path().join("state"));
+        let unlock_read = || unlock(read(&path), |_| Ok("0.171.0".to_owned()));
+        assert!(
+            matches!(unlock_read(), Unlock::ReadOnly { reason } if reason.contains("this Codex honours gatehouse's answers; run `gatehouse probe codex`"))
+        );
+        let record = ProbeRecord {
+            codex_version: "0.171.0".into(),
             codex_executable: "/usr/bin/codex".into(),
             probed_at: Timestamp::parse_rfc3339("2026-11-30T03:00:00Z").unwrap(),
-            passed,
-            cases: vec![
-                CaseResult {
-                    case: "allow".into(),
-                    passed: true,
-                    evidence: "ran".into(),
-                },
-                CaseResult {
-                    case: "deny".into(),
-                    passed,
-                    evidence: "did not run".into(),
-                },
-            ],
+            passed: true,
+            cases: vec![CaseResult {
+                case: "allow".into(),
+                passed: true,
+                evidence: "ran".into(),
+            }],
             gatehouse_version: "0.1.0".into(),
-        }
-    }
-
-    fn in_use(version: &str) -> impl FnOnce(&ProbeRecord) -> Result<String, VersionError> + '_ {
-        move |_| Ok(version.to_owned())
-    }
-
-    #[test]
-    fn a_passing_record_for_the_version_in_use_verifies() {
-        let unlock = unlock(Ok(Some(record("0.171.0", true))), in_use("0.171.0"));
+        };
+        write(&path, &record).unwrap();
+        assert_eq!(read(&path).unwrap(), Some(record.clone()));
         assert_eq!(
-            unlock,
+            unlock_read(),
             Unlock::Verified {
                 version: "0.171.0".into(),
                 evidence: "by probe on 2026-11-30 for Codex 0.171.0".into()
             }
         );
-    }
-
-    #[test]
-    fn another_version_is_read_only() {
-        let Unlock::ReadOnly { reason } =
-            unlock(Ok(Some(record("0.171.0", true))), in_use("0.172.0"))
-        else {
-            panic!()
-        };
+        let another = unlock(Ok(Some(record)), |_| Ok("0.172.0".to_owned()));
         assert!(
-            reason.contains("passed for Codex 0.171.0, but Codex 0.172.0 is in use"),
-            "{reason}"
+            matches!(another, Unlock::ReadOnly { reason } if reason.contains("passed for Codex 0.171.0, but Codex 0.172.0 is in use"))
         );
-    }
-
-    #[test]
-    fn a_failed_probe_is_read_only_and_names_the_failed_case() {
-        let Unlock::ReadOnly { reason } =
-            unlock(Ok(Some(record("0.171.0", false))), in_use("0.171.0"))
-        else {
-            panic!()
-        };
-        assert!(reason.contains("failed (deny)"), "{reason}");
-    }
-
-    #[test]
-    fn no_record_is_read_only_and_the_version_is_not_even_asked() {
-        let unlock = unlock(Ok(None), |_| panic!("no version needed without a record"));
-        assert!(
-            matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("gatehouse probe codex"))
-        );
-    }
-
-    #[test]
-    fn an_unreadable_version_is_read_only() {
-        let unlock = unlock(Ok(Some(record("0.171.0", true))), |_| {
-            Err(crate::version::not_found())
-        });
-        assert!(matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("cannot be read")));
-    }
-
-    #[test]
-    fn an_unreadable_record_is_read_only() {
-        let folder = tempfile::tempdir().unwrap();
-        let path = record_path(folder.path());
-        std::fs::write(&path, "{ not json").unwrap();
-        let unlock = unlock(read(&path), |_| {
-            panic!("no version needed for a broken record")
-        });
-        assert!(matches!(unlock, Unlock::ReadOnly { reason } if reason.contains("is not valid")));
-    }
-
-    #[test]
-    fn a_record_survives_a_write_and_a_read() {
-        let folder = tempfile::tempdir().unwrap();
-        let path = record_path(&folder.path().join("state"));
-        assert!(read(&path).unwrap().is_none());
-        write(&path, &record("0.171.0", true)).unwrap();
-        assert_eq!(read(&path).unwrap(), Some(record("0.171.0", true)));
     }
 }

@@ -37,31 +37,11 @@ pub const HOLD_TIMEOUT_SECONDS: u64 = COPILOT_WAIT_SECONDS + TIMEOUT_MARGIN_SECO
 /// The events gatehouse installs a hook for: the prompt, and what settles it. `preToolUse` is
 /// not needed: a call it lets through reaches `permissionRequest`.
 pub const EVENTS: [HookEvent; 5] = [
-    HookEvent {
-        name: "permissionRequest",
-        matcher: None,
-        timeout: HookTimeout::HoldTimeout,
-    },
-    HookEvent {
-        name: "postToolUse",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "userPromptSubmitted",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "agentStop",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "sessionEnd",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
+    HookEvent::holding("permissionRequest", None),
+    HookEvent::within("postToolUse", None, 10),
+    HookEvent::within("userPromptSubmitted", None, 10),
+    HookEvent::within("agentStop", None, 10),
+    HookEvent::within("sessionEnd", None, 10),
 ];
 
 /// Copilot CLI, as the shared installer sees it.

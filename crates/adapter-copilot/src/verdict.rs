@@ -4,24 +4,19 @@
 //! `{"behavior":"deny","message":M}` did not run it and told the model "Permission denied by a
 //! PermissionRequest hook: M" (`gatehouse probe copilot` checks both for each version).
 
+use gatehouse_core::answer::deny_message;
 use gatehouse_core::{Answer, Verdict};
 use serde_json::json;
 
 /// What Copilot tells the model when the person denies without a message of their own.
-pub const DEFAULT_DENY_MESSAGE: &str =
-    "The person denied this from gatehouse. Do not retry it; ask them what to do instead.";
+pub use gatehouse_core::answer::DEFAULT_DENY_MESSAGE;
 
 /// The hook's stdout for a verdict.
 pub fn render(verdict: &Verdict) -> String {
     match &verdict.0 {
         Answer::Once => json!({ "behavior": "allow" }),
         Answer::Deny { message } => {
-            let message = message
-                .as_deref()
-                .map(str::trim)
-                .filter(|message| !message.is_empty())
-                .unwrap_or(DEFAULT_DENY_MESSAGE);
-            json!({ "behavior": "deny", "message": message })
+            json!({ "behavior": "deny", "message": deny_message(message) })
         }
         // Copilot asks no questions through this hook, so no such verdict is ever offered; should
         // one arrive anyway, it must never allow by accident.

@@ -46,11 +46,7 @@ pub const TIMEOUT_SECONDS: u64 = 5;
 pub const SHELL_MATCHER: &str = "^run_shell_command$";
 
 const fn event(name: &'static str, matcher: Option<&'static str>) -> HookEvent {
-    HookEvent {
-        name,
-        matcher,
-        timeout: HookTimeout::Seconds(TIMEOUT_SECONDS),
-    }
+    HookEvent::within(name, matcher, TIMEOUT_SECONDS)
 }
 
 /// The events gatehouse installs a hook for, in order: the dialog, and what settles it. Gemini

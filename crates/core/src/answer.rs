@@ -76,6 +76,20 @@ impl Answer {
     }
 }
 
+/// What an agent tells its model when the person denies without a message of their own.
+pub const DEFAULT_DENY_MESSAGE: &str =
+    "The person denied this from gatehouse. Do not retry it; ask them what to do instead.";
+
+/// The message a deny carries to the agent's model: the person's, trimmed, or
+/// [`DEFAULT_DENY_MESSAGE`] when they gave none (or only blanks).
+pub fn deny_message(message: &Option<String>) -> &str {
+    message
+        .as_deref()
+        .map(str::trim)
+        .filter(|message| !message.is_empty())
+        .unwrap_or(DEFAULT_DENY_MESSAGE)
+}
+
 /// A checked answer, as delivered to the hook. Its shape is the answer's: the difference is that
 /// a verdict exists only after the arbiter accepted the answer for a pending prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

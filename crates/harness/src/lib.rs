@@ -1,11 +1,15 @@
-//! What gatehouse's probes (in the adapter crates) and its end-to-end tests share to drive the
-//! real agents, offline:
+//! The agent kit: what gatehouse's probes (in the adapter crates) and its end-to-end tests share
+//! to drive the real agents, offline, so that an adapter brings only its own events, verdicts,
+//! model dialect and private home:
 //!
 //! - [`terminal`]: one interactive program in a private tmux server, read and typed into.
 //! - [`executable`]: which agent executable is in use, and its version.
 //! - [`record`]: a probe's record of what it proved, read and written atomically.
-//! - [`http`]: a scripted model API on a loopback port; the agent's own request and response
-//!   formats are the caller's, this only speaks HTTP/1.1 and records what arrived.
+//! - [`http`]: an HTTP/1.1 server on a loopback port that answers with a handler's responses.
+//! - [`model`]: one scripted model on that server, with a dialect per API (OpenAI responses,
+//!   chat completions, Gemini): the script, what was served and what came back, kept once.
+//! - [`probe`]: one probe driver: the standard cases (allow, deny, no verdict), the hook that
+//!   saves events and prints the case's verdict, the loop over the cases and their judgement.
 //!
 //! Architecture invariant: knows no agent and nothing of gatehouse's socket; it depends on
 //! `serde`, `serde_json` and `thiserror` only, so an adapter's probe can use it as a normal
@@ -13,5 +17,7 @@
 
 pub mod executable;
 pub mod http;
+pub mod model;
+pub mod probe;
 pub mod record;
 pub mod terminal;

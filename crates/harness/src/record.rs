@@ -1,7 +1,14 @@
 //! A probe's record of what it proved, kept as JSON in gatehouse's state folder: read (a missing
 //! record is none yet) and written atomically (a temporary file renamed over it), whatever the
-//! agent. What a record holds, and what it unlocks, is the adapter's.
+//! agent. What a record holds is the adapter's; the standard unlock rule ([`standard_unlock`]),
+//! for agents whose probe proves one set of answers, is here once.
+//!
+//! The standard rule: answers are verified only while the record says the probe passed and its
+//! version equals the version of the agent in use. No record, a record that cannot be read, a
+//! failed probe, a version that cannot be read or a different version: read-only, with a reason
+//! that says what to do.
 
+use std::fmt::Display;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -71,6 +78,75 @@ pub fn write<T: Serialize>(path: &Path, record: &T) -> Result<(), RecordError> {
     result.map_err(write_error)
 }
 
+/// Whether gatehouse may answer an agent's prompts, by the standard rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unlock {
+    /// A passing probe matches the agent in use; `evidence` says which probe.
+    Verified { version: String, evidence: String },
+    /// Read-only; `reason` says why and what to do.
+    ReadOnly { reason: String },
+}
+
+/// What the standard rule reads of an adapter's probe record.
+pub trait StandardRecord {
+    /// The version of the agent the probe ran against.
+    fn agent_version(&self) -> &str;
+    /// Whether every case passed.
+    fn passed(&self) -> bool;
+    /// The names of the cases that failed.
+    fn failed_cases(&self) -> Vec<&str>;
+    /// The day of the probe, such as `2026-11-30`.
+    fn probed_on(&self) -> String;
+}
+
+/// How the rule names the agent: `name` (such as `Copilot CLI`) and the command that probes it
+/// (such as `gatehouse probe copilot`).
+#[derive(Debug, Clone, Copy)]
+pub struct AgentWords {
+    pub name: &'static str,
+    pub probe_command: &'static str,
+}
+
+/// Applies the standard rule. `version_in_use` is asked only when the record passed, so that the
+/// common case (no probe yet) costs one failed file open.
+pub fn standard_unlock<R: StandardRecord, E: Display>(
+    words: AgentWords,
+    record: Result<Option<R>, RecordError>,
+    version_in_use: impl FnOnce(&R) -> Result<String, E>,
+) -> Unlock {
+    let AgentWords {
+        name,
+        probe_command,
+    } = words;
+    let read_only = |reason: String| Unlock::ReadOnly { reason };
+    let record = match record {
+        Ok(Some(record)) => record,
+        Ok(None) => {
+            return read_only(format!("no probe has checked that this {name} honours gatehouse's answers; run `{probe_command}`"))
+        }
+        Err(error) => return read_only(error.to_string()),
+    };
+    if !record.passed() {
+        return read_only(format!(
+            "the probe of {name} {} on {} failed ({}); see `{probe_command}`",
+            record.agent_version(),
+            record.probed_on(),
+            record.failed_cases().join(", ")
+        ));
+    }
+    match version_in_use(&record) {
+        Err(error) => read_only(format!("the version of the {name} in use cannot be read: {error}")),
+        Ok(version) if version != record.agent_version() => read_only(format!(
+            "the probe passed for {name} {}, but {name} {version} is in use; run `{probe_command}` for this version",
+            record.agent_version()
+        )),
+        Ok(version) => Unlock::Verified {
+            evidence: format!("by probe on {} for {name} {version}", record.probed_on()),
+            version,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +168,116 @@ mod tests {
             Err(RecordError::Invalid { .. })
         ));
         fs::remove_dir_all(&folder).unwrap();
+    }
+
+    struct Probed {
+        version: &'static str,
+        failed: Vec<&'static str>,
+    }
+
+    impl StandardRecord for Probed {
+        fn agent_version(&self) -> &str {
+            self.version
+        }
+        fn passed(&self) -> bool {
+            self.failed.is_empty()
+        }
+        fn failed_cases(&self) -> Vec<&str> {
+            self.failed.clone()
+        }
+        fn probed_on(&self) -> String {
+            "2026-11-30".into()
+        }
+    }
+
+    const WORDS: AgentWords = AgentWords {
+        name: "Agent",
+        probe_command: "gatehouse probe agent",
+    };
+
+    fn passing(version: &'static str) -> Result<Option<Probed>, RecordError> {
+        Ok(Some(Probed {
+            version,
+            failed: Vec::new(),
+        }))
+    }
+
+    fn in_use(version: &str) -> impl FnOnce(&Probed) -> Result<String, String> + '_ {
+        move |_| Ok(version.to_owned())
+    }
+
+    fn reason(unlock: Unlock) -> String {
+        match unlock {
+            Unlock::ReadOnly { reason } => reason,
+            verified => panic!("{verified:?}"),
+        }
+    }
+
+    #[test]
+    fn a_passing_record_for_the_version_in_use_verifies() {
+        assert_eq!(
+            standard_unlock(WORDS, passing("1.0"), in_use("1.0")),
+            Unlock::Verified {
+                version: "1.0".into(),
+                evidence: "by probe on 2026-11-30 for Agent 1.0".into()
+            }
+        );
+    }
+
+    #[test]
+    fn another_version_is_read_only() {
+        let reason = reason(standard_unlock(WORDS, passing("1.0"), in_use("1.1")));
+        assert!(
+            reason.contains(
+                "passed for Agent 1.0, but Agent 1.1 is in use; run `gatehouse probe agent`"
+            ),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_failed_probe_is_read_only_and_names_the_failed_case_without_asking_the_version() {
+        let failed = Ok(Some(Probed {
+            version: "1.0",
+            failed: vec!["deny"],
+        }));
+        let reason = reason(standard_unlock(
+            WORDS,
+            failed,
+            |_: &Probed| -> Result<String, String> {
+                panic!("no version needed for a failed probe")
+            },
+        ));
+        assert!(reason.contains("failed (deny)"), "{reason}");
+    }
+
+    #[test]
+    fn no_record_is_read_only_and_the_version_is_not_even_asked() {
+        let reason = reason(standard_unlock(
+            WORDS,
+            Ok(None),
+            |_: &Probed| -> Result<String, String> { panic!("no version needed without a record") },
+        ));
+        assert!(reason.contains("run `gatehouse probe agent`"), "{reason}");
+    }
+
+    #[test]
+    fn an_unreadable_version_or_record_is_read_only() {
+        let reason1 = reason(standard_unlock(WORDS, passing("1.0"), |_| {
+            Err::<String, _>("no such file")
+        }));
+        assert!(
+            reason1.contains("cannot be read: no such file"),
+            "{reason1}"
+        );
+        let broken = Err(RecordError::Write {
+            path: "/x".into(),
+            source: io::Error::other("full"),
+        });
+        let reason2 = reason(standard_unlock(WORDS, broken, in_use("1.0")));
+        assert!(
+            reason2.contains("cannot write the probe record /x"),
+            "{reason2}"
+        );
     }
 }

@@ -173,6 +173,28 @@ pub enum HookTimeout {
 }
 
 impl HookEvent {
+    /// The event whose hook holds a prompt for a person ([`HookTimeout::HoldTimeout`]).
+    pub const fn holding(name: &'static str, matcher: Option<&'static str>) -> HookEvent {
+        HookEvent {
+            name,
+            matcher,
+            timeout: HookTimeout::HoldTimeout,
+        }
+    }
+
+    /// An event whose hook returns within `seconds`.
+    pub const fn within(
+        name: &'static str,
+        matcher: Option<&'static str>,
+        seconds: u64,
+    ) -> HookEvent {
+        HookEvent {
+            name,
+            matcher,
+            timeout: HookTimeout::Seconds(seconds),
+        }
+    }
+
     /// Returns the timeout in seconds that this event's entry gets under the given plan.
     #[must_use]
     pub fn timeout_seconds(&self, plan: &HookPlan) -> u64 {

@@ -8,32 +8,14 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::{
-    AgentHooks, Change, EntryShape, EntryStyle, HookEvent, HookPlan, HookTimeout, TimeoutUnit,
-};
+use crate::{AgentHooks, Change, EntryShape, EntryStyle, HookEvent, HookPlan, TimeoutUnit};
 
 /// The events of the made-up agent.
 const EVENTS: [HookEvent; 4] = [
-    HookEvent {
-        name: "PermissionRequest",
-        matcher: Some("*"),
-        timeout: HookTimeout::HoldTimeout,
-    },
-    HookEvent {
-        name: "PostToolUse",
-        matcher: Some("*"),
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "Stop",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
-    HookEvent {
-        name: "SessionEnd",
-        matcher: None,
-        timeout: HookTimeout::Seconds(10),
-    },
+    HookEvent::holding("PermissionRequest", Some("*")),
+    HookEvent::within("PostToolUse", Some("*"), 10),
+    HookEvent::within("Stop", None, 10),
+    HookEvent::within("SessionEnd", None, 10),
 ];
 
 /// The made-up agent, whose commands may not start with `NAME=value` words.

@@ -7,6 +7,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use gatehouse_harness::probe::shell_quote;
 use serde_json::json;
 
 /// The API key the probe gives Claude Code; only the scripted model on loopback sees it.
@@ -128,9 +129,4 @@ impl PrivateClaude {
         files.sort();
         files.into_iter().map(|(_, path)| path).collect()
     }
-}
-
-/// Quotes a path for a POSIX shell.
-pub fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }

@@ -30,13 +30,13 @@ pub mod home;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Timestamp, Verdict};
-use gatehouse_harness::terminal::{Terminal, TerminalError};
+use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Verdict};
+use gatehouse_harness::probe::{self as driver, wait_until, PrivateFolder};
+use gatehouse_harness::terminal::Terminal;
 use serde_json::{json, Value};
 
 use self::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
@@ -52,43 +52,13 @@ pub const READY_TEXT: &str = "? for shortcuts";
 pub const PLAN_MODE_TEXT: &str = "plan mode on";
 
 /// The message the deny cases send, which Claude Code hands to the model.
-pub const DENY_MESSAGE: &str = "gatehouse probe: denied on purpose";
+pub use gatehouse_harness::probe::DENY_MESSAGE;
 
-/// How the probe runs.
-#[derive(Debug, Clone)]
-pub struct ProbeOptions {
-    /// The Claude Code executable to probe.
-    pub claude: PathBuf,
-    /// How long Claude Code may take to show its input box.
-    pub start_deadline: Duration,
-    /// How long each case may take.
-    pub case_deadline: Duration,
-}
+/// How the probe runs: the kit's options, whose executable is the Claude Code to probe.
+pub use gatehouse_harness::probe::ProbeOptions;
 
-impl ProbeOptions {
-    pub fn new(claude: PathBuf) -> Self {
-        ProbeOptions {
-            claude,
-            start_deadline: Duration::from_secs(60),
-            case_deadline: Duration::from_secs(60),
-        }
-    }
-}
-
-/// Why the probe could not run at all (a case that fails is not an error: it is in the record).
-#[derive(Debug, thiserror::Error)]
-pub enum ProbeError {
-    #[error(transparent)]
-    Version(#[from] VersionError),
-    #[error("cannot prepare the probe's private folder: {0}; check that the temporary folder is writable")]
-    Folder(io::Error),
-    #[error("cannot start the probe's scripted model on loopback: {0}")]
-    FakeModel(io::Error),
-    #[error(transparent)]
-    Terminal(#[from] TerminalError),
-    #[error("Claude Code did not show its input box within {deadline:?}; its last screen was:\n{screen}")]
-    ClaudeDidNotStart { deadline: Duration, screen: String },
-}
+/// Why the probe could not run at all: the kit's.
+pub use gatehouse_harness::probe::ProbeError;
 
 /// One case: its name, what it proves, and how it runs.
 struct Case {
@@ -110,25 +80,25 @@ const CASES: [Case; 7] = [
     Case { name: "plan-approve", capability: Capability::Plan, plan_mode: true, run: plan_approve, says: "gatehouse approves a plan; the model hears it was approved and plan mode ends" },
 ];
 
-/// Runs the probe against `options.claude`, writing progress lines with `progress`.
+/// Runs the probe against `options.executable`, writing progress lines with `progress`.
 pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let claude = fs::canonicalize(&options.claude).map_err(|error| VersionError::CannotRun {
-        program: options.claude.clone(),
-        problem: error.to_string(),
-    })?;
-    let claude_version = version::version_of(&claude)?;
+    let claude = fs::canonicalize(&options.executable)
+        .map_err(|error| VersionError::CannotRun {
+            program: options.executable.clone(),
+            problem: error.to_string(),
+        })
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
+    let claude_version =
+        version::version_of(&claude).map_err(|error| ProbeError::Version(error.to_string()))?;
     progress(&format!(
         "Probing Claude Code {claude_version} ({}) in a private home, with a scripted model on loopback: no account, network or tokens are used.",
         claude.display()
     ));
-    let folder = tempfile::Builder::new()
-        .prefix("gatehouse-probe-claude-")
-        .tempdir()
-        .map_err(ProbeError::Folder)?;
-    let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
+    let folder = PrivateFolder::create("gatehouse-probe-claude-")?;
+    let root = folder.root.clone();
     let private = PrivateClaude::prepare(&root, &claude_version).map_err(ProbeError::Folder)?;
     let fake = FakeAnthropic::start(Vec::new()).map_err(ProbeError::FakeModel)?;
     let environment = private.environment(&fake.base_url());
@@ -147,7 +117,8 @@ pub fn run(
         let terminal = Terminal::start("probe-claude", &private.workspace, &environment, &command)?;
         terminal
             .wait_for_screen(options.start_deadline, is_idle)
-            .map_err(|screen| ProbeError::ClaudeDidNotStart {
+            .map_err(|screen| ProbeError::DidNotStart {
+                agent: "Claude Code",
                 deadline: options.start_deadline,
                 screen,
             })?;
@@ -184,7 +155,7 @@ pub fn run(
     Ok(ProbeRecord {
         claude_version,
         claude_executable: claude,
-        probed_at: now(),
+        probed_at: driver::now(),
         passed: results.iter().all(|result| result.passed),
         cases: results,
         gatehouse_version: env!("CARGO_PKG_VERSION").into(),
@@ -292,7 +263,7 @@ impl Probing<'_> {
                 .find(|file| !self.handled.borrow().contains(file));
             found.is_some()
         })
-        .map_err(|()| "Claude Code did not run its PermissionRequest hook".to_owned())?;
+        .map_err(|_| "Claude Code did not run its PermissionRequest hook".to_owned())?;
         let file = found.expect("found above");
         self.handled.borrow_mut().insert(file.clone());
         let stdin =
@@ -322,9 +293,8 @@ impl Probing<'_> {
 
     /// Waits until `count` tool results in all have reached the model; returns the last.
     fn tool_result(&self, count: usize) -> Result<Value, String> {
-        wait_until(self.deadline, || self.fake.tool_result_count() >= count).map_err(|()| {
-            "Claude Code did not report the tool's outcome to the model".to_owned()
-        })?;
+        wait_until(self.deadline, || self.fake.tool_result_count() >= count)
+            .map_err(|_| "Claude Code did not report the tool's outcome to the model".to_owned())?;
         Ok(self.fake.tool_results()[count - 1].clone())
     }
 
@@ -574,24 +544,4 @@ fn plan_approve(probing: &Probing<'_>) -> Result<String, String> {
             first_line(&result)
         )),
     }
-}
-
-fn wait_until(deadline: Duration, mut condition: impl FnMut() -> bool) -> Result<(), ()> {
-    let started = Instant::now();
-    while !condition() {
-        if started.elapsed() > deadline {
-            return Err(());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok(())
-}
-
-fn now() -> Timestamp {
-    Timestamp::from_unix_millis(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis() as u64,
-    )
 }

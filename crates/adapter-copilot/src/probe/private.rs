@@ -6,16 +6,15 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use gatehouse_harness::probe::{shell_quote, ProbeHook};
 use serde_json::json;
 
 /// The private folders and the files of the probe's hook.
 pub(super) struct PrivateCopilot {
     pub(super) home: PathBuf,
     pub(super) workspace: PathBuf,
-    /// What the hook prints: the rendered verdict of the current case, or nothing.
-    pub(super) verdict_file: PathBuf,
-    /// Every permissionRequest event Copilot gave the hook, one JSON object a line.
-    pub(super) event_log: PathBuf,
+    /// The hook that saves Copilot's events and prints the case's verdict.
+    pub(super) hook: ProbeHook,
 }
 
 impl PrivateCopilot {
@@ -23,27 +22,15 @@ impl PrivateCopilot {
         let private = PrivateCopilot {
             home: root.join("home"),
             workspace: root.join("workspace"),
-            verdict_file: root.join("verdict.json"),
-            event_log: root.join("permission-requests.jsonl"),
+            hook: ProbeHook::write(root, "permissionRequest", true)?,
         };
         let copilot_folder = private.home.join(".copilot");
         for folder in [&copilot_folder, &private.workspace] {
             fs::create_dir_all(folder)?;
         }
-        let hook = root.join("permission-request-hook.sh");
-        let script = format!(
-            "#!/bin/sh\n# The probe's permissionRequest hook: saves the event (on one line), prints the case's verdict.\ntr -d '\\n' >> {log}\nprintf '\\n' >> {log}\ncat {verdict} 2>/dev/null\nexit 0\n",
-            log = shell_quote(&private.event_log),
-            verdict = shell_quote(&private.verdict_file),
-        );
-        fs::write(&hook, script)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(&hook, fs::Permissions::from_mode(0o700))?;
-        }
+        let hook = &private.hook.script;
         let settings = json!({ "banner": "never", "hooks": { "permissionRequest": [
-            { "type": "command", "bash": shell_quote(&hook), "timeoutSec": 30 }
+            { "type": "command", "bash": shell_quote(hook), "timeoutSec": 30 }
         ] } });
         fs::write(
             copilot_folder.join("settings.json"),
@@ -88,9 +75,4 @@ pub fn byok_environment(home: &Path, base_url: &str, path: &str) -> Vec<(String,
     .into_iter()
     .map(|(name, value)| (name.to_owned(), value))
     .collect()
-}
-
-/// Quotes a path for a POSIX shell.
-fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }

@@ -1,0 +1,500 @@
+//! One probe driver for the agents whose probe asks to run a command: the standard cases, the
+//! hook that saves each event and prints the case's verdict, the loop that runs the cases,
+//! reports progress and leaves the agent ready after a failure, and the judgement of what was
+//! seen. The adapter brings its own dialog texts, its rendered verdicts and its parser.
+//!
+//! The standard cases, each a scripted command `printf CASE > gatehouse-probe-CASE.txt`:
+//!
+//! - `allow`: the hook prints gatehouse's `once` verdict. Passes when the command ran (the
+//!   marker file holds `allow`) and the agent did not show its own dialog.
+//! - `deny`: the hook prints gatehouse's `deny` verdict with [`DENY_MESSAGE`]. Passes when the
+//!   command did not run, the agent showed no dialog, and the model received the message.
+//! - `no-verdict`: the hook prints nothing. Passes when the agent showed its own dialog with the
+//!   command not run, and its Yes ran it: the agent's dialog was in charge.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use gatehouse_core::kit::{KitError, ProbeOutcome, ProbeRequest};
+use gatehouse_core::{Answer, Timestamp, Verdict};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{ScriptedCall, ScriptedModel};
+use crate::record::{AgentWords, StandardRecord};
+use crate::terminal::{Terminal, TerminalError};
+
+/// The message the `deny` case sends, which the agent hands to the model.
+pub const DENY_MESSAGE: &str = "gatehouse probe: denied on purpose";
+
+/// Why a probe could not run at all (a case that fails is not an error: it is in the record).
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The agent's executable or its version could not be read, in the adapter's words.
+    #[error("{0}")]
+    Version(String),
+    #[error("cannot prepare the probe's private folder: {0}; check that the temporary folder is writable")]
+    Folder(io::Error),
+    #[error("cannot start the probe's scripted model on loopback: {0}")]
+    FakeModel(io::Error),
+    #[error(transparent)]
+    Terminal(#[from] TerminalError),
+    #[error(
+        "{agent} did not show its input box within {deadline:?}; its last screen was:\n{screen}"
+    )]
+    DidNotStart {
+        agent: &'static str,
+        deadline: Duration,
+        screen: String,
+    },
+}
+
+/// A probe's private, temporary folder, removed when dropped; `root` is its canonical path.
+pub struct PrivateFolder {
+    _folder: tempfile::TempDir,
+    pub root: PathBuf,
+}
+
+impl PrivateFolder {
+    /// Creates the folder, named `prefix` and a random tail, in the temporary folder.
+    pub fn create(prefix: &str) -> Result<PrivateFolder, ProbeError> {
+        let folder = tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir()
+            .map_err(ProbeError::Folder)?;
+        let root = fs::canonicalize(folder.path()).map_err(ProbeError::Folder)?;
+        Ok(PrivateFolder {
+            _folder: folder,
+            root,
+        })
+    }
+}
+
+/// How a probe runs.
+#[derive(Debug, Clone)]
+pub struct ProbeOptions {
+    /// The agent's executable to probe.
+    pub executable: PathBuf,
+    /// How long the agent may take to show its input box.
+    pub start_deadline: Duration,
+    /// How long each case may take.
+    pub case_deadline: Duration,
+}
+
+impl ProbeOptions {
+    pub fn new(executable: PathBuf) -> Self {
+        ProbeOptions {
+            executable,
+            start_deadline: Duration::from_secs(60),
+            case_deadline: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One case of a probe, and what was seen; kept in the probe record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// Such as `allow`, `deny` or `no-verdict`.
+    pub case: String,
+    pub passed: bool,
+    /// What was observed, in words.
+    pub evidence: String,
+}
+
+/// What the hook answers in a standard case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookAnswer {
+    /// gatehouse's `once`.
+    Allow,
+    /// gatehouse's `deny`, with [`DENY_MESSAGE`].
+    Deny,
+    /// Nothing: the agent's own dialog decides.
+    NoVerdict,
+}
+
+impl HookAnswer {
+    /// The verdict whose rendering the hook prints; none for [`HookAnswer::NoVerdict`].
+    pub fn verdict(self) -> Option<Verdict> {
+        match self {
+            HookAnswer::Allow => Some(Verdict(Answer::Once)),
+            HookAnswer::Deny => Some(Verdict(Answer::Deny {
+                message: Some(DENY_MESSAGE.into()),
+            })),
+            HookAnswer::NoVerdict => None,
+        }
+    }
+
+    /// What the case checks, for the progress line; `dialog` is what the agent calls its own
+    /// prompt, such as `prompt` or `dialog`.
+    pub fn describe(self, agent: &str, dialog: &str) -> String {
+        match self {
+            HookAnswer::Allow => format!(
+                "gatehouse answers allow; the command must run, with no {dialog} from {agent}"
+            ),
+            HookAnswer::Deny => format!("gatehouse answers deny; the command must not run, with no {dialog} from {agent}, and the model must read the message"),
+            HookAnswer::NoVerdict => format!(
+                "gatehouse gives no verdict; {agent}'s own {dialog} must appear and decide"
+            ),
+        }
+    }
+}
+
+/// One standard case: what the hook answers, and the command the model asks for.
+#[derive(Debug, Clone)]
+pub struct CommandCase {
+    pub name: &'static str,
+    pub answer: HookAnswer,
+    pub call: ScriptedCall,
+    /// The file the command writes in the workspace.
+    pub marker: PathBuf,
+}
+
+/// The three standard cases, their commands writing into `workspace`.
+pub fn standard_cases(workspace: &Path) -> Vec<CommandCase> {
+    let case = |name: &'static str, answer: HookAnswer| {
+        let marker_name = format!("gatehouse-probe-{name}.txt");
+        CommandCase {
+            name,
+            answer,
+            call: ScriptedCall {
+                call_id: format!("call_probe_{}", name.replace('-', "_")),
+                command: format!("printf {name} > {marker_name}"),
+                reason: format!("gatehouse probe, case {name}"),
+            },
+            marker: workspace.join(marker_name),
+        }
+    };
+    vec![
+        case("allow", HookAnswer::Allow),
+        case("deny", HookAnswer::Deny),
+        case("no-verdict", HookAnswer::NoVerdict),
+    ]
+}
+
+/// Runs each case in turn with `check` (`Ok` holds the evidence of a pass, `Err` what went
+/// wrong), reporting a line before and after each; after a failure `recover` leaves the agent
+/// ready for the next case.
+pub fn run_cases<C>(
+    cases: &[C],
+    progress: &mut dyn FnMut(&str),
+    name_and_description: impl Fn(&C) -> (&str, String),
+    mut check: impl FnMut(&C) -> Result<String, String>,
+    mut recover: impl FnMut(),
+) -> Vec<CaseResult> {
+    let mut results = Vec::new();
+    for case in cases {
+        let (name, description) = name_and_description(case);
+        progress(&format!("case {name}: {description}"));
+        let (passed, evidence) = match check(case) {
+            Ok(evidence) => (true, evidence),
+            Err(evidence) => {
+                recover();
+                (false, evidence)
+            }
+        };
+        progress(&format!(
+            "  {}: {evidence}",
+            if passed { "passed" } else { "FAILED" }
+        ));
+        results.push(CaseResult {
+            case: name.to_owned(),
+            passed,
+            evidence,
+        });
+    }
+    results
+}
+
+/// The files of the probe's hook: a shell script that appends the event the agent wrote on its
+/// stdin to `event_log` (one JSON object a line) and prints `verdict_file`, which the probe
+/// fills before each case with exactly what gatehouse's hook prints for that verdict.
+#[derive(Debug, Clone)]
+pub struct ProbeHook {
+    pub script: PathBuf,
+    pub verdict_file: PathBuf,
+    pub event_log: PathBuf,
+}
+
+impl ProbeHook {
+    /// Writes the hook's script into `root`; `event_name` is the agent's name of the event, for
+    /// the script's comment. `join_lines` joins an event the agent writes over several lines.
+    pub fn write(root: &Path, event_name: &str, join_lines: bool) -> io::Result<ProbeHook> {
+        let hook = ProbeHook {
+            script: root.join("permission-request-hook.sh"),
+            verdict_file: root.join("verdict.json"),
+            event_log: root.join("permission-requests.jsonl"),
+        };
+        let (save, on_one_line) = if join_lines {
+            ("tr -d '\\n'", " (on one line)")
+        } else {
+            ("cat", "")
+        };
+        let script = format!(
+            "#!/bin/sh\n# The probe's {event_name} hook: saves the event{on_one_line}, prints the case's verdict.\n{save} >> {log}\nprintf '\\n' >> {log}\ncat {verdict} 2>/dev/null\nexit 0\n",
+            log = shell_quote(&hook.event_log),
+            verdict = shell_quote(&hook.verdict_file),
+        );
+        fs::write(&hook.script, script)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&hook.script, fs::Permissions::from_mode(0o700))?;
+        }
+        Ok(hook)
+    }
+
+    /// Sets what the hook prints from now on.
+    pub fn answer_with(&self, rendered: &str) -> Result<(), String> {
+        fs::write(&self.verdict_file, rendered)
+            .map_err(|error| format!("cannot write the hook's verdict file: {error}"))
+    }
+
+    /// Waits for a logged event that `find` recognises (it reads one line, with the adapter's
+    /// production parser), and returns what `find` made of it.
+    pub fn wait_for_event<T>(
+        &self,
+        deadline: Duration,
+        mut find: impl FnMut(&str) -> Option<T>,
+    ) -> Option<T> {
+        let mut found = None;
+        let _ = wait_until(deadline, || {
+            let log = fs::read_to_string(&self.event_log).unwrap_or_default();
+            found = log
+                .lines()
+                .filter(|line| !line.trim().is_empty())
+                .find_map(&mut find);
+            found.is_some()
+        });
+        found
+    }
+}
+
+/// The start of a standard case: sets what the hook prints (`rendered`), types the case's
+/// message into the agent and sends it, then waits for the model to hand out the case's call and
+/// for the hook's `event_name` event of that command, which `read` recognises with the adapter's
+/// production parser. Returns what `read` made of the event; `Err` says which step failed.
+#[allow(clippy::too_many_arguments)]
+pub fn ask(
+    terminal: &Terminal,
+    model: &ScriptedModel,
+    hook: &ProbeHook,
+    case: &CommandCase,
+    rendered: &str,
+    (agent, event_name): (&str, &str),
+    left: impl Fn() -> Duration,
+    read: impl FnMut(&str) -> Option<String>,
+) -> Result<String, String> {
+    hook.answer_with(rendered)?;
+    let message = format!("gatehouse probe: case {}", case.name);
+    terminal.send_text(&message);
+    terminal
+        .wait_for_screen(left(), |screen| screen.contains(&message))
+        .map_err(|_| format!("{agent} did not take the typed message"))?;
+    terminal.send_keys(&["Enter"]);
+    wait_until(left(), || model.served(&case.call.call_id))
+        .map_err(|_| format!("{agent} did not ask the scripted model for the turn"))?;
+    hook.wait_for_event(left(), read).ok_or_else(|| {
+        format!(
+            "{agent} did not run the {event_name} hook for `{}` (or gatehouse could not read it)",
+            case.call.command
+        )
+    })
+}
+
+/// Waits for what the agent reported to `model` for `call_id`.
+pub fn wait_for_output(model: &ScriptedModel, call_id: &str, deadline: Duration) -> Option<String> {
+    let mut output = None;
+    let _ = wait_until(deadline, || {
+        output = model.output_for(call_id);
+        output.is_some()
+    });
+    output
+}
+
+/// What a standard case saw, for [`judge`].
+#[derive(Debug, Clone)]
+pub struct Seen<'a> {
+    pub case: &'a CommandCase,
+    /// The agent's name in the evidence, such as `Codex`.
+    pub agent: &'a str,
+    /// What the agent calls its own prompt, such as `prompt` or `dialog`.
+    pub dialog: &'a str,
+    /// The command as the adapter's parser read it from the hook's event.
+    pub read_as: &'a str,
+    /// What the agent reported to the model for the call.
+    pub output: &'a str,
+    /// The line of that report to quote.
+    pub reported: &'a str,
+    /// Whether the agent's own dialog was shown while the hook decided (allow, deny), or the
+    /// dialog's line that was shown (no verdict).
+    pub dialog_shown: bool,
+    pub dialog_line: &'a str,
+}
+
+/// Whether a standard case passed, from the marker file and what was seen; `Ok` holds the
+/// evidence of a pass, `Err` what went wrong.
+pub fn judge(seen: &Seen<'_>) -> Result<String, String> {
+    let Seen {
+        case,
+        agent,
+        dialog,
+        read_as,
+        output,
+        reported,
+        dialog_shown,
+        dialog_line,
+    } = seen;
+    let marker = fs::read_to_string(&case.marker).ok();
+    match case.answer {
+        HookAnswer::Allow | HookAnswer::NoVerdict if marker.as_deref() != Some(case.name) => Err(
+            format!("the command did not run (no marker file); {agent} reported: {reported}"),
+        ),
+        HookAnswer::Deny if marker.is_some() => {
+            Err("the command ran although gatehouse denied it".into())
+        }
+        HookAnswer::Allow | HookAnswer::Deny if *dialog_shown => Err(format!(
+            "{agent} showed its own {dialog} although the hook decided"
+        )),
+        HookAnswer::Deny if !output.contains(DENY_MESSAGE) => Err(format!(
+            "{agent} did not pass gatehouse's deny message to the model; it reported: {reported}"
+        )),
+        HookAnswer::Allow => Ok(format!(
+            "{agent} ran `{read_as}` (read by the adapter) with no {dialog} of its own; it reported: {reported}"
+        )),
+        HookAnswer::Deny => Ok(format!(
+            "{agent} did not run `{read_as}`, showed no {dialog} of its own, and told the model: {reported}"
+        )),
+        HookAnswer::NoVerdict => Ok(format!(
+            "{agent} showed its own {dialog} ({dialog_line:?}) with `{read_as}` not run; its Yes ran it"
+        )),
+    }
+}
+
+/// A wait whose deadline passed before its condition held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the deadline passed first")]
+pub struct DeadlinePassed;
+
+/// What a standard probe's `AgentProbe::run` does: probes the executable the person named (else
+/// the one `find` finds; none is `missing`) with `run`, saves the record at `record_path` and
+/// says what it means: `once` and `deny` for the agent's `tool` prompts of that version, or
+/// read-only.
+pub fn run_and_save<R, E>(
+    request: &ProbeRequest,
+    find: impl FnOnce() -> Option<PathBuf>,
+    missing: impl FnOnce() -> KitError,
+    (words, tool): (AgentWords, &str),
+    record_path: PathBuf,
+    run: impl FnOnce(&ProbeOptions) -> Result<R, E>,
+) -> Result<ProbeOutcome, KitError>
+where
+    R: Serialize + StandardRecord,
+    E: Into<KitError>,
+{
+    let executable = request
+        .executable
+        .clone()
+        .or_else(find)
+        .ok_or_else(missing)?;
+    let probed = run(&ProbeOptions::new(executable)).map_err(Into::into)?;
+    crate::record::write(&record_path, &probed)?;
+    let (name, version) = (words.name, probed.agent_version().to_owned());
+    let meaning = if probed.passed() {
+        format!("gatehouse now offers once and deny for {name} {version}'s {tool} prompts; any other version stays read-only until probed")
+    } else {
+        format!("{name} {version} stays read-only in gatehouse; answer its prompts in {name}'s terminal")
+    };
+    Ok(ProbeOutcome {
+        passed: probed.passed(),
+        agent_version: version,
+        record: record_path,
+        meaning,
+    })
+}
+
+/// Waits until `condition` holds, checking every 50 ms; `Err` when `deadline` passed first.
+pub fn wait_until(
+    deadline: Duration,
+    mut condition: impl FnMut() -> bool,
+) -> Result<(), DeadlinePassed> {
+    let started = Instant::now();
+    while !condition() {
+        if started.elapsed() > deadline {
+            return Err(DeadlinePassed);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
+}
+
+/// Now, for a record's time.
+pub fn now() -> Timestamp {
+    Timestamp::from_unix_millis(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as u64,
+    )
+}
+
+/// Quotes a path for a POSIX shell.
+pub fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_standard_cases_write_their_markers_in_the_workspace() {
+        let cases = standard_cases(Path::new("/w"));
+        let names: Vec<&str> = cases.iter().map(|case| case.name).collect();
+        assert_eq!(names, ["allow", "deny", "no-verdict"]);
+        assert_eq!(
+            cases[2].call.command,
+            "printf no-verdict > gatehouse-probe-no-verdict.txt"
+        );
+        assert_eq!(cases[2].call.call_id, "call_probe_no_verdict");
+        assert_eq!(
+            cases[2].marker,
+            Path::new("/w/gatehouse-probe-no-verdict.txt")
+        );
+    }
+
+    #[test]
+    fn a_failed_case_is_recovered_from_and_recorded() {
+        let mut lines = Vec::new();
+        let mut recovered = 0;
+        let results = run_cases(
+            &[1, 2],
+            &mut |line| lines.push(line.to_owned()),
+            |case| (if *case == 1 { "allow" } else { "deny" }, "words".into()),
+            |case| {
+                if *case == 1 {
+                    Ok("ran".into())
+                } else {
+                    Err("no".into())
+                }
+            },
+            || recovered += 1,
+        );
+        assert_eq!(recovered, 1);
+        assert!(results[0].passed && !results[1].passed);
+        assert_eq!(
+            lines,
+            [
+                "case allow: words",
+                "  passed: ran",
+                "case deny: words",
+                "  FAILED: no"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_path_with_a_quote_is_quoted_for_the_shell() {
+        assert_eq!(shell_quote(Path::new("/a'b")), r"'/a'\''b'");
+    }
+}

@@ -1,0 +1,312 @@
+//! One end-to-end world for every agent: a real `gatehouse serve` in a sandbox, the agent's
+//! scripted model ([`ScriptedModel`], in the agent's dialect), and what every agent's scenarios
+//! ask of them (the agent's environment inside the sandbox, `gatehouse install`, the adapter's
+//! flags in `status`, the one prompt listed, answers and refusals). An agent's own support file
+//! adds only its private home and how its terminal starts ([`AgentTerminal`]).
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use gatehouse_harness::model::ScriptedModel;
+use serde_json::Value;
+
+use super::tmux::Tmux;
+use super::wait_until;
+use crate::common::Gateway;
+
+/// Finds an agent's executable for the tests: `variable` (such as `GATEHOUSE_CODEX_BIN`), then
+/// `<repo>/node_modules/.bin/<node_name>`, then `on_path`.
+pub fn find_bin(
+    variable: &str,
+    node_name: &str,
+    on_path: impl FnOnce() -> Option<PathBuf>,
+) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(variable)
+        .map(PathBuf::from)
+        .filter(|path| path.is_file())
+    {
+        return Some(path);
+    }
+    let local = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("node_modules/.bin")
+        .join(node_name);
+    if local.is_file() {
+        return Some(local);
+    }
+    on_path()
+}
+
+/// `found`, or the reason it is missing: a failure under CI (`CI` set), a skip said on stderr
+/// elsewhere.
+pub fn required_bin(agent: &str, found: Option<PathBuf>) -> Option<PathBuf> {
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{agent} is not installed; run `npm ci` (.ci/run does)"
+        );
+        eprintln!("skipped: {agent} is not installed (run `npm ci`)");
+    }
+    found
+}
+
+/// The environment the agent needs so that its hooks find the sandbox's gateway and probe
+/// record: the sandbox's XDG folders and socket, and its HOME when `with_home`.
+pub fn sandbox_env(gateway: &Gateway, with_home: bool) -> Vec<(&'static str, String)> {
+    let folder = gateway.sandbox.folder.path();
+    let mut env = Vec::new();
+    if with_home {
+        env.push(("HOME", gateway.home().display().to_string()));
+    }
+    env.extend([
+        (
+            "XDG_CONFIG_HOME",
+            folder.join("config").display().to_string(),
+        ),
+        ("XDG_RUNTIME_DIR", folder.join("run").display().to_string()),
+        ("GATEHOUSE_SOCKET", gateway.socket().display().to_string()),
+    ]);
+    env
+}
+
+/// An agent's interactive terminal: its executable, workspace and environment.
+pub struct AgentTerminal {
+    /// tmux's session name, such as `codex`.
+    pub name: &'static str,
+    pub bin: PathBuf,
+    pub workspace: PathBuf,
+    pub env: Vec<(String, String)>,
+    /// How long the agent may take to start and to take a typed message.
+    pub start_deadline: Duration,
+}
+
+impl AgentTerminal {
+    /// `base` (the agent's own variables) followed by `extra` (the sandbox's).
+    pub fn new(
+        name: &'static str,
+        bin: &Path,
+        workspace: PathBuf,
+        base: Vec<(String, String)>,
+        extra: &[(&str, String)],
+        start_deadline: Duration,
+    ) -> AgentTerminal {
+        let mut env = base;
+        env.extend(
+            extra
+                .iter()
+                .map(|(name, value)| (name.to_string(), value.clone())),
+        );
+        AgentTerminal {
+            name,
+            bin: bin.to_path_buf(),
+            workspace,
+            env,
+            start_deadline,
+        }
+    }
+
+    /// Starts the agent in tmux and waits for `ready_text`.
+    pub fn start(&self, ready_text: &str) -> Tmux {
+        let env: Vec<(&str, &str)> = self
+            .env
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        let tmux = Tmux::start(
+            self.name,
+            &self.workspace,
+            &env,
+            &[self.bin.to_str().unwrap()],
+        );
+        tmux.wait_for_text(ready_text, self.start_deadline);
+        tmux
+    }
+
+    /// Types a message into the agent and sends it.
+    pub fn submit(&self, tmux: &Tmux, message: &str) {
+        tmux.send_text(message);
+        tmux.wait_for_text(message, self.start_deadline);
+        tmux.send_keys(&["Enter"]);
+    }
+
+    /// A file in the workspace.
+    pub fn marker(&self, name: &str) -> PathBuf {
+        self.workspace.join(name)
+    }
+}
+
+/// A gateway, the agent's scripted model and `agent`: the agent's private home and terminal,
+/// which an agent's scenarios bring. Fields drop in declaration order: the agent (and any
+/// terminal it holds) goes before the gateway, the model and the sandbox's folders.
+pub struct AgentWorld<A> {
+    pub agent: A,
+    pub adapter: &'static str,
+    pub gateway: Gateway,
+    pub fake: ScriptedModel,
+}
+
+impl<A> AgentWorld<A> {
+    /// Runs `gatehouse install <adapter>` with `env`; see [`install`].
+    pub fn install(&self, env: &[(&str, &Path)]) -> String {
+        install(&self.gateway, self.adapter, env)
+    }
+
+    /// `gatehouse answer ID ARGUMENTS...`.
+    pub fn answer(&self, id: &Value, arguments: &[&str]) -> Output {
+        answer(&self.gateway, id, arguments)
+    }
+
+    /// The adapter's first rule in `status --json`: its actions and whether they are verified.
+    pub fn flags(&self) -> Value {
+        adapter_rule(&self.gateway, self.adapter, None)
+    }
+
+    /// Runs `gatehouse probe <adapter> --executable BIN` against the agent at `bin`; the probe
+    /// must pass every standard case. Returns what it printed.
+    pub fn probe(&self, bin: &Path) -> String {
+        let probed = self
+            .gateway
+            .command(&["probe", self.adapter, "--executable", bin.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&probed.stdout).into_owned();
+        assert!(
+            probed.status.success(),
+            "probe: {stdout}{}",
+            String::from_utf8_lossy(&probed.stderr)
+        );
+        for case in ["allow", "deny", "no-verdict"] {
+            assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
+        }
+        assert!(!stdout.contains("FAILED"), "{stdout}");
+        stdout
+    }
+
+    /// Waits until the running gateway offers what a probe unlocked (it reads a new record by
+    /// itself, without a restart), and returns the adapter's flags; their evidence names
+    /// `probed` (such as `Codex 0.171.0`).
+    pub fn wait_until_verified(&self, probed: &str) -> Value {
+        wait_until(
+            Duration::from_secs(40),
+            "the gateway to offer what the probe unlocked",
+            || self.flags()["actions"][0]["verified"] == true,
+        );
+        let flags = self.flags();
+        let evidence = flags["actions"][0]["evidence"].as_str().unwrap();
+        assert!(evidence.contains(&format!("for {probed}")), "{flags}");
+        flags
+    }
+
+    /// Sets `field` of the probe record in the sandbox's state folder to `value`, and restarts
+    /// the gateway so that it reads the record again.
+    pub fn edit_record_and_restart(&mut self, field: &str, value: &str) {
+        let record_path = self.gateway.home().join(format!(
+            ".local/state/gatehouse/{}-probe.json",
+            self.adapter
+        ));
+        let mut record: Value =
+            serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
+        record[field] = value.into();
+        std::fs::write(&record_path, record.to_string()).unwrap();
+        self.gateway.kill();
+        self.gateway.start_again();
+    }
+
+    /// Waits for the gateway to list exactly one prompt, and returns it; on a timeout the
+    /// agent's screen is shown.
+    pub fn the_one_listed(&self, tmux: &Tmux, deadline: Duration) -> Value {
+        let mut pending = Vec::new();
+        let listed = poll_until(deadline, || {
+            pending = self.gateway.list();
+            pending.len() == 1
+        });
+        assert!(
+            listed,
+            "the gateway listed {} prompts, not 1; the agent's screen:\n{}",
+            pending.len(),
+            tmux.screen()
+        );
+        let prompt = pending.remove(0);
+        assert_eq!(prompt["adapter"], self.adapter);
+        prompt
+    }
+
+    /// Waits until the model has the agent's report of `call_id`, and returns it.
+    pub fn output_for(&self, call_id: &str, deadline: Duration) -> String {
+        let mut output = None;
+        wait_until(
+            deadline,
+            &format!("{} to report {call_id} to the model", self.adapter),
+            || {
+                output = self.fake.output_for(call_id);
+                output.is_some()
+            },
+        );
+        output.unwrap()
+    }
+}
+
+/// `gatehouse answer ID ARGUMENTS...` against `gateway`.
+pub fn answer(gateway: &Gateway, id: &Value, arguments: &[&str]) -> Output {
+    let mut all = vec!["answer", id.as_str().unwrap()];
+    all.extend_from_slice(arguments);
+    gateway.run(&all)
+}
+
+/// The rule of `adapter` in `status --json` for `tool` (its first rule when `None`; `Null` when
+/// no rule names the tool).
+pub fn adapter_rule(gateway: &Gateway, adapter: &str, tool: Option<&str>) -> Value {
+    let status = gateway.run(&["status", "--json"]);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let adapter = status["adapters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|listed| listed["adapter"] == adapter)
+        .unwrap();
+    let rules = adapter["rules"].as_array().unwrap();
+    match tool {
+        None => rules[0].clone(),
+        Some(tool) => rules
+            .iter()
+            .find(|rule| rule["tool"] == tool)
+            .cloned()
+            .unwrap_or(Value::Null),
+    }
+}
+
+/// Runs `gatehouse install <adapter>` in the gateway's sandbox with `env` and returns what it
+/// printed, which must be a success.
+pub fn install(gateway: &Gateway, adapter: &str, env: &[(&str, &Path)]) -> String {
+    let mut command = gateway.command(&["install", adapter]);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let installed = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&installed.stdout).into_owned();
+    assert!(
+        installed.status.success(),
+        "install: {stdout}{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    stdout
+}
+
+/// Asserts that a gatehouse command was refused with `code`.
+pub fn refused(output: &Output, code: &str) {
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(code), "expected {code}: {stderr}");
+}
+
+/// Polls `condition` until it holds or `deadline` passes; says which.
+pub fn poll_until(deadline: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let started = std::time::Instant::now();
+    while !condition() {
+        if started.elapsed() >= deadline {
+            return false;
+        }
+        std::thread::sleep(super::POLL_INTERVAL);
+    }
+    true
+}
