@@ -8,7 +8,8 @@
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
 //! - `hook_work_bounds`: the hook's CPU and memory on hostile events (previews, many JSON values).
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code;
-//!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
+//!   `web_attacks`: another local user's server visited by the paired browser, and a flood;
+//!   `web_push`: Web Push (through the page's own button) and ntfy, against a loopback push service.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
@@ -37,3 +38,4 @@ mod typed_ids;
 mod untrusted_gateway;
 mod web;
 mod web_attacks;
+mod web_push;
