@@ -449,3 +449,129 @@ fn a_gone_subscription_is_dropped_and_a_push_service_that_hangs_delays_no_answer
         started.elapsed()
     );
 }
+
+/// Pairs `phone`, grants notifications, stands in for `PushManager.subscribe` with `endpoint`,
+/// and turns notifications on with the page's own button.
+async fn turn_on_notifications(
+    phone: &crate::support::browser::Browser,
+    web: &Web,
+    service: &PushService,
+    endpoint: &str,
+) {
+    pair(phone, &web.first_link, "push phone").await;
+    phone
+        .cdp(
+            "Browser.grantPermissions",
+            json!({ "origin": web.base, "permissions": ["notifications"] }),
+        )
+        .await;
+    phone
+        .client
+        .execute(
+            SUBSCRIBE_STUB,
+            vec![json!(endpoint), json!(service.p256dh), json!(service.auth)],
+        )
+        .await
+        .unwrap();
+    phone.click("[data-notify]:not([hidden])").await;
+    phone
+        .wait_for("[data-notify][data-notify-state='on']")
+        .await;
+}
+
+/// The notifications the service worker shows, as `[{title, body, id}]`.
+async fn notifications(phone: &crate::support::browser::Browser) -> Vec<Value> {
+    let shown = phone
+        .client
+        .execute(
+            "return navigator.serviceWorker.ready.then(r => r.getNotifications()).then(list => list.map(n => ({ title: n.title, body: n.body, id: n.data && n.data.id })))",
+            vec![],
+        )
+        .await
+        .unwrap();
+    shown.as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn the_service_worker_shows_who_wants_to_run_what_or_only_the_count() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let service = PushService::start(None);
+    configure(&gateway, &format!("{}/push/", service.origin()), None);
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let endpoint = service.endpoint("ok", "phone-2");
+    run(async {
+        with_browser(PHONE, async |phone| {
+            turn_on_notifications(phone, &web, &service, &endpoint).await;
+            let command = "make deploy";
+            let _hook = raise(&gateway, command, "push-session-3");
+            let prompt = held(&gateway, command);
+            let pushes = service.wait_for(1, DEADLINE);
+            let data = String::from_utf8(pushes[0].plaintext.clone().unwrap()).unwrap();
+            // The browser's push service would hand the decrypted message to the worker now (a
+            // fresh profile's one service worker registration has the id 0).
+            phone.cdp("ServiceWorker.enable", json!({})).await;
+            let delivered = phone
+                .cdp(
+                    "ServiceWorker.deliverPushMessage",
+                    json!({ "origin": web.base, "registrationId": "0", "data": data }),
+                )
+                .await;
+            assert_eq!(delivered, json!({}));
+            phone
+                .wait_until(DEADLINE, "the worker's notification", async |page| {
+                    !notifications(page).await.is_empty()
+                })
+                .await;
+            let shown = notifications(phone).await;
+            let host = prompt["host"].as_str().filter(|host| !host.is_empty()).unwrap_or("this machine");
+            assert_eq!(
+                shown[0],
+                json!({ "title": format!("claude@{host} wants to run Bash"), "body": command, "id": prompt["id"] }),
+                "the details, fetched from the page's own origin"
+            );
+
+            // A tap opens the page at the card.
+            let id = prompt["id"].as_str().unwrap();
+            phone
+                .client
+                .goto(&format!("{}/#prompt={id}", web.base))
+                .await
+                .unwrap();
+            phone
+                .wait_for(&format!("[data-prompt-id='{id}'][data-opened='true']"))
+                .await;
+
+            // Logged out: the worker cannot fetch the details any more and shows only the count.
+            let device = devices(&gateway)[0]["id"].as_str().unwrap().to_owned();
+            assert!(gateway.run(&["web", "revoke", &device]).status.success());
+            phone.wait_for("[data-unpaired]:not([hidden])").await;
+            phone
+                .cdp(
+                    "ServiceWorker.deliverPushMessage",
+                    json!({ "origin": web.base, "registrationId": "0", "data": r#"{"type":"prompt","waiting":2,"id":"8b9e"}"# }),
+                )
+                .await;
+            phone
+                .wait_until(DEADLINE, "the count-only notification", async |page| {
+                    notifications(page).await.iter().any(|shown| shown["body"] == "2 prompts waiting")
+                })
+                .await;
+            let shown = notifications(phone).await;
+            assert_eq!(shown.len(), 1, "one notification, replaced: {shown:?}");
+            assert_eq!(shown[0]["title"], json!("gatehouse"));
+            let kept = phone
+                .client
+                .execute(
+                    "return new Promise((resolve) => { const r = indexedDB.open('gatehouse', 1); r.onsuccess = () => { const g = r.result.transaction('keys').objectStore('keys').get('device-token'); g.onsuccess = () => resolve(g.result === undefined); }; r.onerror = () => resolve(false); })",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert_eq!(kept, json!(true), "the worker's copy of the token is gone");
+        })
+        .await;
+    });
+}

@@ -13,7 +13,8 @@
   const DB_STORE = 'keys';
   const DB_TOKEN = 'device-token';
   // Read now, before the page's script clears the address's `#` part.
-  const opened = (location.hash.match(/^#prompt=([0-9A-Za-z-]{1,64})$/) || [])[1] || null;
+  const promptIn = (hash) => (hash.match(/^#prompt=([0-9A-Za-z-]{1,64})$/) || [])[1] || null;
+  const opened = promptIn(location.hash);
   const supported = 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window
     && window.isSecureContext;
 
@@ -187,5 +188,12 @@
       });
     }
     openCard(opened);
+    // A link to a card opened in this tab (only the `#` part changes).
+    window.addEventListener('hashchange', () => {
+      const id = promptIn(location.hash);
+      if (!id) return;
+      history.replaceState(null, '', location.pathname);
+      openCard(id);
+    });
   });
 })();
