@@ -479,6 +479,40 @@ async fn turn_on_notifications(
         .await;
 }
 
+/// Hands `data` to the page's service worker as the browser's push service would (through the
+/// DevTools protocol; a fresh profile's one registration has the id 0), until the notifications
+/// shown satisfy `shown`. A delivery that shows nothing within 8 s is repeated (twice at most,
+/// and said on stderr): the DevTools delivery to a worker that is starting can be lost.
+async fn deliver(
+    phone: &crate::support::browser::Browser,
+    origin: &str,
+    data: &str,
+    shown: impl Fn(&[Value]) -> bool,
+) {
+    phone.cdp("ServiceWorker.enable", json!({})).await;
+    for attempt in 1..=3 {
+        let delivered = phone
+            .cdp(
+                "ServiceWorker.deliverPushMessage",
+                json!({ "origin": origin, "registrationId": "0", "data": data }),
+            )
+            .await;
+        assert_eq!(delivered, json!({}));
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(8) {
+            if shown(&notifications(phone).await) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        eprintln!(
+            "delivery {attempt} of {data} showed nothing within 8 s: {:?}",
+            notifications(phone).await
+        );
+    }
+    panic!("the service worker showed no notification for {data}");
+}
+
 /// The notifications the service worker shows, as `[{title, body, id}]`.
 async fn notifications(phone: &crate::support::browser::Browser) -> Vec<Value> {
     let shown = phone
@@ -512,19 +546,7 @@ fn the_service_worker_shows_who_wants_to_run_what_or_only_the_count() {
             let data = String::from_utf8(pushes[0].plaintext.clone().unwrap()).unwrap();
             // The browser's push service would hand the decrypted message to the worker now (a
             // fresh profile's one service worker registration has the id 0).
-            phone.cdp("ServiceWorker.enable", json!({})).await;
-            let delivered = phone
-                .cdp(
-                    "ServiceWorker.deliverPushMessage",
-                    json!({ "origin": web.base, "registrationId": "0", "data": data }),
-                )
-                .await;
-            assert_eq!(delivered, json!({}));
-            phone
-                .wait_until(DEADLINE, "the worker's notification", async |page| {
-                    !notifications(page).await.is_empty()
-                })
-                .await;
+            deliver(phone, &web.base, &data, |shown| !shown.is_empty()).await;
             let shown = notifications(phone).await;
             let host = prompt["host"].as_str().filter(|host| !host.is_empty()).unwrap_or("this machine");
             assert_eq!(
@@ -548,17 +570,13 @@ fn the_service_worker_shows_who_wants_to_run_what_or_only_the_count() {
             let device = devices(&gateway)[0]["id"].as_str().unwrap().to_owned();
             assert!(gateway.run(&["web", "revoke", &device]).status.success());
             phone.wait_for("[data-unpaired]:not([hidden])").await;
-            phone
-                .cdp(
-                    "ServiceWorker.deliverPushMessage",
-                    json!({ "origin": web.base, "registrationId": "0", "data": r#"{"type":"prompt","waiting":2,"id":"8b9e"}"# }),
-                )
-                .await;
-            phone
-                .wait_until(DEADLINE, "the count-only notification", async |page| {
-                    notifications(page).await.iter().any(|shown| shown["body"] == "2 prompts waiting")
-                })
-                .await;
+            deliver(
+                phone,
+                &web.base,
+                r#"{"type":"prompt","waiting":2,"id":"8b9e"}"#,
+                |shown| shown.iter().any(|shown| shown["body"] == "2 prompts waiting"),
+            )
+            .await;
             let shown = notifications(phone).await;
             assert_eq!(shown.len(), 1, "one notification, replaced: {shown:?}");
             assert_eq!(shown[0]["title"], json!("gatehouse"));
