@@ -196,3 +196,106 @@ impl Drop for AbortOnDrop {
         self.0.abort();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::web::push::endpoints::parse;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    /// A server on loopback that reads a request and writes `reply`; its URL.
+    async fn server(reply: Vec<u8>) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let reply = reply.clone();
+                tokio::spawn(async move {
+                    let mut buffer = [0u8; 4096];
+                    let _ = stream.read(&mut buffer).await;
+                    let _ = stream.write_all(&reply).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        format!("http://127.0.0.1:{port}/push/x")
+    }
+
+    #[tokio::test]
+    async fn a_long_body_is_read_only_in_part_and_a_huge_head_is_refused() {
+        let client = Client::new().unwrap();
+        let mut long = b"HTTP/1.1 201 Created\r\nContent-Length: 1000000\r\n\r\n".to_vec();
+        long.extend(std::iter::repeat_n(b'a', 1_000_000));
+        let url = parse(&server(long).await).unwrap();
+        let reply = client
+            .post(&url, Allowed::Listed, &[], vec![1])
+            .await
+            .unwrap();
+        assert_eq!((reply.status, reply.body.len()), (201, MAX_RESPONSE_BODY));
+
+        let mut huge = b"HTTP/1.1 201 Created\r\n".to_vec();
+        for index in 0..2_000 {
+            huge.extend(format!("X-Filler-{index}: {}\r\n", "b".repeat(40)).bytes());
+        }
+        huge.extend(b"Content-Length: 0\r\n\r\n");
+        let url = parse(&server(huge).await).unwrap();
+        let error = client
+            .post(&url, Allowed::Listed, &[], vec![1])
+            .await
+            .unwrap_err();
+        assert!(matches!(error, SendError::Http(_)), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_redirect_is_reported_not_followed() {
+        let client = Client::new().unwrap();
+        let moved =
+            b"HTTP/1.1 307 Moved\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n"
+                .to_vec();
+        let url = parse(&server(moved).await).unwrap();
+        let reply = client
+            .post(&url, Allowed::Listed, &[], vec![1])
+            .await
+            .unwrap();
+        assert_eq!(reply.status, 307);
+    }
+
+    #[tokio::test]
+    async fn a_vendor_name_is_never_posted_to_a_private_address() {
+        let client = Client::new().unwrap();
+        // `localhost` stands for a vendor's name that resolves to loopback (a poisoned DNS).
+        let url = parse(&server(b"HTTP/1.1 201 Created\r\n\r\n".to_vec()).await).unwrap();
+        let url = Url {
+            host: "localhost".into(),
+            ..url
+        };
+        let error = client
+            .post(&url, Allowed::Vendor, &[], vec![1])
+            .await
+            .unwrap_err();
+        assert!(matches!(error, SendError::NoPublicAddress(_)), "{error}");
+    }
+
+    #[tokio::test]
+    async fn https_needs_a_certificate_from_the_web_roots() {
+        let folder = tempfile::tempdir().unwrap();
+        let tls = crate::web::tls::self_signed(folder.path(), &["localhost".to_owned()]).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let acceptor = tokio_rustls::TlsAcceptor::from(tls.config);
+        let (told, heard) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            let _ = told.send(acceptor.accept(stream).await.is_ok());
+        });
+        let client = Client::new().unwrap();
+        let url = parse(&format!("https://localhost:{port}/push/x")).unwrap();
+        let error = client
+            .post(&url, Allowed::Listed, &[], vec![1])
+            .await
+            .unwrap_err();
+        assert!(matches!(error, SendError::Tls(_)), "{error}");
+        assert!(!heard.await.unwrap(), "the handshake did not complete");
+    }
+}
