@@ -310,6 +310,7 @@ fn a_hostile_device_cannot_make_gatehouse_web_post_anywhere_else() {
         format!("http://127.0.0.1:{other_port}/push/x"),
         format!("http://localhost:{}/push/x", service.recorder.port),
         format!("{}/elsewhere/x", service.origin()),
+        format!("{}/push/../elsewhere/x", service.origin()),
         format!("https://127.0.0.1:{}/push/x", service.recorder.port),
         "http://fcm.googleapis.com/fcm/send/x".to_owned(),
         "https://fcm.googleapis.com.evil.example/fcm/send/x".to_owned(),

@@ -5,7 +5,7 @@
 //! An endpoint is allowed when it is `https` on the default port of one of the major browsers'
 //! push services ([`VENDOR_HOSTS`], and the hosts under [`VENDOR_DOMAINS`]), or when it starts
 //! with a prefix the owner listed in `[web] push_endpoints` (same scheme, host and port, and the
-//! prefix's path). A plain-`http` prefix is accepted in the config only on a loopback address
+//! prefix's path; no `.` or `..` segment climbs out of it). A plain-`http` prefix is accepted in the config only on a loopback address
 //! (a test's push service). Everything else is refused: another host, a user-info part, an IP
 //! literal, an odd port, a fragment, spaces, control or non-ASCII characters, over-long URLs.
 //! A vendor host is also refused at connection time if its name resolves to a private,
@@ -129,6 +129,13 @@ pub fn parse(text: &str) -> Result<Url, EndpointRefusal> {
         };
         (host_name(name)?, port_after(after)?)
     };
+    let before_query = path.split('?').next().unwrap_or("");
+    if before_query.split('/').any(|segment| {
+        let segment = segment.to_ascii_lowercase().replace("%2e", ".");
+        segment == "." || segment == ".."
+    }) {
+        return Err(Malformed("a `.` or `..` path segment"));
+    }
     let port = port.unwrap_or(match scheme {
         Scheme::Http => 80,
         Scheme::Https => 443,
@@ -377,6 +384,9 @@ mod tests {
         );
         for endpoint in [
             "https://push.example.org/other",
+            "https://push.example.org/wp/../admin",
+            "https://push.example.org/wp/%2E%2e/admin",
+            "https://push.example.org/wp/./x",
             "https://push.example.org.evil.example/wp/abc",
             "https://push.example.org:444/wp/abc",
             "http://push.example.org/wp/abc",
