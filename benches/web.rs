@@ -8,7 +8,10 @@
 //! 2. fan-out: the same with 50 pages connected, to the last of the 50;
 //! 3. 1,000 pending prompts: the snapshot a page gets on connecting (size, time), and, when
 //!    Chromium and chromedriver are installed, the real page rendering all 1,000 cards;
-//! 4. the resident memory of the web process, idle and with 1,000 prompts and 50 pages.
+//! 4. the resident memory of the web process, idle and with 1,000 prompts and 50 pages;
+//! 5. Web Push: a prompt registered to its push received by a push service on loopback (plain
+//!    HTTP, listed in `[web] push_endpoints`; the whole path: VAPID signature, RFC 8291
+//!    encryption, one fresh connection per push), p50/p99 over the same rounds.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -62,6 +65,133 @@ struct Web {
     process: Child,
     port: u16,
     first_link: String,
+}
+
+/// A push service on loopback: the instant each POST's body arrived. It answers 201.
+async fn push_service() -> (u16, mpsc::UnboundedReceiver<Instant>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (sender, receiver) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let sender = sender.clone();
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(stream);
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).await.unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end().to_ascii_lowercase();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(value) = line.strip_prefix("content-length:") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).await.is_err() {
+                    return;
+                }
+                let _ = sender.send(Instant::now());
+                let _ = reader
+                    .get_mut()
+                    .write_all(
+                        b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    (port, receiver)
+}
+
+/// Lists the push service in the config file `gatehouse web` reads.
+fn list_push_service(gateway: &BenchGateway, port: u16) {
+    let folder = gateway.folder.join("home/.config/gatehouse");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("config.toml"),
+        format!("[web]\npush_endpoints = [\"http://127.0.0.1:{port}/push/\"]\n"),
+    )
+    .unwrap();
+}
+
+/// Subscribes the paired device to the push service, with a key made as a browser makes it.
+async fn subscribe(web: &Web, authorization: &str, push_port: u16) {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine as _;
+    use ring::rand::SecureRandom as _;
+    let random = ring::rand::SystemRandom::new();
+    let key = ring::agreement::EphemeralPrivateKey::generate(&ring::agreement::ECDH_P256, &random)
+        .unwrap();
+    let mut auth = [0u8; 16];
+    random.fill(&mut auth).unwrap();
+    let body = serde_json::json!({
+        "endpoint": format!("http://127.0.0.1:{push_port}/push/bench"),
+        "keys": {
+            "p256dh": URL_SAFE_NO_PAD.encode(key.compute_public_key().unwrap().as_ref()),
+            "auth": URL_SAFE_NO_PAD.encode(auth),
+        },
+    })
+    .to_string();
+    let request = format!(
+        "POST /api/push/subscribe HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len(),
+        port = web.port
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    assert!(
+        reply.starts_with("HTTP/1.1 200"),
+        "subscribing failed: {reply}"
+    );
+}
+
+/// Drops the subscription again, so that the later measurements send no pushes.
+async fn unsubscribe(web: &Web, authorization: &str, push_port: u16) {
+    let body =
+        serde_json::json!({ "endpoint": format!("http://127.0.0.1:{push_port}/push/bench") })
+            .to_string();
+    let request = format!(
+        "POST /api/push/unsubscribe HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len(),
+        port = web.port
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).await.unwrap();
+    assert!(
+        reply.starts_with("HTTP/1.1 200"),
+        "unsubscribing failed: {reply}"
+    );
+}
+
+/// Prompt registered (`hook.hold` sent) to its push received, for `count` prompts one by one.
+async fn push_rounds(
+    socket: &Path,
+    pushes: &mut mpsc::UnboundedReceiver<Instant>,
+    count: usize,
+    hooks: &mut Vec<JoinHandle<()>>,
+) -> Vec<Duration> {
+    let mut latencies = Vec::with_capacity(count);
+    for round in 0..count {
+        let mut new = prompt(round);
+        let command = format!("make push-{round}");
+        new.input = serde_json::json!({ "command": command });
+        new.summary = command.clone();
+        new.correlation = format!("Bash:{command}");
+        let sent = Instant::now();
+        hooks.push(hold(socket, new));
+        let received = pushes.recv().await.expect("the push service runs");
+        latencies.push(received - sent);
+    }
+    latencies
 }
 
 // The caller kills and waits for the process (`Web::process`).
@@ -230,6 +360,8 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(ROUNDS);
     let (gateway, _frontend) = BenchGateway::start("web").await;
+    let (push_port, mut pushes) = push_service().await;
+    list_push_service(&gateway, push_port);
     let web = start_web(&gateway);
     let token = web.first_link.split("#pair=").nth(1).unwrap().to_owned();
     let authorization = pair(&web, &token).await;
@@ -243,6 +375,14 @@ async fn main() {
         "prompt registered to visible on 1 page (SSE, {count} rounds): {}",
         summary(single.clone())
     );
+
+    subscribe(&web, &authorization, push_port).await;
+    let pushed = push_rounds(&gateway.socket, &mut pushes, count, &mut hooks).await;
+    println!(
+        "prompt registered to push received by a loopback push service ({count} rounds): {}",
+        summary(pushed)
+    );
+    unsubscribe(&web, &authorization, push_port).await;
 
     let mut pages = Vec::with_capacity(PAGES);
     for _ in 0..PAGES {

@@ -17,6 +17,17 @@ pub struct Config {
     pub hook: HookConfig,
     pub serve: ServeConfig,
     pub web: WebConfig,
+    pub notify: NotifyConfig,
+}
+
+/// `[notify]`: where else `gatehouse web` calls the person when a prompt waits.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct NotifyConfig {
+    /// An ntfy topic (`https://ntfy.example/topic`) that gets a content-free post per new prompt.
+    pub ntfy_url: Option<String>,
+    /// A token for an ntfy server with access control (sent as `Authorization: Bearer`).
+    pub ntfy_token: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -51,6 +62,10 @@ pub struct WebConfig {
     pub listen: Option<String>,
     /// Names the page is reached by besides the listen address (a tailnet or proxy name).
     pub hosts: Vec<String>,
+    /// URL prefixes of push services besides the browsers' own (a self-hosted one).
+    pub push_endpoints: Vec<String>,
+    /// The contact named in every push's VAPID token (`mailto:...` or `https://...`).
+    pub push_contact: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -11,6 +11,7 @@
 //!   `web_attacks`: another local user's server visited by the paired browser, and a flood;
 //!   `web_page`: the page at a phone's width and a desktop's: what each card shows, the title,
 //!   the manifest and service worker, pairing in the same tab, the buttons' contrast.
+//!   `web_push`: Web Push (through the page's own button) and ntfy, against a loopback push service.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
 //! - `common`: the gateway fixture; `support`: the end-to-end world (`support/world.rs`), the fake
 //!   model APIs, tmux and each agent's private home.
@@ -42,3 +43,4 @@ mod untrusted_gateway;
 mod web;
 mod web_attacks;
 mod web_page;
+mod web_push;

@@ -16,7 +16,8 @@ pub const APP_CSS: &str = include_str!("assets/app.css");
 
 /// Every file the page is made of but `/text.js` (generated): its path, its type and its bytes.
 /// The scripts load in the order index.html names them: text.js, dom.js, diff.js, plan.js,
-/// cards.js, app.js. `sw.js` is the service worker (it keeps and caches nothing);
+/// cards.js, app.js, push.js (Web Push). `sw.js` is the service worker (it keeps and caches
+/// nothing; its push handlers come last);
 /// `manifest.webmanifest` and the icons make the page installable.
 pub const FILES: &[(&str, &str, &[u8])] = &[
     ("/", "text/html; charset=utf-8", INDEX_HTML.as_bytes()),
@@ -26,6 +27,7 @@ pub const FILES: &[(&str, &str, &[u8])] = &[
     ("/plan.js", JS, include_bytes!("assets/plan.js")),
     ("/cards.js", JS, include_bytes!("assets/cards.js")),
     ("/app.js", JS, APP_JS.as_bytes()),
+    ("/push.js", JS, include_bytes!("assets/push.js")),
     ("/sw.js", JS, include_bytes!("assets/sw.js")),
     (
         "/manifest.webmanifest",

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use gatehouse_core::{Answer, DecisionId, Event, Prompt, PromptState};
@@ -23,7 +23,9 @@ use gatehouse_host_ipc::protocol::{notification, FullPrompt, SnapshotParams};
 use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::{ClientError, Role, SocketClient};
 use serde::Serialize;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::{broadcast, mpsc, watch};
+
+use super::push::Alert;
 
 /// How many messages a slow page may fall behind before it is sent a fresh snapshot.
 pub const FEED_DEPTH: usize = 4_096;
@@ -66,6 +68,8 @@ pub struct Bridge {
     feed: broadcast::Sender<Arc<str>>,
     /// Bumped on every revocation.
     revocations: watch::Sender<u64>,
+    /// Where a new answerable prompt is announced for Web Push and ntfy (never waited on).
+    alerts: OnceLock<mpsc::Sender<Alert>>,
 }
 
 impl Bridge {
@@ -81,7 +85,13 @@ impl Bridge {
             }),
             feed: broadcast::channel(FEED_DEPTH).0,
             revocations: watch::Sender::new(0),
+            alerts: OnceLock::new(),
         })
+    }
+
+    /// Announces every later new answerable prompt on `alerts` (dropped when it is full).
+    pub fn send_alerts_to(&self, alerts: mpsc::Sender<Alert>) {
+        let _ = self.alerts.set(alerts);
     }
 
     /// A snapshot for a page that just connected, and the feed from that moment on.
@@ -193,6 +203,17 @@ impl Bridge {
         match &event {
             Event::Added { prompt } => {
                 live.prompts.insert(prompt.id, prompt.clone());
+                if let (Some(alerts), false) = (self.alerts.get(), prompt.is_read_only()) {
+                    let waiting = live
+                        .prompts
+                        .values()
+                        .filter(|live| !live.is_read_only() && live.state == PromptState::Pending)
+                        .count();
+                    let _ = alerts.try_send(Alert::Prompt {
+                        short_id: prompt.short_id.clone(),
+                        waiting,
+                    });
+                }
             }
             Event::Changed { id, state, .. } => {
                 if *state == PromptState::Pending {

@@ -1,5 +1,5 @@
-//! The private control socket through which `gatehouse web pair`, `devices` and `revoke` talk to
-//! the running `gatehouse web`: one JSON request line, one JSON reply line.
+//! The private control socket through which `gatehouse web pair`, `devices`, `revoke` and
+//! `push-test` talk to the running `gatehouse web`: one JSON request line, one JSON reply line.
 //!
 //! It lives beside the gateway's socket (`gatehouse.sock` → `gatehouse.web.sock`) and is bound
 //! and checked with the gateway's own functions: `socket::bind` (a 0700 folder, mode 0600, a lock
@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::devices::DeviceView;
+use super::push::notifier::PushOutcome;
 use super::routes::Shared;
 
 /// The longest request line read.
@@ -25,7 +26,11 @@ const MAX_REQUEST_BYTES: u64 = 4_096;
 pub enum ControlRequest {
     Pair,
     Devices,
-    Revoke { id: Option<String> },
+    Revoke {
+        id: Option<String>,
+    },
+    /// Send a test push to every subscription (and the ntfy topic).
+    PushTest,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -34,6 +39,7 @@ pub enum ControlReply {
     Pairing { url: String, expires_at: String },
     Devices { devices: Vec<DeviceView> },
     Revoked { ids: Vec<String> },
+    PushTested { outcomes: Vec<PushOutcome> },
     Error { message: String },
 }
 
@@ -84,6 +90,16 @@ pub async fn serve(
                 return;
             }
             let reply = match serde_json::from_str::<ControlRequest>(&line) {
+                // The one request that waits on the network: answered here, not in `answer`.
+                Ok(ControlRequest::PushTest) => match &state.push {
+                    Some(push) => ControlReply::PushTested {
+                        outcomes: push.test(&state).await,
+                    },
+                    None => ControlReply::Error {
+                        message: "push is off in the running `gatehouse web` (its stderr says why)"
+                            .into(),
+                    },
+                },
                 Ok(request) => answer(&state, request),
                 Err(error) => ControlReply::Error {
                     message: format!("not a control request: {error}"),

@@ -19,6 +19,7 @@ use gatehouse_core::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::auth::{hash_token, same_hash, Secret};
+use super::push::{PushSubscription, MAX_SUBSCRIPTIONS_PER_DEVICE};
 
 /// How long a pairing link stays valid.
 pub const PAIRING_LIFETIME: Duration = Duration::from_secs(10 * 60);
@@ -46,6 +47,9 @@ pub struct Device {
     /// device paired by an older `gatehouse web` through a cookie.
     #[serde(default)]
     pub token_in_header: bool,
+    /// The device's push subscriptions (at most [`MAX_SUBSCRIPTIONS_PER_DEVICE`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub push: Vec<PushSubscription>,
 }
 
 /// A device as `gatehouse web devices` shows it: no hash.
@@ -55,6 +59,9 @@ pub struct DeviceView {
     pub name: String,
     pub paired_at: Timestamp,
     pub last_seen: Timestamp,
+    /// The push services this device gets pushes through (their origins).
+    #[serde(default)]
+    pub push: Vec<String>,
 }
 
 impl From<&Device> for DeviceView {
@@ -64,6 +71,7 @@ impl From<&Device> for DeviceView {
             name: device.name.clone(),
             paired_at: device.paired_at,
             last_seen: device.last_seen,
+            push: device.push.iter().map(PushSubscription::service).collect(),
         }
     }
 }
@@ -168,6 +176,7 @@ impl DeviceStore {
             paired_at: at,
             last_seen: at,
             token_in_header: true,
+            push: Vec::new(),
         };
         self.devices.push(device.clone());
         Ok((device, device_token))
@@ -210,6 +219,55 @@ impl DeviceStore {
             !matches
         });
         removed
+    }
+
+    /// Keeps `subscription` for device `id` (replacing one with the same endpoint; past
+    /// [`MAX_SUBSCRIPTIONS_PER_DEVICE`] the oldest goes); the device's push services after.
+    pub fn subscribe(&mut self, id: &str, subscription: PushSubscription) -> Vec<String> {
+        let Some(device) = self.devices.iter_mut().find(|device| device.id == id) else {
+            return Vec::new();
+        };
+        device
+            .push
+            .retain(|kept| kept.endpoint != subscription.endpoint);
+        device.push.push(subscription);
+        let excess = device
+            .push
+            .len()
+            .saturating_sub(MAX_SUBSCRIPTIONS_PER_DEVICE);
+        device.push.drain(..excess);
+        device.push.iter().map(PushSubscription::service).collect()
+    }
+
+    /// Drops device `id`'s subscription to `endpoint`; the device's push services after.
+    pub fn unsubscribe(&mut self, id: &str, endpoint: &str) -> Vec<String> {
+        let Some(device) = self.devices.iter_mut().find(|device| device.id == id) else {
+            return Vec::new();
+        };
+        device.push.retain(|kept| kept.endpoint != endpoint);
+        device.push.iter().map(PushSubscription::service).collect()
+    }
+
+    /// Every paired device's subscriptions, with the device's name.
+    pub fn subscriptions(&self) -> Vec<(String, PushSubscription)> {
+        self.devices
+            .iter()
+            .flat_map(|device| {
+                device
+                    .push
+                    .iter()
+                    .map(|subscription| (device.name.clone(), subscription.clone()))
+            })
+            .collect()
+    }
+
+    /// Drops every subscription to one of `endpoints` (gone, or no longer allowed).
+    pub fn drop_subscriptions(&mut self, endpoints: &[String]) {
+        for device in &mut self.devices {
+            device
+                .push
+                .retain(|subscription| !endpoints.contains(&subscription.endpoint));
+        }
     }
 
     /// Writes the devices to the file, atomically.

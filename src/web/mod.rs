@@ -11,6 +11,8 @@
 //! - [`devices`]: the pairing store (paired devices in a private file, open pairing tokens).
 //! - [`bridge`]: the gateway link: subscribe, keep the live prompts, answer per device.
 //! - [`control`]: the private control socket that `web pair`, `devices` and `revoke` use.
+//! - [`push`]: Web Push (VAPID, RFC 8291 encryption, the endpoint allow-list, the sender);
+//!   [`ntfy`]: the same content-free call through a self-hosted ntfy server.
 //! - [`tls`]: the owner's certificate, or a self-signed one kept in the state folder.
 //! - [`assets`]: the page, its scripts and its style, embedded in the binary (the page's text
 //!   escaping generated from `gatehouse_core::text`).
@@ -22,6 +24,8 @@ pub mod connections;
 pub mod control;
 pub mod devices;
 pub mod feed;
+pub mod ntfy;
+pub mod push;
 pub mod routes;
 pub mod serve;
 pub mod tls;
@@ -45,6 +49,7 @@ Examples:
   gatehouse web pair --qr                         # a new pairing link, as a QR code too
   gatehouse web devices                           # paired browsers
   gatehouse web revoke --all                      # log every browser out at once
+  gatehouse web push-test                         # a test notification to every browser that asked for them
 
 Plain HTTP is served only on loopback. Any other address needs TLS: --tls-cert and --tls-key,
 or --tls-self-signed (made once and kept in the state folder; check its printed fingerprint in
@@ -77,6 +82,12 @@ enum WebCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Send a test notification to every browser that gets pushes (and the ntfy topic, if set).
+    PushTest {
+        /// Print a JSON array of the results.
+        #[arg(long)]
+        json: bool,
+    },
     /// Log a paired browser out at once (an open page says so within seconds).
     Revoke {
         /// The device's id, as `gatehouse web devices` shows it.
@@ -95,6 +106,7 @@ pub fn run(socket: PathBuf, arguments: WebArgs) -> anyhow::Result<ExitCode> {
         Some(WebCommand::Pair { json, qr }) => pair(&control, json, qr),
         Some(WebCommand::Devices { json }) => devices(&control, json),
         Some(WebCommand::Revoke { id, all }) => revoke(&control, if all { None } else { id }),
+        Some(WebCommand::PushTest { json }) => push_test(&control, json),
     }
 }
 
@@ -179,17 +191,57 @@ fn devices(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
         println!("No browser is paired; run `gatehouse web pair` and open the link it prints.");
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<10} {:<28} {:<25} LAST SEEN", "ID", "NAME", "PAIRED");
+    println!(
+        "{:<10} {:<28} {:<25} {:<25} PUSH",
+        "ID", "NAME", "PAIRED", "LAST SEEN"
+    );
     for device in devices {
+        let push = if device.push.is_empty() {
+            "-".to_owned()
+        } else {
+            device.push.join(", ")
+        };
         println!(
-            "{:<10} {:<28} {:<25} {}",
+            "{:<10} {:<28} {:<25} {:<25} {}",
             device.id,
             gatehouse_core::text::one_line(&device.name, 28),
             device.paired_at,
-            device.last_seen
+            device.last_seen,
+            gatehouse_core::text::one_line(&push, 120)
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn push_test(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let Some(ControlReply::PushTested { outcomes }) = ask(control, ControlRequest::PushTest)?
+    else {
+        anyhow::bail!(
+            "`gatehouse web` is not running (no control socket at {}); start it first, e.g. `gatehouse web &`",
+            control.display()
+        );
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&outcomes)?);
+    } else if outcomes.is_empty() {
+        println!("No browser gets pushes and no ntfy topic is set: press \"Notify me\" on the page of a paired browser, or set [notify] ntfy_url in config.toml.");
+    } else {
+        for outcome in &outcomes {
+            println!(
+                "{:<28} {:<40} {} {}",
+                gatehouse_core::text::one_line(&outcome.device, 28),
+                gatehouse_core::text::one_line(&outcome.service, 40),
+                if outcome.delivered { "sent" } else { "FAILED" },
+                gatehouse_core::text::one_line(&outcome.detail, 200)
+            );
+        }
+    }
+    let all_sent = outcomes.iter().all(|outcome| outcome.delivered);
+    Ok(if all_sent {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn revoke(control: &Path, id: Option<String>) -> anyhow::Result<ExitCode> {

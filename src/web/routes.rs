@@ -16,6 +16,7 @@
 //! | `GET /api/events` | token | server-sent events: a snapshot, then each change ([`Feed`]) |
 //! | `POST /api/answer` | token | `{"id": full id, "answer": wire Answer}` |
 //! | `POST /api/release` | token | `{"id": full id}` |
+//! | `/api/push/...` | token | Web Push: see [`super::push::api`] |
 //!
 //! Request bodies are limited to [`MAX_BODY_BYTES`].
 
@@ -69,6 +70,8 @@ pub struct WebState {
     pub connections: Arc<Connections>,
     /// The start of every pairing link: `http(s)://host:port`.
     pub link_base: String,
+    /// Web Push and ntfy; `None` when push is off (its key could not be kept).
+    pub push: Option<Arc<super::push::notifier::Notifier>>,
 }
 
 pub type Shared = Arc<WebState>;
@@ -95,6 +98,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/prompt/{id}", get(prompt_whole))
         .route("/api/answer", post(answer))
         .route("/api/release", post(release))
+        .merge(super::push::api::routes())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)

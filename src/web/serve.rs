@@ -66,7 +66,19 @@ pub struct ServeArgs {
 }
 
 pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
-    let config = crate::config::load()?.web;
+    let settings = crate::config::load()?;
+    let config = settings.web;
+    let allow_list = super::push::endpoints::AllowList::new(&config.push_endpoints)?;
+    let ntfy = settings
+        .notify
+        .ntfy_url
+        .as_deref()
+        .map(|url| super::ntfy::Ntfy::new(url, settings.notify.ntfy_token.clone()))
+        .transpose()?;
+    let push_contact = config
+        .push_contact
+        .clone()
+        .unwrap_or_else(|| super::push::vapid::DEFAULT_CONTACT.to_owned());
     let listen_text = arguments
         .listen
         .or(config.listen)
@@ -124,6 +136,10 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         let control_socket = control::bind(&control::control_path(&socket)).await?;
         let store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
         let bridge = Bridge::new(socket.clone());
+        let push = start_push(allow_list, push_contact, ntfy);
+        if let Some(push) = &push {
+            bridge.send_alerts_to(push.alerts());
+        }
         let connections = Connections::new(limits);
         let state: Shared = Arc::new(WebState {
             access,
@@ -131,7 +147,11 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
             bridge: bridge.clone(),
             connections: connections.clone(),
             link_base: link_base.clone(),
+            push: push.clone(),
         });
+        if let Some(push) = &push {
+            push.start(state.clone());
+        }
         tokio::spawn(bridge.follow());
         tokio::spawn(control::serve(control_socket, state.clone(), answer_control));
         let ControlReply::Pairing { url, expires_at } = answer_control(&state, ControlRequest::Pair) else {
@@ -156,6 +176,25 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         serve_http(listener, router, tls, connections).await
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The push sender, with the VAPID key made once in the state folder; `None` (push off, said
+/// once on stderr) when the key cannot be kept.
+fn start_push(
+    allow_list: super::push::endpoints::AllowList,
+    contact: String,
+    ntfy: Option<super::ntfy::Ntfy>,
+) -> Option<Arc<super::push::notifier::Notifier>> {
+    let made = super::push::vapid::VapidKey::default_path()
+        .and_then(|path| super::push::vapid::VapidKey::load_or_create(&path))
+        .and_then(|key| super::push::notifier::Notifier::new(key, allow_list, contact, ntfy));
+    match made {
+        Ok(notifier) => Some(notifier),
+        Err(error) => {
+            eprintln!("warning: push notifications are off: {error:#}");
+            None
+        }
+    }
 }
 
 /// Listens on the other loopback address at the same port too (`[::1]` beside `127.0.0.1`), so
@@ -206,6 +245,9 @@ pub fn answer_control(state: &Shared, request: ControlRequest) -> ControlReply {
             Err(error) => ControlReply::Error {
                 message: format!("{error:#}"),
             },
+        },
+        ControlRequest::PushTest => ControlReply::Error {
+            message: "push-test is answered by the control socket itself".into(),
         },
         ControlRequest::Devices => ControlReply::Devices {
             devices: store.devices(),

@@ -31,6 +31,7 @@ fn state() -> Arc<WebState> {
         bridge: Bridge::new("/nonexistent/gatehouse.sock".into()),
         connections: Connections::new(ConnectionLimits::for_open_file_limit(1_024)),
         link_base: ORIGIN.into(),
+        push: None,
     })
 }
 

@@ -182,6 +182,60 @@ impl Browser {
         }
     }
 
+    /// Runs a Chrome DevTools Protocol command through chromedriver (`goog/cdp/execute`), such
+    /// as `Browser.grantPermissions`; its result.
+    pub async fn cdp(&self, command: &str, params: serde_json::Value) -> serde_json::Value {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let session = self
+            .client
+            .session_id()
+            .await
+            .expect("the session id")
+            .expect("a session");
+        let address = chromedriver().trim_start_matches("http://").to_owned();
+        let body = json!({ "cmd": command, "params": params }).to_string();
+        let mut stream = tokio::net::TcpStream::connect(&address)
+            .await
+            .expect("chromedriver answers");
+        let request = format!(
+            "POST /session/{session}/goog/cdp/execute HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        // chromedriver may keep the connection open: read the head, then Content-Length bytes.
+        let mut reply = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let head_end = loop {
+            let read = stream.read(&mut chunk).await.unwrap();
+            assert!(read > 0, "chromedriver closed the connection: {reply:?}");
+            reply.extend_from_slice(&chunk[..read]);
+            if let Some(end) = reply.windows(4).position(|window| window == b"\r\n\r\n") {
+                break end + 4;
+            }
+        };
+        let head = String::from_utf8_lossy(&reply[..head_end]).into_owned();
+        let length = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse::<usize>().ok())?
+            })
+            .unwrap_or(0);
+        while reply.len() < head_end + length {
+            let read = stream.read(&mut chunk).await.unwrap();
+            assert!(read > 0, "chromedriver closed the connection early");
+            reply.extend_from_slice(&chunk[..read]);
+        }
+        let body = String::from_utf8_lossy(&reply[head_end..]).into_owned();
+        assert!(
+            head.starts_with("HTTP/1.1 200"),
+            "{command} failed: {head}{body}"
+        );
+        serde_json::from_str::<serde_json::Value>(&body)
+            .map_or(serde_json::Value::Null, |json| json["value"].clone())
+    }
+
     /// Ends the browser session.
     pub async fn close(self) {
         let _ = self.client.close().await;

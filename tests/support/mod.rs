@@ -12,6 +12,7 @@ pub mod copilot_env;
 pub mod fake_anthropic;
 pub mod gemini_env;
 pub mod leftovers;
+pub mod push_service;
 pub mod tmux;
 pub mod world;
 
