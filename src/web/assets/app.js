@@ -118,8 +118,11 @@ const gatehouseApp = (() => {
   // tab's history at once; it never goes in a request's URL. The browser's own history database
   // may keep the link: the token pairs once and expires in 10 minutes.
   function takePairingToken() {
+    // Only a pairing link's `#` part is taken (and removed from the address bar and the tab's
+    // back list); another one, such as a push's `#prompt=ID`, is push.js's.
+    if (!location.hash.startsWith('#pair=')) return null;
     const match = location.hash.match(/^#pair=([0-9a-f]{64})$/);
-    if (location.hash) history.replaceState(null, '', location.pathname);
+    history.replaceState(null, '', location.pathname);
     return match ? match[1] : null;
   }
 
