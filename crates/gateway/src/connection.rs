@@ -20,7 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use crate::gateway::{EventFrame, Gateway, GatewayError, Owner};
+use crate::gateway::{EventFrame, Gateway, GatewayError, HeldPrompt, Owner};
 use gatehouse_core::DecisionId;
 use gatehouse_host_ipc::framing::{encode_frame, FrameError, FrameReader};
 use gatehouse_host_ipc::protocol::{
@@ -478,18 +478,27 @@ impl Connection {
     async fn hold(&mut self, request_id: Value, mut hold: HoldParams) -> Option<Reply> {
         let wait = Duration::from_millis(hold.wait_ms).min(MAX_WAIT);
         hold.prompt.host = self.stamped_host();
-        let (prompt, outcome) = match self.gateway.hold(
+        let HeldPrompt {
+            prompt,
+            outcome,
+            watched,
+        } = match self.gateway.hold(
             hold.prompt,
             wait,
             hold.held_since,
             hold.watch_if_read_only,
+            hold.agent.as_ref(),
             self.owner,
         ) {
             Ok(held) => held,
             Err(error) => return Some(Err(error.into())),
         };
         let id = prompt.id;
-        self.held.push(id);
+        // A watched prompt's hook leaves at once: its leaving is no news of the prompt, which
+        // stays listed until an observation settles it or it goes stale.
+        if !watched {
+            self.held.push(id);
+        }
         self.send(&Notification::new(
             notification::REGISTERED,
             RegisteredParams {

@@ -5,7 +5,7 @@
 
 use gatehouse_core::{
     AdapterCapabilities, Answer, DecisionId, Event, NewPrompt, Observation, Outcome, Prompt,
-    PromptState, Timestamp,
+    PromptState, RunningAgent, Timestamp,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -437,6 +437,12 @@ pub struct HoldParams {
     /// and answer at once with the outcome `watched`, instead of holding the hook.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub watch_if_read_only: bool,
+    /// With `hook.hold`: what the hook knows of the agent that runs it (its executable and
+    /// version), when what is offered depends on it. The gateway then applies the unlock rule for
+    /// that agent, per prompt. Optional: a gateway that does not know it ignores it, and the hook
+    /// still checks any verdict against the same rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<RunningAgent>,
 }
 
 /// The params of the `hook.registered` notification, and the result of `hook.register`.
