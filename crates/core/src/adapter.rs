@@ -88,6 +88,19 @@ pub struct RunningAgent {
 }
 
 impl RunningAgent {
+    /// What a hook found: the executable asked, and its version or why there is none.
+    pub fn new(executable: Option<String>, version: Result<String, String>) -> Self {
+        let (version, problem) = match version {
+            Ok(version) => (Some(version), None),
+            Err(problem) => (None, Some(problem)),
+        };
+        RunningAgent {
+            executable,
+            version,
+            problem,
+        }
+    }
+
     /// The version, or why there is none: what an unlock rule takes.
     pub fn version(&self) -> Result<&str, String> {
         match (&self.version, &self.problem) {

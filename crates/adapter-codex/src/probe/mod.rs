@@ -359,8 +359,7 @@ fn wait_for_permission_request(
     wait_until(deadline, || {
         let log = fs::read_to_string(&private.event_log).unwrap_or_default();
         found = log.lines().filter(|line| !line.trim().is_empty()).find_map(|line| {
-            let unlocked = || Unlock::ReadOnly { reason: "probe".into() };
-            match events::parse(line.as_bytes(), unlocked) {
+            match events::parse(line.as_bytes()) {
                 Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == command => Some(prompt.summary),
                 _ => None,
             }
