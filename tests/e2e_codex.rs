@@ -199,8 +199,8 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     }
     assert!(!stdout.contains("FAILED"), "{stdout}");
     assert!(
-        stdout.contains("within 15 seconds"),
-        "the running gateway read its flags before the probe: {stdout}"
+        stdout.contains("offers them now, from the next prompt on"),
+        "the running gateway read the new record at once: {stdout}"
     );
 
     // The running gateway reads the new record by itself, without a restart.
@@ -276,4 +276,39 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     wait_for(DEADLINE, "the read-only prompt to be withdrawn", || {
         world.gateway.list().is_empty()
     });
+}
+
+/// Issue 19: a passing probe counts for the very next prompt. Codex runs while the probe passes,
+/// and the person goes straight back to it: the next Bash prompt is answerable at once (no
+/// refresh waited for), and `once` from the gateway runs the command.
+#[test]
+fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it() {
+    let Some(world) = World::new(&["atonce"]) else {
+        return;
+    };
+    let tmux = world.codex.start();
+    let probed = world
+        .gateway
+        .command(&[
+            "probe",
+            "codex",
+            "--codex",
+            world.codex.codex_bin.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        probed.status.success(),
+        "probe: {}{}",
+        String::from_utf8_lossy(&probed.stdout),
+        String::from_utf8_lossy(&probed.stderr)
+    );
+    let prompt = world.prompt_for(&tmux, "atonce");
+    assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
+    assert!(world.answer(&prompt["id"], &["once"]).status.success());
+    wait_for_output(&world.fake, "call_atonce", DEADLINE);
+    assert_eq!(
+        std::fs::read_to_string(world.codex.marker("atonce.txt")).unwrap(),
+        "atonce"
+    );
 }
