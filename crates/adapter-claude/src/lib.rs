@@ -402,7 +402,7 @@ mod tests {
     }
 
     #[test]
-    fn under_another_version_a_bash_prompt_offers_once_and_deny_but_not_always() {
+    fn the_hooks_own_check_uses_the_running_claude_codes_unlocks() {
         let state = probed_state();
         let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
         let prompt = bash_prompt_with_a_suggestion();

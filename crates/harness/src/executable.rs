@@ -333,8 +333,11 @@ pub fn version_of_cached(
     known.push((identity, version.clone()));
     let excess = known.len().saturating_sub(CACHED_VERSIONS);
     known.drain(..excess);
-    // A cache that cannot be written is asked again next time.
-    let _ = crate::record::write(cache, &known);
+    // A cache that cannot be written is asked again next time. Its folder is never made here: a
+    // hook must not make a home of its own (one whose home was removed, say).
+    if cache.parent().is_some_and(Path::is_dir) {
+        let _ = crate::record::write(cache, &known);
+    }
     Ok(version)
 }
 
@@ -443,7 +446,7 @@ mod tests {
             std::process::id()
         ));
         std::fs::create_dir_all(&folder).unwrap();
-        let cache = folder.join("state/agent-versions.json");
+        let cache = folder.join("agent-versions.json");
         let agent = fake_agent(&folder, "1.2.3");
         for _ in 0..3 {
             assert_eq!(
