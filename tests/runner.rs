@@ -10,8 +10,11 @@
 //! - `web`: `gatehouse web` in the real Chromium (WebDriver), answering the real Claude Code;
 //!   `web_attacks`: another local user's server visited by the paired browser, and a flood.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
+//! - `claude_running_version`, `agent_version_reported`: what is offered follows the agent that
+//!   runs the hook, as it reports itself, decided by the gateway per prompt.
 //! - `common`: the gateway fixture; `support`: the fake model API, tmux and a Claude Code home.
 
+mod agent_version_reported;
 mod architecture;
 mod claude_running_version;
 mod cli;
