@@ -298,6 +298,22 @@ impl Connection {
                         .observe(&observe.observation, observe.observed_at),
                 }))
             }),
+            method::HOOK_UNDELIVERED => needs(Role::Hook).and_then(|()| {
+                let IdParams { id } = params(request.params)?;
+                // Only the connection that holds the prompt may say it refused its verdict.
+                if !self.held.contains(&id) {
+                    return Err(RpcError::new(
+                        ErrorCode::NotFound,
+                        format!("this connection holds no prompt {id}"),
+                    ));
+                }
+                let state = self.gateway.refused_delivery(id)?;
+                Ok(to_value(StateResult {
+                    id,
+                    state,
+                    prompt: None,
+                }))
+            }),
             method::HOOK_DELIVERED => needs(Role::Hook).and_then(|()| {
                 let IdParams { id } = params(request.params)?;
                 let state = self.gateway.confirm_delivery(id)?;

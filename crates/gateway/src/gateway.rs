@@ -47,6 +47,9 @@ const WATCHED_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 /// or when it stops.
 pub const HOOK_LEFT_REASON: &str = "the hook holding it went away: the agent ended it (answered in the agent's terminal, the agent's hook timeout, or the agent stopped)";
 
+/// Why a verdict ends unconfirmed when its hook refused to deliver it (`hook.undelivered`).
+pub const HOOK_REFUSED_REASON: &str = "the hook did not deliver the verdict: by its own check of the probe record for the agent that runs it, that action is not offered (the record changed after the prompt was listed); the agent's own prompt decides";
+
 /// Settings of a gateway.
 #[derive(Debug, Clone)]
 pub struct GatewayOptions {
@@ -788,6 +791,18 @@ impl Gateway {
             self.publish(&mut state, event, None);
         }
         withdrawn
+    }
+
+    /// The hook holding `id` did not deliver its verdict: by its own check (the same unlock rule
+    /// on the probe record as it is now, for the agent that runs it) the action is not offered.
+    /// The prompt ends unconfirmed, saying so.
+    pub fn refused_delivery(&self, id: DecisionId) -> Result<PromptState, ArbiterError> {
+        let mut state = self.lock();
+        let event = state
+            .arbiter
+            .mark_unconfirmed_because(id, HOOK_REFUSED_REASON, now())?;
+        self.publish(&mut state, event, None);
+        Ok(PromptState::Unconfirmed)
     }
 
     /// Records the hook's delivery receipt.

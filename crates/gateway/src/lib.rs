@@ -17,6 +17,7 @@ pub use connection::{serve_connection, serve_connection_with, Roles};
 pub use gatehouse_host_ipc::now;
 pub use gateway::{
     EventFrame, Gateway, GatewayError, GatewayOptions, HeldPrompt, Limits, Owner, HOOK_LEFT_REASON,
+    HOOK_REFUSED_REASON,
 };
 
 use std::sync::Arc;

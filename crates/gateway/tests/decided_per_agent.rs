@@ -282,3 +282,50 @@ async fn a_held_prompt_whose_hook_leaves_is_withdrawn_with_a_reason_that_says_so
     );
     assert!(listed(&gateway, 0).await.is_empty());
 }
+
+#[tokio::test]
+async fn a_verdict_the_hook_refuses_ends_unconfirmed_saying_why_and_only_its_own_hook_may_say_so() {
+    let record = Arc::new(Record::default());
+    record.passed.store(true, Ordering::SeqCst);
+    let gateway = gateway_with(record);
+    let mut events = client(&gateway, Role::Frontend).await;
+    events.subscribe().await.unwrap();
+    let hook_gateway = gateway.clone();
+    let hook = tokio::spawn(async move {
+        let mut hook = client(&hook_gateway, Role::Hook).await;
+        let held = hook
+            .hold_for(
+                bash("make"),
+                Duration::from_secs(60),
+                None,
+                true,
+                running(PROBED),
+            )
+            .await;
+        (hook, held)
+    });
+    let prompt = listed(&gateway, 1).await.remove(0);
+    let mut frontend = client(&gateway, Role::Frontend).await;
+    frontend
+        .answer(&prompt.id.to_string(), Answer::Once)
+        .await
+        .unwrap();
+    let (mut hook, held) = hook.await.unwrap();
+    assert!(matches!(held.unwrap().outcome, Outcome::Verdict { .. }));
+    // Another hook connection cannot speak for this prompt.
+    let mut stranger = client(&gateway, Role::Hook).await;
+    let refused = stranger.refuse_delivery(prompt.id).await.unwrap_err();
+    assert!(refused.to_string().contains("holds no prompt"), "{refused}");
+    let state = hook.refuse_delivery(prompt.id).await.unwrap();
+    assert_eq!(state.state, PromptState::Unconfirmed);
+    let reason = loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), events.next_notification())
+            .await
+            .expect("the prompt's events")
+            .unwrap();
+        if event.params["state"] == "unconfirmed" {
+            break event.params["reason"].clone();
+        }
+    };
+    assert_eq!(reason, gatehouse_gateway::HOOK_REFUSED_REASON);
+}

@@ -371,4 +371,10 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
     pub async fn confirm_delivery(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
         self.call(method::HOOK_DELIVERED, &IdParams { id }).await
     }
+
+    /// Tells the gateway that the verdict of `id`, a prompt this connection holds, was not
+    /// delivered: the hook's own check refused it.
+    pub async fn refuse_delivery(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
+        self.call(method::HOOK_UNDELIVERED, &IdParams { id }).await
+    }
 }

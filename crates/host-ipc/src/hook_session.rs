@@ -241,6 +241,19 @@ impl<S: AsyncRead + AsyncWrite> Held<S> {
             Held::NoVerdict => Ok(()),
         }
     }
+
+    /// The verdict was not delivered: the hook's own check refused it. The gateway records why
+    /// (a gateway that does not know `hook.undelivered` marks it unconfirmed when the hook leaves).
+    pub async fn refuse(self) -> Result<(), HookError> {
+        match self {
+            Held::Verdict { id, mut client, .. } => {
+                within(RECEIPT_BUDGET, client.refuse_delivery(id))
+                    .await
+                    .map(drop)
+            }
+            Held::NoVerdict => Ok(()),
+        }
+    }
 }
 
 /// Runs one call to the gateway within `budget`.

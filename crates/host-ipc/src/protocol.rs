@@ -28,6 +28,8 @@ pub mod method {
     pub const HOOK_REGISTER: &str = "hook.register";
     pub const HOOK_OBSERVE: &str = "hook.observe";
     pub const HOOK_DELIVERED: &str = "hook.delivered";
+    /// The hook did not deliver the verdict of a prompt it holds: its own check refused it.
+    pub const HOOK_UNDELIVERED: &str = "hook.undelivered";
     /// One prompt in full, as the hook sent it, with the digest an approving answer names.
     pub const PROMPT_GET: &str = "prompt.get";
     /// The first frame on the hooks socket from `gatehouse remote`'s relay: the link's host.

@@ -217,6 +217,9 @@ fn handle(
         // that runs it.
         let action = verdict.0.action();
         if !adapter.deliverable_for(&prompt, agent.as_ref()).contains(&action) {
+            // The gateway records why; one that does not know the method marks it unconfirmed
+            // when this hook leaves, which is true too.
+            let _ = held.refuse().await;
             return Err(format!(
                 "the gateway sent `{action}` for a {} prompt of {}, which gatehouse does not offer for it; nothing was delivered",
                 prompt.kind.as_str(),
