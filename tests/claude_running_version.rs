@@ -244,3 +244,36 @@ fn an_edit_under_the_probed_version_is_answerable_and_delivered() {
         "allow"
     );
 }
+
+/// The record changes after the prompt was listed answerable (a new probe of another version):
+/// the hook's own check, the same rule on the record as it is now, refuses the verdict, prints
+/// nothing, and the audit log says what happened.
+#[test]
+fn a_verdict_the_record_no_longer_allows_is_not_delivered_and_the_log_says_why() {
+    let world = World::start();
+    let hook = world.hook_under(PROBED, &event("PermissionRequest-Write", "record-changed"));
+    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "{prompt}"
+    );
+    let record_path = world
+        .sandbox
+        .home()
+        .join(".local/state/gatehouse/claude-probe.json");
+    let mut record: Value = serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
+    record["claude_version"] = json!("2.1.333");
+    std::fs::write(&record_path, record.to_string()).unwrap();
+    let answered = world
+        .sandbox
+        .run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    assert!(answered.status.success(), "{answered:?}");
+    let output = hook.finish();
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty(), "nothing delivered: {output:?}");
+    wait_for(DEADLINE, "the log to say the hook did not deliver", || {
+        let log = world.sandbox.run(&["log", "--json"]);
+        String::from_utf8_lossy(&log.stdout).contains("the hook did not deliver the verdict")
+    });
+}

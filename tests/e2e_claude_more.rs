@@ -198,7 +198,7 @@ fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
         assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
     }
     assert!(!stdout.contains("FAILED"), "{stdout}");
-    // The running gateway reads the record by itself, within its 15 s refresh.
+    // The running gateway shows the new record's flags by itself, within a second or so.
     wait_for(
         Duration::from_secs(40),
         "the gateway to offer what the probe unlocked",
@@ -213,6 +213,51 @@ fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
         "{write}"
     );
     assert_eq!(world.claude_flags("Bash")["actions"][2]["verified"], true);
+}
+
+/// Issue 19: a passing probe counts for the very next prompt. The probe passes, and the person
+/// goes straight back to Claude Code: the next Write prompt is answerable at once (no refresh
+/// waited for), and `once` from the gateway writes the file.
+#[test]
+fn a_probe_then_at_once_a_write_is_answerable_and_once_from_the_gateway_writes_it() {
+    let Some(mut world) = World::new(
+        vec![write_turn("atonce.txt", "at once\n")],
+        Record::None,
+        &[],
+    ) else {
+        return;
+    };
+    let probed = world
+        .gateway
+        .command(&[
+            "probe",
+            "claude",
+            "--executable",
+            world.claude.claude_bin().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        probed.status.success(),
+        "probe: {}{}",
+        String::from_utf8_lossy(&probed.stdout),
+        String::from_utf8_lossy(&probed.stderr)
+    );
+    world.start("write at once");
+    let prompt = world.held_prompt();
+    assert_eq!(prompt["tool"], "Write");
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "{prompt}"
+    );
+    world.answer(&prompt["id"], &["once"]);
+    let result = world.tool_result(1);
+    assert_ne!(result["is_error"], json!(true), "{result}");
+    assert_eq!(
+        std::fs::read_to_string(world.file("atonce.txt")).unwrap(),
+        "at once\n"
+    );
 }
 
 #[test]

@@ -112,8 +112,8 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     let bin = world.agent.bin.clone();
     let stdout = world.probe(&bin);
     assert!(
-        stdout.contains("within 15 seconds"),
-        "the running gateway read its flags before the probe: {stdout}"
+        stdout.contains("offers them now, from the next prompt on"),
+        "the running gateway read the new record at once: {stdout}"
     );
     let bash = world.wait_until_verified("Codex 0.171.0");
     assert_eq!(bash["tool"], "Bash");
@@ -166,4 +166,26 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     wait_for(DEADLINE, "the read-only prompt to be withdrawn", || {
         world.gateway.list().is_empty()
     });
+}
+
+/// Issue 19: a passing probe counts for the very next prompt. Codex runs while the probe passes,
+/// and the person goes straight back to it: the next Bash prompt is answerable at once (no
+/// refresh waited for), and `once` from the gateway runs the command.
+#[test]
+fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it() {
+    let Some(world) = World::new(&["atonce"]) else {
+        return;
+    };
+    let tmux = world.agent.start();
+    let bin = world.agent.bin.clone();
+    world.probe(&bin);
+    // No wait for any refresh: the very next prompt is answerable.
+    let prompt = world.prompt_for(&tmux, "atonce");
+    assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
+    assert!(world.answer(&prompt["id"], &["once"]).status.success());
+    world.output_for("call_atonce", DEADLINE);
+    assert_eq!(
+        std::fs::read_to_string(world.agent.marker("atonce.txt")).unwrap(),
+        "atonce"
+    );
 }

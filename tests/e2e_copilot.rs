@@ -272,3 +272,30 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         "the audit log shows the call watched, with the reason: {log}"
     );
 }
+
+/// Issue 19: a passing probe counts for the very next prompt. Copilot CLI runs while the probe
+/// passes, and the person goes straight back to it: the next `bash` prompt is answerable at once
+/// (no refresh waited for), and `once` from the gateway runs the command.
+#[test]
+fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it() {
+    let Some(world) = World::new(calls(&["atonce"])) else {
+        return;
+    };
+    let tmux = world.agent.start();
+    let bin = world.agent.bin.clone();
+    world.probe(&bin);
+    // No wait for any refresh: the very next prompt is answerable.
+    let prompt = world.prompt_for(&tmux, "atonce");
+    assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
+    assert!(world.answer(&prompt["id"], &["once"]).status.success());
+    world.output_for("call_atonce", DEADLINE);
+    assert_eq!(
+        std::fs::read_to_string(world.agent.marker("atonce.txt")).unwrap(),
+        "atonce"
+    );
+    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
+    assert!(
+        !log.contains("answered in the terminal or the agent stopped"),
+        "{log}"
+    );
+}

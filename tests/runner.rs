@@ -13,9 +13,12 @@
 //!   the manifest and service worker, pairing in the same tab, the buttons' contrast.
 //!   `web_push`: Web Push (through the page's own button) and ntfy, against a loopback push service.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
+//! - `claude_running_version`, `agent_version_reported`: what is offered follows the agent that
+//!   runs the hook, as it reports itself, decided by the gateway per prompt.
 //! - `common`: the gateway fixture; `support`: the end-to-end world (`support/world.rs`), the fake
 //!   model APIs, tmux and each agent's private home.
 
+mod agent_version_reported;
 mod architecture;
 mod claude_running_version;
 mod cli;

@@ -1,6 +1,8 @@
-//! `gatehouse probe AGENT`: runs the adapter's live probe, prints each case as it goes, and tells
-//! when a running gateway offers what the probe unlocked (it reads the adapters' flags every few
-//! seconds). The probe and its record are the adapter's; this command has no code per agent.
+//! `gatehouse probe AGENT`: runs the adapter's live probe, prints each case as it goes, and says
+//! whether a running gateway shows what the probe unlocked. A gateway decides each held prompt
+//! from the record as it is then, so the very next prompt counts; the flags it shows (`status`)
+//! it reads again within a second of a new record. The probe and its record are the adapter's;
+//! this command has no code per agent.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,8 +52,12 @@ pub fn run(socket_flag: Option<PathBuf>, arguments: ProbeArgs) -> anyhow::Result
     Ok(ExitCode::SUCCESS)
 }
 
-/// A gateway reads the adapters' flags every [`super::serve::CAPABILITY_REFRESH`]: if one runs
-/// and does not offer yet what the probe unlocked, say when it will.
+/// How long a running gateway is given to show a new record's flags.
+const SHOWN_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A gateway decides each held prompt from the record as it is then; the flags it shows it reads
+/// again when the record changes. If one runs, wait (briefly) until it shows what the probe
+/// unlocked, and say so; if it does not, say why that may be.
 fn tell_about_a_running_gateway(socket_flag: Option<PathBuf>, wanted: &AdapterCapabilities) {
     let Ok(socket) = super::socket_path(socket_flag) else {
         return;
@@ -62,20 +68,34 @@ fn tell_about_a_running_gateway(socket_flag: Option<PathBuf>, wanted: &AdapterCa
     else {
         return;
     };
-    let status = runtime.block_on(async {
+    let shown = runtime.block_on(async {
         let mut client = super::connect_frontend(&socket).await.ok()?;
-        client.status().await.ok()
+        let deadline = tokio::time::Instant::now() + SHOWN_WITHIN;
+        loop {
+            let status = client.status().await.ok()?;
+            let offered = status
+                .adapters
+                .iter()
+                .find(|adapter| adapter.adapter == wanted.adapter);
+            if offered == Some(wanted) {
+                return Some(true);
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Some(false);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
     });
-    let Some(status) = status else { return };
-    let offered = status
-        .adapters
-        .iter()
-        .find(|adapter| adapter.adapter == wanted.adapter);
-    if offered != Some(wanted) {
-        println!(
-            "The gateway on {} offers them within {} seconds, when it next reads the adapters' flags (`gatehouse status` shows them).",
+    match shown {
+        None => {}
+        Some(true) => println!(
+            "The gateway on {} offers them now, from the next prompt on.",
+            socket.display()
+        ),
+        Some(false) => println!(
+            "The gateway on {} decides each prompt for the {} that raises it, by this record, from the next prompt on; the flags `gatehouse status` shows are for the one it finds installed, which may be another version.",
             socket.display(),
-            super::serve::CAPABILITY_REFRESH.as_secs()
-        );
+            wanted.name
+        ),
     }
 }

@@ -56,6 +56,7 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         gateway.remember_ended(earlier);
         let agents: Vec<&str> = registry.ids().collect();
         tracing::info!("gatehouse {} listening on {} for {} (started by {started_by})", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
+        gateway.decide_capabilities_with(Arc::new(RegistryCapabilities(registry.clone())));
         tokio::spawn(refresh_capabilities(registry.clone(), gateway.clone()));
         let serve_hooks = async {
             match hooks_listener {
@@ -169,17 +170,54 @@ async fn idle(gateway: Arc<Gateway>, after: Option<Duration>) {
 }
 
 /// How often the gateway asks the adapters for their capability flags again, so that what a
-/// probe proves (or a new agent version un-proves) is offered without a restart.
+/// new agent version un-proves is shown without a restart. These flags are what `status` shows
+/// and what a prompt gets whose hook does not say which agent runs it; a held prompt whose hook
+/// does is decided for that agent, from the probe record as it is then ([`RegistryCapabilities`]).
 pub const CAPABILITY_REFRESH: Duration = Duration::from_secs(15);
 
-/// Asks the adapters for their flags every [`CAPABILITY_REFRESH`]. An adapter may look at the
-/// installed agent to answer (Codex runs `codex --version`), so the call may block for a moment;
-/// it runs where blocking does not hold up the gateway's other work.
+/// How often the state folder is looked at for a new probe record, which is then taken at once.
+const RECORD_LOOK: Duration = Duration::from_secs(1);
+
+/// The adapters' unlock rule, per prompt, for the agent its hook reported: handed to the gateway,
+/// which knows no adapters. Each call reads the adapter's probe record as it is now (a small
+/// file) and runs nothing, so a passing probe counts for the very next prompt.
+struct RegistryCapabilities(AdapterRegistry);
+
+impl gatehouse_gateway::CapabilitySource for RegistryCapabilities {
+    fn for_agent(
+        &self,
+        adapter: &str,
+        agent: &gatehouse_core::RunningAgent,
+    ) -> Option<gatehouse_core::AdapterCapabilities> {
+        Some(self.0.get(adapter)?.capabilities_for_agent(agent))
+    }
+}
+
+/// Asks the adapters for their flags every [`CAPABILITY_REFRESH`], and at once when the state
+/// folder changes (a probe writes its record there by renaming a new file into it, which changes
+/// the folder's modification time). An adapter may look at the installed agent to answer (Codex
+/// runs `codex --version`), so the call may block for a moment; it runs where blocking does not
+/// hold up the gateway's other work.
 async fn refresh_capabilities(registry: AdapterRegistry, gateway: Arc<Gateway>) {
-    let mut every = tokio::time::interval(CAPABILITY_REFRESH);
+    let folder = crate::config::state_dir();
+    let changed_at = |folder: &Option<PathBuf>| {
+        folder
+            .as_ref()
+            .and_then(|folder| std::fs::metadata(folder).ok())
+            .and_then(|metadata| metadata.modified().ok())
+    };
+    let mut seen = changed_at(&folder);
+    let mut last = tokio::time::Instant::now();
+    let mut every = tokio::time::interval(RECORD_LOOK);
     every.tick().await;
     loop {
         every.tick().await;
+        let now_seen = changed_at(&folder);
+        if now_seen == seen && last.elapsed() < CAPABILITY_REFRESH {
+            continue;
+        }
+        seen = now_seen;
+        last = tokio::time::Instant::now();
         let capabilities = capabilities_off_the_runtime(&registry).await;
         if gateway.replace_adapters(capabilities) {
             tracing::info!("the adapters' capability flags changed; new prompts get the new ones (see `gatehouse status`)");

@@ -25,12 +25,11 @@ pub mod verdict;
 pub mod version;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, TerminalLocation, Verdict,
+    ParseError, PromptKind, RunningAgent, TerminalLocation, Verdict,
 };
 
 use crate::record::{Gate, Unlocks};
@@ -49,31 +48,11 @@ pub const EDIT_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 #[derive(Debug, Default, Clone)]
 pub struct ClaudeAdapter {
     state_dir: Option<PathBuf>,
-    /// What the record unlocks for the Claude Code that runs this hook: asked at most once per
-    /// process, so that the prompt's marks and the check of the verdict agree.
-    running: OnceLock<Unlocks>,
 }
 
 impl ClaudeAdapter {
     pub fn new(state_dir: Option<PathBuf>) -> Self {
-        ClaudeAdapter {
-            state_dir,
-            running: OnceLock::new(),
-        }
-    }
-
-    /// An adapter whose hook sees `unlocks` for the Claude Code that runs it, for tests.
-    pub fn with_running_unlocks(unlocks: Unlocks) -> Self {
-        ClaudeAdapter {
-            state_dir: None,
-            running: OnceLock::from(unlocks),
-        }
-    }
-
-    /// What the record unlocks for the Claude Code that runs this hook ([`running_unlocks`]).
-    fn running_unlocks(&self) -> &Unlocks {
-        self.running
-            .get_or_init(|| running_unlocks(self.state_dir.as_deref()))
+        ClaudeAdapter { state_dir }
     }
 }
 
@@ -93,31 +72,33 @@ impl Adapter for ClaudeAdapter {
         capabilities_for(&installed_unlocks(self.state_dir.as_deref()))
     }
 
-    /// What the hook may deliver, for the Claude Code that runs it: the version its prompt was
-    /// marked for ([`limit_to`]), asked once.
+    /// The most the hook may deliver for `prompt` (every probe passed); the hook narrows it to
+    /// the Claude Code that runs it with [`Adapter::capabilities_for_agent`].
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
-        if !needs_a_probe(prompt) {
-            return capabilities().deliverable(prompt);
-        }
-        capabilities_for(self.running_unlocks()).deliverable(prompt)
+        capabilities_for(&Unlocks::all()).deliverable(prompt)
+    }
+
+    /// For a prompt that only a probe can make answerable (an edit, a plan, `always`), the
+    /// Claude Code that runs this hook and its version ([`running_agent`]); the gateway decides
+    /// with it what is offered. A Bash prompt or a question needs none.
+    fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
+        needs_a_probe(prompt).then(|| running_agent(self.state_dir.as_deref()))
+    }
+
+    /// The unlock rule applied to the probe record as it is now, for the reported version.
+    fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
+        capabilities_for(&reported_unlocks(self.state_dir.as_deref(), agent))
     }
 
     /// Reads the terminal from the hook's environment (`TMUX`, `TMUX_PANE`, `CLAUDE_PID`) and
-    /// the file an edit changes from disk, for its diff. A prompt that only a probe can make
-    /// answerable is marked for what the probe record unlocks for the Claude Code that runs this
-    /// hook ([`limit_to`]), not the one the gateway finds installed.
+    /// the file an edit changes from disk, for its diff. What is offered is the gateway's to
+    /// decide, for the Claude Code the hook reports ([`Adapter::running_agent`]).
     fn parse_hook_event(
         &self,
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        let mut event = parse_in_environment(stdin)?;
-        if let HookEvent::Prompt { prompt, .. } = &mut event {
-            if needs_a_probe(prompt) {
-                limit_to(prompt, self.running_unlocks());
-            }
-        }
-        Ok(event)
+        parse_in_environment(stdin)
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
@@ -229,51 +210,45 @@ pub fn installed_unlocks(state_dir: Option<&Path>) -> Unlocks {
     })
 }
 
-/// What the record in `state_dir` unlocks for the Claude Code that runs this hook
-/// ([`version::running_claude`]). Where processes cannot be looked at (not Linux), the installed
-/// one is asked instead, as the gateway does.
-pub fn running_unlocks(state_dir: Option<&Path>) -> Unlocks {
+/// What the record in `state_dir`, as it is now, unlocks for the Claude Code a hook reported.
+/// Never runs a program.
+pub fn reported_unlocks(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlocks {
     let Some(state_dir) = state_dir else {
         return Unlocks::none(
             "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found",
         );
     };
-    record::unlock(record::read(&record::record_path(state_dir)), |record| {
-        let executable = match version::running_claude()? {
-            Some(running) => running,
-            None => version::installed_claude(Some(&record.claude_executable))
-                .ok_or(version::not_found())?,
-        };
-        version::version_of(&executable)
+    record::unlock(record::read(&record::record_path(state_dir)), |_| {
+        agent
+            .version()
+            .map(str::to_owned)
+            .map_err(version::VersionError::Reported)
     })
+}
+
+/// The Claude Code that runs this hook, and its version ([`version::CLAUDE`]): the ancestor
+/// `CLAUDE_PID` names or that runs an executable called `claude`, asked for its version once per
+/// executable file (the answer is kept in the version cache in `state_dir`). Where processes
+/// cannot be looked at (not Linux), the installed one is asked instead.
+pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
+    let probed = state_dir
+        .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
+        .map(|record| record.claude_executable);
+    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
+    let found = gatehouse_harness::executable::running_agent(
+        &version::CLAUDE,
+        probed.as_deref(),
+        cache.as_deref(),
+    );
+    RunningAgent::new(
+        found.executable.map(|path| path.display().to_string()),
+        found.version.map_err(|error| error.to_string()),
+    )
 }
 
 /// Whether anything gatehouse may offer for `prompt` depends on a probe (edits, plans, `always`).
 pub fn needs_a_probe(prompt: &NewPrompt) -> bool {
     capabilities_for(&Unlocks::all()).deliverable(prompt) != capabilities().deliverable(prompt)
-}
-
-/// Marks `prompt` for what `unlocks` allows of it: read-only, with the reason and where to answer
-/// instead, when its once and deny are not unlocked (an edit, a plan); without Claude Code's
-/// suggestions when `always` is not, so that no front end offers it.
-pub fn limit_to(prompt: &mut NewPrompt, unlocks: &Unlocks) {
-    let allowed = capabilities_for(unlocks).deliverable(prompt);
-    if allowed.is_empty() && prompt.read_only_reason.is_none() {
-        let capability = if prompt.kind == PromptKind::Plan {
-            record::Capability::Plan
-        } else {
-            record::Capability::Edits
-        };
-        let reason = match unlocks.gate(capability) {
-            Gate::ReadOnly(reason) => reason.as_str(),
-            Gate::Verified(_) => "not unlocked for this Claude Code",
-        };
-        prompt.read_only_reason = Some(format!(
-            "{reason}; meanwhile answer it in Claude Code's terminal"
-        ));
-    } else if !allowed.contains(&Action::Always) {
-        prompt.extra.suggestions.clear();
-    }
 }
 
 #[cfg(test)]
@@ -357,67 +332,88 @@ mod tests {
         }
     }
 
-    const ANOTHER_VERSION: &str = "the probe ran for Claude Code 2.1.332, but Claude Code 9.9.9 is in use; run `gatehouse probe claude` for this version";
+    /// A state folder with a passing probe record for Claude Code 2.1.332, removed when dropped.
+    fn probed_state() -> tempfile::TempDir {
+        let folder = tempfile::tempdir().unwrap();
+        let cases = [
+            ("write-once", record::Capability::Edits),
+            ("always-session", record::Capability::Always),
+            ("plan-deny", record::Capability::Plan),
+        ]
+        .map(|(case, capability)| record::CaseResult {
+            case: case.into(),
+            capability,
+            passed: true,
+            evidence: "written by the test".into(),
+        });
+        let probed = record::ProbeRecord {
+            claude_version: VERIFIED_VERSION.into(),
+            claude_executable: "/usr/bin/claude".into(),
+            probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
+            passed: true,
+            cases: cases.into(),
+            gatehouse_version: "0.1.0".into(),
+        };
+        record::write(&record::record_path(folder.path()), &probed).unwrap();
+        folder
+    }
+
+    fn running(version: &str) -> RunningAgent {
+        RunningAgent::new(Some("/proc/1/exe".into()), Ok(version.into()))
+    }
 
     #[test]
     fn an_edit_under_a_claude_code_the_record_does_not_cover_is_read_only_and_says_why() {
-        let mut prompt = write_prompt();
+        let state = probed_state();
+        let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+        let prompt = write_prompt();
         assert!(needs_a_probe(&prompt));
-        limit_to(&mut prompt, &Unlocks::none(ANOTHER_VERSION));
-        assert_eq!(
-            prompt.read_only_reason.as_deref(),
-            Some(
-                format!("{ANOTHER_VERSION}; meanwhile answer it in Claude Code's terminal")
-                    .as_str()
-            )
+        let flags = adapter.capabilities_for_agent(&running("9.9.9"));
+        assert!(flags.offered_for(&prompt).is_empty());
+        let rule = flags.rule_for(PromptKind::Permission, "Write").unwrap();
+        assert!(
+            rule.actions[0]
+                .evidence
+                .contains("the probe ran for Claude Code 2.1.332, but Claude Code 9.9.9 is in use"),
+            "{rule:?}"
         );
-        // Whatever the gateway's installed Claude Code unlocks, a read-only prompt offers nothing.
-        assert!(capabilities_for(&Unlocks::all())
-            .deliverable(&prompt)
+        assert!(adapter
+            .deliverable_for(&prompt, Some(&running("9.9.9")))
             .is_empty());
+        let unknown = RunningAgent::new(None, Err("no claude among the ancestors".into()));
+        assert!(adapter.deliverable_for(&prompt, Some(&unknown)).is_empty());
     }
 
     #[test]
     fn an_edit_under_the_probed_claude_code_keeps_what_the_probe_unlocked() {
-        let mut prompt = write_prompt();
-        limit_to(&mut prompt, &Unlocks::all());
-        assert_eq!(prompt.read_only_reason, None);
+        let state = probed_state();
+        let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+        let prompt = write_prompt();
         assert_eq!(
-            capabilities_for(&Unlocks::all()).offered_for(&prompt),
+            adapter
+                .capabilities_for_agent(&running(VERIFIED_VERSION))
+                .offered_for(&prompt),
+            [Action::Once, Action::Deny, Action::Always]
+        );
+        assert_eq!(
+            adapter.deliverable_for(&prompt, Some(&running(VERIFIED_VERSION))),
             [Action::Once, Action::Deny, Action::Always]
         );
     }
 
     #[test]
-    fn without_always_unlocked_a_bash_prompt_loses_the_suggestions_but_not_once_and_deny() {
-        let mut prompt = bash_prompt_with_a_suggestion();
+    fn the_hooks_own_check_uses_the_running_claude_codes_unlocks() {
+        let state = probed_state();
+        let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+        let prompt = bash_prompt_with_a_suggestion();
         assert!(needs_a_probe(&prompt));
-        limit_to(&mut prompt, &Unlocks::none(ANOTHER_VERSION));
-        assert_eq!(prompt.read_only_reason, None);
-        assert!(prompt.extra.suggestions.is_empty());
         assert_eq!(
-            capabilities_for(&Unlocks::all()).offered_for(&prompt),
+            adapter.deliverable_for(&prompt, Some(&running("9.9.9"))),
             [Action::Once, Action::Deny]
         );
         let mut plain_bash = bash_prompt_with_a_suggestion();
         plain_bash.extra.suggestions.clear();
         assert!(!needs_a_probe(&plain_bash), "no version is asked for Bash");
-    }
-
-    #[test]
-    fn the_hooks_own_check_uses_the_running_claude_codes_unlocks() {
-        let prompt = write_prompt();
-        let other_version = ClaudeAdapter::with_running_unlocks(Unlocks::none(ANOTHER_VERSION));
-        assert!(other_version.deliverable_actions(&prompt).is_empty());
-        let bash = bash_prompt_with_a_suggestion();
-        assert_eq!(
-            other_version.deliverable_actions(&bash),
-            [Action::Once, Action::Deny]
-        );
-        let probed = ClaudeAdapter::with_running_unlocks(Unlocks::all());
-        assert_eq!(
-            probed.deliverable_actions(&prompt),
-            [Action::Once, Action::Deny, Action::Always]
-        );
+        assert_eq!(adapter.running_agent(&plain_bash), None);
     }
 }

@@ -4,7 +4,7 @@
 //! Two questions are asked. The gateway asks which Claude Code is installed: the `claude` on
 //! `PATH`, else the executable the last probe checked (a gateway started by a service manager may
 //! have a shorter `PATH` than the person's shell). A hook asks which Claude Code is running it
-//! ([`running_claude`]): on Linux, the nearest of the hook's first few ancestor processes that is
+//! ([`CLAUDE`]): on Linux, the nearest of the hook's first few ancestor processes that is
 //! the one `CLAUDE_PID` names (Claude Code 2.1.332 puts its own process id there for its hooks;
 //! see the fixtures' README) or whose executable is called `claude` or `claude.exe` (the npm
 //! package's native binary). Its version is asked of `/proc/<pid>/exe`, the very file that process
@@ -12,7 +12,6 @@
 //! that file after its version, so its name cannot be relied on); when the process is a script's
 //! interpreter (`sh`, `node`, ...), of the script it runs.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use gatehouse_harness::executable;
@@ -47,73 +46,20 @@ pub fn installed_claude(probed: Option<&Path>) -> Option<PathBuf> {
     executable::installed("claude", probed)
 }
 
-/// The executables that run a Claude Code written as a script, rather than being it.
-const INTERPRETERS: [&str; 7] = ["sh", "bash", "dash", "zsh", "node", "nodejs", "bun"];
-
-/// The program to ask for the version of the Claude Code that runs this hook. `Ok(None)` where
-/// processes cannot be looked at (no `/proc`: not Linux), so only the installed one can be asked;
-/// an error where they can but none of the hook's ancestors is Claude Code.
-pub fn running_claude() -> Result<Option<PathBuf>, VersionError> {
-    if !Path::new("/proc/self/stat").exists() {
-        return Ok(None);
-    }
-    let named = std::env::var("CLAUDE_PID")
-        .ok()
-        .and_then(|pid| pid.trim().parse::<u32>().ok());
-    let not_identified = |problem: String| VersionError::NotIdentified {
-        program: "claude",
-        problem,
-    };
-    let ancestors = executable::ancestors();
-    let claude = ancestors
-        .iter()
-        .copied()
-        .find(|&pid| Some(pid) == named || executable_is_claude(pid))
-        .ok_or_else(|| {
-            not_identified(match named {
-                Some(pid) => format!(
-                    "CLAUDE_PID is {pid}, which is not among the hook's ancestors {ancestors:?}, and none of them runs an executable called claude"
-                ),
-                None => format!(
-                    "CLAUDE_PID is not set, and none of the hook's ancestors {ancestors:?} runs an executable called claude"
-                ),
-            })
-        })?;
-    program_of(claude)
-        .map(Some)
-        .ok_or_else(|| not_identified(format!("the executable of process {claude} cannot be read")))
-}
-
-fn executable_is_claude(pid: u32) -> bool {
-    std::fs::read_link(format!("/proc/{pid}/exe"))
-        .ok()
-        .and_then(|executable| executable.file_name().map(ToOwned::to_owned))
-        .is_some_and(|name| name == "claude" || name == "claude.exe")
-}
-
-/// What to run as `--version` for process `pid`: its executable, or the script its interpreter
-/// runs (the first argument that is not an option, from the process's own folder).
-fn program_of(pid: u32) -> Option<PathBuf> {
-    let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-    let name = executable.file_name()?.to_str()?;
-    if !INTERPRETERS.contains(&name) {
-        return Some(PathBuf::from(format!("/proc/{pid}/exe")));
-    }
-    let command_line = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-    let script = command_line
-        .split(|&byte| byte == 0)
-        .skip(1)
-        .find(|argument| !argument.is_empty() && !argument.starts_with(b"-"))?;
-    let script = Path::new(std::ffi::OsStr::from_bytes(script));
-    let script = if script.is_absolute() {
-        script.to_path_buf()
-    } else {
-        std::fs::read_link(format!("/proc/{pid}/cwd"))
-            .ok()?
-            .join(script)
-    };
-    script.is_file().then_some(script)
-}
+/// How a hook finds the Claude Code that runs it: the nearest of its first few ancestors that
+/// `CLAUDE_PID` names (Claude Code 2.1.332 puts its own process id there for its hooks; see the
+/// fixtures' README) or whose executable is called `claude` or `claude.exe` (the npm package's
+/// native binary). Its version is asked of `/proc/<pid>/exe`, the very file that process runs,
+/// even if an update has since replaced it on disk; when the process is a script's interpreter,
+/// of the script it runs. When no ancestor is Claude Code, nothing is unlocked.
+pub const CLAUDE: executable::AgentExecutable = executable::AgentExecutable {
+    program: "claude",
+    names: &["claude", "claude.exe"],
+    pid_variable: Some("CLAUDE_PID"),
+    version_variable: None,
+    installed_if_not_running: false,
+    parse: parse_version_output,
+};
 
 #[cfg(test)]
 mod tests {
@@ -151,7 +97,7 @@ mod tests {
         );
         let pid = sleeping.0.id();
         assert_eq!(
-            program_of(pid),
+            executable::program_of(pid),
             Some(PathBuf::from(format!("/proc/{pid}/exe")))
         );
         let folder = tempfile::tempdir().unwrap();
@@ -166,12 +112,12 @@ mod tests {
         let pid = fake.0.id();
         // Until the child has run the script, it is still a copy of this test.
         let started = std::time::Instant::now();
-        let mut program = program_of(pid);
+        let mut program = executable::program_of(pid);
         while program.as_deref() != Some(script.as_path())
             && started.elapsed() < std::time::Duration::from_secs(20)
         {
             std::thread::sleep(std::time::Duration::from_millis(10));
-            program = program_of(pid);
+            program = executable::program_of(pid);
         }
         assert_eq!(program.as_deref(), Some(script.as_path()));
         assert_eq!(version_of(&script).as_deref(), Ok("9.9.9"));
@@ -183,7 +129,9 @@ mod tests {
             eprintln!("skipped: these tests run under Claude Code (CLAUDE_PID is set)");
             return;
         }
-        let error = running_claude().unwrap_err();
+        let error = executable::running_agent(&CLAUDE, None, None)
+            .version
+            .unwrap_err();
         assert!(
             matches!(error, VersionError::NotIdentified { .. }),
             "{error}"

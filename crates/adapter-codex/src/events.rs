@@ -1,9 +1,11 @@
 //! Codex's hook events, as gatehouse reads them.
 //!
 //! - `PermissionRequest` becomes a permission prompt. Codex runs this hook before it shows its
-//!   own approval prompt and waits for it, so the hook holds the prompt for an answer only while
-//!   answers are unlocked for the running Codex and the tool is `Bash` (what the probe proves);
-//!   otherwise it registers the prompt for watching, read-only with the reason, and returns at once.
+//!   own approval prompt and waits for it. A `Bash` prompt (what the probe proves) is held only
+//!   while the gateway offers an action for it (`WhileActionable`): the gateway alone decides,
+//!   for the Codex version the hook reports ([`crate::CodexAdapter`]), and otherwise lists it
+//!   read-only with the reason and lets the hook return at once. Any other tool is registered for
+//!   watching, read-only, and the hook returns at once.
 //! - `PostToolUse` is a finished tool call, correlated with its prompt by tool and command.
 //! - `UserPromptSubmit` (a later turn), `Stop` and `Interrupt` (Esc at Codex's prompt: Codex
 //!   0.171.0 then sends no PostToolUse and no Stop) end the session's turn.
@@ -15,7 +17,6 @@ use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, Pr
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::record::Unlock;
 use crate::ADAPTER_ID;
 
 /// The only tool whose prompts the probe proves answerable: Codex names its shell, unified exec
@@ -34,8 +35,8 @@ struct RawEvent {
     tool_input: Option<Value>,
 }
 
-/// Reads one Codex hook event. `unlock` is asked only for a `PermissionRequest`.
-pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent, ParseError> {
+/// Reads one Codex hook event.
+pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
     let value: Value =
         serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
     let event: RawEvent =
@@ -67,14 +68,12 @@ pub fn parse(stdin: &[u8], unlock: impl FnOnce() -> Unlock) -> Result<HookEvent,
             } else {
                 command.to_owned()
             };
-            let (hold, read_only_reason) = match unlock() {
-                // The gateway has the last word: it holds the prompt only if it offers an action
-                // for it too (it read its own flags when it started), else only watches it.
-                Unlock::Verified { .. } if tool == ANSWERABLE_TOOL => (HoldMode::WhileActionable, None),
-                Unlock::Verified { version, .. } => {
-                    (HoldMode::RegisterOnly, Some(format!("the probe proves only Bash prompts of Codex {version}; answer it in Codex's terminal")))
-                }
-                Unlock::ReadOnly { reason } => (HoldMode::RegisterOnly, Some(format!("{reason}; meanwhile answer it in Codex's terminal"))),
+            let (hold, read_only_reason) = if tool == ANSWERABLE_TOOL {
+                // The gateway decides, for the Codex that runs this hook: it holds the prompt
+                // only if it offers an action for it, else lists it read-only and lets go.
+                (HoldMode::WhileActionable, None)
+            } else {
+                (HoldMode::RegisterOnly, Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Codex; answer it in Codex's terminal")))
             };
             let prompt = NewPrompt {
                 adapter,
@@ -144,58 +143,24 @@ mod tests {
         };
     }
 
-    fn read_only() -> Unlock {
-        Unlock::ReadOnly {
-            reason: "no probe has checked this Codex".into(),
-        }
-    }
-
-    fn verified() -> Unlock {
-        Unlock::Verified {
-            version: "0.171.0".into(),
-            evidence: "by probe".into(),
-        }
-    }
-
-    fn no_unlock_needed() -> Unlock {
-        panic!("only a PermissionRequest asks whether answers are unlocked")
-    }
-
     #[test]
-    fn a_permission_request_is_registered_read_only_until_probed() {
-        let HookEvent::Prompt { prompt, hold } =
-            parse(fixture!("PermissionRequest-Bash"), read_only).unwrap()
+    fn a_bash_permission_request_is_held_while_the_gateway_offers_an_action() {
+        let HookEvent::Prompt { prompt, hold } = parse(fixture!("PermissionRequest-Bash")).unwrap()
         else {
             panic!("a prompt");
         };
-        assert_eq!(hold, HoldMode::RegisterOnly);
+        assert_eq!(hold, HoldMode::WhileActionable, "the gateway decides");
+        assert_eq!(prompt.read_only_reason, None);
         assert_eq!(prompt.summary, "printf approved > codex-proof.txt");
         assert_eq!(prompt.tool, "Bash");
         assert_eq!(prompt.session, "01a22a61-eeff-7072-a7bc-094a92b5a039");
-        let reason = prompt.read_only_reason.expect("read-only, with a reason");
-        assert!(
-            reason.starts_with("no probe has checked this Codex"),
-            "{reason}"
-        );
     }
 
     #[test]
-    fn once_probed_a_bash_permission_request_is_held_for_an_answer() {
-        let HookEvent::Prompt { prompt, hold } =
-            parse(fixture!("PermissionRequest-Bash"), verified).unwrap()
-        else {
-            panic!()
-        };
-        assert_eq!(hold, HoldMode::WhileActionable);
-        assert_eq!(prompt.read_only_reason, None);
-    }
-
-    #[test]
-    fn once_probed_another_tool_stays_read_only() {
+    fn another_tool_is_only_watched() {
         let mut event: Value = serde_json::from_slice(fixture!("PermissionRequest-Bash")).unwrap();
         event["tool_name"] = "apply_patch".into();
-        let HookEvent::Prompt { prompt, hold } =
-            parse(event.to_string().as_bytes(), verified).unwrap()
+        let HookEvent::Prompt { prompt, hold } = parse(event.to_string().as_bytes()).unwrap()
         else {
             panic!()
         };
@@ -205,13 +170,12 @@ mod tests {
 
     #[test]
     fn post_tool_use_correlates_by_command() {
-        let HookEvent::Prompt { prompt, .. } =
-            parse(fixture!("PermissionRequest-Bash"), read_only).unwrap()
+        let HookEvent::Prompt { prompt, .. } = parse(fixture!("PermissionRequest-Bash")).unwrap()
         else {
             panic!()
         };
         let HookEvent::Observe(Observation::ToolFinished { correlation, .. }) =
-            parse(fixture!("PostToolUse-Bash"), no_unlock_needed).unwrap()
+            parse(fixture!("PostToolUse-Bash")).unwrap()
         else {
             panic!("an observation");
         };
@@ -223,10 +187,10 @@ mod tests {
         let turn_ended = |name: &str| {
             let event =
                 serde_json::json!({ "hook_event_name": name, "session_id": "s", "turn_id": "t" });
-            parse(event.to_string().as_bytes(), no_unlock_needed).unwrap()
+            parse(event.to_string().as_bytes()).unwrap()
         };
         assert!(matches!(
-            parse(fixture!("UserPromptSubmit"), no_unlock_needed).unwrap(),
+            parse(fixture!("UserPromptSubmit")).unwrap(),
             HookEvent::Observe(Observation::TurnEnded { .. })
         ));
         assert!(matches!(
@@ -241,30 +205,21 @@ mod tests {
             turn_ended("SessionEnd"),
             HookEvent::Observe(Observation::SessionEnded { .. })
         ));
+        assert_eq!(parse(fixture!("SessionStart")).unwrap(), HookEvent::Ignore);
         assert_eq!(
-            parse(fixture!("SessionStart"), no_unlock_needed).unwrap(),
-            HookEvent::Ignore
-        );
-        assert_eq!(
-            parse(fixture!("PreToolUse-Bash"), no_unlock_needed).unwrap(),
+            parse(fixture!("PreToolUse-Bash")).unwrap(),
             HookEvent::Ignore
         );
     }
 
     #[test]
     fn input_that_is_not_an_event_is_an_error() {
-        assert!(matches!(
-            parse(b"not json", no_unlock_needed),
-            Err(ParseError::NotJson(_))
-        ));
-        assert!(matches!(
-            parse(b"{}", no_unlock_needed),
-            Err(ParseError::NotAnEvent(_))
-        ));
+        assert!(matches!(parse(b"not json"), Err(ParseError::NotJson(_))));
+        assert!(matches!(parse(b"{}"), Err(ParseError::NotAnEvent(_))));
         let without_input =
             br#"{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Bash"}"#;
         assert!(matches!(
-            parse(without_input, no_unlock_needed),
+            parse(without_input),
             Err(ParseError::NotAnEvent(_))
         ));
     }

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, Verdict,
+    ParseError, PromptKind, RunningAgent, Verdict,
 };
 
 use crate::record::Unlock;
@@ -70,7 +70,7 @@ impl Adapter for CodexAdapter {
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        let mut event = events::parse(stdin, || running_unlock(self.state_dir.as_deref()))?;
+        let mut event = events::parse(stdin)?;
         if let HookEvent::Prompt { prompt, .. } = &mut event {
             // Which terminal pane asks, from the environment Codex gives its hooks.
             let variable = |name: &str| std::env::var(name).ok();
@@ -95,8 +95,20 @@ impl Adapter for CodexAdapter {
         Some(&probe::CodexProbe)
     }
 
-    /// The parser has already checked the probe record against the running Codex: a prompt it
-    /// did not mark read-only is a Bash prompt of a probed version.
+    /// For a Bash prompt, the Codex that runs this hook and its version
+    /// ([`version::running_codex`]); the gateway decides with it what is offered.
+    fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
+        (prompt.tool == events::ANSWERABLE_TOOL && prompt.read_only_reason.is_none())
+            .then(|| running_agent(self.state_dir.as_deref()))
+    }
+
+    /// The unlock rule applied to the probe record as it is now, for the reported version.
+    fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
+        capabilities_for(&reported_unlock(self.state_dir.as_deref(), agent))
+    }
+
+    /// The most a Bash prompt can be offered (every probe passed); the hook narrows it to the
+    /// running Codex with [`Adapter::capabilities_for_agent`].
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
         let at_best = Unlock::Verified {
             version: String::new(),
@@ -160,15 +172,34 @@ pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
     })
 }
 
-/// Whether answers are unlocked for the Codex that runs this hook ([`version::running_codex`]),
-/// falling back to the installed one where the running one cannot be told.
-pub fn running_unlock(state_dir: Option<&Path>) -> Unlock {
-    unlock_with(state_dir, |record| {
-        let executable = version::running_codex()
-            .or_else(|| version::installed_codex(Some(&record.codex_executable)))
-            .ok_or(version::not_found())?;
-        version::version_of(&executable)
+/// Whether answers are unlocked for the Codex a hook reported: the record in `state_dir` as it
+/// is now, against the reported version. Never runs a program.
+pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
+    unlock_with(state_dir, |_| {
+        agent
+            .version()
+            .map(str::to_owned)
+            .map_err(version::VersionError::Reported)
     })
+}
+
+/// The Codex that runs this hook, and its version: `--version` of the nearest ancestor called
+/// `codex`, else of the installed one, answered from the version cache in `state_dir` when that
+/// executable was asked before.
+pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
+    let probed = state_dir
+        .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
+        .map(|record| record.codex_executable);
+    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
+    let found = gatehouse_harness::executable::running_agent(
+        &version::CODEX,
+        probed.as_deref(),
+        cache.as_deref(),
+    );
+    RunningAgent::new(
+        found.executable.map(|path| path.display().to_string()),
+        found.version.map_err(|error| error.to_string()),
+    )
 }
 
 fn unlock_with(

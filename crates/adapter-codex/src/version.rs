@@ -42,6 +42,17 @@ pub fn installed_codex(probed: Option<&Path>) -> Option<PathBuf> {
     executable::installed("codex", probed)
 }
 
+/// How a hook finds the Codex that runs it: the nearest ancestor called `codex`, else the
+/// installed one. Codex gives its hooks no variable naming its version or process.
+pub const CODEX: executable::AgentExecutable = executable::AgentExecutable {
+    program: "codex",
+    names: &["codex"],
+    pid_variable: None,
+    version_variable: None,
+    installed_if_not_running: true,
+    parse: parse_version_output,
+};
+
 /// The `codex` that runs this process as a hook, when the process tree tells (Linux).
 pub fn running_codex() -> Option<PathBuf> {
     executable::running_ancestor("codex").map(|(_, executable)| executable)

@@ -3,12 +3,13 @@
 //! also names itself (`hookName`), which is the fallback.
 //!
 //! - `permissionRequest` becomes a permission prompt. Copilot runs this hook before it shows its
-//!   own dialog and waits for it, so the hook holds the prompt for an answer only while answers
-//!   are unlocked for the running Copilot CLI and the tool is `bash` (what the probe proves);
-//!   otherwise it registers the prompt for watching, read-only with the reason, and returns at
-//!   once, and Copilot's dialog decides. Copilot runs this hook also for calls it would run
-//!   without asking, with the same payload; those gatehouse can tell ([`crate::own_rules`]) are
-//!   only watched too.
+//!   own dialog and waits for it. A `bash` prompt (what the probe proves) is held only while the
+//!   gateway offers an action for it (`WhileActionable`): the gateway alone decides, for the
+//!   Copilot CLI version the hook reports ([`crate::CopilotAdapter`]), and otherwise lists it
+//!   read-only with the reason and lets the hook return at once, so Copilot's dialog decides.
+//!   Any other tool is registered for watching, read-only. Copilot runs this hook also for calls
+//!   it would run without asking, with the same payload; those gatehouse can tell
+//!   ([`crate::own_rules`]) are only watched too.
 //! - `postToolUse` is a finished tool call (a Yes in Copilot's dialog, or a call it allowed),
 //!   correlated with its prompt by tool and command: `permissionRequest` carries
 //!   `toolInput {command}`, `postToolUse` `toolArgs {command, description}`.
@@ -21,7 +22,6 @@ use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, Pr
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::record::Unlock;
 use crate::ADAPTER_ID;
 
 /// The only tool whose prompts the probe proves answerable: Copilot's shell tool.
@@ -43,13 +43,11 @@ struct RawEvent {
     tool_args: Option<Value>,
 }
 
-/// Reads one Copilot CLI hook event named `event` (from the hook's command line). `unlock` is
-/// asked only for a `permissionRequest`; `own_rules` (command, cwd: why Copilot may run it
-/// without asking) only for an answerable one.
+/// Reads one Copilot CLI hook event named `event` (from the hook's command line). `own_rules`
+/// (command, cwd: why Copilot may run it without asking) is asked only for a `bash` prompt.
 pub fn parse(
     stdin: &[u8],
     event: Option<&str>,
-    unlock: impl FnOnce() -> Unlock,
     own_rules: impl FnOnce(&str, &str) -> Option<String>,
 ) -> Result<HookEvent, ParseError> {
     let value: Value =
@@ -77,23 +75,15 @@ pub fn parse(
             } else {
                 command.to_owned()
             };
-            let (hold, read_only_reason) = match unlock() {
-                // The gateway has the last word: it holds the prompt only if it offers an action
-                // for it too, else only watches it.
-                Unlock::Verified { .. } if tool == ANSWERABLE_TOOL => {
-                    match own_rules(command, &raw.cwd) {
-                        None => (HoldMode::WhileActionable, None),
-                        Some(reason) => (HoldMode::RegisterOnly, Some(reason)),
-                    }
+            let (hold, read_only_reason) = if tool != ANSWERABLE_TOOL {
+                (HoldMode::RegisterOnly, Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Copilot CLI; answer it in Copilot's terminal")))
+            } else {
+                match own_rules(command, &raw.cwd) {
+                    // The gateway decides, for the Copilot CLI that runs this hook: it holds the
+                    // prompt only if it offers an action for it, else lists it read-only and lets go.
+                    None => (HoldMode::WhileActionable, None),
+                    Some(reason) => (HoldMode::RegisterOnly, Some(reason)),
                 }
-                Unlock::Verified { version, .. } => (
-                    HoldMode::RegisterOnly,
-                    Some(format!("the probe proves only bash prompts of Copilot CLI {version}; answer it in Copilot's terminal")),
-                ),
-                Unlock::ReadOnly { reason } => (
-                    HoldMode::RegisterOnly,
-                    Some(format!("{reason}; meanwhile answer it in Copilot's terminal")),
-                ),
             };
             let prompt = NewPrompt {
                 adapter,

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, Verdict,
+    ParseError, PromptKind, RunningAgent, Verdict,
 };
 
 use crate::record::Unlock;
@@ -68,12 +68,7 @@ impl Adapter for CopilotAdapter {
     }
 
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(
-            stdin,
-            event,
-            || running_unlock(self.state_dir.as_deref()),
-            running_own_rules,
-        )
+        events::parse(stdin, event, running_own_rules)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
@@ -88,8 +83,21 @@ impl Adapter for CopilotAdapter {
         Some(&probe::CopilotProbe)
     }
 
-    /// The parser has already checked the probe record against the running Copilot CLI: a prompt
-    /// it did not mark read-only is a `bash` prompt of a probed version.
+    /// For a `bash` prompt, the Copilot CLI that runs this hook and its version (Copilot CLI
+    /// 1.0.102 names it in `COPILOT_CLI_BINARY_VERSION`, so no program runs); the gateway decides
+    /// with it what is offered.
+    fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
+        (prompt.tool == events::ANSWERABLE_TOOL && prompt.read_only_reason.is_none())
+            .then(|| running_agent(self.state_dir.as_deref()))
+    }
+
+    /// The unlock rule applied to the probe record as it is now, for the reported version.
+    fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
+        capabilities_for(&reported_unlock(self.state_dir.as_deref(), agent))
+    }
+
+    /// The most a `bash` prompt can be offered (every probe passed); the hook narrows it to the
+    /// running Copilot CLI with [`Adapter::capabilities_for_agent`].
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
         let at_best = Unlock::Verified {
             version: String::new(),
@@ -153,15 +161,34 @@ pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
     })
 }
 
-/// Whether answers are unlocked for the Copilot CLI that runs this hook, falling back to the
-/// installed one where the running one cannot be told.
-pub fn running_unlock(state_dir: Option<&Path>) -> Unlock {
-    unlock_with(state_dir, |record| {
-        let executable = version::running_copilot()
-            .or_else(|| version::installed_copilot(Some(&record.copilot_executable)))
-            .ok_or(version::not_found())?;
-        version::version_of(&executable)
+/// Whether answers are unlocked for the Copilot CLI a hook reported: the record in `state_dir`
+/// as it is now, against the reported version. Never runs a program.
+pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
+    unlock_with(state_dir, |_| {
+        agent
+            .version()
+            .map(str::to_owned)
+            .map_err(version::VersionError::Reported)
     })
+}
+
+/// The Copilot CLI that runs this hook, and its version: `COPILOT_CLI_BINARY_VERSION` when
+/// Copilot set it, else `--version` of the nearest ancestor called `copilot` (or of the installed
+/// one), answered from the version cache in `state_dir` when that executable was asked before.
+pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
+    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
+    let probed = state_dir
+        .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
+        .map(|record| record.copilot_executable);
+    let found = gatehouse_harness::executable::running_agent(
+        &version::COPILOT,
+        probed.as_deref(),
+        cache.as_deref(),
+    );
+    RunningAgent::new(
+        found.executable.map(|path| path.display().to_string()),
+        found.version.map_err(|error| error.to_string()),
+    )
 }
 
 /// Why the Copilot CLI that runs this hook may run `command` in `cwd` without asking: its saved

@@ -44,6 +44,18 @@ pub fn installed_copilot(probed: Option<&Path>) -> Option<PathBuf> {
     executable::installed("copilot", probed)
 }
 
+/// How a hook finds the Copilot CLI that runs it: Copilot CLI 1.0.102 names its version in
+/// `COPILOT_CLI_BINARY_VERSION` for its hooks; else the nearest ancestor called `copilot`, else
+/// the installed one.
+pub const COPILOT: executable::AgentExecutable = executable::AgentExecutable {
+    program: "copilot",
+    names: &["copilot"],
+    pid_variable: None,
+    version_variable: Some("COPILOT_CLI_BINARY_VERSION"),
+    installed_if_not_running: true,
+    parse: parse_version_output,
+};
+
 /// The `copilot` that runs this process as a hook, when the process tree tells (Linux).
 pub fn running_copilot() -> Option<PathBuf> {
     executable::running_ancestor("copilot").map(|(_, executable)| executable)

@@ -70,6 +70,47 @@ pub enum HookEvent {
     Ignore,
 }
 
+/// What a hook knows of the agent that runs it, sent with a held prompt so that the gateway
+/// decides what is offered for that very agent ([`Adapter::capabilities_for_agent`]) rather than
+/// for whichever one it finds installed. Untrusted, like every field from a hook: it can only
+/// select which probe record entry applies, never unlock what no probe proved.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RunningAgent {
+    /// The executable that runs the hook (or the one asked instead), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executable: Option<String>,
+    /// Its version, as the adapter's version parser reads it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Why the version cannot be told, when it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+impl RunningAgent {
+    /// What a hook found: the executable asked, and its version or why there is none.
+    pub fn new(executable: Option<String>, version: Result<String, String>) -> Self {
+        let (version, problem) = match version {
+            Ok(version) => (Some(version), None),
+            Err(problem) => (None, Some(problem)),
+        };
+        RunningAgent {
+            executable,
+            version,
+            problem,
+        }
+    }
+
+    /// The version, or why there is none: what an unlock rule takes.
+    pub fn version(&self) -> Result<&str, String> {
+        match (&self.version, &self.problem) {
+            (Some(version), _) => Ok(version),
+            (None, Some(problem)) => Err(problem.clone()),
+            (None, None) => Err("the hook did not say which version runs it".into()),
+        }
+    }
+}
+
 /// Why a hook's input could not be read as an event of the agent.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParseError {
@@ -109,6 +150,41 @@ pub trait Adapter: Send + Sync {
     /// hook drops any other verdict, so a gateway that is wrong cannot make it print an
     /// approval this adapter never proved. See [`AdapterCapabilities::deliverable`].
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<crate::Action>;
+
+    /// What the hook knows of the agent that runs it, for a prompt whose offered actions depend
+    /// on that agent's version (a probe unlocks them per version); `None` when they do not.
+    /// Runs in the hook, once per prompt: an adapter reads the version from the environment or a
+    /// cache where it can, and runs `--version` only when neither tells.
+    fn running_agent(&self, _prompt: &NewPrompt) -> Option<RunningAgent> {
+        None
+    }
+
+    /// The capability flags for the agent a hook reported: the unlock rule applied to the probe
+    /// record as it is now, for that agent's version. The one place the rule is applied: the
+    /// gateway calls it for each held prompt that carries a [`RunningAgent`], and the hook calls
+    /// it again before it prints a verdict ([`Adapter::deliverable_for`]). It reads a small file
+    /// at most and never runs a program, so it may be called per prompt.
+    fn capabilities_for_agent(&self, _agent: &RunningAgent) -> AdapterCapabilities {
+        self.capabilities()
+    }
+
+    /// What the hook may deliver for `prompt`: with the agent it reported, what
+    /// [`Adapter::capabilities_for_agent`] offers; without, [`Adapter::deliverable_actions`].
+    fn deliverable_for(
+        &self,
+        prompt: &NewPrompt,
+        agent: Option<&RunningAgent>,
+    ) -> Vec<crate::Action> {
+        match agent {
+            Some(agent) => {
+                let mut actions = self.capabilities_for_agent(agent).deliverable(prompt);
+                let at_most = self.deliverable_actions(prompt);
+                actions.retain(|action| at_most.contains(action));
+                actions
+            }
+            None => self.deliverable_actions(prompt),
+        }
+    }
 
     /// How gatehouse's hooks are installed into this agent's settings, if they can be.
     fn installer(&self) -> Option<&dyn HookInstaller> {

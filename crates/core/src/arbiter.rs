@@ -267,7 +267,26 @@ impl Arbiter {
         held_since: Timestamp,
         now: Timestamp,
     ) -> Result<Vec<Event>, ArbiterError> {
-        self.register_with_id(DecisionId::new_v7(), new_prompt, held_since, now)
+        self.register_with_id(DecisionId::new_v7(), new_prompt, None, held_since, now)
+    }
+
+    /// [`Arbiter::register_held_since`] with the capability flags that apply to this prompt
+    /// alone (those for the agent version its hook reported), instead of the adapter's. They must
+    /// be the prompt's adapter's: flags of another adapter are refused as an unknown adapter.
+    pub fn register_with_capabilities(
+        &mut self,
+        new_prompt: NewPrompt,
+        capabilities: AdapterCapabilities,
+        held_since: Timestamp,
+        now: Timestamp,
+    ) -> Result<Vec<Event>, ArbiterError> {
+        self.register_with_id(
+            DecisionId::new_v7(),
+            new_prompt,
+            Some(capabilities),
+            held_since,
+            now,
+        )
     }
 
     /// [`Arbiter::register_held_since`] with the id chosen by the caller: tests choose ids that
@@ -276,15 +295,19 @@ impl Arbiter {
         &mut self,
         id: DecisionId,
         new_prompt: NewPrompt,
+        for_this_prompt: Option<AdapterCapabilities>,
         held_since: Timestamp,
         now: Timestamp,
     ) -> Result<Vec<Event>, ArbiterError> {
-        let capabilities =
-            self.adapters
-                .get(&new_prompt.adapter)
-                .ok_or_else(|| ArbiterError::UnknownAdapter {
-                    adapter: new_prompt.adapter.clone(),
-                })?;
+        let unknown = || ArbiterError::UnknownAdapter {
+            adapter: new_prompt.adapter.clone(),
+        };
+        let registered = self.adapters.get(&new_prompt.adapter).ok_or_else(unknown)?;
+        let capabilities = match &for_this_prompt {
+            Some(flags) if flags.adapter == new_prompt.adapter => flags,
+            Some(_) => return Err(unknown()),
+            None => registered,
+        };
         let mut new_prompt = new_prompt;
         let actions = if new_prompt.read_only_reason.is_some() {
             Vec::new()
@@ -294,6 +317,10 @@ impl Arbiter {
         if actions.is_empty() && new_prompt.read_only_reason.is_none() {
             // Every read-only prompt says why, so that front ends need not work it out.
             new_prompt.read_only_reason = Some(read_only_reason(capabilities, &new_prompt));
+        }
+        if !actions.contains(&Action::Always) {
+            // The agent's suggestions are what `always` picks from: listed only with it.
+            new_prompt.extra.suggestions.clear();
         }
         self.known_ids.insert(id);
         let prompt = Prompt {

@@ -19,7 +19,9 @@ pub mod short_id;
 pub mod text;
 pub mod time;
 
-pub use adapter::{Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError};
+pub use adapter::{
+    Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError, RunningAgent,
+};
 pub use answer::{AlwaysScope, Answer, QuestionResponse, Verdict};
 pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
 pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};

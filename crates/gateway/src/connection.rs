@@ -20,7 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use crate::gateway::{EventFrame, Gateway, GatewayError, Owner};
+use crate::gateway::{EventFrame, Gateway, GatewayError, HeldPrompt, Owner};
 use gatehouse_core::DecisionId;
 use gatehouse_host_ipc::framing::{encode_frame, FrameError, FrameReader};
 use gatehouse_host_ipc::protocol::{
@@ -298,6 +298,22 @@ impl Connection {
                         .observe(&observe.observation, observe.observed_at),
                 }))
             }),
+            method::HOOK_UNDELIVERED => needs(Role::Hook).and_then(|()| {
+                let IdParams { id } = params(request.params)?;
+                // Only the connection that holds the prompt may say it refused its verdict.
+                if !self.held.contains(&id) {
+                    return Err(RpcError::new(
+                        ErrorCode::NotFound,
+                        format!("this connection holds no prompt {id}"),
+                    ));
+                }
+                let state = self.gateway.refused_delivery(id)?;
+                Ok(to_value(StateResult {
+                    id,
+                    state,
+                    prompt: None,
+                }))
+            }),
             method::HOOK_DELIVERED => needs(Role::Hook).and_then(|()| {
                 let IdParams { id } = params(request.params)?;
                 let state = self.gateway.confirm_delivery(id)?;
@@ -478,18 +494,27 @@ impl Connection {
     async fn hold(&mut self, request_id: Value, mut hold: HoldParams) -> Option<Reply> {
         let wait = Duration::from_millis(hold.wait_ms).min(MAX_WAIT);
         hold.prompt.host = self.stamped_host();
-        let (prompt, outcome) = match self.gateway.hold(
+        let HeldPrompt {
+            prompt,
+            outcome,
+            watched,
+        } = match self.gateway.hold(
             hold.prompt,
             wait,
             hold.held_since,
             hold.watch_if_read_only,
+            hold.agent.as_ref(),
             self.owner,
         ) {
             Ok(held) => held,
             Err(error) => return Some(Err(error.into())),
         };
         let id = prompt.id;
-        self.held.push(id);
+        // A watched prompt's hook leaves at once: its leaving is no news of the prompt, which
+        // stays listed until an observation settles it or it goes stale.
+        if !watched {
+            self.held.push(id);
+        }
         self.send(&Notification::new(
             notification::REGISTERED,
             RegisteredParams {

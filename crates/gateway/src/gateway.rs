@@ -14,11 +14,12 @@ use gatehouse_host_ipc::now;
 
 use gatehouse_core::{
     AdapterCapabilities, Answer, Arbiter, ArbiterError, CutNote, DecisionId, Event, NewPrompt,
-    Observation, Outcome, Prompt, PromptState, Timestamp,
+    Observation, Outcome, Prompt, PromptState, RunningAgent, Timestamp,
 };
 use tokio::sync::{broadcast, oneshot};
 
 use crate::audit::{AuditLog, AuditRecord, DecisionRecord};
+use crate::capabilities::CapabilitySource;
 use crate::view::{self, CutLevel};
 use gatehouse_host_ipc::framing::encode_frame;
 use gatehouse_host_ipc::protocol::{notification, HostConnections, Notification};
@@ -39,6 +40,15 @@ pub const LIST_BUDGET_BYTES: usize = 8 * 1024 * 1024;
 
 /// How long a held prompt that turned out to be only watched stays listed without news of it.
 const WATCHED_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// Why a held prompt is withdrawn when its hook's connection ends. Only a hook that was holding
+/// its prompt counts (a watched prompt's hook leaves at once, and that says nothing): the agent
+/// ends such a hook when the person answers in its terminal, when its own hook timeout passes,
+/// or when it stops.
+pub const HOOK_LEFT_REASON: &str = "the hook holding it went away: the agent ended it (answered in the agent's terminal, the agent's hook timeout, or the agent stopped)";
+
+/// Why a verdict ends unconfirmed when its hook refused to deliver it (`hook.undelivered`).
+pub const HOOK_REFUSED_REASON: &str = "the hook did not deliver the verdict: by its own check of the probe record for the agent that runs it, that action is not offered (the record changed after the prompt was listed); the agent's own prompt decides";
 
 /// Settings of a gateway.
 #[derive(Debug, Clone)]
@@ -162,6 +172,17 @@ pub struct Gateway {
     /// Open hook connections by the host stamped on their prompts.
     hook_hosts: std::sync::Mutex<BTreeMap<String, usize>>,
     next_connection: AtomicU64,
+    /// The flags for a prompt whose hook said which agent runs it; none: the registered ones.
+    capability_source: std::sync::OnceLock<Arc<dyn CapabilitySource>>,
+}
+
+/// A prompt a hook holds: as registered, the outcome to wait for, and whether it is only
+/// watched (nothing was offered and the hook asked to be let go then): a watched prompt's hook
+/// leaves at once, and its leaving says nothing about the prompt.
+pub struct HeldPrompt {
+    pub prompt: Prompt,
+    pub outcome: oneshot::Receiver<Outcome>,
+    pub watched: bool,
 }
 
 impl Gateway {
@@ -191,7 +212,25 @@ impl Gateway {
             connections: AtomicUsize::new(0),
             hook_hosts: std::sync::Mutex::new(BTreeMap::new()),
             next_connection: AtomicU64::new(1),
+            capability_source: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Decides what is offered for each held prompt whose hook said which agent runs it with
+    /// `source` (see [`CapabilitySource`]). Set once; a second call is ignored.
+    pub fn decide_capabilities_with(&self, source: Arc<dyn CapabilitySource>) {
+        let _ = self.capability_source.set(source);
+    }
+
+    /// The flags for a prompt of `adapter` held for `agent`, from the source; `None`: the
+    /// registered ones apply.
+    fn capabilities_for(
+        &self,
+        adapter: &str,
+        agent: Option<&RunningAgent>,
+    ) -> Option<AdapterCapabilities> {
+        let (source, agent) = (self.capability_source.get()?, agent?);
+        source.for_agent(adapter, agent)
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -457,23 +496,33 @@ impl Gateway {
     /// is when the hook first got the prompt, for a hook that registers it again after a restart.
     /// With `watch_if_read_only`, a prompt for which nothing is offered is only watched: its hook
     /// learns `watched` at once, and the prompt stays listed until it is settled or stale.
+    ///
+    /// `agent` is what the hook knows of the agent that runs it: when given, what is offered is
+    /// decided for that agent by the [`CapabilitySource`], for this prompt alone.
     pub fn hold(
         self: &Arc<Self>,
         prompt: NewPrompt,
         wait: Duration,
         held_since: Option<Timestamp>,
         watch_if_read_only: bool,
+        agent: Option<&RunningAgent>,
         owner: Owner,
-    ) -> Result<(Prompt, oneshot::Receiver<Outcome>), GatewayError> {
+    ) -> Result<HeldPrompt, GatewayError> {
         let (sender, receiver) = oneshot::channel();
+        let for_this_prompt = self.capabilities_for(&prompt.adapter, agent);
         let (prompt, watched) = self.register(
             prompt,
             held_since,
             Some((sender, watch_if_read_only)),
+            for_this_prompt,
             owner,
         )?;
         self.arm_deadline(prompt.id, if watched { WATCHED_STALE_AFTER } else { wait });
-        Ok((prompt, receiver))
+        Ok(HeldPrompt {
+            prompt,
+            outcome: receiver,
+            watched,
+        })
     }
 
     /// Registers a prompt for watching only: no hook waits for it, so it stays listed until an
@@ -488,7 +537,7 @@ impl Gateway {
         if prompt.read_only_reason.is_none() {
             prompt.read_only_reason = Some("it is only watched: no hook waits to deliver an answer; answer it in the agent's terminal".into());
         }
-        let (prompt, _) = self.register(prompt, None, None, owner)?;
+        let (prompt, _) = self.register(prompt, None, None, None, owner)?;
         self.arm_deadline(prompt.id, stale_after);
         Ok(prompt)
     }
@@ -500,15 +549,20 @@ impl Gateway {
         prompt: NewPrompt,
         held_since: Option<Timestamp>,
         hook: Option<(oneshot::Sender<Outcome>, bool)>,
+        for_this_prompt: Option<AdapterCapabilities>,
         owner: Owner,
     ) -> Result<(Prompt, bool), GatewayError> {
         let bytes = view::json_size(&prompt);
         let now = now();
         let mut state = self.lock();
         self.check_limits(&state, owner, bytes)?;
-        let events = state
-            .arbiter
-            .register_held_since(prompt, held_since.unwrap_or(now), now)?;
+        let held_since = held_since.unwrap_or(now);
+        let events = match for_this_prompt {
+            Some(flags) => state
+                .arbiter
+                .register_with_capabilities(prompt, flags, held_since, now)?,
+            None => state.arbiter.register_held_since(prompt, held_since, now)?,
+        };
         let Some(Event::Added { prompt }) = events.first() else {
             unreachable!("register always adds first")
         };
@@ -701,7 +755,7 @@ impl Gateway {
             }
             return;
         }
-        let reason = "the waiting hook went away: the prompt was answered in the terminal or the agent stopped";
+        let reason = HOOK_LEFT_REASON;
         let _ = self.end_locked(
             &mut state,
             id,
@@ -748,6 +802,18 @@ impl Gateway {
             self.publish(&mut state, event, None);
         }
         withdrawn
+    }
+
+    /// The hook holding `id` did not deliver its verdict: by its own check (the same unlock rule
+    /// on the probe record as it is now, for the agent that runs it) the action is not offered.
+    /// The prompt ends unconfirmed, saying so.
+    pub fn refused_delivery(&self, id: DecisionId) -> Result<PromptState, ArbiterError> {
+        let mut state = self.lock();
+        let event = state
+            .arbiter
+            .mark_unconfirmed_because(id, HOOK_REFUSED_REASON, now())?;
+        self.publish(&mut state, event, None);
+        Ok(PromptState::Unconfirmed)
     }
 
     /// Records the hook's delivery receipt.

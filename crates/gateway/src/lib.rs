@@ -6,14 +6,19 @@
 //! capability flags arrive as data, prompts arrive already parsed.
 
 pub mod audit;
+pub mod capabilities;
 mod connection;
 mod gateway;
 pub mod listen;
 pub mod view;
 
+pub use capabilities::CapabilitySource;
 pub use connection::{serve_connection, serve_connection_with, Roles};
 pub use gatehouse_host_ipc::now;
-pub use gateway::{EventFrame, Gateway, GatewayError, GatewayOptions, Limits, Owner};
+pub use gateway::{
+    EventFrame, Gateway, GatewayError, GatewayOptions, HeldPrompt, Limits, Owner, HOOK_LEFT_REASON,
+    HOOK_REFUSED_REASON,
+};
 
 use std::sync::Arc;
 

@@ -363,18 +363,20 @@ async fn a_subscriber_that_stops_reading_never_stalls_the_gateway_and_catches_up
     // returns at once: publishing never waits for a subscriber.
     let mut outcomes = Vec::new();
     for index in 0..6_000 {
-        let (_, outcome) = gateway
+        let outcome = gateway
             .hold(
                 bash(&format!("p{index}"), "Bash"),
                 Duration::from_secs(60),
                 None,
                 false,
+                None,
                 gatehouse_gateway::Owner {
                     connection: u64::MAX - index,
                     hooks_socket: false,
                 },
             )
-            .unwrap();
+            .unwrap()
+            .outcome;
         outcomes.push(outcome);
     }
     let mut frontend = client(&gateway, Role::Frontend).await;

@@ -213,12 +213,15 @@ async fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_nex
     // A gateway is back, and the prompt's hook registers it again as held since before that.
     let back = gateway();
     switchboard.up(&back);
-    let (prompt, outcome) = back
+    let gatehouse_gateway::HeldPrompt {
+        prompt, outcome, ..
+    } = back
         .hold(
             bash("make"),
             Duration::from_secs(600),
             Some(held_since),
             false,
+            None,
             gatehouse_gateway::Owner {
                 connection: 0,
                 hooks_socket: false,

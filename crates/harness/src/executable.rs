@@ -15,7 +15,7 @@ const VERSION_DEADLINE: Duration = Duration::from_secs(10);
 const ANCESTORS_LOOKED_AT: usize = 4;
 
 /// Why an agent's version could not be told.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum VersionError {
     #[error("no `{program}` was found on PATH; install it, or name the executable with --executable PATH")]
     NotFound { program: &'static str },
@@ -28,6 +28,10 @@ pub enum VersionError {
         program: &'static str,
         problem: String,
     },
+    /// Why a hook could not tell its agent's version, as it reported it (the gateway applies
+    /// the unlock rule to what hooks report).
+    #[error("{0}")]
+    Reported(String),
 }
 
 /// Runs `program --version` (within [`VERSION_DEADLINE`]) and reads the version from its output
@@ -132,6 +136,228 @@ fn parent_of(process: &str) -> Option<u32> {
         .filter(|pid| *pid > 1)
 }
 
+/// How to tell which agent executable runs a hook, and its version: what each adapter says of
+/// its agent, so that finding it is done here once for every agent.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentExecutable {
+    /// The command's name on `PATH`, such as `copilot`.
+    pub program: &'static str,
+    /// The file names the agent's executable may have among the hook's ancestors.
+    pub names: &'static [&'static str],
+    /// A variable in which the agent gives its hooks its own process id (`CLAUDE_PID`).
+    pub pid_variable: Option<&'static str>,
+    /// A variable in which the agent gives its hooks its own version
+    /// (`COPILOT_CLI_BINARY_VERSION`): when set, no program is run to learn it.
+    pub version_variable: Option<&'static str>,
+    /// Whether the installed executable (on `PATH`, else the probed one) is asked when no
+    /// ancestor of the hook is the agent. Where processes cannot be looked at (no `/proc`), it
+    /// always is.
+    pub installed_if_not_running: bool,
+    /// Reads the version from what `--version` prints.
+    pub parse: fn(&str) -> Option<String>,
+}
+
+/// What a hook found of the agent that runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningAgent {
+    /// The program whose version was asked (or that runs the hook), when known.
+    pub executable: Option<PathBuf>,
+    pub version: Result<String, VersionError>,
+}
+
+/// The executables that run an agent written as a script, rather than being it.
+const INTERPRETERS: [&str; 7] = ["sh", "bash", "dash", "zsh", "node", "nodejs", "bun"];
+
+/// The longest version a variable may name; anything longer, or with characters no version
+/// has, is not taken.
+const VERSION_MAX_CHARS: usize = 64;
+
+/// Which agent runs this hook, and its version: from the agent's version variable when it sets
+/// one; else `--version` of the program that runs the hook (an answer kept in `cache`, a file,
+/// per executable file, so that it runs once per agent version rather than once per prompt);
+/// else, as `agent` allows, of the installed one (`probed`: the executable the last probe
+/// checked, when none is on `PATH`).
+pub fn running_agent(
+    agent: &AgentExecutable,
+    probed: Option<&Path>,
+    cache: Option<&Path>,
+) -> RunningAgent {
+    if let Some(version) = agent
+        .version_variable
+        .and_then(|name| std::env::var(name).ok())
+        .filter(|version| looks_like_a_version(version))
+    {
+        return RunningAgent {
+            executable: None,
+            version: Ok(version),
+        };
+    }
+    let program = match running_program(agent) {
+        Ok(Some(program)) => program,
+        Ok(None) => match installed(agent.program, probed) {
+            Some(program) => program,
+            None => {
+                return RunningAgent {
+                    executable: None,
+                    version: Err(VersionError::NotFound {
+                        program: agent.program,
+                    }),
+                }
+            }
+        },
+        Err(problem) => {
+            return RunningAgent {
+                executable: None,
+                version: Err(problem),
+            }
+        }
+    };
+    let version = version_of_cached(&program, agent.parse, cache);
+    RunningAgent {
+        executable: Some(program),
+        version,
+    }
+}
+
+/// Whether `text` may be a version: short, starting with a digit, of digits, letters, `.`,
+/// `-` and `+` only.
+fn looks_like_a_version(text: &str) -> bool {
+    text.len() <= VERSION_MAX_CHARS
+        && text.starts_with(|character: char| character.is_ascii_digit())
+        && text
+            .chars()
+            .all(|character| character.is_ascii_alphanumeric() || ".-+".contains(character))
+}
+
+/// The program to ask for the version of the agent that runs this hook: `Ok(None)` when the
+/// installed one is to be asked instead (no `/proc`, or no ancestor is the agent and `agent`
+/// allows that), an error when no ancestor is the agent and it does not.
+fn running_program(agent: &AgentExecutable) -> Result<Option<PathBuf>, VersionError> {
+    if !Path::new("/proc/self/stat").exists() {
+        return Ok(None);
+    }
+    let named = agent
+        .pid_variable
+        .and_then(|name| std::env::var(name).ok())
+        .and_then(|pid| pid.trim().parse::<u32>().ok());
+    let ancestors = ancestors();
+    let is_the_agent = |pid: u32| {
+        Some(pid) == named
+            || std::fs::read_link(format!("/proc/{pid}/exe"))
+                .ok()
+                .and_then(|executable| executable.file_name().map(ToOwned::to_owned))
+                .is_some_and(|name| agent.names.iter().any(|known| name == *known))
+    };
+    let not_identified = |problem: String| VersionError::NotIdentified {
+        program: agent.program,
+        problem,
+    };
+    let Some(pid) = ancestors.iter().copied().find(|&pid| is_the_agent(pid)) else {
+        if agent.installed_if_not_running {
+            return Ok(None);
+        }
+        let variable = agent
+            .pid_variable
+            .unwrap_or("the agent's process id variable");
+        return Err(not_identified(match named {
+            Some(pid) => format!(
+                "{variable} is {pid}, which is not among the hook's ancestors {ancestors:?}, and none of them runs an executable called {}",
+                agent.program
+            ),
+            None => format!(
+                "{variable} is not set, and none of the hook's ancestors {ancestors:?} runs an executable called {}",
+                agent.program
+            ),
+        }));
+    };
+    program_of(pid)
+        .map(Some)
+        .ok_or_else(|| not_identified(format!("the executable of process {pid} cannot be read")))
+}
+
+/// What to run as `--version` for process `pid`: its executable (`/proc/<pid>/exe`, the very
+/// file it runs, even if an update has since replaced it on disk), or, when that is a script's
+/// interpreter, the script it runs (its first argument that is not an option).
+pub fn program_of(pid: u32) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let name = executable.file_name()?.to_str()?;
+    if !INTERPRETERS.contains(&name) {
+        return Some(PathBuf::from(format!("/proc/{pid}/exe")));
+    }
+    let command_line = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let script = command_line
+        .split(|&byte| byte == 0)
+        .skip(1)
+        .find(|argument| !argument.is_empty() && !argument.starts_with(b"-"))?;
+    let script = Path::new(std::ffi::OsStr::from_bytes(script));
+    let script = if script.is_absolute() {
+        script.to_path_buf()
+    } else {
+        std::fs::read_link(format!("/proc/{pid}/cwd"))
+            .ok()?
+            .join(script)
+    };
+    script.is_file().then_some(script)
+}
+
+/// The version cache's file in a state folder, shared by every agent (the key is the file).
+pub fn version_cache_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("agent-versions.json")
+}
+
+/// How many executables' versions the cache keeps.
+const CACHED_VERSIONS: usize = 32;
+
+/// [`version_of`], with the answer kept in `cache` (a JSON file) under the identity of the
+/// file `program` names (device, inode, size, modification and change times): a new or
+/// rewritten executable is a new entry, so a cached answer is never another file's. A cache
+/// that cannot be read or written only costs a `--version` run.
+pub fn version_of_cached(
+    program: &Path,
+    parse: fn(&str) -> Option<String>,
+    cache: Option<&Path>,
+) -> Result<String, VersionError> {
+    let (Some(cache), Some(identity)) = (cache, file_identity(program)) else {
+        return version_of(program, parse);
+    };
+    let mut known: Vec<(String, String)> = crate::record::read(cache)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    if let Some((_, version)) = known.iter().find(|(key, _)| *key == identity) {
+        return Ok(version.clone());
+    }
+    let version = version_of(program, parse)?;
+    known.retain(|(key, _)| *key != identity);
+    known.push((identity, version.clone()));
+    let excess = known.len().saturating_sub(CACHED_VERSIONS);
+    known.drain(..excess);
+    // A cache that cannot be written is asked again next time. Its folder is never made here: a
+    // hook must not make a home of its own (one whose home was removed, say).
+    if cache.parent().is_some_and(Path::is_dir) {
+        let _ = crate::record::write(cache, &known);
+    }
+    Ok(version)
+}
+
+/// The identity of the file `program` names, following links: it changes whenever the file is
+/// replaced or rewritten (the change time cannot be set back by its owner).
+fn file_identity(program: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(program).ok()?;
+    Some(format!(
+        "{}:{}:{}:{}.{}:{}.{}",
+        metadata.dev(),
+        metadata.ino(),
+        metadata.size(),
+        metadata.mtime(),
+        metadata.mtime_nsec(),
+        metadata.ctime(),
+        metadata.ctime_nsec()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +418,89 @@ mod tests {
                 "the parent comes first"
             );
         }
+    }
+
+    fn fake_agent(folder: &Path, version: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let agent = folder.join("agent");
+        std::fs::write(
+            &agent,
+            format!("#!/bin/sh\necho run >> \"$0.runs\"\necho \"agent-cli {version}\"\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        agent
+    }
+
+    fn runs(agent: &Path) -> usize {
+        std::fs::read_to_string(agent.with_extension("runs"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    }
+
+    #[test]
+    fn a_cached_version_is_asked_once_per_executable_file_and_again_when_it_changes() {
+        let folder = std::env::temp_dir().join(format!(
+            "gatehouse-harness-version-cache-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&folder).unwrap();
+        let cache = folder.join("agent-versions.json");
+        let agent = fake_agent(&folder, "1.2.3");
+        for _ in 0..3 {
+            assert_eq!(
+                version_of_cached(&agent, last_word, Some(&cache)),
+                Ok("1.2.3".into())
+            );
+        }
+        assert_eq!(runs(&agent), 1, "asked once");
+        // An update rewrites the file: its identity changes, and it is asked again.
+        std::fs::remove_file(&agent).unwrap();
+        let agent = fake_agent(&folder, "1.2.4");
+        assert_eq!(
+            version_of_cached(&agent, last_word, Some(&cache)),
+            Ok("1.2.4".into())
+        );
+        assert_eq!(runs(&agent), 2);
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
+
+    #[test]
+    fn a_version_variable_spares_the_run_and_only_a_version_is_taken_from_it() {
+        assert!(looks_like_a_version("1.0.102"));
+        assert!(looks_like_a_version("1.1.0-beta.2"));
+        assert!(!looks_like_a_version(""));
+        assert!(!looks_like_a_version("v1"));
+        assert!(!looks_like_a_version("1.0; rm -rf"));
+        assert!(!looks_like_a_version(&"1".repeat(VERSION_MAX_CHARS + 1)));
+    }
+
+    #[test]
+    fn an_agent_that_is_not_among_the_ancestors_is_found_installed_or_not_at_all() {
+        let strict = AgentExecutable {
+            program: "no-such-agent-anywhere",
+            names: &["no-such-agent-anywhere"],
+            pid_variable: None,
+            version_variable: None,
+            installed_if_not_running: false,
+            parse: last_word,
+        };
+        let found = running_agent(&strict, None, None);
+        assert!(
+            matches!(found.version, Err(VersionError::NotIdentified { .. })),
+            "{found:?}"
+        );
+        let lenient = AgentExecutable {
+            installed_if_not_running: true,
+            ..strict
+        };
+        let found = running_agent(&lenient, None, None);
+        assert_eq!(
+            found.version,
+            Err(VersionError::NotFound {
+                program: "no-such-agent-anywhere"
+            })
+        );
     }
 }

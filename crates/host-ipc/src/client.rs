@@ -282,11 +282,26 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         held_since: Option<Timestamp>,
         watch_if_read_only: bool,
     ) -> Result<HoldResult, ClientError> {
+        self.hold_for(prompt, wait, held_since, watch_if_read_only, None)
+            .await
+    }
+
+    /// Like [`Client::hold_with`], saying which agent runs the hook (`agent`), so that the
+    /// gateway offers what is unlocked for that agent's version.
+    pub async fn hold_for(
+        &mut self,
+        prompt: NewPrompt,
+        wait: std::time::Duration,
+        held_since: Option<Timestamp>,
+        watch_if_read_only: bool,
+        agent: Option<gatehouse_core::RunningAgent>,
+    ) -> Result<HoldResult, ClientError> {
         let params = HoldParams {
             prompt,
             wait_ms: wait.as_millis() as u64,
             held_since,
             watch_if_read_only,
+            agent,
         };
         let queued_before = self.notifications.len();
         let result: HoldResult = self.call(method::HOOK_HOLD, &params).await?;
@@ -325,6 +340,7 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             wait_ms: stale_after.as_millis() as u64,
             held_since: None,
             watch_if_read_only: false,
+            agent: None,
         };
         self.call(method::HOOK_REGISTER, &params).await
     }
@@ -354,5 +370,11 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
 
     pub async fn confirm_delivery(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
         self.call(method::HOOK_DELIVERED, &IdParams { id }).await
+    }
+
+    /// Tells the gateway that the verdict of `id`, a prompt this connection holds, was not
+    /// delivered: the hook's own check refused it.
+    pub async fn refuse_delivery(&mut self, id: DecisionId) -> Result<StateResult, ClientError> {
+        self.call(method::HOOK_UNDELIVERED, &IdParams { id }).await
     }
 }

@@ -140,14 +140,29 @@ impl<C: Connector> HookSession<C> {
         deadline: Instant,
         watch_if_read_only: bool,
     ) -> Result<Held<C::Stream>, HookError> {
+        self.hold_for(prompt, held_since, deadline, watch_if_read_only, None)
+            .await
+    }
+
+    /// Like [`HookSession::hold`], saying which agent runs the hook (see
+    /// [`crate::protocol::HoldParams::agent`]).
+    pub async fn hold_for(
+        &self,
+        prompt: NewPrompt,
+        held_since: Timestamp,
+        deadline: Instant,
+        watch_if_read_only: bool,
+        agent: Option<gatehouse_core::RunningAgent>,
+    ) -> Result<Held<C::Stream>, HookError> {
         let mut client = self.connect().await?;
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
-            let holding = client.hold_with(
+            let holding = client.hold_for(
                 prompt.clone(),
                 remaining,
                 Some(held_since),
                 watch_if_read_only,
+                agent.clone(),
             );
             let result = match tokio::time::timeout(remaining + LOCAL_GRACE, holding).await {
                 Err(_) => return Err(HookError::TooSlow(remaining + LOCAL_GRACE)),
@@ -220,6 +235,19 @@ impl<S: AsyncRead + AsyncWrite> Held<S> {
         match self {
             Held::Verdict { id, mut client, .. } => {
                 within(RECEIPT_BUDGET, client.confirm_delivery(id))
+                    .await
+                    .map(drop)
+            }
+            Held::NoVerdict => Ok(()),
+        }
+    }
+
+    /// The verdict was not delivered: the hook's own check refused it. The gateway records why
+    /// (a gateway that does not know `hook.undelivered` marks it unconfirmed when the hook leaves).
+    pub async fn refuse(self) -> Result<(), HookError> {
+        match self {
+            Held::Verdict { id, mut client, .. } => {
+                within(RECEIPT_BUDGET, client.refuse_delivery(id))
                     .await
                     .map(drop)
             }

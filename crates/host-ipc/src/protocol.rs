@@ -5,7 +5,7 @@
 
 use gatehouse_core::{
     AdapterCapabilities, Answer, DecisionId, Event, NewPrompt, Observation, Outcome, Prompt,
-    PromptState, Timestamp,
+    PromptState, RunningAgent, Timestamp,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -28,6 +28,8 @@ pub mod method {
     pub const HOOK_REGISTER: &str = "hook.register";
     pub const HOOK_OBSERVE: &str = "hook.observe";
     pub const HOOK_DELIVERED: &str = "hook.delivered";
+    /// The hook did not deliver the verdict of a prompt it holds: its own check refused it.
+    pub const HOOK_UNDELIVERED: &str = "hook.undelivered";
     /// One prompt in full, as the hook sent it, with the digest an approving answer names.
     pub const PROMPT_GET: &str = "prompt.get";
     /// The first frame on the hooks socket from `gatehouse remote`'s relay: the link's host.
@@ -437,6 +439,12 @@ pub struct HoldParams {
     /// and answer at once with the outcome `watched`, instead of holding the hook.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub watch_if_read_only: bool,
+    /// With `hook.hold`: what the hook knows of the agent that runs it (its executable and
+    /// version), when what is offered depends on it. The gateway then applies the unlock rule for
+    /// that agent, per prompt. Optional: a gateway that does not know it ignores it, and the hook
+    /// still checks any verdict against the same rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<RunningAgent>,
 }
 
 /// The params of the `hook.registered` notification, and the result of `hook.register`.

@@ -205,14 +205,21 @@ fn handle(
             HookEvent::Prompt { prompt, hold: HoldMode::UntilOutcome } => (prompt, false),
             HookEvent::Prompt { prompt, hold: HoldMode::WhileActionable } => (prompt, true),
         };
-        let held = session.hold(prompt.clone(), observed_at, deadline, watch_if_read_only).await.map_err(in_words)?;
+        // What the hook knows of the agent that runs it, when what is offered depends on it:
+        // the gateway applies the unlock rule for that agent, and so does the check below.
+        let agent = adapter.running_agent(&prompt);
+        let held = session.hold_for(prompt.clone(), observed_at, deadline, watch_if_read_only, agent.clone()).await.map_err(in_words)?;
         let Held::Verdict { verdict, .. } = &held else {
             return Ok(());
         };
         // Defence in depth: the gateway checks this too, but the hook prints only what its own
-        // adapter could ever offer for this prompt.
+        // adapter offers for this prompt, by the same rule on the same record, for the agent
+        // that runs it.
         let action = verdict.0.action();
-        if !adapter.deliverable_actions(&prompt).contains(&action) {
+        if !adapter.deliverable_for(&prompt, agent.as_ref()).contains(&action) {
+            // The gateway records why; one that does not know the method marks it unconfirmed
+            // when this hook leaves, which is true too.
+            let _ = held.refuse().await;
             return Err(format!(
                 "the gateway sent `{action}` for a {} prompt of {}, which gatehouse does not offer for it; nothing was delivered",
                 prompt.kind.as_str(),

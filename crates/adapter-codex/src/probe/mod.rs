@@ -191,16 +191,11 @@ fn check_case(
         &rendered(case.answer),
         ("Codex", "PermissionRequest"),
         left,
-        |line| {
-            let unlocked = || Unlock::ReadOnly {
-                reason: "probe".into(),
-            };
-            match events::parse(line.as_bytes(), unlocked) {
-                Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
-                    Some(prompt.summary)
-                }
-                _ => None,
+        |line| match events::parse(line.as_bytes()) {
+            Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
+                Some(prompt.summary)
             }
+            _ => None,
         },
     )?;
 

@@ -15,25 +15,8 @@ macro_rules! fixture {
     };
 }
 
-fn read_only() -> Unlock {
-    Unlock::ReadOnly {
-        reason: "no probe has checked this Copilot CLI".into(),
-    }
-}
-
-fn verified() -> Unlock {
-    Unlock::Verified {
-        version: "1.0.102".into(),
-        evidence: "by probe".into(),
-    }
-}
-
 fn no_rules(_: &str, _: &str) -> Option<String> {
     None
-}
-
-fn no_unlock_needed() -> Unlock {
-    panic!("only a permissionRequest asks whether answers are unlocked")
 }
 
 fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
@@ -44,63 +27,40 @@ fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
 }
 
 #[test]
-fn a_permission_request_is_registered_read_only_until_probed() {
+fn a_bash_permission_request_is_held_while_the_gateway_offers_an_action() {
     let (prompt, hold) = prompt_of(
         parse(
             fixture!("permissionRequest"),
             Some("permissionRequest"),
-            read_only,
             no_rules,
         )
         .unwrap(),
     );
-    assert_eq!(hold, HoldMode::RegisterOnly);
+    assert_eq!(hold, HoldMode::WhileActionable, "the gateway decides");
+    assert_eq!(prompt.read_only_reason, None);
     assert_eq!(prompt.adapter, "copilot");
     assert_eq!(prompt.tool, "bash");
     assert_eq!(prompt.summary, "printf approved > proof.txt");
     assert_eq!(prompt.session, "94f710f6-33f6-429b-9bb7-2c7417c76028");
     assert_eq!(prompt.cwd, "/home/dev/project");
-    let reason = prompt.read_only_reason.expect("read-only, with a reason");
-    assert!(reason.starts_with("no probe has checked"), "{reason}");
-    assert!(
-        reason.ends_with("answer it in Copilot's terminal"),
-        "{reason}"
-    );
-}
-
-#[test]
-fn once_probed_a_bash_permission_request_is_held_while_actionable() {
-    let (prompt, hold) = prompt_of(
-        parse(
-            fixture!("permissionRequest"),
-            Some("permissionRequest"),
-            verified,
-            no_rules,
-        )
-        .unwrap(),
-    );
-    assert_eq!(hold, HoldMode::WhileActionable);
-    assert_eq!(prompt.read_only_reason, None);
 }
 
 #[test]
 fn the_event_name_falls_back_to_hook_name() {
-    let (_, hold) =
-        prompt_of(parse(fixture!("permissionRequest"), None, verified, no_rules).unwrap());
+    let (_, hold) = prompt_of(parse(fixture!("permissionRequest"), None, no_rules).unwrap());
     assert_eq!(hold, HoldMode::WhileActionable);
-    let error = parse(fixture!("postToolUse"), None, no_unlock_needed, no_rules).unwrap_err();
+    let error = parse(fixture!("postToolUse"), None, no_rules).unwrap_err();
     assert!(matches!(error, ParseError::NotAnEvent(ref why) if why.contains("not named")));
 }
 
 #[test]
-fn once_probed_another_tool_stays_read_only() {
+fn another_tool_is_only_watched() {
     let mut event: Value = serde_json::from_slice(fixture!("permissionRequest")).unwrap();
     event["toolName"] = "edit".into();
     let (prompt, hold) = prompt_of(
         parse(
             event.to_string().as_bytes(),
             Some("permissionRequest"),
-            verified,
             no_rules,
         )
         .unwrap(),
@@ -115,7 +75,6 @@ fn post_tool_use_correlates_with_its_permission_request_by_command() {
         parse(
             fixture!("permissionRequest"),
             Some("permissionRequest"),
-            read_only,
             no_rules,
         )
         .unwrap(),
@@ -124,13 +83,7 @@ fn post_tool_use_correlates_with_its_permission_request_by_command() {
         correlation,
         session,
         adapter,
-    }) = parse(
-        fixture!("postToolUse"),
-        Some("postToolUse"),
-        no_unlock_needed,
-        no_rules,
-    )
-    .unwrap()
+    }) = parse(fixture!("postToolUse"), Some("postToolUse"), no_rules).unwrap()
     else {
         panic!("a finished tool call");
     };
@@ -144,8 +97,7 @@ fn post_tool_use_correlates_with_its_permission_request_by_command() {
 
 #[test]
 fn turn_and_session_endings_are_observed_and_the_rest_is_ignored() {
-    let named =
-        |bytes: &[u8], name: &str| parse(bytes, Some(name), no_unlock_needed, no_rules).unwrap();
+    let named = |bytes: &[u8], name: &str| parse(bytes, Some(name), no_rules).unwrap();
     assert!(matches!(
         named(fixture!("agentStop"), "agentStop"),
         HookEvent::Observe(Observation::TurnEnded { .. })
@@ -171,8 +123,7 @@ fn turn_and_session_endings_are_observed_and_the_rest_is_ignored() {
 
 #[test]
 fn input_that_is_not_an_event_is_an_error() {
-    let unnamed =
-        |bytes: &[u8]| parse(bytes, Some("permissionRequest"), no_unlock_needed, no_rules);
+    let unnamed = |bytes: &[u8]| parse(bytes, Some("permissionRequest"), no_rules);
     assert!(matches!(unnamed(b"not json"), Err(ParseError::NotJson(_))));
     assert!(matches!(unnamed(b"{}"), Err(ParseError::NotAnEvent(_))));
     let without_input = br#"{"sessionId":"s","toolName":"bash"}"#;
@@ -183,13 +134,12 @@ fn input_that_is_not_an_event_is_an_error() {
 }
 
 #[test]
-fn once_probed_a_call_copilot_would_run_without_asking_is_only_watched() {
+fn a_call_copilot_would_run_without_asking_is_only_watched() {
     let mut asked = None;
     let (prompt, hold) = prompt_of(
         parse(
             fixture!("permissionRequest"),
             Some("permissionRequest"),
-            verified,
             |command: &str, cwd: &str| {
                 asked = Some((command.to_owned(), cwd.to_owned()));
                 Some("Copilot CLI was told not to ask again about `printf`".into())
@@ -209,14 +159,4 @@ fn once_probed_a_call_copilot_would_run_without_asking_is_only_watched() {
             "/home/dev/project".into()
         ))
     );
-    let rules_not_asked = |_: &str, _: &str| -> Option<String> {
-        panic!("the rules are asked only for an answerable prompt")
-    };
-    parse(
-        fixture!("permissionRequest"),
-        Some("permissionRequest"),
-        read_only,
-        rules_not_asked,
-    )
-    .unwrap();
 }

@@ -216,21 +216,11 @@ fn check_case(
         &rendered(case.answer),
         ("Copilot", "permissionRequest"),
         left,
-        |line| {
-            let read_only = || Unlock::ReadOnly {
-                reason: "probe".into(),
-            };
-            match events::parse(
-                line.as_bytes(),
-                Some("permissionRequest"),
-                read_only,
-                |_, _| None,
-            ) {
-                Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
-                    Some(prompt.summary)
-                }
-                _ => None,
+        |line| match events::parse(line.as_bytes(), Some("permissionRequest"), |_, _| None) {
+            Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
+                Some(prompt.summary)
             }
+            _ => None,
         },
     )?;
 

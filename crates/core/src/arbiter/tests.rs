@@ -740,7 +740,7 @@ fn random_digits(id: DecisionId) -> String {
 
 fn register_as(arbiter: &mut Arbiter, id: DecisionId, prompt: NewPrompt, now: u64) -> Prompt {
     match arbiter
-        .register_with_id(id, prompt, Timestamp(now), Timestamp(now))
+        .register_with_id(id, prompt, None, Timestamp(now), Timestamp(now))
         .unwrap()
         .remove(0)
     {
