@@ -24,6 +24,29 @@ use crate::output;
 
 /// The widest project folder shown in the list; longer ones keep their end.
 const FOLDER_WIDTH: usize = 28;
+/// The tool column's width.
+const TOOL_WIDTH: usize = 16;
+/// The fewest characters of the summary the list keeps, however narrow the terminal.
+const SUMMARY_AT_LEAST: usize = 24;
+
+/// The widest cell of the actions column (`once,deny,always`, `read-only`), at least its
+/// header's width.
+fn table_rows_can_width(rows: &[Row<'_>]) -> usize {
+    rows.iter()
+        .map(|row| match row {
+            Row::Vanished(_) => 4,
+            Row::Pending(prompt) if prompt.is_read_only() => 9,
+            Row::Pending(prompt) => prompt
+                .actions
+                .iter()
+                .map(|action| action.as_str().len() + 1)
+                .sum::<usize>()
+                .saturating_sub(1),
+        })
+        .max()
+        .unwrap_or(0)
+        .max(3)
+}
 
 /// The most of a summary drawn in the list: more than any screen is wide, and a bound on the
 /// work of making a long one visible.
@@ -36,7 +59,7 @@ pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now:
         Constraint::Length(1),
         Constraint::Length(list_height),
         Constraint::Min(3),
-        Constraint::Length(1),
+        Constraint::Length(2),
         Constraint::Length(2),
     ])
     .areas(frame.area());
@@ -61,7 +84,9 @@ pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now:
         .block(Block::default().borders(Borders::ALL).title(title));
     frame.render_widget(detail, detail_area);
     frame.render_widget(
-        Paragraph::new(key_hints(state, now)).style(Style::default().add_modifier(Modifier::BOLD)),
+        Paragraph::new(key_hints(state, now))
+            .style(Style::default().add_modifier(Modifier::BOLD))
+            .wrap(Wrap { trim: false }),
         keys_area,
     );
     frame.render_widget(
@@ -115,6 +140,29 @@ fn render_list(
     wall_now: Timestamp,
     area: Rect,
 ) {
+    // `claude@devbox` for prompts from other hosts: as wide as the widest, within reason.
+    let agent_width = rows
+        .iter()
+        .map(|row| output::agent(&row.prompt().prompt).chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(8, 24);
+    // Every column fits a narrow terminal (80 columns): the actions column is as wide as its
+    // widest cell, and the folder gives way so that the summary keeps at least SUMMARY_AT_LEAST.
+    let can_width = table_rows_can_width(rows);
+    let inner = usize::from(area.width.saturating_sub(2 + 2));
+    let fixed = agent_width + TOOL_WIDTH + 4 + can_width + 5;
+    let folder_width = inner
+        .saturating_sub(fixed + SUMMARY_AT_LEAST)
+        .clamp(6, FOLDER_WIDTH);
+    let widths = [
+        Constraint::Length(agent_width as u16),
+        Constraint::Length(folder_width as u16),
+        Constraint::Length(TOOL_WIDTH as u16),
+        Constraint::Length(4),
+        Constraint::Length(can_width as u16),
+        Constraint::Fill(1),
+    ];
     let header = TableRow::new(["AGENT", "FOLDER", "TOOL", "AGE", "CAN", "SUMMARY"])
         .style(Style::default().add_modifier(Modifier::BOLD));
     let table_rows = rows.iter().map(|row| {
@@ -131,7 +179,7 @@ fn render_list(
         };
         let cells = vec![
             Cell::from(output::agent(&prompt.prompt)),
-            Cell::from(keep_end(&visible(&prompt.prompt.cwd), FOLDER_WIDTH)),
+            Cell::from(keep_end(&visible(&prompt.prompt.cwd), folder_width)),
             Cell::from(visible(&prompt.prompt.tool).into_owned()),
             Cell::from(output::age(wall_now.millis_since(prompt.held_since))),
             Cell::from(can),
@@ -146,21 +194,7 @@ fn render_list(
         };
         TableRow::new(cells).style(style)
     });
-    // `claude@devbox` for prompts from other hosts: as wide as the widest, within reason.
-    let agent_width = rows
-        .iter()
-        .map(|row| output::agent(&row.prompt().prompt).chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(8, 24);
-    let widths = [
-        Constraint::Length(agent_width as u16),
-        Constraint::Length(FOLDER_WIDTH as u16),
-        Constraint::Length(16),
-        Constraint::Length(4),
-        Constraint::Length(10),
-        Constraint::Fill(1),
-    ];
+
     let title = if rows.is_empty() {
         " Prompts ".to_owned()
     } else {

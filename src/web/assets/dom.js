@@ -75,10 +75,19 @@ const gatehouseDom = (() => {
 
   // Appends `lines` (arrays of nodes) to `node`, one per line; `blockLines` when each line is
   // a block element of its own (no line break between them then).
+  // Each line is a block of its own (`.ln`), so that a line the screen wraps is shown indented
+  // under its start and cannot pass for a new line (where a shell would see a new command). The
+  // text keeps its newlines: each line but the last ends with one.
   function appendLines(node, lines, blockLines = false) {
+    if (blockLines) {
+      lines.forEach((line) => node.append(...line));
+      return node;
+    }
     lines.forEach((line, index) => {
-      if (index > 0 && !blockLines) node.append('\n');
-      node.append(...line);
+      const block = el('span', { class: 'ln' });
+      block.append(...line);
+      if (index + 1 < lines.length) block.append('\n');
+      node.append(block);
     });
     return node;
   }
