@@ -134,7 +134,16 @@ impl Tmux {
                 |s| !s.contains(text),
             );
             match round {
-                Ok(screen) => return screen,
+                Ok(screen) => {
+                    // An agent that redraws its whole screen (Ink, under load) can be caught
+                    // mid-redraw with the text missing: gone means still gone a second later.
+                    let back = self
+                        .terminal
+                        .wait_for_screen(Duration::from_secs(1), |s| s.contains(text));
+                    if back.is_err() {
+                        return screen;
+                    }
+                }
                 Err(screen) if start.elapsed() >= deadline => {
                     panic!("timed out after {deadline:?} pressing {keys:?} to clear {text:?}; last screen:\n{}", screen.trim_end())
                 }

@@ -254,9 +254,22 @@ impl Terminal {
             let _ = std::fs::remove_file(socket_file);
         }
         if let Some(pid) = self.pane_pid {
-            let started = Instant::now();
-            while process_running(pid) && started.elapsed() < Duration::from_secs(5) {
-                std::thread::sleep(Duration::from_millis(20));
+            // The pane's program leads its own process group (tmux makes each pane a session):
+            // one that outlives the hang-up, with the children it started, is ended by signal.
+            for signal in [None, Some("-TERM"), Some("-KILL")] {
+                if let Some(signal) = signal {
+                    let _ = Command::new("kill")
+                        .args([signal, "--", &format!("-{pid}")])
+                        .stderr(Stdio::null())
+                        .status();
+                }
+                let started = Instant::now();
+                while process_running(pid) && started.elapsed() < Duration::from_secs(5) {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                if !process_running(pid) {
+                    break;
+                }
             }
         }
     }
