@@ -234,15 +234,10 @@ pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
     let probed = state_dir
         .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
         .map(|record| record.claude_executable);
-    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
-    let found = gatehouse_harness::executable::running_agent(
+    gatehouse_harness::executable::report_running_agent(
         &version::CLAUDE,
         probed.as_deref(),
-        cache.as_deref(),
-    );
-    RunningAgent::new(
-        found.executable.map(|path| path.display().to_string()),
-        found.version.map_err(|error| error.to_string()),
+        state_dir,
     )
 }
 

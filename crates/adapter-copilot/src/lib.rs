@@ -176,18 +176,13 @@ pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock
 /// Copilot set it, else `--version` of the nearest ancestor called `copilot` (or of the installed
 /// one), answered from the version cache in `state_dir` when that executable was asked before.
 pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
-    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
     let probed = state_dir
         .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
         .map(|record| record.copilot_executable);
-    let found = gatehouse_harness::executable::running_agent(
+    gatehouse_harness::executable::report_running_agent(
         &version::COPILOT,
         probed.as_deref(),
-        cache.as_deref(),
-    );
-    RunningAgent::new(
-        found.executable.map(|path| path.display().to_string()),
-        found.version.map_err(|error| error.to_string()),
+        state_dir,
     )
 }
 

@@ -301,6 +301,21 @@ pub fn program_of(pid: u32) -> Option<PathBuf> {
     script.is_file().then_some(script)
 }
 
+/// The agent that runs this hook as the hook reports it to the gateway: [`running_agent`], with
+/// the version cache in `state_dir` and the executable the probe record names as `probed`.
+pub fn report_running_agent(
+    agent: &AgentExecutable,
+    probed: Option<&Path>,
+    state_dir: Option<&Path>,
+) -> gatehouse_core::RunningAgent {
+    let cache = state_dir.map(version_cache_path);
+    let found = running_agent(agent, probed, cache.as_deref());
+    gatehouse_core::RunningAgent::new(
+        found.executable.map(|path| path.display().to_string()),
+        found.version.map_err(|error| error.to_string()),
+    )
+}
+
 /// The version cache's file in a state folder, shared by every agent (the key is the file).
 pub fn version_cache_path(state_dir: &Path) -> PathBuf {
     state_dir.join("agent-versions.json")
