@@ -219,10 +219,7 @@ pub fn reported_unlocks(state_dir: Option<&Path>, agent: &RunningAgent) -> Unloc
         );
     };
     record::unlock(record::read(&record::record_path(state_dir)), |_| {
-        agent
-            .version()
-            .map(str::to_owned)
-            .map_err(version::VersionError::Reported)
+        gatehouse_harness::executable::reported_version(agent)
     })
 }
 

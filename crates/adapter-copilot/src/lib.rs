@@ -165,10 +165,7 @@ pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
 /// as it is now, against the reported version. Never runs a program.
 pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
     unlock_with(state_dir, |_| {
-        agent
-            .version()
-            .map(str::to_owned)
-            .map_err(version::VersionError::Reported)
+        gatehouse_harness::executable::reported_version(agent)
     })
 }
 

@@ -301,6 +301,15 @@ pub fn program_of(pid: u32) -> Option<PathBuf> {
     script.is_file().then_some(script)
 }
 
+/// The version a hook reported for the agent that runs it, or why it could not tell: what the
+/// unlock rule is given when the gateway or the hook's own check decides for a reported agent.
+pub fn reported_version(agent: &gatehouse_core::RunningAgent) -> Result<String, VersionError> {
+    agent
+        .version()
+        .map(str::to_owned)
+        .map_err(VersionError::Reported)
+}
+
 /// The agent that runs this hook as the hook reports it to the gateway: [`running_agent`], with
 /// the version cache in `state_dir` and the executable the probe record names as `probed`.
 pub fn report_running_agent(
