@@ -5,6 +5,7 @@ mod cli;
 mod config;
 mod console;
 mod host;
+mod open_files;
 mod output;
 mod web;
 

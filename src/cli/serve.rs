@@ -33,7 +33,7 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let activated = super::activation::take_from_environment()?;
     let socket_path = super::socket_path(socket_flag)?;
     let idle_exit = crate::config::load()?.serve.idle_exit(activated.is_some());
-    raise_open_file_limit();
+    crate::open_files::raise_open_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -234,29 +234,6 @@ async fn capabilities_off_the_runtime(
     tokio::task::spawn_blocking(move || registry.capabilities())
         .await
         .unwrap_or_default()
-}
-
-/// Each waiting hook holds one connection, so the gateway takes as many open files as the
-/// system lets it (the soft limit up to the hard one).
-fn raise_open_file_limit() {
-    #[cfg(unix)]
-    {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: both calls only read or write the struct passed to them.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
-                && limit.rlim_cur < limit.rlim_max
-            {
-                limit.rlim_cur = limit.rlim_max;
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
-                    tracing::debug!("cannot raise the open file limit");
-                }
-            }
-        }
-    }
 }
 
 /// The prompts of earlier gateways, from the audit log: an id typed from an old list then names

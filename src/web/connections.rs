@@ -14,7 +14,8 @@
 //!   one is refused.
 //!
 //! On top of this, hyper closes a connection that does not send a whole request head in time
-//! (`serve`), and [`raise_open_file_limit`] lets the process use every descriptor it may.
+//! (`serve`), and [`crate::open_files::raise_open_file_limit`] lets the process use every
+//! descriptor it may.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -212,32 +213,6 @@ impl Drop for TicketInner {
             registry.open.remove(&self.id);
         }
     }
-}
-
-/// Raises this process's soft limit on open files to its hard limit, as `gatehouse serve`
-/// does, and returns the limit now in force.
-pub fn raise_open_file_limit() -> u64 {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: both calls only read or write the struct passed to them.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return 1_024;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                return raised.rlim_cur;
-            }
-            tracing::debug!("cannot raise the open file limit");
-        }
-    }
-    limit.rlim_cur
 }
 
 #[cfg(test)]

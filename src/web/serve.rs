@@ -21,11 +21,12 @@ use tokio::net::TcpListener;
 
 use super::auth::{loopback_twin_of, Access, LoopbackTwin};
 use super::bridge::Bridge;
-use super::connections::{raise_open_file_limit, ConnectionLimits, Connections};
+use super::connections::{ConnectionLimits, Connections};
 use super::control::{self, ControlReply, ControlRequest};
 use super::devices::{DeviceStore, PAIRING_LIFETIME};
 use super::routes::{self, Shared, WebState};
 use super::tls;
+use crate::open_files::raise_open_file_limit;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
 
