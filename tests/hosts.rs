@@ -88,3 +88,40 @@ fn a_prompt_from_the_hooks_socket_never_looks_local_whatever_it_claims() {
     hook.kill().unwrap();
     hook.wait().unwrap();
 }
+
+/// The tmux pane is the hook's to find for every agent, not only for those whose adapter reads
+/// it: Codex's and Copilot CLI's prompts name the pane their agent runs in.
+#[test]
+fn every_agents_prompt_names_the_tmux_pane_its_hook_runs_in() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    for (agent, fixture) in [
+        (
+            "codex",
+            "adapter-codex/tests/data/codex-0.171.0/PermissionRequest-Bash.json",
+        ),
+        (
+            "copilot",
+            "adapter-copilot/tests/data/copilot-cli-1.0.102/permissionRequest.shell.json",
+        ),
+    ] {
+        let gateway = Gateway::start();
+        let stdin = std::fs::read(data.join(fixture)).unwrap();
+        let mut hook = gateway.spawn_hook(
+            agent,
+            &stdin,
+            &[
+                ("TMUX", "/tmp/gatehouse-no-such-tmux/default,1,0"),
+                ("TMUX_PANE", "%7"),
+            ],
+        );
+        let prompts = gateway.wait_for_pending(1);
+        let terminal = &prompts[0]["extra"]["terminal"];
+        assert_eq!(terminal["tmux_pane"], "%7", "{agent}: {}", prompts[0]);
+        assert_eq!(
+            terminal["tmux_socket"], "/tmp/gatehouse-no-such-tmux/default",
+            "{agent}"
+        );
+        let _ = hook.kill();
+        let _ = hook.wait();
+    }
+}

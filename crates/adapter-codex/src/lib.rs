@@ -70,17 +70,8 @@ impl Adapter for CodexAdapter {
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        let mut event = events::parse(stdin)?;
-        if let HookEvent::Prompt { prompt, .. } = &mut event {
-            // Which terminal pane asks, from the environment Codex gives its hooks.
-            let variable = |name: &str| std::env::var(name).ok();
-            prompt.extra.terminal = gatehouse_core::TerminalLocation::from_values(
-                variable("TMUX").as_deref(),
-                variable("TMUX_PANE").as_deref(),
-                None,
-            );
-        }
-        Ok(event)
+        // The terminal pane is the hook's to find, for every agent.
+        events::parse(stdin)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {

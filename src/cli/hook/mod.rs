@@ -164,9 +164,19 @@ fn handle(
         .map_err(|error| error.to_string())?;
     // As large as the event, and not read again while the prompt is held.
     drop(stdin);
-    // The host is the hook's to say, not the adapter's: every prompt names the machine it is on.
+    // The host and the terminal are the hook's to say, for every agent: every prompt names the
+    // machine it is on, and the tmux pane its agent runs in when the environment tells (an
+    // adapter may have said more, such as the agent's pid).
     if let HookEvent::Prompt { prompt, .. } = &mut event {
         prompt.host = crate::host::own_host_name().to_owned();
+        if prompt.extra.terminal.is_none() {
+            let variable = |name: &str| std::env::var(name).ok();
+            prompt.extra.terminal = gatehouse_core::TerminalLocation::from_values(
+                variable("TMUX").as_deref(),
+                variable("TMUX_PANE").as_deref(),
+                None,
+            );
+        }
         if let Some(terminal) = &mut prompt.extra.terminal {
             terminal::name_tmux_window(terminal);
         }
