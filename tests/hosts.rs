@@ -115,7 +115,7 @@ fn every_agents_prompt_names_the_tmux_pane_its_hook_runs_in() {
             ],
         );
         let prompts = gateway.wait_for_pending(1);
-        let terminal = &prompts[0]["extra"]["terminal"];
+        let terminal = &prompts[0]["terminal"];
         assert_eq!(terminal["tmux_pane"], "%7", "{agent}: {}", prompts[0]);
         assert_eq!(
             terminal["tmux_socket"], "/tmp/gatehouse-no-such-tmux/default",
