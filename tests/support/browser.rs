@@ -3,7 +3,8 @@
 //! One chromedriver serves the whole test binary, on a free loopback port, started on first use
 //! from a thread that lives as long as the process; chromedriver gets SIGKILL when the process
 //! ends (`PR_SET_PDEATHSIG`). Each [`Browser`] is a fresh headless Chromium with a profile of its
-//! own, so no cookie passes from one browser to the next. Without chromedriver the tests are
+//! own, so no cookie passes from one browser to the next, and chromedriver runs with a private
+//! home in cargo's temporary folder for tests. Without chromedriver the tests are
 //! skipped locally and fail in CI (`CI` set; `.ci/run` installs it).
 //!
 //! Chromium will not size a window below 500 px wide: [`Browser::phone`] emulates a true phone
@@ -56,9 +57,14 @@ fn chromedriver() -> &'static str {
             .name("chromedriver".into())
             .spawn(move || {
                 use std::os::unix::process::CommandExt;
+                let home = private_home();
                 let mut command = Command::new(CHROMEDRIVER);
                 command
                     .arg(format!("--port={port}"))
+                    .env("HOME", &home)
+                    .env("XDG_CONFIG_HOME", home.join(".config"))
+                    .env("XDG_CACHE_HOME", home.join(".cache"))
+                    .env("XDG_DATA_HOME", home.join(".local/share"))
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
                     .stderr(Stdio::null());
@@ -89,6 +95,16 @@ fn chromedriver() -> &'static str {
         }
         format!("http://127.0.0.1:{port}")
     })
+}
+
+/// chromedriver's and its Chromiums' home, so that nothing of theirs lands in the person's: one
+/// folder in cargo's temporary folder for tests (not the system's), made afresh for each run of
+/// the test binary.
+fn private_home() -> PathBuf {
+    let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("chromedriver-home");
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).expect("chromedriver's home can be made");
+    home
 }
 
 /// The colour scheme the page is shown in.
