@@ -16,6 +16,8 @@ pub mod kit;
 pub mod prompt;
 pub mod rule_match;
 pub mod short_id;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod text;
 pub mod time;
 

@@ -8,27 +8,18 @@ use crate::answer::QuestionResponse;
 use crate::capability::{ActionFlag, CapabilityRule};
 use crate::prompt::{PromptKind, Question, QuestionOption};
 
+/// The core's toy agent, with `always` unverified for Bash and verified answers to questions.
 fn toy_capabilities() -> AdapterCapabilities {
-    AdapterCapabilities {
-        adapter: "toy".into(),
-        name: "Toy Agent".into(),
-        rules: vec![
-            CapabilityRule {
-                kind: PromptKind::Permission,
-                tool: Some("Bash".into()),
-                actions: vec![
-                    ActionFlag::verified(Action::Once, "tested"),
-                    ActionFlag::verified(Action::Deny, "tested"),
-                    ActionFlag::unverified(Action::Always, "never tested"),
-                ],
-            },
-            CapabilityRule {
-                kind: PromptKind::Question,
-                tool: None,
-                actions: vec![ActionFlag::verified(Action::Answer, "tested")],
-            },
-        ],
-    }
+    let mut capabilities = crate::testing::toy_capabilities();
+    capabilities.rules[0]
+        .actions
+        .push(ActionFlag::unverified(Action::Always, "never tested"));
+    capabilities.rules.push(CapabilityRule {
+        kind: PromptKind::Question,
+        tool: None,
+        actions: vec![ActionFlag::verified(Action::Answer, "tested")],
+    });
+    capabilities
 }
 
 fn arbiter() -> Arbiter {
@@ -37,18 +28,8 @@ fn arbiter() -> Arbiter {
 
 fn bash(command: &str) -> NewPrompt {
     NewPrompt {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        cwd: "/project".into(),
-        kind: PromptKind::Permission,
-        tool: "Bash".into(),
-        input: serde_json::json!({ "command": command }),
-        summary: command.into(),
-        questions: Vec::new(),
         correlation: format!("Bash:{command}"),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
+        ..crate::testing::toy_bash(command)
     }
 }
 

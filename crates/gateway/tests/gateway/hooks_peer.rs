@@ -6,33 +6,19 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_core::{
-    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome, PromptKind,
-};
+use gatehouse_core::testing::{toy_bash, toy_capabilities};
+use gatehouse_core::{Answer, NewPrompt, Outcome};
 use gatehouse_gateway::audit::{read_all, read_decisions, AuditLog};
-use gatehouse_gateway::{serve_connection_with, Gateway, GatewayOptions, Limits, Roles};
+use gatehouse_gateway::{Gateway, GatewayOptions, Limits, Roles};
 use gatehouse_host_ipc::protocol::HoldResult;
 use gatehouse_host_ipc::{Client, ClientError, Role};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
+use crate::support::{self, connection};
+
 const LOCAL_HOST: &str = "laptop";
 const MIB: usize = 1024 * 1024;
-
-fn capabilities() -> Vec<AdapterCapabilities> {
-    vec![AdapterCapabilities {
-        adapter: "toy".into(),
-        name: "Toy Agent".into(),
-        rules: vec![CapabilityRule {
-            kind: PromptKind::Permission,
-            tool: Some("Bash".into()),
-            actions: vec![
-                ActionFlag::verified(Action::Once, "tested"),
-                ActionFlag::verified(Action::Deny, "tested"),
-            ],
-        }],
-    }]
-}
 
 fn options(limits: Limits) -> GatewayOptions {
     GatewayOptions {
@@ -43,7 +29,7 @@ fn options(limits: Limits) -> GatewayOptions {
 }
 
 fn gateway() -> Arc<Gateway> {
-    Gateway::new(capabilities(), options(Limits::default()))
+    support::toy_gateway_with(options(Limits::default()))
 }
 
 /// A prompt whose command is `bytes` long, claiming to come from this very machine.
@@ -53,25 +39,11 @@ fn bash(command: &str, bytes: usize) -> NewPrompt {
         "#".repeat(bytes.saturating_sub(command.len() + 1))
     );
     NewPrompt {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        cwd: "/project".into(),
-        kind: PromptKind::Permission,
-        tool: "Bash".into(),
         input: json!({ "command": padded }),
         summary: command.into(),
-        questions: vec![],
-        correlation: command.into(),
-        read_only_reason: None,
         host: LOCAL_HOST.into(),
-        extra: Default::default(),
+        ..toy_bash(command)
     }
-}
-
-fn connection(gateway: &Arc<Gateway>, roles: Roles) -> DuplexStream {
-    let (near, far) = tokio::io::duplex(1 << 16);
-    tokio::spawn(serve_connection_with(gateway.clone(), far, roles));
-    near
 }
 
 async fn frontend(gateway: &Arc<Gateway>) -> Client<DuplexStream> {
@@ -259,7 +231,7 @@ async fn one_connection_holds_at_most_its_limit_and_is_told_so() {
         connection_bytes: 5 * MIB / 2,
         ..Limits::default()
     };
-    let gateway = Gateway::new(capabilities(), options(limits));
+    let gateway = support::toy_gateway_with(options(limits));
     let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
     peer.reply(0).await;
     // Thirty prompts of a mebibyte on one connection: two fit its bytes, the rest are refused.
@@ -324,7 +296,7 @@ async fn the_hooks_socket_as_a_whole_holds_at_most_its_limit_but_local_hooks_are
         hooks_socket_bytes: 3 * MIB,
         ..Limits::default()
     };
-    let gateway = Gateway::new(capabilities(), options(limits));
+    let gateway = support::toy_gateway_with(options(limits));
     // Many connections, each within its own limit: together they reach the socket's.
     let mut peers = Vec::new();
     for id in 1..=5 {
@@ -379,7 +351,11 @@ async fn large_prompts_never_push_a_decision_out_of_the_audit_log() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("audit.jsonl");
     let log = AuditLog::open(&path, 4 * MIB as u64).unwrap();
-    let gateway = Gateway::with_audit_log(capabilities(), options(Limits::default()), Some(log));
+    let gateway = Gateway::with_audit_log(
+        vec![toy_capabilities()],
+        options(Limits::default()),
+        Some(log),
+    );
     let local = tokio::spawn({
         let stream = connection(&gateway, Roles::Any);
         async move {

@@ -3,10 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use gatehouse_core::{
-    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome,
-    PromptKind, PromptState,
-};
+use gatehouse_core::testing::toy_bash;
+use gatehouse_core::{Action, Answer, NewPrompt, Outcome, PromptKind, PromptState};
 use gatehouse_gateway::{serve_connection, serve_connection_with, Roles};
 use gatehouse_gateway::{Gateway, GatewayOptions};
 use gatehouse_host_ipc::protocol::{
@@ -15,54 +13,23 @@ use gatehouse_host_ipc::protocol::{
 use gatehouse_host_ipc::{Client, Role};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
+use crate::support::{self, client};
+
 fn toy_gateway(receipt_timeout: Duration) -> Arc<Gateway> {
-    let capabilities = AdapterCapabilities {
-        adapter: "toy".into(),
-        name: "Toy Agent".into(),
-        rules: vec![CapabilityRule {
-            kind: PromptKind::Permission,
-            tool: Some("Bash".into()),
-            actions: vec![
-                ActionFlag::verified(Action::Once, "tested"),
-                ActionFlag::verified(Action::Deny, "tested"),
-            ],
-        }],
-    };
-    Gateway::new(
-        vec![capabilities],
-        GatewayOptions {
-            receipt_timeout,
-            ..GatewayOptions::default()
-        },
-    )
+    support::toy_gateway_with(GatewayOptions {
+        receipt_timeout,
+        ..GatewayOptions::default()
+    })
 }
 
 fn raw_connection(gateway: &Arc<Gateway>) -> DuplexStream {
-    let (near, far) = tokio::io::duplex(1 << 16);
-    tokio::spawn(serve_connection(gateway.clone(), far));
-    near
-}
-
-async fn client(gateway: &Arc<Gateway>, role: Role) -> Client<DuplexStream> {
-    Client::over(raw_connection(gateway), role, "test")
-        .await
-        .expect("hello succeeds")
+    support::connection(gateway, Roles::Any)
 }
 
 fn bash(command: &str, tool: &str) -> NewPrompt {
     NewPrompt {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        cwd: "/project".into(),
-        kind: PromptKind::Permission,
         tool: tool.into(),
-        input: serde_json::json!({ "command": command }),
-        summary: command.into(),
-        questions: vec![],
-        correlation: command.into(),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
+        ..toy_bash(command)
     }
 }
 

@@ -5,10 +5,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gatehouse_core::{
-    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Observation,
-    Outcome, PromptKind, Timestamp,
-};
+use gatehouse_core::testing::toy_bash;
+use gatehouse_core::{Answer, NewPrompt, Observation, Outcome, Timestamp};
 use gatehouse_gateway::{serve_connection, Gateway, GatewayOptions};
 use gatehouse_host_ipc::hook_session::{Connector, Held, HookError, HookSession, CALL_BUDGET};
 use gatehouse_host_ipc::socket::SocketError;
@@ -18,37 +16,14 @@ use tokio::io::DuplexStream;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use crate::support;
+
 fn gateway() -> Arc<Gateway> {
-    let capabilities = AdapterCapabilities {
-        adapter: "toy".into(),
-        name: "Toy Agent".into(),
-        rules: vec![CapabilityRule {
-            kind: PromptKind::Permission,
-            tool: Some("Bash".into()),
-            actions: vec![
-                ActionFlag::verified(Action::Once, "tested"),
-                ActionFlag::verified(Action::Deny, "tested"),
-            ],
-        }],
-    };
-    Gateway::new(vec![capabilities], GatewayOptions::default())
+    support::toy_gateway()
 }
 
 fn bash(command: &str) -> NewPrompt {
-    NewPrompt {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        cwd: "/project".into(),
-        kind: PromptKind::Permission,
-        tool: "Bash".into(),
-        input: serde_json::json!({ "command": command }),
-        summary: command.into(),
-        questions: vec![],
-        correlation: command.into(),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
-    }
+    toy_bash(command)
 }
 
 /// Where the hook's connections go: the gateway that is up now, if any. A crash ends every

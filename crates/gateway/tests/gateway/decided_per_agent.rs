@@ -8,13 +8,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use gatehouse_core::testing::toy_bash;
 use gatehouse_core::{
     Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, NewPrompt, Outcome,
     PromptKind, PromptState, RunningAgent,
 };
-use gatehouse_gateway::{serve_connection, CapabilitySource, Gateway, GatewayOptions};
-use gatehouse_host_ipc::{Client, Role};
-use tokio::io::DuplexStream;
+use gatehouse_gateway::{CapabilitySource, Gateway, GatewayOptions};
+use gatehouse_host_ipc::Role;
+
+use crate::support::client;
 
 const PROBED: &str = "1.0.102";
 
@@ -75,28 +77,10 @@ fn gateway_with(record: Arc<Record>) -> Arc<Gateway> {
     gateway
 }
 
-async fn client(gateway: &Arc<Gateway>, role: Role) -> Client<DuplexStream> {
-    let (near, far) = tokio::io::duplex(1 << 16);
-    tokio::spawn(serve_connection(gateway.clone(), far));
-    Client::over(near, role, "test")
-        .await
-        .expect("hello succeeds")
-}
-
 fn bash(command: &str) -> NewPrompt {
     NewPrompt {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        cwd: "/project".into(),
-        kind: PromptKind::Permission,
         tool: "bash".into(),
-        input: serde_json::json!({ "command": command }),
-        summary: command.into(),
-        questions: vec![],
-        correlation: command.into(),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
+        ..toy_bash(command)
     }
 }
 

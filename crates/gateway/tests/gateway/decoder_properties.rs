@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use gatehouse_core::{Action, ActionFlag, AdapterCapabilities, CapabilityRule, PromptKind};
 use gatehouse_gateway::serve_connection;
-use gatehouse_gateway::{Gateway, GatewayOptions};
 use gatehouse_host_ipc::framing::FrameReader;
 use gatehouse_host_ipc::{Client, Role};
 use proptest::prelude::*;
+
+use crate::support::toy_gateway;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -34,19 +34,6 @@ fn traffic() -> impl Strategy<Value = Vec<u8>> {
         prop::collection::vec(any::<u8>(), 0..40),
     ];
     prop::collection::vec(fragment, 0..12).prop_map(|fragments| fragments.concat())
-}
-
-fn toy_gateway() -> std::sync::Arc<Gateway> {
-    let capabilities = AdapterCapabilities {
-        adapter: "toy".into(),
-        name: "Toy".into(),
-        rules: vec![CapabilityRule {
-            kind: PromptKind::Permission,
-            tool: None,
-            actions: vec![ActionFlag::verified(Action::Once, "t")],
-        }],
-    };
-    Gateway::new(vec![capabilities], GatewayOptions::default())
 }
 
 proptest! {

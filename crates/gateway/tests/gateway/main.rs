@@ -1,0 +1,9 @@
+//! The gateway's tests, one binary: server and client together over in-memory streams, with no
+//! socket and no agent.
+
+mod decided_per_agent;
+mod decoder_properties;
+mod duplex;
+mod hook_session;
+mod hooks_peer;
+mod support;
