@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, finish, Gateway, Reaped, Sandbox};
+use crate::common::{claude_bash, claude_fixture, finish, Gateway, Sandbox};
 
 const HOOK_EXIT: Duration = Duration::from_secs(10);
 
@@ -27,17 +27,6 @@ fn verdict(output: &std::process::Output) -> Value {
     );
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|_| panic!("the hook printed a verdict, not {:?}", stdout(output)))
-}
-
-fn held(gateway: &Gateway, fixture: &str) -> (Reaped, Value) {
-    let before = gateway.list().len();
-    let hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture(fixture).to_string().as_bytes(),
-        &[],
-    );
-    let prompts = gateway.wait_for_pending(before + 1);
-    (hook, prompts.last().unwrap().clone())
 }
 
 #[test]
@@ -121,8 +110,9 @@ fn the_socket_is_private() {
 #[test]
 fn list_json_has_the_documented_fields() {
     let gateway = Gateway::start();
-    let (bash_hook, bash) = held(&gateway, "PermissionRequest-Bash");
-    let (question_hook, question) = held(&gateway, "PermissionRequest-AskUserQuestion");
+    let (bash_hook, bash) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let (question_hook, question) =
+        gateway.hold_claude(&claude_fixture("PermissionRequest-AskUserQuestion"));
     for field in [
         "id",
         "adapter",
@@ -155,7 +145,7 @@ fn list_json_has_the_documented_fields() {
 #[test]
 fn once_prints_allow_and_the_prompt_is_delivered() {
     let gateway = Gateway::start();
-    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     let id = prompt["id"].as_str().unwrap();
     let answered = gateway.run(&["answer", id, "once"]);
     assert!(answered.status.success(), "{}", stderr(&answered));
@@ -173,7 +163,7 @@ fn once_prints_allow_and_the_prompt_is_delivered() {
 #[test]
 fn deny_carries_the_message() {
     let gateway = Gateway::start();
-    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     let answered = gateway.run(&[
         "answer",
         prompt["id"].as_str().unwrap(),
@@ -192,7 +182,7 @@ fn deny_carries_the_message() {
 #[test]
 fn a_question_is_answered_by_pick_and_keyed_by_its_text_at_delivery() {
     let gateway = Gateway::start();
-    let (hook, prompt) = held(&gateway, "PermissionRequest-AskUserQuestion");
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-AskUserQuestion"));
     let id = prompt["id"].as_str().unwrap();
     let wrong = gateway.run(&["answer", id, "--pick", "q1=Green"]);
     assert_eq!(wrong.status.code(), Some(1));
@@ -220,7 +210,7 @@ fn a_question_is_answered_by_pick_and_keyed_by_its_text_at_delivery() {
 #[test]
 fn a_read_only_prompt_refuses_answers_and_release_hands_it_back() {
     let gateway = Gateway::start();
-    let (hook, prompt) = held(&gateway, "PermissionRequest-Write");
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Write"));
     let id = prompt["id"].as_str().unwrap();
     assert_eq!(prompt["actions"], json!([]));
     let refused = gateway.run(&["answer", id, "once"]);
@@ -247,7 +237,7 @@ fn an_unknown_id_is_refused() {
 #[test]
 fn a_killed_hook_withdraws_its_prompt_and_a_late_answer_is_refused() {
     let gateway = Gateway::start();
-    let (mut hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let (mut hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     // Claude Code ends a waiting hook with SIGTERM when the person answers No in the terminal.
     unsafe { libc::kill(hook.id() as i32, libc::SIGTERM) };
     hook.wait().unwrap();
@@ -260,7 +250,7 @@ fn a_killed_hook_withdraws_its_prompt_and_a_late_answer_is_refused() {
 #[test]
 fn post_tool_use_withdraws_the_prompt_answered_in_the_terminal() {
     let gateway = Gateway::start();
-    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     let observer = gateway.spawn_hook(
         "claude",
         claude_fixture("PostToolUse-Bash").to_string().as_bytes(),
@@ -276,8 +266,8 @@ fn post_tool_use_withdraws_the_prompt_answered_in_the_terminal() {
 #[test]
 fn session_end_withdraws_what_the_session_still_has_pending() {
     let gateway = Gateway::start();
-    let (bash, _) = held(&gateway, "PermissionRequest-Bash");
-    let (write, _) = held(&gateway, "PermissionRequest-Write");
+    let (bash, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let (write, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Write"));
     finish(
         gateway.spawn_hook(
             "claude",
@@ -361,7 +351,7 @@ fn watch_json_streams_the_snapshot_then_each_transition() {
     let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
     let snapshot: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(snapshot["type"], "snapshot");
-    let (hook, prompt) = held(&gateway, "PermissionRequest-Bash");
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     assert!(gateway
         .run(&["answer", prompt["id"].as_str().unwrap(), "once"])
         .status
@@ -446,8 +436,7 @@ fn install_claude_merges_is_idempotent_and_uninstall_removes_only_its_own() {
 #[test]
 fn a_four_megabyte_tool_input_is_held_and_answered() {
     let gateway = Gateway::start();
-    let mut event = claude_fixture("PermissionRequest-Bash");
-    event["tool_input"]["command"] = json!(format!("echo {}", "x".repeat(4 * 1024 * 1024)));
+    let event = claude_bash(&format!("echo {}", "x".repeat(4 * 1024 * 1024)));
     let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
     let prompt = gateway.wait_for_pending(1).remove(0);
     // Listed cut, with a note; `gatehouse show` has the whole input.
@@ -645,8 +634,7 @@ fn a_hostile_command_reaches_list_watch_and_log_as_visible_escapes_and_json_stay
     let mut watched = Vec::new();
     read_until(&watch_lines, "No pending prompts.", HOOK_EXIT, &mut watched);
 
-    let mut event = claude_fixture("PermissionRequest-Bash");
-    event["tool_input"]["command"] = json!(HOSTILE_COMMAND);
+    let event = claude_bash(HOSTILE_COMMAND);
     let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
     let prompt = gateway.wait_for_pending(1).remove(0);
     assert_eq!(

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{binary, claude_fixture, finish, Gateway, Reaped, Sandbox};
+use crate::common::{binary, claude_fixture, finish, Gateway, Sandbox};
 
 const SCREEN_DEADLINE: Duration = Duration::from_secs(20);
 const HOOK_EXIT: Duration = Duration::from_secs(10);
@@ -121,18 +121,6 @@ impl Drop for ConsoleWindow {
     }
 }
 
-/// Starts a hook holding the fixture's prompt and waits until the gateway lists it.
-fn hold(gateway: &Gateway, fixture: &str) -> (Reaped, Value) {
-    let before = gateway.list().len();
-    let hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture(fixture).to_string().as_bytes(),
-        &[],
-    );
-    let prompts = gateway.wait_for_pending(before + 1);
-    (hook, prompts.last().unwrap().clone())
-}
-
 fn verdict(output: &Output) -> Value {
     assert!(
         output.status.success(),
@@ -163,7 +151,7 @@ fn keys_answer_held_prompts_and_each_hook_prints_its_verdict() {
     let console = ConsoleWindow::open(&gateway);
     console.wait_for_text("connected to gatehouse");
 
-    let (bash_hook, _) = hold(&gateway, "PermissionRequest-Bash");
+    let (bash_hook, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     console.wait_for("the Bash prompt, settled", |screen| {
         screen.contains("printf hi > hi.txt") && key_line(screen).starts_with(BASH_KEYS_READY)
     });
@@ -174,7 +162,8 @@ fn keys_answer_held_prompts_and_each_hook_prints_its_verdict() {
     );
     console.wait_for_text("Allowed once: printf hi > hi.txt");
 
-    let (question_hook, _) = hold(&gateway, "PermissionRequest-AskUserQuestion");
+    let (question_hook, _) =
+        gateway.hold_claude(&claude_fixture("PermissionRequest-AskUserQuestion"));
     console.wait_for_text("Which color?");
     console.press(&["Down"]);
     console.wait_for("the question, selected", |screen| {
@@ -194,7 +183,7 @@ fn keys_answer_held_prompts_and_each_hook_prints_its_verdict() {
         screen.contains("Answered: Which color?") && screen.contains("GONE: ")
     });
 
-    let (deny_hook, _) = hold(&gateway, "PermissionRequest-Bash");
+    let (deny_hook, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     console.wait_for_text("printf hi > hi.txt");
     console.press(&["Down"]);
     console.wait_for("the new Bash prompt, selected", |screen| {
@@ -217,8 +206,9 @@ fn a_prompt_withdrawn_while_selected_cannot_be_answered() {
     let gateway = Gateway::start();
     let console = ConsoleWindow::open(&gateway);
     console.wait_for_text("connected to gatehouse");
-    let (mut withdrawn_hook, withdrawn) = hold(&gateway, "PermissionRequest-Bash");
-    let (other_hook, other) = hold(&gateway, "PermissionRequest-Bash");
+    let (mut withdrawn_hook, withdrawn) =
+        gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let (other_hook, other) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     console.wait_for("both prompts, the first selected and settled", |screen| {
         screen.contains("2 pending prompts") && key_line(screen).starts_with(BASH_KEYS_READY)
     });
@@ -278,7 +268,7 @@ fn the_console_survives_a_gateway_restart() {
     });
     console.wait_for_text("connected to gatehouse");
 
-    let (hook, _) = hold(&gateway, "PermissionRequest-Bash");
+    let (hook, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     console.wait_for("the Bash prompt, settled", |screen| {
         key_line(screen).starts_with(BASH_KEYS_READY)
     });

@@ -4,7 +4,7 @@
 
 use std::process::{Output, Stdio};
 
-use crate::common::{claude_fixture, Sandbox};
+use crate::common::{claude_bash, claude_fixture, Sandbox};
 
 fn run_hook(sandbox: &Sandbox, arguments: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
     use std::io::Write;
@@ -176,8 +176,7 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
 
     let gateway = crate::common::Gateway::start();
     // A 9 MiB command: the hold message carries it once, so it fits in a frame and is held.
-    let mut event = claude_fixture("PermissionRequest-Bash");
-    event["tool_input"]["command"] = "x".repeat(9 * 1024 * 1024).into();
+    let event = claude_bash(&"x".repeat(9 * 1024 * 1024));
     let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
     let prompt = gateway
         .wait_for_pending_within(1, Duration::from_secs(30))
@@ -201,8 +200,7 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
     // millions of values, so the hook lets it go before it parses it (tests/hook_work_bounds.rs);
     // the client's own refusal of a frame too large stays behind that.
     let too_large = {
-        let mut event = claude_fixture("PermissionRequest-Bash");
-        event["tool_input"]["command"] = "x".repeat(13 * 1024 * 1024).into();
+        let event = claude_bash(&"x".repeat(13 * 1024 * 1024));
         event.to_string().into_bytes()
     };
     let grows_when_encoded = {

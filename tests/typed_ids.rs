@@ -5,20 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::{claude_fixture, finish, Gateway, Reaped};
-
-fn hold_bash(gateway: &Gateway, command: &str) -> (Reaped, Value) {
-    let before = gateway.list().len();
-    let mut event = claude_fixture("PermissionRequest-Bash");
-    event["tool_input"]["command"] = command.into();
-    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
-    let prompts = gateway.wait_for_pending(before + 1);
-    let prompt = prompts
-        .into_iter()
-        .find(|prompt| prompt["summary"] == command)
-        .expect("the held prompt is listed");
-    (hook, prompt)
-}
+use crate::common::{claude_bash, finish, Gateway};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -27,7 +14,7 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn a_stale_id_prefix_is_refused_and_never_answers_the_prompt_pending_now() {
     let gateway = Gateway::start();
-    let (harmless_hook, harmless) = hold_bash(&gateway, "echo harmless");
+    let (harmless_hook, harmless) = gateway.hold_claude(&claude_bash("echo harmless"));
     let harmless_id = harmless["id"].as_str().unwrap().to_owned();
     assert!(gateway.run(&["release", &harmless_id]).status.success());
     assert!(
@@ -36,7 +23,8 @@ fn a_stale_id_prefix_is_refused_and_never_answers_the_prompt_pending_now() {
             .is_empty(),
         "a release prints nothing"
     );
-    let (force_push_hook, force_push) = hold_bash(&gateway, "git push --force origin main");
+    let (force_push_hook, force_push) =
+        gateway.hold_claude(&claude_bash("git push --force origin main"));
     // Both were made within the same minute, so they share the first eight digits.
     assert_eq!(harmless_id[..8], force_push["id"].as_str().unwrap()[..8]);
 
@@ -90,7 +78,7 @@ fn a_stale_id_prefix_is_refused_and_never_answers_the_prompt_pending_now() {
 #[test]
 fn an_id_that_is_not_one_is_refused_with_words() {
     let gateway = Gateway::start();
-    let (hook, _prompt) = hold_bash(&gateway, "ls");
+    let (hook, _prompt) = gateway.hold_claude(&claude_bash("ls"));
     for (typed, expected) in [
         ("a3f", "at least 4"),
         ("zz-top", "not a prompt id"),
@@ -111,7 +99,7 @@ fn an_id_that_is_not_one_is_refused_with_words() {
 #[test]
 fn after_a_restart_an_id_from_the_old_list_names_the_old_prompt_never_a_new_one() {
     let mut gateway = Gateway::start();
-    let (harmless_hook, harmless) = hold_bash(&gateway, "echo harmless");
+    let (harmless_hook, harmless) = gateway.hold_claude(&claude_bash("echo harmless"));
     let harmless_id = harmless["id"].as_str().unwrap().to_owned();
     let harmless_short = harmless["short_id"].as_str().unwrap().to_owned();
     // The terminal answered it (the agent ended the hook), then the gateway restarted.
@@ -121,7 +109,7 @@ fn after_a_restart_an_id_from_the_old_list_names_the_old_prompt_never_a_new_one(
     gateway.wait_for_pending(0);
     gateway.kill();
     gateway.start_again();
-    let (_force_push_hook, force_push) = hold_bash(&gateway, "rm -rf ~/precious");
+    let (_force_push_hook, force_push) = gateway.hold_claude(&claude_bash("rm -rf ~/precious"));
     assert_eq!(harmless_id[..8], force_push["id"].as_str().unwrap()[..8]);
     for typed in [
         &harmless_id[..8],

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, wait_for, Gateway, Reaped};
+use crate::common::{claude_bash, wait_for, Gateway, Reaped};
 use crate::support::browser::{browser_available, PHONE};
 use crate::support::push_service::{url_safe, PushService, Recorder};
 use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
@@ -38,8 +38,7 @@ fn configure(gateway: &Gateway, push_prefix: &str, ntfy_url: Option<&str>) {
 
 /// A Claude Code Bash permission prompt for `command`, held by a hook until dropped.
 fn raise(gateway: &Gateway, command: &str, session: &str) -> Reaped {
-    let mut event = claude_fixture("PermissionRequest-Bash");
-    event["tool_input"]["command"] = json!(command);
+    let mut event = claude_bash(command);
     event["session_id"] = json!(session);
     gateway.spawn_hook("claude", event.to_string().as_bytes(), &[])
 }

@@ -163,6 +163,23 @@ impl Sandbox {
         });
         prompts
     }
+
+    /// Starts a Claude Code hook holding `event`'s prompt; the hook, and the prompt as the
+    /// gateway lists it once it does (the one prompt that was not pending before).
+    pub fn hold_claude(&self, event: &serde_json::Value) -> (Reaped, serde_json::Value) {
+        let before: Vec<serde_json::Value> = self
+            .list()
+            .iter()
+            .map(|prompt| prompt["id"].clone())
+            .collect();
+        let hook = self.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+        let prompts = self.wait_for_pending(before.len() + 1);
+        let prompt = prompts
+            .into_iter()
+            .find(|prompt| !before.contains(&prompt["id"]))
+            .expect("the new prompt is listed");
+        (hook, prompt)
+    }
 }
 
 /// A running `gatehouse serve`, stopped when dropped.
@@ -276,6 +293,13 @@ pub fn claude_fixture(name: &str) -> serde_json::Value {
         .join(format!("{name}.json"));
     serde_json::from_slice(&std::fs::read(&path).expect("the fixture exists"))
         .expect("the fixture is JSON")
+}
+
+/// Claude Code's captured Bash prompt, asking to run `command`.
+pub fn claude_bash(command: &str) -> serde_json::Value {
+    let mut event = claude_fixture("PermissionRequest-Bash");
+    event["tool_input"]["command"] = command.into();
+    event
 }
 
 /// A child process killed and reaped when dropped, so that no test leaves one behind, whether
