@@ -6,6 +6,8 @@
 //! - `gatehouse hook claude` for a PostToolUse event (observed only), gateway up;
 //! - `benches/python_hook.py`, the smallest hook most people write, on the same event, also with
 //!   `python3 -S` (no site packages), the fastest a Python hook starts;
+//! - `benches/c_hook.c`, compiled with `cc -O2`: read the event, connect, hello, observe, with
+//!   no JSON parsed: the floor for any hook that does this work;
 //! - `gatehouse hook claude` with the gateway down;
 //! - `gatehouse status` and `gatehouse list`.
 
@@ -24,6 +26,7 @@ fn main() {
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"));
     let folder = std::env::temp_dir().join(format!("gatehouse-bench-{}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
+    let c_hook = compile_c_hook(&folder);
     let socket = folder.join("run/gatehouse.sock");
     let down_socket = folder.join("down/gatehouse.sock");
     let event = std::fs::read(
@@ -58,6 +61,7 @@ fn main() {
     let mut gatehouse_up = Vec::with_capacity(rounds);
     let mut python_up = Vec::with_capacity(rounds);
     let mut python_bare_up = Vec::with_capacity(rounds);
+    let mut c_up = Vec::with_capacity(rounds);
     let mut gatehouse_down = Vec::with_capacity(rounds);
     let mut status = Vec::with_capacity(rounds);
     let mut list = Vec::with_capacity(rounds);
@@ -76,6 +80,9 @@ fn main() {
                 .arg(&python_hook),
             &event,
         ));
+        if let Some(c_hook) = &c_hook {
+            c_up.push(time(&mut command(c_hook, &folder, &socket), &event));
+        }
         gatehouse_down.push(time(
             command(&binary, &folder, &down_socket).args(["hook", "claude"]),
             &event,
@@ -100,6 +107,8 @@ fn main() {
         "the same with python3 -S (no site packages)",
         &mut python_bare_up,
     );
+    let floor = (!c_up.is_empty())
+        .then(|| report("C hook (read, connect, hello, observe; no JSON)", &mut c_up));
     report("gatehouse hook claude, gateway down", &mut gatehouse_down);
     report("gatehouse status", &mut status);
     report("gatehouse list", &mut list);
@@ -111,6 +120,32 @@ fn main() {
         gatehouse.1 / gatehouse.0,
         verdict(gatehouse.1 / gatehouse.0 <= 2.0),
     );
+    match floor {
+        Some(floor) => println!(
+            "goal: gatehouse median <= 2x the C floor's: {:.2}x ({})",
+            gatehouse.0 / floor.0,
+            verdict(gatehouse.0 / floor.0 <= 2.0),
+        ),
+        None => println!("goal: 2x the C floor: not measured (no C compiler `cc`)"),
+    }
+}
+
+/// Compiles benches/c_hook.c into `folder`; `None`, said, when there is no C compiler.
+fn compile_c_hook(folder: &Path) -> Option<PathBuf> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/c_hook.c");
+    let output = folder.join("c_hook");
+    let compiled = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&output)
+        .arg(&source)
+        .status()
+        .is_ok_and(|status| status.success());
+    if !compiled {
+        eprintln!(
+            "the C floor is not measured: `cc -O2 benches/c_hook.c` failed or there is no cc"
+        );
+    }
+    compiled.then_some(output)
 }
 
 /// The real Python interpreter, not a wrapper script such as a pyenv shim in front of it, so the
