@@ -21,6 +21,7 @@ pub mod time;
 
 pub use adapter::{
     Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError, RunningAgent,
+    WithoutVerdict,
 };
 pub use answer::{AlwaysScope, Answer, QuestionResponse, Verdict};
 pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};

@@ -6,6 +6,13 @@
 //! behaves exactly as if gatehouse were not installed. Nothing here ever prints an approval
 //! that did not come from the gateway as a verdict.
 //!
+//! One exception, the adapter's to declare ([`gatehouse_core::WithoutVerdict`]): an agent that
+//! reads silence as an approval (Gemini CLI with gatehouse's allow policy) gets the adapter's
+//! "no verdict" output instead of nothing, printed in one place ([`run_never_failing`]) on every
+//! path that printed no verdict, panics included, and by a watchdog thread at the adapter's
+//! deadline whatever the hook is waiting for. stdout is written once ([`print_once`]): a verdict
+//! or that output, never both.
+//!
 //! If the gateway goes away while a prompt is held, the hook keeps waiting, and registers the
 //! prompt again, with its original snapshot, when a gateway is back. An observation that finds
 //! no gateway is spooled, and the next hook that reaches one replays it. All of that is the
@@ -17,9 +24,10 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use gatehouse_core::{HoldMode, HookEvent};
+use gatehouse_core::{HoldMode, HookEvent, WithoutVerdict};
 use gatehouse_host_ipc::hook_session::{Held, HookError, HookSession, SocketConnector};
 use gatehouse_host_ipc::now;
 use gatehouse_host_ipc::socket::SocketError;
@@ -78,6 +86,15 @@ fn invoked_as_hook(words: &[OsString]) -> bool {
 /// panic) ever ends it with anything but exit 0 and nothing on stdout. What went wrong goes to
 /// stderr in one line.
 pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCode {
+    // Known from the command line before anything can fail: what to print without a verdict.
+    let without_verdict = parsed
+        .as_ref()
+        .ok()
+        .and_then(crate::cli::Cli::hook_target)
+        .and_then(|(agent, event)| adapters::registry().get(agent)?.without_verdict(event));
+    if let Some(without_verdict) = without_verdict {
+        start_watchdog(without_verdict);
+    }
     std::panic::set_hook(Box::new(|panic| {
         say(&format!(
             "gatehouse hook: internal error ({panic}); leaving this to the agent"
@@ -111,7 +128,50 @@ pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCo
             say(&format!("gatehouse hook: {problem}; leaving this to the agent (check the hook's command in the agent's settings)"));
         }
     }));
+    if let Some(without_verdict) = without_verdict {
+        // Printed only if no verdict was: the one place every path without a verdict ends.
+        let _ = print_once(without_verdict.output);
+    }
     ExitCode::SUCCESS
+}
+
+/// Whether stdout has been written: a hook prints one verdict or one "no verdict" output.
+static PRINTED: Mutex<bool> = Mutex::new(false);
+
+/// Prints `text` and a newline on stdout and flushes, unless something was printed already.
+/// Returns whether this call printed it.
+fn print_once(text: &str) -> std::io::Result<bool> {
+    let mut printed = PRINTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *printed {
+        return Ok(false);
+    }
+    *printed = true;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.write_all(b"\n"))
+        .and_then(|()| stdout.flush())?;
+    Ok(true)
+}
+
+/// At the adapter's deadline, prints its "no verdict" output (unless a verdict was printed) and
+/// ends the hook, whatever it is waiting for: a gateway that accepts and never answers, a read
+/// that never ends, a disk that hangs.
+fn start_watchdog(without_verdict: WithoutVerdict) {
+    let started = std::thread::Builder::new()
+        .name("hook-deadline".into())
+        .spawn(move || {
+            std::thread::sleep(without_verdict.answer_within);
+            let _ = print_once(without_verdict.output);
+            std::process::exit(0);
+        });
+    if started.is_err() {
+        // No watchdog: answer at once rather than risk the agent's timeout.
+        let _ = print_once(without_verdict.output);
+        std::process::exit(0);
+    }
 }
 
 /// Writes one line to stderr, whatever the text holds, and never panics (a closed stderr is
@@ -202,9 +262,15 @@ fn handle(
         host: crate::host::own_host_name().to_owned(),
     };
     let session = HookSession::new(connector, spool, say);
+    // An agent that reads silence as an approval gets its answer before its hook timeout,
+    // whatever the configured wait.
+    let wait = match adapter.without_verdict(event_name) {
+        Some(without_verdict) => settings.hook.wait().min(without_verdict.hold_at_most()),
+        None => settings.hook.wait(),
+    };
     runtime.block_on(async {
         let observed_at = now();
-        let deadline = Instant::now() + settings.hook.wait();
+        let deadline = Instant::now() + wait;
         let in_words = |error: HookError| in_words(error, &socket);
         let (prompt, watch_if_read_only) = match event {
             HookEvent::Ignore => return Ok(()),
@@ -237,13 +303,12 @@ fn handle(
             ));
         }
         let rendered = adapter.render_verdict(&prompt, verdict);
-        let mut stdout = std::io::stdout().lock();
-        stdout
-            .write_all(rendered.as_bytes())
-            .and_then(|()| stdout.write_all(b"\n"))
-            .and_then(|()| stdout.flush())
+        let printed = print_once(&rendered)
             .map_err(|error| format!("cannot write the verdict to the agent: {error}"))?;
-        drop(stdout);
+        if !printed {
+            // The deadline's output went first; no receipt, so the gateway marks it unconfirmed.
+            return Err("the hook's deadline passed as the verdict came; the agent decides".into());
+        }
         held.confirm().await.map_err(in_words)
     })
 }
