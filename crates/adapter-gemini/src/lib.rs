@@ -211,10 +211,16 @@ pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
             reason: NO_POLICY_REASON.into(),
         };
     }
+    // Gemini is a Node script: `--version` takes seconds, so its answer is cached per file.
+    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
     unlock_with(state_dir, |record| {
         let executable = version::installed_gemini(Some(&record.gemini_executable))
             .ok_or(version::not_found())?;
-        version::version_of(&executable)
+        gatehouse_harness::executable::version_of_cached(
+            &executable,
+            version::parse_version_output,
+            cache.as_deref(),
+        )
     })
 }
 

@@ -91,7 +91,9 @@ pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCo
         .as_ref()
         .ok()
         .and_then(crate::cli::Cli::hook_target)
-        .and_then(|(agent, event)| adapters::registry().get(agent)?.without_verdict(event));
+        .and_then(|(agent, event)| {
+            without_verdict_of(adapters::registry().get(agent)?.as_ref(), event)
+        });
     if let Some(without_verdict) = without_verdict {
         start_watchdog(without_verdict);
     }
@@ -133,6 +135,24 @@ pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCo
         let _ = print_once(without_verdict.output);
     }
     ExitCode::SUCCESS
+}
+
+/// The adapter's "no verdict" output for `event`, if it has one. Tests shorten its deadline with
+/// `GATEHOUSE_TEST_HOOK_ANSWER_WITHIN_MS`; release builds lack that.
+fn without_verdict_of(
+    adapter: &dyn gatehouse_core::Adapter,
+    event: Option<&str>,
+) -> Option<WithoutVerdict> {
+    #[allow(unused_mut)]
+    let mut without_verdict = adapter.without_verdict(event)?;
+    #[cfg(debug_assertions)]
+    if let Some(milliseconds) = std::env::var("GATEHOUSE_TEST_HOOK_ANSWER_WITHIN_MS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+    {
+        without_verdict.answer_within = Duration::from_millis(milliseconds);
+    }
+    Some(without_verdict)
 }
 
 /// Whether stdout has been written: a hook prints one verdict or one "no verdict" output.
@@ -264,7 +284,7 @@ fn handle(
     let session = HookSession::new(connector, spool, say);
     // An agent that reads silence as an approval gets its answer before its hook timeout,
     // whatever the configured wait.
-    let wait = match adapter.without_verdict(event_name) {
+    let wait = match without_verdict_of(adapter.as_ref(), event_name) {
         Some(without_verdict) => settings.hook.wait().min(without_verdict.hold_at_most()),
         None => settings.hook.wait(),
     };
