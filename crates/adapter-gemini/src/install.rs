@@ -246,6 +246,20 @@ fn read_settings(path: &Path) -> Option<Value> {
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
 }
 
+/// When gatehouse's policy is beside the settings at `path` but its hook would not run (not in
+/// the file, or hooks turned off), what that means: Gemini runs every shell command unasked.
+/// `gatehouse status` says it (as the reason nothing is offered).
+pub fn policy_without_hook(path: &Path) -> Option<String> {
+    if !crate::policy::is_installed(&crate::policy::path_beside(path)) {
+        return None;
+    }
+    let turned_off = read_settings(path).is_some_and(|settings| hooks_turned_off(&settings));
+    (turned_off || !answer_hook_installed(path)).then(|| format!(
+        "DANGER: gatehouse's Gemini policy is installed but its BeforeTool hook does not run ({}), so Gemini runs every shell command unasked; run `gatehouse uninstall gemini` or `gatehouse install gemini --answerable`",
+        if turned_off { "hooksConfig.enabled is false" } else { "it is not in settings.json" }
+    ))
+}
+
 /// Whether `settings` turns every hook off, as `hooksConfig.enabled: false` does.
 fn hooks_turned_off(settings: &Value) -> bool {
     settings.pointer("/hooksConfig/enabled") == Some(&Value::Bool(false))
@@ -331,45 +345,59 @@ impl HookInstaller for GeminiInstaller {
             )
             .into());
         }
-        if read_settings(&request.settings).is_some_and(|settings| hooks_turned_off(&settings)) {
-            return Err(format!(
-                "{} turns Gemini's hooks off (hooksConfig.enabled is false): with gatehouse's policy Gemini would then run every shell command unasked; set it to true first",
-                request.settings.display()
-            )
-            .into());
-        }
-        let watch_command =
-            installer::hook_command(hook_command(&request.program), &request.program)?;
-        let answer_command =
-            installer::hook_command(answer_hook_command(&request.program), &request.program)?;
-        let watched = install_file(&request.settings, &watch_command)?;
-        let answering = GEMINI_ANSWER_HOOKS
-            .install_file(&request.settings, &answer_plan_for(&answer_command))?;
-        let mut changes: Vec<String> = watched
-            .changes
-            .iter()
-            .chain(&answering.changes)
-            .map(ToString::to_string)
-            .collect();
-        // The hook is in place before the policy that makes it decide.
-        let policy_path = crate::policy::path_beside(&request.settings);
-        if crate::policy::write(&policy_path)? {
-            changes.push(format!(
-                "wrote gatehouse's policy {}",
-                policy_path.display()
-            ));
-        }
-        let notes = vec![
-            format!("Gemini CLI runs `{answer_command}` before each shell command (timeout {BEFORE_TOOL_TIMEOUT_SECONDS} s); it answers within {ANSWER_WITHIN_SECONDS} s."),
-            "Shell commands are shown read-only until `gatehouse probe gemini` passes for the installed Gemini CLI version; until then, and whenever gatehouse has no answer, the hook hands each one to Gemini's own dialog.".to_owned(),
-        ];
-        Ok(InstallOutcome {
-            path: request.settings.clone(),
-            changes,
-            backup: answering.backup.or(watched.backup),
-            notes,
-        })
+        install_answerable_file(&request.settings, &request.program)
     }
+}
+
+/// The answerable install into the settings file at `settings` (the checks of the user's own
+/// settings aside): refused, with nothing written, when the file turns hooks off or a
+/// `gatehouse.toml` policy beside it is not gatehouse's; then the watched hooks, the answerable
+/// `BeforeTool` hook, and last the policy.
+///
+/// # Errors
+///
+/// Fails when a file cannot be read or written, or for the refusals above.
+pub fn install_answerable_file(
+    settings: &Path,
+    program: &Path,
+) -> Result<InstallOutcome, KitError> {
+    if read_settings(settings).is_some_and(|settings| hooks_turned_off(&settings)) {
+        return Err(format!(
+            "{} turns Gemini's hooks off (hooksConfig.enabled is false): with gatehouse's policy Gemini would then run every shell command unasked; set it to true first",
+            settings.display()
+        )
+        .into());
+    }
+    let policy_path = crate::policy::path_beside(settings);
+    crate::policy::check_writable(&policy_path)?;
+    let watch_command = installer::hook_command(hook_command(program), program)?;
+    let answer_command = installer::hook_command(answer_hook_command(program), program)?;
+    let watched = install_file(settings, &watch_command)?;
+    let answering =
+        GEMINI_ANSWER_HOOKS.install_file(settings, &answer_plan_for(&answer_command))?;
+    let mut changes: Vec<String> = watched
+        .changes
+        .iter()
+        .chain(&answering.changes)
+        .map(ToString::to_string)
+        .collect();
+    // The hook is in place before the policy that makes it decide.
+    if crate::policy::write(&policy_path)? {
+        changes.push(format!(
+            "wrote gatehouse's policy {}",
+            policy_path.display()
+        ));
+    }
+    let notes = vec![
+        format!("Gemini CLI runs `{answer_command}` before each shell command (timeout {BEFORE_TOOL_TIMEOUT_SECONDS} s); it answers within {ANSWER_WITHIN_SECONDS} s."),
+        "Shell commands are shown read-only until `gatehouse probe gemini` passes for the installed Gemini CLI version; until then, and whenever gatehouse has no answer, the hook hands each one to Gemini's own dialog.".to_owned(),
+    ];
+    Ok(InstallOutcome {
+        path: settings.to_path_buf(),
+        changes,
+        backup: answering.backup.or(watched.backup),
+        notes,
+    })
 }
 
 #[cfg(test)]

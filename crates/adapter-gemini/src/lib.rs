@@ -211,6 +211,11 @@ pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
             reason: NO_POLICY_REASON.into(),
         };
     }
+    if let Some(danger) =
+        install::default_settings_path().and_then(|path| install::policy_without_hook(&path))
+    {
+        return Unlock::ReadOnly { reason: danger };
+    }
     // Gemini is a Node script: `--version` takes seconds, so its answer is cached per file.
     let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
     unlock_with(state_dir, |record| {

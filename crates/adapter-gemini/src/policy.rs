@@ -80,26 +80,29 @@ fn is_ours(path: &Path) -> io::Result<bool> {
     Ok(text.lines().next() == Some(OWN_FIRST_LINE))
 }
 
+/// Whether [`write`] may write the policy file at `path`: it is missing or gatehouse's.
+pub fn check_writable(path: &Path) -> Result<(), PolicyError> {
+    match is_ours(path) {
+        Ok(true) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Ok(false) => Err(PolicyError::NotOurs { path: path.into() }),
+        Err(error) if error.kind() == io::ErrorKind::InvalidData => {
+            Err(PolicyError::NotOurs { path: path.into() })
+        }
+        Err(source) => Err(PolicyError::Write {
+            path: path.into(),
+            source,
+        }),
+    }
+}
+
 /// Writes the policy file (atomically: a temporary file renamed over it), creating the folder.
 /// Returns whether it changed. A file there that is not gatehouse's is never replaced.
 pub fn write(path: &Path) -> Result<bool, PolicyError> {
     if is_installed(path) {
         return Ok(false);
     }
-    match is_ours(path) {
-        Ok(false) => return Err(PolicyError::NotOurs { path: path.into() }),
-        Ok(true) => {}
-        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-        Err(error) if error.kind() == io::ErrorKind::InvalidData => {
-            return Err(PolicyError::NotOurs { path: path.into() })
-        }
-        Err(source) => {
-            return Err(PolicyError::Write {
-                path: path.into(),
-                source,
-            })
-        }
-    }
+    check_writable(path)?;
     let write_error = |source| PolicyError::Write {
         path: path.into(),
         source,
