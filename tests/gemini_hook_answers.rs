@@ -337,3 +337,37 @@ fn without_the_policy_or_a_probe_the_hook_asks_at_once_and_lists_nothing() {
     );
     assert!(gateway.list().is_empty());
 }
+
+#[test]
+fn esc_in_gemini_while_the_hook_holds_withdraws_the_prompt() {
+    let gateway = Gateway::start();
+    let answerable = Answerable::prepare(&gateway.sandbox);
+    // Gemini appends this line to the session's transcript the moment Esc is pressed (0.61.0).
+    let transcript = gateway.sandbox.folder.path().join("session.jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"type\":\"user\",\"content\":[{\"text\":\"go\"}]}\n",
+    )
+    .unwrap();
+    let mut event: Value = serde_json::from_slice(&before_tool()).unwrap();
+    event["transcript_path"] = transcript.display().to_string().into();
+    let hook = spawn(
+        &gateway.sandbox,
+        &answerable.path(),
+        event.to_string().as_bytes(),
+        &[],
+    );
+    let prompt = the_prompt(&gateway);
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    file.write_all(b"{\"id\":\"f5\",\"timestamp\":\"2026-12-01T17:42:08.716Z\",\"type\":\"info\",\"content\":\"Request cancelled.\"}\n")
+        .unwrap();
+    assert_asks(&finish(hook, DEADLINE), "cancelled in Gemini");
+    wait_for(DEADLINE, "the cancelled prompt to leave the list", || {
+        gateway.list().is_empty()
+    });
+    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    assert!(!late.status.success(), "a late answer is refused");
+}

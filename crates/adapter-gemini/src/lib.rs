@@ -27,10 +27,11 @@
 //! for the running version and gatehouse's policy is in place; otherwise the hook answers `ask`
 //! at once without registering it, and Gemini's dialog is watched as before.
 //!
-//! Modules: [`events`] (hook input), [`verdict`] (hook output), [`policy`] (gatehouse's policy
+//! Modules: [`events`] (hook input), [`cancel`] (Esc while the hook holds a call), [`verdict`] (hook output), [`policy`] (gatehouse's policy
 //! file), [`record`] (the probe record and the unlock rule), [`version`] (which Gemini CLI is in
 //! use), [`install`] (`~/.gemini/settings.json`), [`probe`].
 
+pub mod cancel;
 pub mod events;
 pub mod install;
 pub mod policy;
@@ -44,8 +45,8 @@ use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, RunningAgent, Verdict, WithoutVerdict,
+    Action, ActionFlag, Adapter, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
+    NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WithoutVerdict,
 };
 
 use crate::record::Unlock;
@@ -125,6 +126,11 @@ impl Adapter for GeminiAdapter {
     /// watching hooks, whose silence Gemini reads as no opinion.
     fn without_verdict(&self, event: Option<&str>) -> Option<WithoutVerdict> {
         (event == Some(install::ANSWER_EVENT)).then_some(WITHOUT_VERDICT)
+    }
+
+    /// Esc in Gemini while the hook holds the call shows only in the session's transcript.
+    fn cancellation_check(&self, stdin: &[u8]) -> Option<CancellationCheck> {
+        cancel::transcript_check(stdin)
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {

@@ -138,6 +138,10 @@ impl WithoutVerdict {
     }
 }
 
+/// A check the hook runs now and then while it holds a prompt: `true` once the agent has ended
+/// the call by itself (see [`Adapter::cancellation_check`]).
+pub type CancellationCheck = Box<dyn FnMut() -> bool + Send>;
+
 /// Why a hook's input could not be read as an event of the agent.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParseError {
@@ -217,6 +221,16 @@ pub trait Adapter: Send + Sync {
     /// from the hook's command line, known before its input is read): `None`, the default,
     /// prints nothing, which every agent but one reads as "no opinion". See [`WithoutVerdict`].
     fn without_verdict(&self, _event: Option<&str>) -> Option<WithoutVerdict> {
+        None
+    }
+
+    /// For an agent that does not tell its hook when the person cancels the call the hook holds
+    /// (Gemini CLI goes on waiting for nothing, and ignores the hook's later answer), a check
+    /// made from the hook's input (`stdin`, the event's raw bytes) as the hold starts. The hook
+    /// runs it every half second while it holds the prompt; once it says the call is over, the
+    /// hook stops holding (the gateway withdraws the prompt: its hook went away) and prints what
+    /// it prints without a verdict. `None`, the default: nothing to watch.
+    fn cancellation_check(&self, _stdin: &[u8]) -> Option<CancellationCheck> {
         None
     }
 

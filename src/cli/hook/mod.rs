@@ -47,6 +47,9 @@ const MAX_EVENT_BYTES: u64 = (gatehouse_host_ipc::framing::MAX_FRAME_BYTES / 4 *
 /// The most JSON values an event may hold; one with more is not held.
 const MAX_EVENT_VALUES: usize = gatehouse_core::json_shape::MAX_EVENT_VALUES;
 
+/// How often a held prompt's [`gatehouse_core::CancellationCheck`] runs.
+const CANCELLATION_CHECK_EVERY: Duration = Duration::from_millis(500);
+
 /// How long a watched-only prompt stays listed without news of it.
 const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
@@ -242,6 +245,11 @@ fn handle(
     let mut event = adapter
         .parse_hook_event(&stdin, event_name)
         .map_err(|error| error.to_string())?;
+    // What tells that the agent ended the call by itself while the hook holds it, if anything.
+    let mut cancellation = match &event {
+        HookEvent::Prompt { .. } => adapter.cancellation_check(&stdin),
+        _ => None,
+    };
     // As large as the event, and not read again while the prompt is held.
     drop(stdin);
     // The host and the terminal are the hook's to say, for every agent: every prompt names the
@@ -304,7 +312,26 @@ fn handle(
         // What the hook knows of the agent that runs it, when what is offered depends on it:
         // the gateway applies the unlock rule for that agent, and so does the check below.
         let agent = adapter.running_agent(&prompt);
-        let held = session.hold_for(prompt.clone(), observed_at, deadline, watch_if_read_only, agent.clone()).await.map_err(in_words)?;
+        let holding = session.hold_for(prompt.clone(), observed_at, deadline, watch_if_read_only, agent.clone());
+        let held = match cancellation.take() {
+            None => holding.await,
+            Some(mut cancelled) => tokio::select! {
+                held = holding => held,
+                () = async {
+                    loop {
+                        tokio::time::sleep(CANCELLATION_CHECK_EVERY).await;
+                        if cancelled() {
+                            break;
+                        }
+                    }
+                } => {
+                    // The hold's connection closes as it is dropped: the gateway withdraws the
+                    // prompt (its hook went away), and a verdict racing this is unconfirmed.
+                    return Err("the agent ended the call (the person cancelled it there); the prompt is withdrawn".into());
+                }
+            },
+        }
+        .map_err(in_words)?;
         let Held::Verdict { verdict, .. } = &held else {
             return Ok(());
         };
