@@ -371,3 +371,21 @@ fn esc_in_gemini_while_the_hook_holds_withdraws_the_prompt() {
     let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
     assert!(!late.status.success(), "a late answer is refused");
 }
+
+#[test]
+fn a_hook_terminated_while_it_holds_still_asks() {
+    let gateway = Gateway::start();
+    let answerable = Answerable::prepare(&gateway.sandbox);
+    for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+        let hook = spawn(&gateway.sandbox, &answerable.path(), &before_tool(), &[]);
+        the_prompt(&gateway);
+        // SAFETY: kill only sends a signal, to the hook this test started and still owns.
+        unsafe { libc::kill(hook.id() as libc::pid_t, signal) };
+        assert_asks(&finish(hook, DEADLINE), &format!("signal {signal}"));
+        wait_for(
+            DEADLINE,
+            "the prompt of the hook that left to be withdrawn",
+            || gateway.list().is_empty(),
+        );
+    }
+}

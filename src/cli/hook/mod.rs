@@ -98,6 +98,8 @@ pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCo
             without_verdict_of(adapters::registry().get(agent)?.as_ref(), event)
         });
     if let Some(without_verdict) = without_verdict {
+        // First, before any other thread starts: they inherit the blocked signals.
+        answer_on_termination_signals(without_verdict);
         start_watchdog(without_verdict);
     }
     std::panic::set_hook(Box::new(|panic| {
@@ -177,6 +179,39 @@ fn print_once(text: &str) -> std::io::Result<bool> {
         .and_then(|()| stdout.write_all(b"\n"))
         .and_then(|()| stdout.flush())?;
     Ok(true)
+}
+
+/// SIGTERM, SIGINT or SIGHUP (a `kill`, a closed terminal, a shutdown) prints the adapter's
+/// "no verdict" output (unless a verdict was printed) before the hook exits. The signals are
+/// blocked in every thread and taken by one that waits for them. SIGKILL cannot be caught: that
+/// residual risk is the agent's (see docs/SECURITY.md).
+fn answer_on_termination_signals(without_verdict: WithoutVerdict) {
+    // SAFETY: plain libc calls on a signal set owned here; the mask is set on this thread before
+    // any other starts, so every thread of the hook inherits it.
+    unsafe {
+        let mut signals: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut signals);
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut signals, signal);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let waiting = std::thread::Builder::new()
+            .name("hook-signals".into())
+            .spawn(move || {
+                let mut received = 0;
+                // SAFETY: waits on the set built above, blocked in every thread.
+                if unsafe { libc::sigwait(&signals, &mut received) } == 0 {
+                    let _ = print_once(without_verdict.output);
+                    std::process::exit(0);
+                }
+            });
+        if waiting.is_err() {
+            // Nobody would take them: let them act as before.
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &signals, std::ptr::null_mut());
+        }
+    }
 }
 
 /// At the adapter's deadline, prints its "no verdict" output (unless a verdict was printed) and
