@@ -389,3 +389,89 @@ fn a_hook_terminated_while_it_holds_still_asks() {
         );
     }
 }
+
+/// A long, multi-line shell command, as a model may ask Gemini to run it.
+const LONG_COMMAND: &str = "for f in *.log; do\n  gzip \"$f\" && echo \"done $f\"\ndone; rm -rf /tmp/build-cache-with-a-long-name-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef-and-its-tail";
+
+/// A held BeforeTool prompt of [`LONG_COMMAND`].
+fn hold_long_command(gateway: &Gateway, answerable: &Answerable) -> (Reaped, Value) {
+    let mut event: Value = serde_json::from_slice(&before_tool()).unwrap();
+    event["tool_input"]["command"] = LONG_COMMAND.into();
+    event["tool_input"]["description"] = "compress the logs and clean up".into();
+    let hook = spawn(
+        &gateway.sandbox,
+        &answerable.path(),
+        event.to_string().as_bytes(),
+        &[],
+    );
+    (hook, the_prompt(gateway))
+}
+
+#[test]
+fn list_and_show_print_a_gemini_command_whole() {
+    let gateway = Gateway::start();
+    let answerable = Answerable::prepare(&gateway.sandbox);
+    let (_hook, prompt) = hold_long_command(&gateway, &answerable);
+    let listed = gateway.run(&["list"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains("run_shell_command") && listed.contains("once,deny"),
+        "{listed}"
+    );
+    for line in LONG_COMMAND.lines() {
+        assert!(listed.contains(line.trim()), "{line:?} in:\n{listed}");
+    }
+    assert!(
+        listed.contains("description: compress the logs and clean up"),
+        "{listed}"
+    );
+    let shown = gateway.run(&["show", prompt["id"].as_str().unwrap()]);
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("-and-its-tail"), "{shown}");
+}
+
+#[test]
+fn the_web_page_shows_a_gemini_command_whole_and_answers_it() {
+    use crate::support::browser::{browser_available, Browser, Theme};
+    use crate::web::{card, pair, run, using, Web};
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let answerable = Answerable::prepare(&gateway.sandbox);
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let (hook, prompt) = hold_long_command(&gateway, &answerable);
+    let id = prompt["id"].as_str().unwrap().to_owned();
+    run(async {
+        using(Browser::phone(Theme::Light).await, async |phone| {
+            pair(phone, &web.first_link, "gemini phone").await;
+            let card = card(&id);
+            phone.wait_for(&format!("{card} [data-input]")).await;
+            let expand = format!("{card} [data-expand]");
+            if phone.count(&expand).await > 0 {
+                phone.click(&expand).await;
+            }
+            let command = phone.text(&format!("{card} [data-input]")).await;
+            assert!(
+                command.contains("gzip") && command.contains("-and-its-tail"),
+                "{command}"
+            );
+            assert!(phone
+                .text(&format!("{card} [data-field='description']"))
+                .await
+                .contains("compress the logs"));
+            assert_eq!(
+                phone.count(&format!("{card} [data-action='once']")).await,
+                1
+            );
+            assert_eq!(
+                phone.count(&format!("{card} [data-action='deny']")).await,
+                1
+            );
+            phone.click(&format!("{card} [data-action='once']")).await;
+        })
+        .await;
+    });
+    let output = finish(hook, DEADLINE);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "{}\n");
+}
