@@ -22,7 +22,8 @@ const DEADLINE: Duration = Duration::from_secs(30);
 const COMMAND: &str = "printf watched > watched.txt";
 
 /// How Gemini CLI shows what a hook named `gatehouse` wrote (its stderr, when stdout is empty).
-const HOOK_SAYS: &str = "[gatehouse]";
+/// Both hooks' names start with it: `gatehouse` (watching) and `gatehouse-answer` (BeforeTool).
+const HOOK_SAYS: &str = "[gatehouse";
 
 /// Gemini's terminal and home; the terminal stops first.
 struct Gemini {

@@ -82,6 +82,9 @@ fn spawn(sandbox: &Sandbox, path: &str, stdin: &[u8], env: &[(&str, &str)]) -> R
     Reaped::from(child)
 }
 
+/// Extra variables for one hook run.
+type Environment = Vec<(&'static str, &'static str)>;
+
 fn assert_asks(output: &Output, case: &str) {
     assert_eq!(output.status.code(), Some(0), "{case}: {output:?}");
     assert_eq!(
@@ -111,7 +114,7 @@ fn without_any_gateway_bad_input_or_home_the_hook_asks() {
     let mut too_deep = "[".repeat(200_000);
     too_deep.push_str(&"]".repeat(200_000));
     let notification = br#"{"hook_event_name":"Notification","session_id":"s","notification_type":"ToolPermission","details":{"type":"exec","command":"ls"}}"#;
-    let cases: Vec<(&str, Vec<u8>, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<(&str, Vec<u8>, Environment)> = vec![
         ("no gateway", event.clone(), vec![]),
         ("not JSON", b"garbage\x00\xff".to_vec(), vec![]),
         ("empty", Vec::new(), vec![]),

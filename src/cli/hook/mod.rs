@@ -188,7 +188,7 @@ fn print_once(text: &str) -> std::io::Result<bool> {
 fn answer_on_termination_signals(without_verdict: WithoutVerdict) {
     // SAFETY: plain libc calls on a signal set owned here; the mask is set on this thread before
     // any other starts, so every thread of the hook inherits it.
-    unsafe {
+    let signals = unsafe {
         let mut signals: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut signals);
         for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
@@ -197,20 +197,22 @@ fn answer_on_termination_signals(without_verdict: WithoutVerdict) {
         if libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut()) != 0 {
             return;
         }
-        let waiting = std::thread::Builder::new()
-            .name("hook-signals".into())
-            .spawn(move || {
-                let mut received = 0;
-                // SAFETY: waits on the set built above, blocked in every thread.
-                if unsafe { libc::sigwait(&signals, &mut received) } == 0 {
-                    let _ = print_once(without_verdict.output);
-                    std::process::exit(0);
-                }
-            });
-        if waiting.is_err() {
-            // Nobody would take them: let them act as before.
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &signals, std::ptr::null_mut());
-        }
+        signals
+    };
+    let waiting = std::thread::Builder::new()
+        .name("hook-signals".into())
+        .spawn(move || {
+            let mut received = 0;
+            // SAFETY: waits on the set built above, blocked in every thread.
+            if unsafe { libc::sigwait(&signals, &mut received) } == 0 {
+                let _ = print_once(without_verdict.output);
+                std::process::exit(0);
+            }
+        });
+    if waiting.is_err() {
+        // Nobody would take them: let them act as before.
+        // SAFETY: unblocks the set blocked above, on this thread.
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &signals, std::ptr::null_mut()) };
     }
 }
 
