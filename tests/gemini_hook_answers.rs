@@ -478,3 +478,31 @@ fn the_web_page_shows_a_gemini_command_whole_and_answers_it() {
     let output = finish(hook, DEADLINE);
     assert_eq!(String::from_utf8_lossy(&output.stdout), "{}\n");
 }
+
+#[test]
+fn a_held_prompt_is_held_less_than_the_hooks_deadline_whatever_the_configured_wait() {
+    let gateway = Gateway::start();
+    let answerable = Answerable::prepare(&gateway.sandbox);
+    // The configured wait is 10 minutes; the deadline (shortened here to 13 s) keeps 10 s spare,
+    // so the hold ends after about 3 s, with `ask`, long before the watchdog would answer.
+    let started = Instant::now();
+    let hook = spawn(
+        &gateway.sandbox,
+        &answerable.path(),
+        &before_tool(),
+        &[
+            ("GATEHOUSE_HOOK__WAIT_SECONDS", "600"),
+            ("GATEHOUSE_TEST_HOOK_ANSWER_WITHIN_MS", "13000"),
+        ],
+    );
+    the_prompt(&gateway);
+    assert_asks(&finish(hook, DEADLINE), "the hold's end");
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    wait_for(DEADLINE, "the expired prompt to leave the list", || {
+        gateway.list().is_empty()
+    });
+}
