@@ -506,3 +506,43 @@ fn a_held_prompt_is_held_less_than_the_hooks_deadline_whatever_the_configured_wa
         gateway.list().is_empty()
     });
 }
+
+#[test]
+fn answerable_is_installed_only_after_the_price_is_said_and_accepted() {
+    let sandbox = Sandbox::new();
+    let policy = sandbox.home().join(".gemini/policies/gatehouse.toml");
+    let settings = sandbox.home().join(".gemini/settings.json");
+    // No terminal to confirm on and no --yes: the price is printed, and nothing is written.
+    let refused = sandbox.run(&["install", "gemini", "--answerable"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&refused.stdout);
+    assert!(
+        stdout.contains("UNASKED") && stdout.contains("SIGKILL"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--yes"));
+    assert!(!policy.exists() && !settings.exists());
+    // --yes needs --answerable; the plain install is as before.
+    assert!(!sandbox
+        .run(&["install", "gemini", "--yes"])
+        .status
+        .success());
+    let plain = sandbox.run(&["install", "gemini"]);
+    assert!(plain.status.success());
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("UNASKED"));
+    assert!(!policy.exists());
+    // Accepted: the hook, then the policy; uninstall removes the policy first.
+    let accepted = sandbox.run(&["install", "gemini", "--answerable", "--yes"]);
+    assert!(accepted.status.success());
+    assert!(policy.exists());
+    let removed = sandbox.run(&["uninstall", "gemini"]);
+    let stdout = String::from_utf8_lossy(&removed.stdout);
+    let policy_line = stdout.find("removed gatehouse's policy").unwrap();
+    let hook_line = stdout.find("removed the BeforeTool hook").unwrap();
+    assert!(policy_line < hook_line, "{stdout}");
+    assert!(!policy.exists());
+    // Another agent has no answerable install.
+    let other = sandbox.run(&["install", "codex", "--answerable", "--yes"]);
+    assert!(!other.status.success());
+    assert!(String::from_utf8_lossy(&other.stderr).contains("no answerable install"));
+}
