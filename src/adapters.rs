@@ -14,7 +14,9 @@ pub fn registry() -> AdapterRegistry {
     registry.register(Arc::new(gatehouse_adapter_codex::CodexAdapter::new(
         crate::config::state_dir(),
     )));
-    registry.register(Arc::new(gatehouse_adapter_gemini::GeminiAdapter));
+    registry.register(Arc::new(gatehouse_adapter_gemini::GeminiAdapter::new(
+        crate::config::state_dir(),
+    )));
     registry.register(Arc::new(gatehouse_adapter_copilot::CopilotAdapter::new(
         crate::config::state_dir(),
     )));

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Context};
+use anyhow::{anyhow, bail, Context};
 use clap::Args;
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, SettingsScope};
 
@@ -24,6 +24,14 @@ pub struct InstallArgs {
     /// Change this project's settings (such as .claude/settings.json) instead of your own.
     #[arg(long)]
     project: bool,
+    /// Let gatehouse answer the agent's prompts where that changes the agent's own safety net
+    /// (Gemini CLI: gatehouse's policy and a hook that decides). The price is printed first;
+    /// without a terminal to confirm on, --yes is needed too.
+    #[arg(long)]
+    answerable: bool,
+    /// With --answerable: accept the printed price without being asked (for scripts).
+    #[arg(long, requires = "answerable")]
+    yes: bool,
 }
 
 /// For `--help`: where each agent's settings are.
@@ -86,9 +94,25 @@ pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
         hold_seconds: hook.wait_seconds,
         timeout_margin_seconds: config::HOOK_TIMEOUT_MARGIN_SECONDS,
     };
-    let outcome = installer_of(adapter.as_ref())
-        .install(&request)
-        .map_err(|error| anyhow!("{error}"))?;
+    let installer = installer_of(adapter.as_ref());
+    let outcome = if arguments.answerable {
+        let Some(price) = installer.answerable_price() else {
+            bail!(
+                "{} has no answerable install: `gatehouse install {}` is all there is",
+                adapter.name(),
+                arguments.agent
+            );
+        };
+        println!("{price}");
+        if !arguments.yes && !accepted_in_terminal()? {
+            println!("Nothing was changed.");
+            return Ok(ExitCode::from(1));
+        }
+        installer.install_answerable(&request)
+    } else {
+        installer.install(&request)
+    }
+    .map_err(|error| anyhow!("{error}"))?;
     print_outcome(&outcome, "installed");
     println!(
         "Start the gateway with `gatehouse serve`; without it, {} behaves as if gatehouse were not installed.",
@@ -104,6 +128,20 @@ pub fn uninstall(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
         .map_err(|error| anyhow!("{error}"))?;
     print_outcome(&outcome, "uninstalled");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Asks the person, on the terminal, to accept the price just printed. Without a terminal
+/// (a script, a pipe) nobody could have read it: refused, with what to add.
+fn accepted_in_terminal() -> anyhow::Result<bool> {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        bail!("--answerable changes what the agent does when gatehouse's hook fails; with no terminal to confirm on, pass --yes to accept the price printed above");
+    }
+    print!("Type yes to accept this: ");
+    std::io::stdout().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(answer.trim().eq_ignore_ascii_case("yes"))
 }
 
 fn print_outcome(outcome: &InstallOutcome, what: &str) {

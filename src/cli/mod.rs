@@ -145,6 +145,14 @@ impl Cli {
     pub fn is_hook(&self) -> bool {
         matches!(self.command, Command::Hook { .. })
     }
+
+    /// For `gatehouse hook AGENT [EVENT]`: the agent and the event.
+    pub fn hook_target(&self) -> Option<(&str, Option<&str>)> {
+        match &self.command {
+            Command::Hook { agent, event } => Some((agent, event.as_deref())),
+            _ => None,
+        }
+    }
 }
 
 /// `install AGENT [flags]`, or `install service`: the word `service` is a subcommand, and the

@@ -265,6 +265,11 @@ impl Gateway {
         }
     }
 
+    /// The gateway's process id (to stop it with SIGSTOP, say).
+    pub fn pid(&self) -> u32 {
+        self.process.id()
+    }
+
     /// Kills the gateway at once, as a crash would.
     pub fn kill(&mut self) {
         let _ = self.process.kill();

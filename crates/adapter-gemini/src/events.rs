@@ -13,6 +13,13 @@
 //!   event; the next BeforeAgent, the session's end or the gateway's stale timer withdraws that
 //!   prompt.
 //! - `SessionEnd` ends the session.
+//! - `BeforeTool` of `run_shell_command` (hooked only by an answerable install, see
+//!   [`crate::policy`]) is a permission prompt held until its outcome
+//!   ([`HoldMode::WhileActionable`]): Gemini waits for this hook before it would show any dialog,
+//!   and with gatehouse's allow policy the hook's answer decides. The summary is the command;
+//!   the input is `tool_input` as Gemini sent it (`{command, description}`). A `BeforeTool`
+//!   of another tool, or without a command, is nothing for gatehouse (the hook then answers
+//!   `ask`: see [`crate::verdict::NO_VERDICT`]).
 //! - Every other event, and every other notification (edits, MCP tools, information prompts:
 //!   their notification does not name the tool), is nothing for gatehouse.
 
@@ -68,6 +75,7 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
                 correlation: correlation_key(&tool, input.get("command").unwrap_or(&input)),
             }))
         }
+        "BeforeTool" => Ok(before_tool(event)),
         "BeforeAgent" | "AfterAgent" => Ok(HookEvent::Observe(Observation::TurnEnded {
             adapter,
             session,
@@ -77,6 +85,37 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
             session,
         })),
         _ => Ok(HookEvent::Ignore),
+    }
+}
+
+/// A `BeforeTool` of the shell tool is a prompt to hold; any other is ignored.
+fn before_tool(event: RawEvent) -> HookEvent {
+    if event.tool_name.as_deref() != Some(SHELL_TOOL) {
+        return HookEvent::Ignore;
+    }
+    let Some(input) = event.tool_input.filter(Value::is_object) else {
+        return HookEvent::Ignore;
+    };
+    let Some(command) = input.get("command").and_then(Value::as_str) else {
+        return HookEvent::Ignore;
+    };
+    let prompt = NewPrompt {
+        adapter: ADAPTER_ID.to_owned(),
+        session: event.session_id,
+        cwd: event.cwd,
+        kind: PromptKind::Permission,
+        tool: SHELL_TOOL.to_owned(),
+        summary: one_line(command, SUMMARY_CHARS),
+        correlation: correlation_key(SHELL_TOOL, &Value::from(command)),
+        input,
+        questions: Vec::new(),
+        read_only_reason: None,
+        host: String::new(),
+        extra: Default::default(),
+    };
+    HookEvent::Prompt {
+        prompt,
+        hold: HoldMode::WhileActionable,
     }
 }
 

@@ -17,6 +17,15 @@
 //! An entry is gatehouse's when its `command` ends with ` hook gemini 2>/dev/null` (see
 //! [`HOOK_COMMAND_SUFFIX`]) and its program (the first shell word) is named `gatehouse`, in any
 //! folder.
+//!
+//! Answerable, by the person's choice (`gatehouse install gemini --answerable`, after the price
+//! [`ANSWERABLE_PRICE`] is shown): the same hooks, plus a `BeforeTool` hook for
+//! `run_shell_command` that holds the prompt ([`GEMINI_ANSWER_HOOKS`], command
+//! `gatehouse hook gemini BeforeTool`, timeout [`BEFORE_TOOL_TIMEOUT_SECONDS`]), written first,
+//! then gatehouse's own policy file ([`crate::policy`]). Its command does not send stderr to
+//! `/dev/null`: should the gatehouse binary be gone, bash's "No such file or directory" on stderr
+//! with exit 127 is what makes Gemini 0.61.0 block the call rather than run it. Uninstalling
+//! removes the policy first, then the hooks; a plain `install` (watched) removes both too.
 
 use std::path::{Path, PathBuf};
 
@@ -72,6 +81,50 @@ pub const GEMINI_HOOKS: AgentHooks = AgentHooks {
     entry_shape: EntryShape::MatcherGroups,
     command_names_event: false,
 };
+
+/// The hook of an answerable install answers at the latest this long after it starts
+/// ([`crate::verdict::NO_VERDICT`] then, whatever it waits for). Gemini shows only "Executing
+/// Hook" meanwhile, so a prompt is held for minutes at most.
+pub const ANSWER_WITHIN_SECONDS: u64 = 180;
+
+/// The `timeout` of the answerable `BeforeTool` hook: well after the hook's own deadline, since
+/// a hook that Gemini times out lets the call run unasked.
+pub const BEFORE_TOOL_TIMEOUT_SECONDS: u64 = ANSWER_WITHIN_SECONDS + 60;
+
+/// The suffix of the answerable hook's command, which names its event so that the hook knows,
+/// before it reads anything, that it must answer (see [`gatehouse_core::WithoutVerdict`]).
+pub const ANSWER_COMMAND_SUFFIX: &str = " hook gemini BeforeTool";
+
+/// The event name in [`ANSWER_COMMAND_SUFFIX`].
+pub const ANSWER_EVENT: &str = "BeforeTool";
+
+/// The `name` of the answerable hook's entry, as Gemini shows it in "Executing Hook: ...".
+pub const ANSWER_ENTRY_NAME: &str = "gatehouse-answer";
+
+/// The answerable install's one event: `BeforeTool` of the shell tool, which holds the prompt.
+pub const ANSWER_EVENTS: [HookEvent; 1] = [HookEvent::within(
+    ANSWER_EVENT,
+    Some(SHELL_MATCHER),
+    BEFORE_TOOL_TIMEOUT_SECONDS,
+)];
+
+/// The answerable hook, as the shared installer sees it: separate from [`GEMINI_HOOKS`] (another
+/// suffix), so each set is installed and recognised on its own.
+pub const GEMINI_ANSWER_HOOKS: AgentHooks = AgentHooks {
+    file_kind: "Gemini CLI settings file",
+    command_suffix: ANSWER_COMMAND_SUFFIX,
+    events: &ANSWER_EVENTS,
+    allows_assignments_before_program: false,
+    entry: EntryStyle {
+        name: Some(ANSWER_ENTRY_NAME),
+        timeout_unit: TimeoutUnit::Milliseconds,
+    },
+    entry_shape: EntryShape::MatcherGroups,
+    command_names_event: false,
+};
+
+/// What `gatehouse install gemini --answerable` costs, said before it is done.
+pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, or the hook removed from settings.json while the policy stays). gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s), well before Gemini's timeout (240 s); what it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks.";
 
 /// The settings file Gemini CLI reads for this user: `$GEMINI_CLI_HOME/.gemini/settings.json`,
 /// else `~/.gemini/settings.json`.
@@ -157,6 +210,81 @@ pub fn notes(command: &str, settings: &Value) -> Vec<String> {
     notes
 }
 
+/// The answerable hook's command for a gatehouse binary. `None` when the path is not UTF-8 or
+/// not named `gatehouse`.
+#[must_use]
+pub fn answer_hook_command(program: &Path) -> Option<String> {
+    GEMINI_ANSWER_HOOKS.hook_command(program)
+}
+
+fn answer_plan_for(command: &str) -> HookPlan {
+    HookPlan {
+        command: command.to_owned(),
+        hold_timeout_seconds: BEFORE_TOOL_TIMEOUT_SECONDS,
+    }
+}
+
+/// Whether the settings at `path` hold gatehouse's answerable `BeforeTool` hook.
+pub fn answer_hook_installed(path: &Path) -> bool {
+    let Some(settings) = read_settings(path) else {
+        return false;
+    };
+    settings
+        .pointer(&format!("/hooks/{ANSWER_EVENT}"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|entry| entry.get("command").and_then(Value::as_str))
+        .any(|command| GEMINI_ANSWER_HOOKS.is_gatehouse_command(command))
+}
+
+fn read_settings(path: &Path) -> Option<Value> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+}
+
+/// When gatehouse's policy is beside the settings at `path` but its hook would not run (not in
+/// the file, or hooks turned off), what that means: Gemini runs every shell command unasked.
+/// `gatehouse status` says it (as the reason nothing is offered).
+pub fn policy_without_hook(path: &Path) -> Option<String> {
+    if !crate::policy::is_installed(&crate::policy::path_beside(path)) {
+        return None;
+    }
+    let turned_off = read_settings(path).is_some_and(|settings| hooks_turned_off(&settings));
+    (turned_off || !answer_hook_installed(path)).then(|| format!(
+        "DANGER: gatehouse's Gemini policy is installed but its BeforeTool hook does not run ({}), so Gemini runs every shell command unasked; run `gatehouse uninstall gemini` or `gatehouse install gemini --answerable`",
+        if turned_off { "hooksConfig.enabled is false" } else { "it is not in settings.json" }
+    ))
+}
+
+/// Whether `settings` turns every hook off, as `hooksConfig.enabled: false` does.
+fn hooks_turned_off(settings: &Value) -> bool {
+    settings.pointer("/hooksConfig/enabled") == Some(&Value::Bool(false))
+}
+
+/// Removes what makes Gemini answerable from the settings at `path`: gatehouse's policy first
+/// (beside it), then the answerable hook. A policy that cannot be removed stops here, leaving
+/// the hook in place: a policy without its hook would run every shell command unasked.
+fn remove_answerable(path: &Path) -> Result<(Vec<String>, Vec<String>), KitError> {
+    let mut changes = Vec::new();
+    let mut notes = Vec::new();
+    let policy_path = crate::policy::path_beside(path);
+    match crate::policy::remove(&policy_path) {
+        Ok(true) => changes.push(format!("removed gatehouse's policy {}", policy_path.display())),
+        Ok(false) => {}
+        Err(error @ crate::policy::PolicyError::NotOurs { .. }) => notes.push(error.to_string()),
+        Err(error) => {
+            return Err(format!("{error}; the BeforeTool hook was left in place, so that Gemini does not run commands unasked").into())
+        }
+    }
+    let report = GEMINI_ANSWER_HOOKS.uninstall_file(path)?;
+    changes.extend(report.changes.iter().map(ToString::to_string));
+    Ok((changes, notes))
+}
+
 /// Gemini CLI's settings file: `~/.gemini/settings.json` (or under `$GEMINI_CLI_HOME`), or a
 /// project's `.gemini/settings.json`.
 pub struct GeminiInstaller;
@@ -175,20 +303,101 @@ impl HookInstaller for GeminiInstaller {
         "~/.gemini/settings.json (under $GEMINI_CLI_HOME if set), or a project's .gemini/settings.json"
     }
 
-    /// No Gemini hook waits for a person, whatever the request's hold time.
+    /// Watched: no Gemini hook waits for a person, whatever the request's hold time. An
+    /// answerable install found there is undone (its policy first): this is the choice of
+    /// watching only.
     fn install(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError> {
         let command = installer::hook_command(hook_command(&request.program), &request.program)?;
+        let (mut removed, mut removal_notes) = remove_answerable(&request.settings)?;
         let report = install_file(&request.settings, &command)?;
-        let settings = std::fs::read(&request.settings)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or(Value::Null);
-        Ok(installer::outcome(report, notes(&command, &settings)))
+        let settings = read_settings(&request.settings).unwrap_or(Value::Null);
+        let mut outcome = installer::outcome(report, notes(&command, &settings));
+        if !removed.is_empty() {
+            outcome.notes.push("Gemini's shell commands are answered in its own dialog again (watched read-only); `gatehouse install gemini --answerable` makes them answerable.".into());
+        }
+        removed.append(&mut outcome.changes);
+        outcome.changes = removed;
+        outcome.notes.append(&mut removal_notes);
+        Ok(outcome)
     }
 
+    /// The policy first, then the hooks.
     fn uninstall(&self, settings: &Path) -> Result<InstallOutcome, KitError> {
-        Ok(installer::outcome(uninstall_file(settings)?, Vec::new()))
+        let (mut changes, notes) = remove_answerable(settings)?;
+        let mut outcome = installer::outcome(uninstall_file(settings)?, notes);
+        changes.append(&mut outcome.changes);
+        outcome.changes = changes;
+        Ok(outcome)
     }
+
+    fn answerable_price(&self) -> Option<&'static str> {
+        Some(ANSWERABLE_PRICE)
+    }
+
+    /// The watched hooks, the answerable `BeforeTool` hook, then the policy. Only into the
+    /// user's own settings (where Gemini reads the user's policies), and never into settings that
+    /// turn hooks off (the policy would then run every shell command unasked).
+    fn install_answerable(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError> {
+        if default_settings_path().as_deref() != Some(request.settings.as_path()) {
+            return Err(format!(
+                "--answerable changes your own Gemini settings and policies only (~/.gemini, or $GEMINI_CLI_HOME/.gemini), not {}; drop --settings/--project",
+                request.settings.display()
+            )
+            .into());
+        }
+        install_answerable_file(&request.settings, &request.program)
+    }
+}
+
+/// The answerable install into the settings file at `settings` (the checks of the user's own
+/// settings aside): refused, with nothing written, when the file turns hooks off or a
+/// `gatehouse.toml` policy beside it is not gatehouse's; then the watched hooks, the answerable
+/// `BeforeTool` hook, and last the policy.
+///
+/// # Errors
+///
+/// Fails when a file cannot be read or written, or for the refusals above.
+pub fn install_answerable_file(
+    settings: &Path,
+    program: &Path,
+) -> Result<InstallOutcome, KitError> {
+    if read_settings(settings).is_some_and(|settings| hooks_turned_off(&settings)) {
+        return Err(format!(
+            "{} turns Gemini's hooks off (hooksConfig.enabled is false): with gatehouse's policy Gemini would then run every shell command unasked; set it to true first",
+            settings.display()
+        )
+        .into());
+    }
+    let policy_path = crate::policy::path_beside(settings);
+    crate::policy::check_writable(&policy_path)?;
+    let watch_command = installer::hook_command(hook_command(program), program)?;
+    let answer_command = installer::hook_command(answer_hook_command(program), program)?;
+    let watched = install_file(settings, &watch_command)?;
+    let answering =
+        GEMINI_ANSWER_HOOKS.install_file(settings, &answer_plan_for(&answer_command))?;
+    let mut changes: Vec<String> = watched
+        .changes
+        .iter()
+        .chain(&answering.changes)
+        .map(ToString::to_string)
+        .collect();
+    // The hook is in place before the policy that makes it decide.
+    if crate::policy::write(&policy_path)? {
+        changes.push(format!(
+            "wrote gatehouse's policy {}",
+            policy_path.display()
+        ));
+    }
+    let notes = vec![
+        format!("Gemini CLI runs `{answer_command}` before each shell command (timeout {BEFORE_TOOL_TIMEOUT_SECONDS} s); it answers within {ANSWER_WITHIN_SECONDS} s."),
+        "Shell commands are shown read-only until `gatehouse probe gemini` passes for the installed Gemini CLI version; until then, and whenever gatehouse has no answer, the hook hands each one to Gemini's own dialog.".to_owned(),
+    ];
+    Ok(InstallOutcome {
+        path: settings.to_path_buf(),
+        changes,
+        backup: answering.backup.or(watched.backup),
+        notes,
+    })
 }
 
 #[cfg(test)]

@@ -15,17 +15,41 @@
 //! the turn (AfterAgent) or of the session withdraw it, and the gateway's stale timer the rest
 //! (No or Esc in the dialog gives no hook event).
 //!
-//! Modules: [`events`] (hook input), [`install`] (`~/.gemini/settings.json`). There is no verdict
-//! module: nothing is ever printed for Gemini.
+//! Answerable (observed with 0.61.0, fixtures README "answering through a user policy"): with a
+//! user policy that allows `run_shell_command` ([`policy`]), Gemini shows no dialog for shell
+//! commands and the BeforeTool hook decides: `{}` runs the call, deny blocks it with the
+//! reason, `ask` brings Gemini's own dialog back. The price: with that policy, a hook that times
+//! out, is killed, exits 1, prints bad JSON or nothing, or is disabled lets the call run
+//! unasked. So the hook never prints nothing: [`Adapter::without_verdict`] makes it print
+//! [`verdict::NO_VERDICT`] (`ask`) on every path without a verdict, and at its own deadline
+//! ([`install::ANSWER_WITHIN_SECONDS`]), well before the hook timeout the installer writes. A
+//! shell command's BeforeTool prompt is offered once and deny only while the probe record passed
+//! for the running version and gatehouse's policy is in place; otherwise the hook answers `ask`
+//! at once without registering it, and Gemini's dialog is watched as before.
+//!
+//! Modules: [`events`] (hook input), [`cancel`] (Esc while the hook holds a call), [`verdict`] (hook output), [`policy`] (gatehouse's policy
+//! file), [`record`] (the probe record and the unlock rule), [`version`] (which Gemini CLI is in
+//! use), [`install`] (`~/.gemini/settings.json`), [`probe`].
 
+pub mod cancel;
 pub mod events;
 pub mod install;
+pub mod policy;
+pub mod probe;
+pub mod record;
+pub mod verdict;
+pub mod version;
 
-use gatehouse_core::kit::HookInstaller;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, Verdict,
+    Action, ActionFlag, Adapter, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
+    NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WithoutVerdict,
 };
+
+use crate::record::Unlock;
 
 /// The adapter's id, as in `gatehouse hook gemini`.
 pub const ADAPTER_ID: &str = "gemini";
@@ -33,12 +57,30 @@ pub const ADAPTER_ID: &str = "gemini";
 /// The agent's name for people.
 pub const NAME: &str = "Gemini CLI";
 
-/// Why every action is unverified, and so why each Gemini prompt is read-only.
-pub const READ_ONLY_REASON: &str = "Gemini CLI's hooks cannot answer its dialog: allow does not skip it (observed with 0.61.0); answer in Gemini's terminal";
+/// Why a prompt shown in Gemini's own dialog is read-only.
+pub const READ_ONLY_REASON: &str = "Gemini CLI's hooks cannot answer its dialog: allow does not skip it (observed with 0.61.0); answer in Gemini's terminal (`gatehouse install gemini --answerable` lets gatehouse answer shell commands before the dialog)";
 
-/// The Gemini CLI adapter.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct GeminiAdapter;
+/// Why nothing is offered while gatehouse's policy is not in place.
+pub const NO_POLICY_REASON: &str = "gatehouse's Gemini policy is not installed, so Gemini's own dialog decides; `gatehouse install gemini --answerable` installs it";
+
+/// What the answerable hook prints whenever it has no verdict, and its deadline.
+pub const WITHOUT_VERDICT: WithoutVerdict = WithoutVerdict {
+    output: verdict::NO_VERDICT,
+    answer_within: Duration::from_secs(install::ANSWER_WITHIN_SECONDS),
+};
+
+/// The Gemini CLI adapter. It finds the probe record in gatehouse's state folder, which the
+/// binary names (`None`: no folder is known, so nothing is unlocked).
+#[derive(Debug, Default, Clone)]
+pub struct GeminiAdapter {
+    state_dir: Option<PathBuf>,
+}
+
+impl GeminiAdapter {
+    pub fn new(state_dir: Option<PathBuf>) -> Self {
+        GeminiAdapter { state_dir }
+    }
+}
 
 impl Adapter for GeminiAdapter {
     fn id(&self) -> &'static str {
@@ -49,47 +91,187 @@ impl Adapter for GeminiAdapter {
         NAME
     }
 
+    /// Reads gatehouse's policy and the probe record and, when it passed, runs the installed
+    /// `gemini --version`.
     fn capabilities(&self) -> AdapterCapabilities {
-        capabilities()
+        capabilities_for(&installed_unlock(self.state_dir.as_deref()))
     }
 
+    /// A shell command's BeforeTool prompt that nothing would be offered for is nothing for
+    /// gatehouse: the hook answers `ask` at once, and the Notification of Gemini's dialog lists
+    /// it read-only, as when only watched (rather than listing it twice).
     fn parse_hook_event(
         &self,
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        events::parse(stdin)
+        let event = events::parse(stdin)?;
+        if let HookEvent::Prompt { prompt, .. } = &event {
+            if prompt.read_only_reason.is_none()
+                && self
+                    .deliverable_for(prompt, self.running_agent(prompt).as_ref())
+                    .is_empty()
+            {
+                return Ok(HookEvent::Ignore);
+            }
+        }
+        Ok(event)
     }
 
-    /// Never an approval, nor anything else: Gemini's hooks cannot answer its dialog, so no
-    /// verdict is ever offered, and one that arrives anyway is not printed.
-    fn render_verdict(&self, _prompt: &NewPrompt, _verdict: &Verdict) -> String {
-        String::new()
+    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
+        verdict::render(verdict)
     }
 
-    fn deliverable_actions(&self, _prompt: &NewPrompt) -> Vec<Action> {
-        Vec::new()
+    /// `ask` for the answerable BeforeTool hook (its command names the event), nothing for the
+    /// watching hooks, whose silence Gemini reads as no opinion.
+    fn without_verdict(&self, event: Option<&str>) -> Option<WithoutVerdict> {
+        (event == Some(install::ANSWER_EVENT)).then_some(WITHOUT_VERDICT)
+    }
+
+    /// Esc in Gemini while the hook holds the call shows only in the session's transcript.
+    fn cancellation_check(&self, stdin: &[u8]) -> Option<CancellationCheck> {
+        cancel::transcript_check(stdin)
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {
         Some(&install::GeminiInstaller)
     }
+
+    fn probe(&self) -> Option<&dyn AgentProbe> {
+        Some(&probe::GeminiProbe)
+    }
+
+    /// For a BeforeTool prompt: the Gemini CLI that runs this hook and its version, or, when
+    /// gatehouse's policy is not where this Gemini reads it, that as the problem (nothing is
+    /// then offered).
+    fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
+        (prompt.tool == events::SHELL_TOOL && prompt.read_only_reason.is_none())
+            .then(|| running_agent(self.state_dir.as_deref()))
+    }
+
+    fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
+        capabilities_for(&reported_unlock(self.state_dir.as_deref(), agent))
+    }
+
+    /// The most a BeforeTool prompt can be offered (every probe passed); none for a prompt of
+    /// Gemini's dialog (read-only).
+    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
+        let at_best = Unlock::Verified {
+            version: String::new(),
+            evidence: String::new(),
+        };
+        capabilities_for(&at_best).deliverable(prompt)
+    }
 }
 
-/// Gemini CLI's capability flags: one rule for every tool, each action unverified with
-/// [`READ_ONLY_REASON`], so nothing is offered.
+/// Gemini's capability flags with no probe: every action exists, none is verified.
 pub fn capabilities() -> AdapterCapabilities {
+    capabilities_for(&Unlock::ReadOnly {
+        reason: READ_ONLY_REASON.into(),
+    })
+}
+
+/// Gemini's capability flags for `unlock`. Read-only: one rule for every tool, each action
+/// unverified with the reason. Verified: `once` and `deny` for `run_shell_command`, with the
+/// probe as evidence; other tools stay read-only. `always` is never verified.
+pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
+    let every_tool = |evidence: &str| CapabilityRule {
+        kind: PromptKind::Permission,
+        tool: None,
+        actions: [Action::Once, Action::Deny, Action::Always]
+            .map(|action| ActionFlag::unverified(action, evidence))
+            .into(),
+    };
+    let rules = match unlock {
+        Unlock::ReadOnly { reason } => vec![every_tool(reason)],
+        Unlock::Verified { evidence, .. } => vec![
+            CapabilityRule {
+                kind: PromptKind::Permission,
+                tool: Some(events::SHELL_TOOL.into()),
+                actions: vec![
+                    ActionFlag::verified(Action::Once, evidence.clone()),
+                    ActionFlag::verified(Action::Deny, evidence.clone()),
+                    ActionFlag::unverified(
+                        Action::Always,
+                        "gatehouse offers no \"always\" for Gemini CLI",
+                    ),
+                ],
+            },
+            every_tool(
+                "the probe proves shell commands only; answer the others in Gemini's terminal",
+            ),
+        ],
+    };
     AdapterCapabilities {
         adapter: ADAPTER_ID.into(),
         name: NAME.into(),
-        rules: vec![CapabilityRule {
-            kind: PromptKind::Permission,
-            tool: None,
-            actions: [Action::Once, Action::Deny, Action::Always]
-                .map(|action| ActionFlag::unverified(action, READ_ONLY_REASON))
-                .into(),
-        }],
+        rules,
     }
+}
+
+/// Whether answers are unlocked for the installed Gemini CLI, as the gateway sees it: its
+/// policy in place, and the record passed for the installed version.
+pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
+    if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
+        return Unlock::ReadOnly {
+            reason: NO_POLICY_REASON.into(),
+        };
+    }
+    if let Some(danger) =
+        install::default_settings_path().and_then(|path| install::policy_without_hook(&path))
+    {
+        return Unlock::ReadOnly { reason: danger };
+    }
+    // Gemini is a Node script: `--version` takes seconds, so its answer is cached per file.
+    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
+    unlock_with(state_dir, |record| {
+        let executable = version::installed_gemini(Some(&record.gemini_executable))
+            .ok_or(version::not_found())?;
+        gatehouse_harness::executable::version_of_cached(
+            &executable,
+            version::parse_version_output,
+            cache.as_deref(),
+        )
+    })
+}
+
+/// Whether answers are unlocked for the Gemini CLI a hook reported (the policy's absence, where
+/// the hook runs, is reported as its problem). Never runs a program.
+pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
+    unlock_with(state_dir, |_| {
+        gatehouse_harness::executable::reported_version(agent)
+    })
+}
+
+/// The Gemini CLI that runs this hook and its version, or the missing policy as the problem.
+pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
+    if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
+        return RunningAgent::new(None, Err(NO_POLICY_REASON.into()));
+    }
+    let probed = state_dir
+        .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
+        .map(|record| record.gemini_executable);
+    gatehouse_harness::executable::report_running_agent(
+        &version::GEMINI,
+        probed.as_deref(),
+        state_dir,
+    )
+}
+
+fn unlock_with(
+    state_dir: Option<&Path>,
+    version_in_use: impl FnOnce(&record::ProbeRecord) -> Result<String, version::VersionError>,
+) -> Unlock {
+    let Some(state_dir) = state_dir else {
+        return Unlock::ReadOnly {
+            reason: "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found"
+                .into(),
+        };
+    };
+    record::unlock(
+        record::read(&record::record_path(state_dir)),
+        version_in_use,
+    )
 }
 
 #[cfg(test)]

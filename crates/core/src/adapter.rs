@@ -111,6 +111,37 @@ impl RunningAgent {
     }
 }
 
+/// What a hook must print when it has no verdict, for an agent that reads a hook that prints
+/// nothing (or fails, or times out) as an approval. Gemini CLI with a policy that allows its
+/// shell tool is such an agent: for it, silence runs the call unasked, so the hook answers
+/// "ask the person in your own dialog" on every path where it has no verdict (no gateway, a
+/// wedged gateway, bad input, its own error or panic, a release, a withdrawal, its deadline).
+/// The hook applies it in one place; every other agent has none, and the hook prints nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WithoutVerdict {
+    /// What the hook prints on stdout (followed by a newline) when it has no verdict.
+    pub output: &'static str,
+    /// The hook prints `output` and exits at the latest this long after it started, whatever it
+    /// is waiting for: well before the hook timeout the installer writes into the agent's
+    /// settings. A held prompt is held for less ([`WithoutVerdict::hold_at_most`]).
+    pub answer_within: std::time::Duration,
+}
+
+impl WithoutVerdict {
+    /// How much of [`WithoutVerdict::answer_within`] is kept for connecting, the gateway's
+    /// grace and printing, rather than holding the prompt.
+    pub const SPARE: std::time::Duration = std::time::Duration::from_secs(10);
+
+    /// The longest a prompt may be held, whatever the hook's configured wait.
+    pub fn hold_at_most(&self) -> std::time::Duration {
+        self.answer_within.saturating_sub(Self::SPARE)
+    }
+}
+
+/// A check the hook runs now and then while it holds a prompt: `true` once the agent has ended
+/// the call by itself (see [`Adapter::cancellation_check`]).
+pub type CancellationCheck = Box<dyn FnMut() -> bool + Send>;
+
 /// Why a hook's input could not be read as an event of the agent.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParseError {
@@ -184,6 +215,23 @@ pub trait Adapter: Send + Sync {
             }
             None => self.deliverable_actions(prompt),
         }
+    }
+
+    /// What the hook prints when it has no verdict for the hook event `event` (the event name
+    /// from the hook's command line, known before its input is read): `None`, the default,
+    /// prints nothing, which every agent but one reads as "no opinion". See [`WithoutVerdict`].
+    fn without_verdict(&self, _event: Option<&str>) -> Option<WithoutVerdict> {
+        None
+    }
+
+    /// For an agent that does not tell its hook when the person cancels the call the hook holds
+    /// (Gemini CLI goes on waiting for nothing, and ignores the hook's later answer), a check
+    /// made from the hook's input (`stdin`, the event's raw bytes) as the hold starts. The hook
+    /// runs it every half second while it holds the prompt; once it says the call is over, the
+    /// hook stops holding (the gateway withdraws the prompt: its hook went away) and prints what
+    /// it prints without a verdict. `None`, the default: nothing to watch.
+    fn cancellation_check(&self, _stdin: &[u8]) -> Option<CancellationCheck> {
+        None
     }
 
     /// How gatehouse's hooks are installed into this agent's settings, if they can be.

@@ -64,8 +64,23 @@ pub trait HookInstaller: Send + Sync {
     /// Adds or updates gatehouse's hook entries, changing nothing else.
     fn install(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError>;
 
-    /// Removes gatehouse's hook entries, and only those.
+    /// Removes gatehouse's hook entries, and only those (and whatever
+    /// [`HookInstaller::install_answerable`] wrote, first).
     fn uninstall(&self, settings: &std::path::Path) -> Result<InstallOutcome, KitError>;
+
+    /// For an agent that can be made answerable only at a price (its own safety net changes:
+    /// Gemini CLI runs a call unasked when a hook that decides fails), that price in words,
+    /// which the binary prints and the person accepts before
+    /// [`HookInstaller::install_answerable`] runs. `None`: the plain install is all there is.
+    fn answerable_price(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The install the person chose at [`HookInstaller::answerable_price`]: the plain install
+    /// and what makes gatehouse's answers count.
+    fn install_answerable(&self, _request: &InstallRequest) -> Result<InstallOutcome, KitError> {
+        Err("this agent has no answerable install: `gatehouse install` is all there is".into())
+    }
 }
 
 /// What the binary hands a probe.

@@ -22,7 +22,8 @@ pub mod text;
 pub mod time;
 
 pub use adapter::{
-    Adapter, AdapterRegistry, HoldMode, HookEvent, Observation, ParseError, RunningAgent,
+    Adapter, AdapterRegistry, CancellationCheck, HoldMode, HookEvent, Observation, ParseError,
+    RunningAgent, WithoutVerdict,
 };
 pub use answer::{AlwaysScope, Answer, QuestionResponse, Verdict};
 pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};

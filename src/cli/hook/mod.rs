@@ -6,6 +6,13 @@
 //! behaves exactly as if gatehouse were not installed. Nothing here ever prints an approval
 //! that did not come from the gateway as a verdict.
 //!
+//! One exception, the adapter's to declare ([`gatehouse_core::WithoutVerdict`]): an agent that
+//! reads silence as an approval (Gemini CLI with gatehouse's allow policy) gets the adapter's
+//! "no verdict" output instead of nothing, printed in one place ([`run_never_failing`]) on every
+//! path that printed no verdict, panics included, and by a watchdog thread at the adapter's
+//! deadline whatever the hook is waiting for. stdout is written once ([`print_once`]): a verdict
+//! or that output, never both.
+//!
 //! If the gateway goes away while a prompt is held, the hook keeps waiting, and registers the
 //! prompt again, with its original snapshot, when a gateway is back. An observation that finds
 //! no gateway is spooled, and the next hook that reaches one replays it. All of that is the
@@ -17,9 +24,10 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use gatehouse_core::{HoldMode, HookEvent};
+use gatehouse_core::{HoldMode, HookEvent, WithoutVerdict};
 use gatehouse_host_ipc::hook_session::{Held, HookError, HookSession, SocketConnector};
 use gatehouse_host_ipc::now;
 use gatehouse_host_ipc::socket::SocketError;
@@ -38,6 +46,9 @@ const MAX_EVENT_BYTES: u64 = (gatehouse_host_ipc::framing::MAX_FRAME_BYTES / 4 *
 
 /// The most JSON values an event may hold; one with more is not held.
 const MAX_EVENT_VALUES: usize = gatehouse_core::json_shape::MAX_EVENT_VALUES;
+
+/// How often a held prompt's [`gatehouse_core::CancellationCheck`] runs.
+const CANCELLATION_CHECK_EVERY: Duration = Duration::from_millis(500);
 
 /// How long a watched-only prompt stays listed without news of it.
 const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
@@ -78,6 +89,19 @@ fn invoked_as_hook(words: &[OsString]) -> bool {
 /// panic) ever ends it with anything but exit 0 and nothing on stdout. What went wrong goes to
 /// stderr in one line.
 pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCode {
+    // Known from the command line before anything can fail: what to print without a verdict.
+    let without_verdict = parsed
+        .as_ref()
+        .ok()
+        .and_then(crate::cli::Cli::hook_target)
+        .and_then(|(agent, event)| {
+            without_verdict_of(adapters::registry().get(agent)?.as_ref(), event)
+        });
+    if let Some(without_verdict) = without_verdict {
+        // First, before any other thread starts: they inherit the blocked signals.
+        answer_on_termination_signals(without_verdict);
+        start_watchdog(without_verdict);
+    }
     std::panic::set_hook(Box::new(|panic| {
         say(&format!(
             "gatehouse hook: internal error ({panic}); leaving this to the agent"
@@ -111,7 +135,103 @@ pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCo
             say(&format!("gatehouse hook: {problem}; leaving this to the agent (check the hook's command in the agent's settings)"));
         }
     }));
+    if let Some(without_verdict) = without_verdict {
+        // Printed only if no verdict was: the one place every path without a verdict ends.
+        let _ = print_once(without_verdict.output);
+    }
     ExitCode::SUCCESS
+}
+
+/// The adapter's "no verdict" output for `event`, if it has one. Tests shorten its deadline with
+/// `GATEHOUSE_TEST_HOOK_ANSWER_WITHIN_MS`; release builds lack that.
+fn without_verdict_of(
+    adapter: &dyn gatehouse_core::Adapter,
+    event: Option<&str>,
+) -> Option<WithoutVerdict> {
+    #[allow(unused_mut)]
+    let mut without_verdict = adapter.without_verdict(event)?;
+    #[cfg(debug_assertions)]
+    if let Some(milliseconds) = std::env::var("GATEHOUSE_TEST_HOOK_ANSWER_WITHIN_MS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+    {
+        without_verdict.answer_within = Duration::from_millis(milliseconds);
+    }
+    Some(without_verdict)
+}
+
+/// Whether stdout has been written: a hook prints one verdict or one "no verdict" output.
+static PRINTED: Mutex<bool> = Mutex::new(false);
+
+/// Prints `text` and a newline on stdout and flushes, unless something was printed already.
+/// Returns whether this call printed it.
+fn print_once(text: &str) -> std::io::Result<bool> {
+    let mut printed = PRINTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *printed {
+        return Ok(false);
+    }
+    *printed = true;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.write_all(b"\n"))
+        .and_then(|()| stdout.flush())?;
+    Ok(true)
+}
+
+/// SIGTERM, SIGINT or SIGHUP (a `kill`, a closed terminal, a shutdown) prints the adapter's
+/// "no verdict" output (unless a verdict was printed) before the hook exits. The signals are
+/// blocked in every thread and taken by one that waits for them. SIGKILL cannot be caught: that
+/// residual risk is the agent's (see docs/SECURITY.md).
+fn answer_on_termination_signals(without_verdict: WithoutVerdict) {
+    // SAFETY: plain libc calls on a signal set owned here; the mask is set on this thread before
+    // any other starts, so every thread of the hook inherits it.
+    let signals = unsafe {
+        let mut signals: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut signals);
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            libc::sigaddset(&mut signals, signal);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        signals
+    };
+    let waiting = std::thread::Builder::new()
+        .name("hook-signals".into())
+        .spawn(move || {
+            let mut received = 0;
+            // SAFETY: waits on the set built above, blocked in every thread.
+            if unsafe { libc::sigwait(&signals, &mut received) } == 0 {
+                let _ = print_once(without_verdict.output);
+                std::process::exit(0);
+            }
+        });
+    if waiting.is_err() {
+        // Nobody would take them: let them act as before.
+        // SAFETY: unblocks the set blocked above, on this thread.
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &signals, std::ptr::null_mut()) };
+    }
+}
+
+/// At the adapter's deadline, prints its "no verdict" output (unless a verdict was printed) and
+/// ends the hook, whatever it is waiting for: a gateway that accepts and never answers, a read
+/// that never ends, a disk that hangs.
+fn start_watchdog(without_verdict: WithoutVerdict) {
+    let started = std::thread::Builder::new()
+        .name("hook-deadline".into())
+        .spawn(move || {
+            std::thread::sleep(without_verdict.answer_within);
+            let _ = print_once(without_verdict.output);
+            std::process::exit(0);
+        });
+    if started.is_err() {
+        // No watchdog: answer at once rather than risk the agent's timeout.
+        let _ = print_once(without_verdict.output);
+        std::process::exit(0);
+    }
 }
 
 /// Writes one line to stderr, whatever the text holds, and never panics (a closed stderr is
@@ -162,6 +282,11 @@ fn handle(
     let mut event = adapter
         .parse_hook_event(&stdin, event_name)
         .map_err(|error| error.to_string())?;
+    // What tells that the agent ended the call by itself while the hook holds it, if anything.
+    let mut cancellation = match &event {
+        HookEvent::Prompt { .. } => adapter.cancellation_check(&stdin),
+        _ => None,
+    };
     // As large as the event, and not read again while the prompt is held.
     drop(stdin);
     // The host and the terminal are the hook's to say, for every agent: every prompt names the
@@ -202,9 +327,15 @@ fn handle(
         host: crate::host::own_host_name().to_owned(),
     };
     let session = HookSession::new(connector, spool, say);
+    // An agent that reads silence as an approval gets its answer before its hook timeout,
+    // whatever the configured wait.
+    let wait = match without_verdict_of(adapter.as_ref(), event_name) {
+        Some(without_verdict) => settings.hook.wait().min(without_verdict.hold_at_most()),
+        None => settings.hook.wait(),
+    };
     runtime.block_on(async {
         let observed_at = now();
-        let deadline = Instant::now() + settings.hook.wait();
+        let deadline = Instant::now() + wait;
         let in_words = |error: HookError| in_words(error, &socket);
         let (prompt, watch_if_read_only) = match event {
             HookEvent::Ignore => return Ok(()),
@@ -218,7 +349,26 @@ fn handle(
         // What the hook knows of the agent that runs it, when what is offered depends on it:
         // the gateway applies the unlock rule for that agent, and so does the check below.
         let agent = adapter.running_agent(&prompt);
-        let held = session.hold_for(prompt.clone(), observed_at, deadline, watch_if_read_only, agent.clone()).await.map_err(in_words)?;
+        let holding = session.hold_for(prompt.clone(), observed_at, deadline, watch_if_read_only, agent.clone());
+        let held = match cancellation.take() {
+            None => holding.await,
+            Some(mut cancelled) => tokio::select! {
+                held = holding => held,
+                () = async {
+                    loop {
+                        tokio::time::sleep(CANCELLATION_CHECK_EVERY).await;
+                        if cancelled() {
+                            break;
+                        }
+                    }
+                } => {
+                    // The hold's connection closes as it is dropped: the gateway withdraws the
+                    // prompt (its hook went away), and a verdict racing this is unconfirmed.
+                    return Err("the agent ended the call (the person cancelled it there); the prompt is withdrawn".into());
+                }
+            },
+        }
+        .map_err(in_words)?;
         let Held::Verdict { verdict, .. } = &held else {
             return Ok(());
         };
@@ -237,13 +387,12 @@ fn handle(
             ));
         }
         let rendered = adapter.render_verdict(&prompt, verdict);
-        let mut stdout = std::io::stdout().lock();
-        stdout
-            .write_all(rendered.as_bytes())
-            .and_then(|()| stdout.write_all(b"\n"))
-            .and_then(|()| stdout.flush())
+        let printed = print_once(&rendered)
             .map_err(|error| format!("cannot write the verdict to the agent: {error}"))?;
-        drop(stdout);
+        if !printed {
+            // The deadline's output went first; no receipt, so the gateway marks it unconfirmed.
+            return Err("the hook's deadline passed as the verdict came; the agent decides".into());
+        }
         held.confirm().await.map_err(in_words)
     })
 }

@@ -96,8 +96,10 @@ fn turns_and_sessions_that_move_on_are_observed() {
 
 #[test]
 fn other_events_and_notifications_are_ignored() {
+    let mut read_file: Value = serde_json::from_slice(fixture!("BeforeTool.shell")).unwrap();
+    read_file["tool_name"] = "read_file".into();
     assert_eq!(
-        parse(fixture!("BeforeTool.shell")).unwrap(),
+        parse(read_file.to_string().as_bytes()).unwrap(),
         HookEvent::Ignore
     );
     assert_eq!(
@@ -132,4 +134,41 @@ fn input_that_is_not_an_event_is_an_error() {
         parse(without_input),
         Err(ParseError::NotAnEvent(_))
     ));
+}
+
+#[test]
+fn before_tool_of_a_shell_command_is_held_while_actionable_with_its_whole_input() {
+    let HookEvent::Prompt { prompt, hold } =
+        parse(fixture!("BeforeTool.shell-policy-allow")).unwrap()
+    else {
+        panic!("a prompt");
+    };
+    assert_eq!(hold, HoldMode::WhileActionable);
+    assert_eq!(prompt.tool, "run_shell_command");
+    assert_eq!(prompt.summary, "printf gemini > gemini-proof.txt");
+    assert_eq!(prompt.input["command"], "printf gemini > gemini-proof.txt");
+    assert_eq!(prompt.input["description"], "write proof file");
+    assert_eq!(prompt.read_only_reason, None);
+    assert_eq!(prompt.session, "d94241cd-e863-488f-b753-27d8d330db3c");
+    // The same key as the Notification of the same command, which AfterTool also carries.
+    let notification = watched_prompt();
+    let mut same: Value = serde_json::from_slice(fixture!("BeforeTool.shell")).unwrap();
+    same["hook_event_name"] = "BeforeTool".into();
+    let HookEvent::Prompt { prompt: same, .. } = parse(same.to_string().as_bytes()).unwrap() else {
+        panic!("a prompt");
+    };
+    assert_eq!(same.correlation, notification.correlation);
+
+    for input in [
+        json!("printf x"),
+        json!({ "description": "no command" }),
+        json!({ "command": 7 }),
+    ] {
+        let mut odd: Value = serde_json::from_slice(fixture!("BeforeTool.shell")).unwrap();
+        odd["tool_input"] = input;
+        assert_eq!(
+            parse(odd.to_string().as_bytes()).unwrap(),
+            HookEvent::Ignore
+        );
+    }
 }

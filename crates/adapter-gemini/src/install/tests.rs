@@ -144,3 +144,188 @@ fn the_installer_names_gemini_files_and_says_what_gemini_users_get() {
 fn notes_for_enabled_hooks() -> String {
     notes(COMMAND, &captured_settings()).join("\n")
 }
+
+/// A Gemini home with the captured settings, for the answerable install.
+fn answerable_home() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    let settings = folder.path().join(".gemini").join("settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, pretty(&captured_settings())).unwrap();
+    let policy = crate::policy::path_beside(&settings);
+    (folder, settings, policy)
+}
+
+const PROGRAM: &str = "/opt/bin/gatehouse";
+
+fn written(settings: &Path) -> Value {
+    serde_json::from_slice(&fs::read(settings).unwrap()).unwrap()
+}
+
+#[test]
+fn answerable_writes_the_hook_then_the_policy_and_uninstall_removes_both() {
+    let (_folder, settings, policy) = answerable_home();
+    let outcome = install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    assert!(answer_hook_installed(&settings));
+    assert!(crate::policy::is_installed(&policy));
+    let changes = outcome.changes.join("\n");
+    assert!(
+        changes.ends_with(&format!("wrote gatehouse's policy {}", policy.display())),
+        "{changes}"
+    );
+    let entry = &written(&settings)["hooks"]["BeforeTool"];
+    let ours = entry
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|group| group["matcher"] == SHELL_MATCHER)
+        .unwrap();
+    assert_eq!(ours["hooks"][0]["name"], ANSWER_ENTRY_NAME);
+    assert_eq!(
+        ours["hooks"][0]["command"],
+        "'/opt/bin/gatehouse' hook gemini BeforeTool"
+    );
+    assert_eq!(
+        ours["hooks"][0]["timeout"],
+        BEFORE_TOOL_TIMEOUT_SECONDS * 1000
+    );
+    // No stderr redirect: a missing binary's message on stderr is what makes Gemini block.
+    assert!(!ours["hooks"][0]["command"].as_str().unwrap().contains("2>"));
+    assert_eq!(policy_without_hook(&settings), None);
+    // Idempotent.
+    assert!(install_answerable_file(&settings, Path::new(PROGRAM))
+        .unwrap()
+        .changes
+        .is_empty());
+
+    let outcome = GeminiInstaller.uninstall(&settings).unwrap();
+    assert_eq!(
+        outcome.changes[0],
+        format!("removed gatehouse's policy {}", policy.display()),
+        "the policy goes first"
+    );
+    assert!(!policy.exists());
+    assert!(!answer_hook_installed(&settings));
+    assert_eq!(pretty(&written(&settings)), pretty(&captured_settings()));
+}
+
+#[test]
+fn a_plain_install_after_an_answerable_one_goes_back_to_watching() {
+    let (_folder, settings, policy) = answerable_home();
+    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    let outcome = GeminiInstaller
+        .install(&InstallRequest {
+            settings: settings.clone(),
+            program: PROGRAM.into(),
+            hold_seconds: 600,
+            timeout_margin_seconds: 30,
+        })
+        .unwrap();
+    assert!(!policy.exists());
+    assert!(!answer_hook_installed(&settings));
+    assert!(
+        outcome.changes[0].starts_with("removed gatehouse's policy"),
+        "{:?}",
+        outcome.changes
+    );
+    assert!(
+        outcome.notes.join("\n").contains("watched read-only"),
+        "{:?}",
+        outcome.notes
+    );
+    assert!(written(&settings)["hooks"]["Notification"]
+        .to_string()
+        .contains("hook gemini 2>/dev/null"));
+}
+
+#[test]
+fn a_policy_that_cannot_be_removed_keeps_the_hook_that_makes_it_safe() {
+    let (_folder, settings, policy) = answerable_home();
+    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    // Something in the policy's place that cannot be read or removed as a file.
+    fs::remove_file(&policy).unwrap();
+    fs::create_dir(&policy).unwrap();
+    fs::write(policy.join("x"), "").unwrap();
+    let error = GeminiInstaller
+        .uninstall(&settings)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("left in place"), "{error}");
+    assert!(
+        answer_hook_installed(&settings),
+        "the hook stays while the policy may"
+    );
+}
+
+#[test]
+fn answerable_is_refused_with_hooks_off_or_a_foreign_policy_and_nothing_is_written() {
+    let (_folder, settings, policy) = answerable_home();
+    let mut off = captured_settings();
+    off["hooksConfig"]["enabled"] = false.into();
+    fs::write(&settings, pretty(&off)).unwrap();
+    let error = install_answerable_file(&settings, Path::new(PROGRAM))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("hooksConfig.enabled is false"), "{error}");
+    assert!(!policy.exists());
+    assert_eq!(pretty(&written(&settings)), pretty(&off));
+
+    fs::write(&settings, pretty(&captured_settings())).unwrap();
+    fs::create_dir_all(policy.parent().unwrap()).unwrap();
+    fs::write(
+        &policy,
+        "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\n",
+    )
+    .unwrap();
+    let error = install_answerable_file(&settings, Path::new(PROGRAM))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("not gatehouse's"), "{error}");
+    assert!(!answer_hook_installed(&settings));
+    // And uninstall leaves that file alone, saying so.
+    let outcome = GeminiInstaller.uninstall(&settings).unwrap();
+    assert!(policy.exists());
+    assert!(
+        outcome.notes.join("\n").contains("not gatehouse's"),
+        "{:?}",
+        outcome.notes
+    );
+}
+
+#[test]
+fn the_policy_without_its_hook_is_named_a_danger() {
+    let (_folder, settings, _policy) = answerable_home();
+    assert_eq!(policy_without_hook(&settings), None, "neither");
+    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    assert_eq!(policy_without_hook(&settings), None, "both");
+    // The hook removed by hand, the policy left.
+    GEMINI_ANSWER_HOOKS.uninstall_file(&settings).unwrap();
+    let danger = policy_without_hook(&settings).unwrap();
+    assert!(
+        danger.contains("unasked") && danger.contains("not in settings.json"),
+        "{danger}"
+    );
+    // Hooks turned off.
+    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    let mut off = written(&settings);
+    off["hooksConfig"]["enabled"] = false.into();
+    fs::write(&settings, pretty(&off)).unwrap();
+    assert!(policy_without_hook(&settings)
+        .unwrap()
+        .contains("hooksConfig.enabled is false"));
+}
+
+#[test]
+fn answerable_goes_only_into_the_users_own_settings() {
+    let folder = tempfile::tempdir().unwrap();
+    let error = GeminiInstaller
+        .install_answerable(&InstallRequest {
+            settings: folder.path().join("elsewhere.json"),
+            program: PROGRAM.into(),
+            hold_seconds: 600,
+            timeout_margin_seconds: 30,
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("your own Gemini settings"), "{error}");
+    assert!(!folder.path().join("elsewhere.json").exists());
+}
