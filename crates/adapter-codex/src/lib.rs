@@ -17,6 +17,7 @@
 //! the unlock rule), [`version`] (which Codex is in use), [`install`] (hooks.json), [`probe`].
 
 pub mod events;
+pub mod patch;
 pub mod install;
 pub mod probe;
 pub mod record;
