@@ -21,6 +21,7 @@ pub mod patch;
 pub mod install;
 pub mod probe;
 pub mod record;
+pub mod rules;
 pub mod verdict;
 pub mod version;
 
