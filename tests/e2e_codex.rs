@@ -372,3 +372,53 @@ fn with_the_gateway_down_codex_asks_about_a_patch_itself() {
         "down\n"
     );
 }
+
+/// A hostile patch, straight into `gatehouse hook codex` (no Codex needed): `list` and `show`
+/// name every file, show every line with escapes made visible, and say which files land outside
+/// the session's folder; nothing of the patch is dropped.
+#[test]
+fn a_hostile_patch_is_listed_whole_escaped_and_says_what_lands_outside_the_folder() {
+    let gateway = Gateway::start();
+    let patch = "*** Begin Patch\n\
+                 *** Update File: src/main.rs\n\
+                 @@ fn main() {\n\
+                 -    old();\n\
+                 +    \u{1b}[2J\u{1b}[31mnew();\u{202e}\n\
+                 *** Add File: ../../../etc/cron.d/evil\n\
+                 +* * * * * root sh\n\
+                 *** Delete File: /home/dev/.bashrc\n\
+                 *** End Patch";
+    let event = json!({
+        "session_id": "s", "turn_id": "t", "cwd": "/home/dev/project",
+        "hook_event_name": "PermissionRequest", "model": "gpt-5.1-codex",
+        "permission_mode": "default", "tool_name": "apply_patch",
+        "tool_input": { "command": patch },
+    });
+    let hook = gateway.spawn_hook("codex", event.to_string().as_bytes(), &[]);
+    let output = crate::common::finish(hook, DEADLINE);
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty(), "a read-only prompt gets no verdict");
+    let listed = gateway.wait_for_pending(1);
+    assert_eq!(listed[0]["actions"], json!([]));
+    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    for expected in [
+        "apply_patch: update src/main.rs, add ../../../etc/cron.d/evil",
+        "diff: Codex patch: 3 files; OUTSIDE the session's folder /home/dev/project: ../../../etc/cron.d/evil, /home/dev/.bashrc",
+        "--- a/src/main.rs",
+        "+++ b/../../../etc/cron.d/evil",
+        "+* * * * * root sh",
+        "--- a//home/dev/.bashrc",
+        r"+    \e[2J\e[31mnew();\u{202e}",
+    ] {
+        assert!(list.contains(expected), "list lacks {expected:?}:\n{list}");
+    }
+    assert!(!list.contains('\u{1b}') && !list.contains('\u{202e}'), "{list}");
+    let id = listed[0]["id"].as_str().unwrap();
+    let shown = String::from_utf8_lossy(&gateway.run(&["show", id]).stdout).into_owned();
+    assert!(shown.contains("+++ /dev/null"), "{shown}");
+    assert!(
+        shown.contains("apply_patch: update src/main.rs, add ../../../etc/cron.d/evil, delete /home/dev/.bashrc; OUTSIDE"),
+        "the summary whole: {shown}"
+    );
+    assert!(!shown.contains('\u{1b}'), "{shown}");
+}
