@@ -14,8 +14,7 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::codex_env::{
-    find_codex_bin, CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, PATCH_PROMPT_TEXT,
-    READY_TEXT,
+    find_codex_bin, CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, PATCH_PROMPT_TEXT, READY_TEXT,
 };
 use crate::support::tmux::Tmux;
 use crate::support::world::{adapter_rule, refused, required_bin, sandbox_env, AgentWorld};
@@ -157,7 +156,11 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     let tmux = world.agent.start();
     // Once from the gateway: Codex never shows its own prompt, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]), "always: the probe proved the rule for the next session");
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "always: the probe proved the rule for the next session"
+    );
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
@@ -217,7 +220,11 @@ fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it
     world.probe(&bin);
     // No wait for any refresh: the very next prompt is answerable.
     let prompt = world.prompt_for(&tmux, "atonce");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]), "{prompt}");
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "{prompt}"
+    );
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_atonce", DEADLINE);
     assert_eq!(
@@ -264,14 +271,21 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
         std::fs::read_to_string(world.agent.marker("before.txt")).unwrap(),
         "before\n"
     );
-    wait_for(DEADLINE, "the patch applied in Codex to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
+    wait_for(
+        DEADLINE,
+        "the patch applied in Codex to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     let bin = world.agent.bin.clone();
     let stdout = world.probe(&bin);
-    for case in ["patch-allow", "patch-deny", "patch-no-verdict", "always-next-session"] {
+    for case in [
+        "patch-allow",
+        "patch-deny",
+        "patch-no-verdict",
+        "always-next-session",
+    ] {
         assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
     }
     world.wait_until_verified("Codex 0.171.0");
@@ -297,7 +311,10 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
     // Deny with a message: not applied, and the model reads the message as the call's output.
     let prompt = world.patch_prompt_for(&tmux, "patchdeny");
     assert!(world
-        .answer(&prompt["id"], &["deny", "--message", "keep the files as they are"])
+        .answer(
+            &prompt["id"],
+            &["deny", "--message", "keep the files as they are"]
+        )
         .status
         .success());
     let output = world.output_for("call_patchdeny", DEADLINE);
@@ -308,7 +325,11 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
 
     // "always": allowed now, and the rule is written for the next session.
     let prompt = world.prompt_for(&tmux, "always");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]), "{prompt}");
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "{prompt}"
+    );
     let summary = prompt["suggestions"][0]["summary"].as_str().unwrap();
     assert!(
         summary.contains("from your next Codex session on; this session will still ask"),
@@ -397,7 +418,10 @@ fn a_hostile_patch_is_listed_whole_escaped_and_says_what_lands_outside_the_folde
     let hook = gateway.spawn_hook("codex", event.to_string().as_bytes(), &[]);
     let output = crate::common::finish(hook, DEADLINE);
     assert!(output.status.success());
-    assert!(output.stdout.is_empty(), "a read-only prompt gets no verdict");
+    assert!(
+        output.stdout.is_empty(),
+        "a read-only prompt gets no verdict"
+    );
     let listed = gateway.wait_for_pending(1);
     assert_eq!(listed[0]["actions"], json!([]));
     let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
@@ -412,7 +436,10 @@ fn a_hostile_patch_is_listed_whole_escaped_and_says_what_lands_outside_the_folde
     ] {
         assert!(list.contains(expected), "list lacks {expected:?}:\n{list}");
     }
-    assert!(!list.contains('\u{1b}') && !list.contains('\u{202e}'), "{list}");
+    assert!(
+        !list.contains('\u{1b}') && !list.contains('\u{202e}'),
+        "{list}"
+    );
     let id = listed[0]["id"].as_str().unwrap();
     let shown = String::from_utf8_lossy(&gateway.run(&["show", id]).stdout).into_owned();
     assert!(shown.contains("+++ /dev/null"), "{shown}");

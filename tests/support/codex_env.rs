@@ -104,7 +104,12 @@ impl CodexEnv {
     pub fn new_session(&self, tmux: &Tmux, last_message: &str) {
         tmux.send_text("/new");
         tmux.wait_for_text("/new", START_DEADLINE);
-        tmux.press_until_gone(&["Enter"], last_message, Duration::from_secs(3), START_DEADLINE);
+        tmux.press_until_gone(
+            &["Enter"],
+            last_message,
+            Duration::from_secs(3),
+            START_DEADLINE,
+        );
         tmux.wait_for_text(READY_TEXT, START_DEADLINE);
     }
 

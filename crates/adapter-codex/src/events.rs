@@ -336,7 +336,12 @@ mod tests {
         assert!(note.text.contains("cannot tell exactly how Codex splits"));
         let (zsh, _) = prompt_of(fixture!("PermissionRequest-Bash"), Some("/usr/bin/zsh"));
         assert!(zsh.extra.suggestions.is_empty());
-        assert!(zsh.extra.preview.unwrap().text.contains("your shell is /usr/bin/zsh"));
+        assert!(zsh
+            .extra
+            .preview
+            .unwrap()
+            .text
+            .contains("your shell is /usr/bin/zsh"));
     }
 
     #[test]

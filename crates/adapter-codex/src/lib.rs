@@ -22,8 +22,8 @@
 //! [`probe`].
 
 pub mod events;
-pub mod patch;
 pub mod install;
+pub mod patch;
 pub mod probe;
 pub mod record;
 pub mod rules;
@@ -107,9 +107,8 @@ impl Adapter for CodexAdapter {
     /// For a Bash or apply_patch prompt, the Codex that runs this hook and its version
     /// ([`version::running_codex`]); the gateway decides with it what is offered.
     fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
-        (events::PROBED_TOOLS.contains(&prompt.tool.as_str())
-            && prompt.read_only_reason.is_none())
-        .then(|| running_agent(self.state_dir.as_deref()))
+        (events::PROBED_TOOLS.contains(&prompt.tool.as_str()) && prompt.read_only_reason.is_none())
+            .then(|| running_agent(self.state_dir.as_deref()))
     }
 
     /// The unlock rule applied to the probe record as it is now, for the reported version.
@@ -297,7 +296,10 @@ mod tests {
         assert!(flags
             .offered(PromptKind::Permission, "apply_patch")
             .is_empty());
-        assert!(flags.rule_for(PromptKind::Permission, "apply_patch").unwrap().actions[0]
+        assert!(flags
+            .rule_for(PromptKind::Permission, "apply_patch")
+            .unwrap()
+            .actions[0]
             .evidence
             .contains("did not check file changes"));
         let once = &flags
@@ -318,7 +320,9 @@ mod tests {
             patch_only.offered(PromptKind::Permission, "apply_patch"),
             vec![Action::Once, Action::Deny]
         );
-        assert!(patch_only.offered(PromptKind::Permission, "Bash").is_empty());
+        assert!(patch_only
+            .offered(PromptKind::Permission, "Bash")
+            .is_empty());
         let all = capabilities_for(&Unlocks::at_best());
         let bash_rule = all.rule_for(PromptKind::Permission, "Bash").unwrap();
         assert!(bash_rule

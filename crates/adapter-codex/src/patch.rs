@@ -290,10 +290,7 @@ fn outside_words(outside: &[String], cwd: &str) -> Option<String> {
     } else {
         format!("the session's folder {cwd}")
     };
-    Some(format!(
-        "OUTSIDE {folder}: {}",
-        outside.to_vec().join(", ")
-    ))
+    Some(format!("OUTSIDE {folder}: {}", outside.to_vec().join(", ")))
 }
 
 fn diff_of(change: &FileChange, text: &mut BoundedText) {

@@ -387,9 +387,13 @@ mod tests {
             Ok("0.172.0".into())
         });
         for kind in Kind::ALL {
-            assert!(matches!(other_version.of(kind), Unlock::ReadOnly { reason } if reason.contains("but Codex 0.172.0 is in use")));
+            assert!(
+                matches!(other_version.of(kind), Unlock::ReadOnly { reason } if reason.contains("but Codex 0.172.0 is in use"))
+            );
         }
         let none = unlocks(Ok(None), |_| panic!("no version is asked without a record"));
-        assert!(matches!(none.patch, Unlock::ReadOnly { reason } if reason.contains("run `gatehouse probe codex`")));
+        assert!(
+            matches!(none.patch, Unlock::ReadOnly { reason } if reason.contains("run `gatehouse probe codex`"))
+        );
     }
 }

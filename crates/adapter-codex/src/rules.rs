@@ -49,7 +49,10 @@ pub fn rules_path(codex_home: Option<&str>, home: Option<&str>) -> Option<PathBu
 /// [`rules_path`] from this process's environment.
 pub fn rules_path_from_environment() -> Option<PathBuf> {
     let variable = |name: &str| std::env::var(name).ok();
-    rules_path(variable("CODEX_HOME").as_deref(), variable("HOME").as_deref())
+    rules_path(
+        variable("CODEX_HOME").as_deref(),
+        variable("HOME").as_deref(),
+    )
 }
 
 /// The pattern of a rule that allows exactly `command` from now on, as Codex matches it.
@@ -145,7 +148,9 @@ pub fn pattern_for(command: &str, shell: Option<&str>) -> Result<Pattern, NotExp
 /// The person's shell as Codex finds it: `SHELL` when set, and the account's login shell
 /// (`/etc/passwd`) when that can be read; when both are known they must agree.
 pub fn person_shell() -> Option<String> {
-    let from_environment = std::env::var("SHELL").ok().filter(|shell| !shell.is_empty());
+    let from_environment = std::env::var("SHELL")
+        .ok()
+        .filter(|shell| !shell.is_empty());
     let from_account = account_shell();
     match (from_environment, from_account) {
         (Some(environment), Some(account)) if environment != account => {
@@ -278,7 +283,9 @@ pub enum RuleError {
     NotExpressible(#[from] NotExpressible),
     #[error("the rule does not read back as written; nothing was written")]
     DoesNotReadBack,
-    #[error("{path} holds something gatehouse did not write, so gatehouse leaves it alone: {problem}")]
+    #[error(
+        "{path} holds something gatehouse did not write, so gatehouse leaves it alone: {problem}"
+    )]
     ForeignContent { path: PathBuf, problem: NotOurRules },
     #[error("cannot write {path}: {source}")]
     Io { path: PathBuf, source: io::Error },
@@ -394,12 +401,7 @@ impl LockFile {
                     }
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                Err(source) => {
-                    return Err(RuleError::Io {
-                        path: lock,
-                        source,
-                    })
-                }
+                Err(source) => return Err(RuleError::Io { path: lock, source }),
             }
         }
     }

@@ -150,7 +150,10 @@ mod tests {
             "no updatedPermissions: Codex refuses them"
         );
         let message = output["systemMessage"].as_str().unwrap();
-        assert!(message.contains("from your next Codex session on; this session will still ask"), "{message}");
+        assert!(
+            message.contains("from your next Codex session on; this session will still ask"),
+            "{message}"
+        );
         assert_eq!(
             rules::read_rules(&std::fs::read_to_string(&path).unwrap()).unwrap(),
             vec![vec!["touch".to_owned(), "t0.txt".to_owned()]]
@@ -163,14 +166,21 @@ mod tests {
     fn always_that_cannot_write_its_rule_allows_this_once_and_says_why() {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("gatehouse.rules");
-        std::fs::write(&path, "prefix_rule(pattern=[\"rm\"], decision=\"forbidden\")\n").unwrap();
+        std::fs::write(
+            &path,
+            "prefix_rule(pattern=[\"rm\"], decision=\"forbidden\")\n",
+        )
+        .unwrap();
         let target = RulesTarget {
             path: Some(&path),
             shell: Some("/bin/bash"),
         };
         let rendered = render_for(&bash_prompt("touch t0.txt"), &always(), &target);
         assert!(rendered.contains(r#""behavior":"allow""#));
-        assert!(rendered.contains("allowed this once only; no rule was written"), "{rendered}");
+        assert!(
+            rendered.contains("allowed this once only; no rule was written"),
+            "{rendered}"
+        );
         let no_home = render_for(
             &bash_prompt("touch t0.txt"),
             &always(),
@@ -179,8 +189,15 @@ mod tests {
                 shell: None,
             },
         );
-        assert!(no_home.contains("neither CODEX_HOME nor HOME is set"), "{no_home}");
-        let once = render_for(&bash_prompt("touch t0.txt"), &Verdict(Answer::Once), &target);
+        assert!(
+            no_home.contains("neither CODEX_HOME nor HOME is set"),
+            "{no_home}"
+        );
+        let once = render_for(
+            &bash_prompt("touch t0.txt"),
+            &Verdict(Answer::Once),
+            &target,
+        );
         assert_eq!(once, render(&Verdict(Answer::Once)));
     }
 

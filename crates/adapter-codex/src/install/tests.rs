@@ -181,6 +181,9 @@ fn uninstall_names_the_rules_file_it_leaves_and_how_many_rules_it_holds() {
     crate::rules::add_rule(&path, &["touch".to_owned()]).unwrap();
     let note = rules_file_note(&path).unwrap();
     assert!(note.contains(&path.display().to_string()), "{note}");
-    assert!(note.contains("stays: it holds 1 rule from \"always\" answers"), "{note}");
+    assert!(
+        note.contains("stays: it holds 1 rule from \"always\" answers"),
+        "{note}"
+    );
     assert!(note.contains("Delete the file"), "{note}");
 }

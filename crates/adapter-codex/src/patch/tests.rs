@@ -29,7 +29,10 @@ fn the_captured_multi_file_patch_shows_every_file_and_every_line() {
     );
     assert_eq!(view.preview.format, PreviewFormat::Diff);
     assert_eq!(view.preview.incomplete, None);
-    assert!(view.preview.title.starts_with("Codex patch: 3 files; once applies it now and deny blocks it"));
+    assert!(view
+        .preview
+        .title
+        .starts_with("Codex patch: 3 files; once applies it now and deny blocks it"));
     assert_eq!(
         view.preview.text,
         "--- a/hello.txt\n+++ b/hello.txt\n@@\n-hello from patch\n+hello edited by patch\n\
@@ -63,7 +66,10 @@ fn an_absolute_path_outside_the_folder_is_named_in_the_summary_and_the_title() {
         view.summary,
         "apply_patch: add /home/dev/out1.txt; OUTSIDE the session's folder /home/dev/project: /home/dev/out1.txt"
     );
-    assert!(view.preview.title.contains("OUTSIDE the session's folder /home/dev/project: /home/dev/out1.txt"));
+    assert!(view
+        .preview
+        .title
+        .contains("OUTSIDE the session's folder /home/dev/project: /home/dev/out1.txt"));
 }
 
 #[test]
@@ -79,15 +85,29 @@ fn paths_that_climb_out_are_outside_and_paths_that_stay_are_not() {
     ] {
         assert!(lands_outside(outside, cwd), "{outside}");
     }
-    for inside in ["a.txt", "a/../b.txt", "./a", "/home/dev/project/a", "a/./b/../c"] {
+    for inside in [
+        "a.txt",
+        "a/../b.txt",
+        "./a",
+        "/home/dev/project/a",
+        "a/./b/../c",
+    ] {
         assert!(!lands_outside(inside, cwd), "{inside}");
     }
-    assert!(lands_outside("a.txt", ""), "an unknown folder is not trusted");
+    assert!(
+        lands_outside("a.txt", ""),
+        "an unknown folder is not trusted"
+    );
     let patch = "*** Begin Patch\n*** Update File: a.txt\n*** Move to: ../../etc/cron.d/x\n+x\n*** End Patch";
     let view = view(patch, cwd);
     assert_eq!(view.outside, ["../../etc/cron.d/x"]);
-    assert!(view.summary.contains("update a.txt and move it to ../../etc/cron.d/x; OUTSIDE"));
-    assert!(view.preview.text.starts_with("--- a/a.txt\n+++ b/../../etc/cron.d/x\n@@\n+x\n"));
+    assert!(view
+        .summary
+        .contains("update a.txt and move it to ../../etc/cron.d/x; OUTSIDE"));
+    assert!(view
+        .preview
+        .text
+        .starts_with("--- a/a.txt\n+++ b/../../etc/cron.d/x\n@@\n+x\n"));
 }
 
 #[test]
@@ -134,8 +154,14 @@ fn every_part_of_the_format_is_read() {
 fn anything_else_is_shown_whole_as_raw_text_naming_the_line() {
     for (patch, line) in [
         ("*** Begin Patch\n*** Frobnicate File: x\n*** End Patch", 2),
-        ("*** Begin Patch\n*** Add File: x\n+a\nnot a line\n*** End Patch", 4),
-        ("*** Begin Patch\n*** Update File: x\n-a\ngarbage\n*** End Patch", 4),
+        (
+            "*** Begin Patch\n*** Add File: x\n+a\nnot a line\n*** End Patch",
+            4,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: x\n-a\ngarbage\n*** End Patch",
+            4,
+        ),
         ("not a patch at all", 1),
         ("*** Begin Patch\n*** Add File: x\n+a", 3),
         ("*** Begin Patch\n*** End Patch", 2),
@@ -147,8 +173,16 @@ fn anything_else_is_shown_whole_as_raw_text_naming_the_line() {
         assert_eq!(problem.line_number, line, "{patch:?}");
         let view = view(patch, "/p");
         assert_eq!(view.preview.format, PreviewFormat::Text);
-        assert_eq!(view.preview.text, format!("{patch}\n"), "nothing is dropped");
-        assert!(view.preview.title.contains(&format!("line {line}")), "{}", view.preview.title);
+        assert_eq!(
+            view.preview.text,
+            format!("{patch}\n"),
+            "nothing is dropped"
+        );
+        assert!(
+            view.preview.title.contains(&format!("line {line}")),
+            "{}",
+            view.preview.title
+        );
         assert!(view.summary.contains("which files it changes is not known"));
     }
 }
@@ -181,6 +215,10 @@ fn a_huge_patch_is_cut_with_a_note_in_gatehouses_words_and_the_summary_names_the
     let note = view.preview.incomplete.unwrap();
     assert!(note.contains("cut at 64 KiB"), "{note}");
     assert!(note.contains("gatehouse show ID"), "{note}");
-    assert!(view.summary.ends_with("add f9.txt and 1990 more files"), "{}", view.summary);
+    assert!(
+        view.summary.ends_with("add f9.txt and 1990 more files"),
+        "{}",
+        view.summary
+    );
     assert!(view.preview.title.starts_with("Codex patch: 2000 files"));
 }

@@ -18,7 +18,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use gatehouse_core::{Answer, AlwaysScope, HookEvent, NewPrompt, Verdict};
+use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Verdict};
 use gatehouse_harness::model::{ScriptedCall, ScriptedModel};
 use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer};
 use gatehouse_harness::terminal::Terminal;
@@ -133,7 +133,9 @@ pub fn check(
     let words_rendered = verdict::render_for(&words_prompt, &always, &target);
     for output in [&rendered, &words_rendered] {
         if !output.contains("a rule for this command was added") {
-            return Err(format!("gatehouse's \"always\" did not write its rule: {output}"));
+            return Err(format!(
+                "gatehouse's \"always\" did not write its rule: {output}"
+            ));
         }
     }
     let rules = fs::read_to_string(&rules_file).unwrap_or_default();
@@ -189,7 +191,9 @@ pub fn check(
         .wait_for_screen(left(), |screen| {
             screen.contains(READY_TEXT) && !screen.contains(&typed)
         })
-        .map_err(|screen| format!("Codex did not start a new session with /new; last screen:\n{screen}"))?;
+        .map_err(|screen| {
+            format!("Codex did not start a new session with /new; last screen:\n{screen}")
+        })?;
 
     let mut seen = Vec::new();
     for (call, marker, expected) in [

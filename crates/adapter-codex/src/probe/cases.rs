@@ -167,7 +167,9 @@ mod tests {
             panic!()
         };
         assert_eq!(
-            crate::patch::parse(&patch.command.call.command).unwrap().len(),
+            crate::patch::parse(&patch.command.call.command)
+                .unwrap()
+                .len(),
             1,
             "the probe's patch is one the adapter reads"
         );

@@ -44,7 +44,6 @@ pub mod always;
 pub mod cases;
 pub mod fake_responses;
 
-
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -133,13 +132,9 @@ pub fn run(
             ProbeCase::Answer(case) => {
                 check_case(&terminal, &fake, &private, case, options.case_deadline)
             }
-            ProbeCase::Always(case) => always::check(
-                &terminal,
-                &fake,
-                &private,
-                case,
-                options.case_deadline * 2,
-            ),
+            ProbeCase::Always(case) => {
+                always::check(&terminal, &fake, &private, case, options.case_deadline * 2)
+            }
         },
         // Leave Codex ready for the next case whatever happened: Esc ends a prompt or a turn.
         || {
@@ -225,7 +220,9 @@ fn check_case(
         ("Codex", "PermissionRequest"),
         left,
         |line| match events::parse(line.as_bytes()) {
-            Ok(HookEvent::Prompt { prompt, .. }) if dialog.is_call(&prompt, &command.call.command) => {
+            Ok(HookEvent::Prompt { prompt, .. })
+                if dialog.is_call(&prompt, &command.call.command) =>
+            {
                 Some(prompt.summary)
             }
             _ => None,
@@ -238,7 +235,10 @@ fn check_case(
                 .wait_for_screen(left(), |screen| screen.contains(prompt_text))
                 .map_err(|screen| format!("with no verdict, Codex did not show its own prompt; last screen:\n{screen}"))?;
             if command.marker.exists() || fake.output_for(&command.call.call_id).is_some() {
-                return Err(format!("the {} ran before anyone answered Codex's prompt", dialog.what()));
+                return Err(format!(
+                    "the {} ran before anyone answered Codex's prompt",
+                    dialog.what()
+                ));
             }
             terminal.send_keys(&["y"]);
             screen

@@ -21,7 +21,9 @@ fn a_simple_command_is_its_words_as_codex_wrote_them() {
         "the words form does not depend on the shell"
     );
     assert_eq!(
-        pattern_for("git commit --author=a@b.c -m x", BASH).unwrap().words(),
+        pattern_for("git commit --author=a@b.c -m x", BASH)
+            .unwrap()
+            .words(),
         words(&["git", "commit", "--author=a@b.c", "-m", "x"])
     );
 }
@@ -88,7 +90,9 @@ fn hostile_commands_get_no_rule_and_say_why() {
     assert_eq!(pattern_for(&long, BASH), Err(NotExpressible::TooLong));
     let other = pattern_for("printf x > y", Some("/usr/bin/zsh")).unwrap_err();
     assert_eq!(other, NotExpressible::OtherShell("/usr/bin/zsh".into()));
-    assert!(other.to_string().contains("your shell is /usr/bin/zsh, not /bin/bash"));
+    assert!(other
+        .to_string()
+        .contains("your shell is /usr/bin/zsh, not /bin/bash"));
     assert!(pattern_for("printf x > y", None).is_err());
     assert!(NotExpressible::Ambiguous
         .to_string()
@@ -112,7 +116,10 @@ fn every_rendered_rule_reads_back_exactly_by_the_strict_reader() {
     let hostile = [
         words(&["touch", "t0.txt"]),
         words(&["/bin/bash", "-lc", "printf \"x\" > 'y' \\ \n end"]),
-        words(&["\"), prefix_rule(pattern=[\"rm\"], decision=\"allow\")", "#"]),
+        words(&[
+            "\"), prefix_rule(pattern=[\"rm\"], decision=\"allow\")",
+            "#",
+        ]),
         words(&["\\", "\\\\\"", "\"\"", "\t"]),
         words(&["\u{202e}txt.exe", "ünï"]),
         words(&[&"x".repeat(100_000)]),
@@ -173,7 +180,11 @@ fn a_rule_is_appended_once_to_a_new_file_with_its_folder_and_reads_back() {
         .unwrap()
         .map(|entry| entry.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert_eq!(left, ["gatehouse.rules"], "no temporary or lock file is left");
+    assert_eq!(
+        left,
+        ["gatehouse.rules"],
+        "no temporary or lock file is left"
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -169,7 +169,10 @@ mod tests {
 
     #[test]
     fn a_call_the_custom_tool_takes_is_a_custom_tool_call_and_its_output_is_recorded() {
-        let patch = test_call("call_patch", "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n");
+        let patch = test_call(
+            "call_patch",
+            "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n",
+        );
         let custom = CustomTool {
             name: "apply_patch",
             takes: |call| call.command.starts_with("*** Begin Patch"),
@@ -190,9 +193,16 @@ mod tests {
         );
         assert!(first.contains(r#""type":"custom_tool_call""#), "{first}");
         assert!(first.contains(r#""name":"apply_patch""#), "{first}");
-        assert!(first.contains(r#""input":"*** Begin Patch\n*** Add File: a.txt"#), "{first}");
+        assert!(
+            first.contains(r#""input":"*** Begin Patch\n*** Add File: a.txt"#),
+            "{first}"
+        );
         let output = json!({ "type": "custom_tool_call_output", "call_id": "call_patch", "output": "Success." });
-        post(&model, "/v1/responses", &json!({ "tools": tools, "input": [output] }));
+        post(
+            &model,
+            "/v1/responses",
+            &json!({ "tools": tools, "input": [output] }),
+        );
         assert_eq!(model.output_for("call_patch").as_deref(), Some("Success."));
     }
 }
