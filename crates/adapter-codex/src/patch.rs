@@ -181,11 +181,12 @@ pub fn view(patch: &str, cwd: &str) -> PatchView {
 
 fn parsed_view(changes: &[FileChange], cwd: &str) -> PatchView {
     let mut outside = Vec::new();
+    let mut seen_outside = std::collections::HashSet::new();
     let mut words = Vec::new();
     let mut text = BoundedText::default();
     for change in changes {
         for path in touched(change) {
-            if lands_outside(path, cwd) && !outside.contains(path) {
+            if lands_outside(path, cwd) && seen_outside.insert(path.as_str()) {
                 outside.push(path.clone());
             }
         }
@@ -290,7 +291,19 @@ fn outside_words(outside: &[String], cwd: &str) -> Option<String> {
     } else {
         format!("the session's folder {cwd}")
     };
-    Some(format!("OUTSIDE {folder}: {}", outside.to_vec().join(", ")))
+    let mut named = outside
+        .iter()
+        .take(MAX_SUMMARY_FILES)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if outside.len() > MAX_SUMMARY_FILES {
+        named.push_str(&format!(
+            " and {} more (`gatehouse show ID` prints the whole patch)",
+            outside.len() - MAX_SUMMARY_FILES
+        ));
+    }
+    Some(format!("OUTSIDE {folder}: {named}"))
 }
 
 fn diff_of(change: &FileChange, text: &mut BoundedText) {

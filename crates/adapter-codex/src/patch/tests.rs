@@ -222,3 +222,31 @@ fn a_huge_patch_is_cut_with_a_note_in_gatehouses_words_and_the_summary_names_the
     );
     assert!(view.preview.title.starts_with("Codex patch: 2000 files"));
 }
+
+#[test]
+fn a_patch_of_a_hundred_thousand_files_outside_the_folder_is_read_at_once_and_named_within_bounds()
+{
+    let mut patch = String::from("*** Begin Patch\n");
+    for file in 0..100_000 {
+        patch.push_str(&format!("*** Delete File: /etc/f{file}\n"));
+    }
+    patch.push_str("*** End Patch");
+    let started = std::time::Instant::now();
+    let view = view(&patch, "/p");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(view.outside.len(), 100_000);
+    assert!(view.summary.len() < 2_000, "{}", view.summary.len());
+    assert!(
+        view.preview.title.len() < 2_000,
+        "{}",
+        view.preview.title.len()
+    );
+    assert!(view
+        .preview
+        .title
+        .contains("/etc/f9 and 99990 more (`gatehouse show ID` prints the whole patch)"));
+    assert!(
+        view.preview.incomplete.is_some(),
+        "the diff is cut, and says so"
+    );
+}
