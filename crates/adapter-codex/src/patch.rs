@@ -29,6 +29,10 @@ use gatehouse_core::{Preview, PreviewFormat};
 /// The longest preview text kept, in characters, as for Claude Code's edits.
 pub const MAX_PREVIEW_CHARS: usize = 64 * 1024;
 
+/// The most lines of a patch that are read into files; a longer patch (a hook may get 12 MiB of
+/// `+`) is shown as raw text, cut at [`MAX_PREVIEW_CHARS`], so that reading it stays small.
+pub const MAX_PATCH_LINES: usize = 200_000;
+
 /// The most files the one-line summary names; the preview shows every file (within its bound).
 pub const MAX_SUMMARY_FILES: usize = 10;
 
@@ -84,6 +88,12 @@ const END_OF_FILE: &str = "*** End of File";
 /// drops it).
 pub fn parse(text: &str) -> Result<Vec<FileChange>, NotUnderstood> {
     let body = text.strip_suffix('\n').unwrap_or(text);
+    if body.bytes().filter(|byte| *byte == b'\n').count() >= MAX_PATCH_LINES {
+        return Err(NotUnderstood {
+            line_number: MAX_PATCH_LINES + 1,
+            why: "the patch is longer than gatehouse reads (200,000 lines)",
+        });
+    }
     let lines: Vec<&str> = body.split('\n').collect();
     let fail = |index: usize, why: &'static str| NotUnderstood {
         line_number: index + 1,

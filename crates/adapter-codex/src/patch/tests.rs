@@ -250,3 +250,26 @@ fn a_patch_of_a_hundred_thousand_files_outside_the_folder_is_read_at_once_and_na
         "the diff is cut, and says so"
     );
 }
+
+#[test]
+fn a_patch_of_twelve_mebibytes_of_lines_is_shown_raw_and_cut_without_reading_it_into_files() {
+    let mut patch = String::from("*** Begin Patch\n*** Add File: a.txt\n");
+    patch.push_str(&"+\n".repeat(6 * 1024 * 1024));
+    patch.push_str("*** End Patch\n");
+    let started = std::time::Instant::now();
+    let view = view(&patch, "/p");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_eq!(view.preview.format, PreviewFormat::Text);
+    assert!(
+        view.preview.title.contains("longer than gatehouse reads"),
+        "{}",
+        view.preview.title
+    );
+    assert!(view.summary.contains("which files it changes is not known"));
+    assert!(view.preview.text.chars().count() <= MAX_PREVIEW_CHARS);
+    assert!(view
+        .preview
+        .incomplete
+        .unwrap()
+        .contains("gatehouse show ID"));
+}
