@@ -2,6 +2,8 @@
 //! probe's scripted Responses API on loopback, with gatehouse's hooks installed by
 //! `gatehouse install codex` and trusted at Codex's "Hooks need review" screen, as a person would.
 //! What the fake records is what reached the model; what tmux shows is what the person saw.
+//! Beyond shell commands: file changes (Codex's `apply_patch`, shown as a diff) and "always",
+//! which is a rule in gatehouse's own rules file that Codex reads from its next session on.
 //!
 //! Without Codex installed these tests are skipped locally, and fail in CI (`CI` set).
 
@@ -12,10 +14,10 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::codex_env::{
-    find_codex_bin, CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, READY_TEXT,
+    find_codex_bin, CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, PATCH_PROMPT_TEXT, READY_TEXT,
 };
 use crate::support::tmux::Tmux;
-use crate::support::world::{refused, required_bin, sandbox_env, AgentWorld};
+use crate::support::world::{adapter_rule, refused, required_bin, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -27,14 +29,27 @@ fn call(name: &str) -> ScriptedCall {
     }
 }
 
+/// A patch that adds `NAME.txt` holding `NAME`: the model calls `apply_patch`.
+fn patch_call(name: &str) -> ScriptedCall {
+    ScriptedCall {
+        call_id: format!("call_{name}"),
+        command: format!("*** Begin Patch\n*** Add File: {name}.txt\n+{name}\n*** End Patch\n"),
+        reason: format!("add {name}.txt"),
+    }
+}
+
 /// The kit's world with a Codex home whose hooks `gatehouse install codex` wrote.
 type World = AgentWorld<CodexEnv>;
 
 impl World {
     fn new(script: &[&str]) -> Option<World> {
+        World::with_calls(script.iter().map(|name| call(name)).collect())
+    }
+
+    fn with_calls(script: Vec<ScriptedCall>) -> Option<World> {
         let bin = required_bin("Codex", find_codex_bin())?;
         let gateway = Gateway::start();
-        let fake = fake_responses::start(script.iter().map(|name| call(name)).collect()).unwrap();
+        let fake = fake_responses::start(script).unwrap();
         // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hook finds the
         // gateway and the probe record.
         let env = sandbox_env(&gateway, true);
@@ -59,6 +74,26 @@ impl World {
         let prompt = self.the_one_listed(tmux, DEADLINE);
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
         prompt
+    }
+
+    /// Submits a turn whose call is `patch_call(name)` and returns the prompt listed for it.
+    fn patch_prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
+        self.agent.submit(tmux, &format!("please add {name}.txt"));
+        let prompt = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(prompt["tool"], "apply_patch");
+        assert_eq!(prompt["summary"], format!("apply_patch: add {name}.txt"));
+        assert_eq!(prompt["preview"]["format"], "diff");
+        assert_eq!(
+            prompt["preview"]["text"],
+            format!("--- /dev/null\n+++ b/{name}.txt\n@@ -0,0 +1,1 @@ new file\n+{name}\n")
+        );
+        prompt
+    }
+
+    /// How many times the audit log mentions `text`.
+    fn mentions_in_log(&self, text: &str) -> usize {
+        let log = self.gateway.run(&["log", "--json"]);
+        String::from_utf8_lossy(&log.stdout).matches(text).count()
     }
 }
 
@@ -121,7 +156,11 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     let tmux = world.agent.start();
     // Once from the gateway: Codex never shows its own prompt, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "always: the probe proved the rule for the next session"
+    );
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
@@ -181,11 +220,232 @@ fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it
     world.probe(&bin);
     // No wait for any refresh: the very next prompt is answerable.
     let prompt = world.prompt_for(&tmux, "atonce");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "{prompt}"
+    );
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_atonce", DEADLINE);
     assert_eq!(
         std::fs::read_to_string(world.agent.marker("atonce.txt")).unwrap(),
         "atonce"
     );
+}
+
+/// File changes and "always", end to end: a patch prompt is read-only (with its diff) before the
+/// probe and Codex's own prompt decides; after the probe `once` applies a patch with no prompt of
+/// Codex's and `deny` reaches the model; "always" allows the command now and writes the rule, and
+/// after `/new` the same command runs without asking anyone.
+#[test]
+fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() {
+    let again = ScriptedCall {
+        call_id: "call_always_again".into(),
+        ..call("always")
+    };
+    let script = vec![
+        patch_call("before"),
+        patch_call("patchonce"),
+        patch_call("patchdeny"),
+        call("always"),
+        again,
+    ];
+    let Some(world) = World::with_calls(script) else {
+        return;
+    };
+    let tmux = world.agent.start();
+
+    // Before the probe: read-only, with the whole diff; Codex's own prompt decides.
+    let prompt = world.patch_prompt_for(&tmux, "before");
+    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
+    assert!(prompt["read_only_reason"]
+        .as_str()
+        .unwrap()
+        .contains("gatehouse probe codex"));
+    tmux.wait_for_text(PATCH_PROMPT_TEXT, DEADLINE);
+    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
+    tmux.send_keys(&["y"]);
+    let output = world.output_for("call_before", DEADLINE);
+    assert!(output.contains("Success."), "{output}");
+    assert_eq!(
+        std::fs::read_to_string(world.agent.marker("before.txt")).unwrap(),
+        "before\n"
+    );
+    wait_for(
+        DEADLINE,
+        "the patch applied in Codex to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+
+    let bin = world.agent.bin.clone();
+    let stdout = world.probe(&bin);
+    for case in [
+        "patch-allow",
+        "patch-deny",
+        "patch-no-verdict",
+        "always-next-session",
+    ] {
+        assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
+    }
+    world.wait_until_verified("Codex 0.171.0");
+    let patches = adapter_rule(&world.gateway, "codex", Some("apply_patch"));
+    assert_eq!(patches["actions"][0]["verified"], true, "{patches}");
+
+    // Once from the gateway: no prompt of Codex's, and the patch is applied.
+    let prompt = world.patch_prompt_for(&tmux, "patchonce");
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
+    assert!(!tmux.screen().contains(PATCH_PROMPT_TEXT));
+    assert!(world.answer(&prompt["id"], &["once"]).status.success());
+    let output = world.output_for("call_patchonce", DEADLINE);
+    assert!(output.contains("Success."), "{output}");
+    assert_eq!(
+        std::fs::read_to_string(world.agent.marker("patchonce.txt")).unwrap(),
+        "patchonce\n"
+    );
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+    wait_for(DEADLINE, "the applied patch's prompt to end", || {
+        world.gateway.list().is_empty()
+    });
+
+    // Deny with a message: not applied, and the model reads the message as the call's output.
+    let prompt = world.patch_prompt_for(&tmux, "patchdeny");
+    assert!(world
+        .answer(
+            &prompt["id"],
+            &["deny", "--message", "keep the files as they are"]
+        )
+        .status
+        .success());
+    let output = world.output_for("call_patchdeny", DEADLINE);
+    assert_eq!(output, "keep the files as they are");
+    assert!(!world.agent.marker("patchdeny.txt").exists());
+    tmux.wait_for_text("Blocked by hook", DEADLINE);
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+
+    // "always": allowed now, and the rule is written for the next session.
+    let prompt = world.prompt_for(&tmux, "always");
+    assert_eq!(
+        prompt["actions"],
+        json!(["once", "deny", "always"]),
+        "{prompt}"
+    );
+    let summary = prompt["suggestions"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("from your next Codex session on; this session will still ask"),
+        "{summary}"
+    );
+    assert!(world
+        .answer(&prompt["id"], &["always", "--scope", "user"])
+        .status
+        .success());
+    world.output_for("call_always", DEADLINE);
+    assert_eq!(
+        std::fs::read_to_string(world.agent.marker("always.txt")).unwrap(),
+        "always"
+    );
+    let rules = std::fs::read_to_string(world.agent.rules_file()).unwrap();
+    assert!(
+        rules.contains(r#"prefix_rule(pattern=["/bin/bash", "-lc", "printf always > always.txt"], decision="allow")"#),
+        "{rules}"
+    );
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+    wait_for(DEADLINE, "the allowed prompt to end", || {
+        world.gateway.list().is_empty()
+    });
+
+    // The next session: the same command runs with no PermissionRequest at all.
+    std::fs::remove_file(world.agent.marker("always.txt")).unwrap();
+    let asked_before = world.mentions_in_log("printf always > always.txt");
+    world.agent.new_session(&tmux, "please write always.txt");
+    world.agent.submit(&tmux, "please write always.txt again");
+    world.output_for("call_always_again", DEADLINE);
+    assert_eq!(
+        std::fs::read_to_string(world.agent.marker("always.txt")).unwrap(),
+        "always"
+    );
+    assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
+    assert!(world.gateway.list().is_empty());
+    assert_eq!(
+        world.mentions_in_log("printf always > always.txt"),
+        asked_before,
+        "no prompt was raised for the command the rule allows"
+    );
+}
+
+/// With the gateway down, Codex behaves as if gatehouse were not installed: its own patch prompt
+/// shows and decides.
+#[test]
+fn with_the_gateway_down_codex_asks_about_a_patch_itself() {
+    let Some(mut world) = World::with_calls(vec![patch_call("down")]) else {
+        return;
+    };
+    let tmux = world.agent.start();
+    world.gateway.kill();
+    world.agent.submit(&tmux, "please add down.txt");
+    tmux.wait_for_text(PATCH_PROMPT_TEXT, DEADLINE);
+    assert!(!world.agent.marker("down.txt").exists());
+    tmux.send_keys(&["y"]);
+    let output = world.output_for("call_down", DEADLINE);
+    assert!(output.contains("Success."), "{output}");
+    assert_eq!(
+        std::fs::read_to_string(world.agent.marker("down.txt")).unwrap(),
+        "down\n"
+    );
+}
+
+/// A hostile patch, straight into `gatehouse hook codex` (no Codex needed): `list` and `show`
+/// name every file, show every line with escapes made visible, and say which files land outside
+/// the session's folder; nothing of the patch is dropped.
+#[test]
+fn a_hostile_patch_is_listed_whole_escaped_and_says_what_lands_outside_the_folder() {
+    let gateway = Gateway::start();
+    let patch = "*** Begin Patch\n\
+                 *** Update File: src/main.rs\n\
+                 @@ fn main() {\n\
+                 -    old();\n\
+                 +    \u{1b}[2J\u{1b}[31mnew();\u{202e}\n\
+                 *** Add File: ../../../etc/cron.d/evil\n\
+                 +* * * * * root sh\n\
+                 *** Delete File: /home/dev/.bashrc\n\
+                 *** End Patch";
+    let event = json!({
+        "session_id": "s", "turn_id": "t", "cwd": "/home/dev/project",
+        "hook_event_name": "PermissionRequest", "model": "gpt-5.1-codex",
+        "permission_mode": "default", "tool_name": "apply_patch",
+        "tool_input": { "command": patch },
+    });
+    let hook = gateway.spawn_hook("codex", event.to_string().as_bytes(), &[]);
+    let output = crate::common::finish(hook, DEADLINE);
+    assert!(output.status.success());
+    assert!(
+        output.stdout.is_empty(),
+        "a read-only prompt gets no verdict"
+    );
+    let listed = gateway.wait_for_pending(1);
+    assert_eq!(listed[0]["actions"], json!([]));
+    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    for expected in [
+        "apply_patch: update src/main.rs, add ../../../etc/cron.d/evil",
+        "diff: Codex patch: 3 files; OUTSIDE the session's folder /home/dev/project: ../../../etc/cron.d/evil, /home/dev/.bashrc",
+        "--- a/src/main.rs",
+        "+++ b/../../../etc/cron.d/evil",
+        "+* * * * * root sh",
+        "--- a//home/dev/.bashrc",
+        r"+    \e[2J\e[31mnew();\u{202e}",
+    ] {
+        assert!(list.contains(expected), "list lacks {expected:?}:\n{list}");
+    }
+    assert!(
+        !list.contains('\u{1b}') && !list.contains('\u{202e}'),
+        "{list}"
+    );
+    let id = listed[0]["id"].as_str().unwrap();
+    let shown = String::from_utf8_lossy(&gateway.run(&["show", id]).stdout).into_owned();
+    assert!(shown.contains("+++ /dev/null"), "{shown}");
+    assert!(
+        shown.contains("apply_patch: update src/main.rs, add ../../../etc/cron.d/evil, delete /home/dev/.bashrc; OUTSIDE"),
+        "the summary whole: {shown}"
+    );
+    assert!(!shown.contains('\u{1b}'), "{shown}");
 }

@@ -815,6 +815,17 @@ fn the_page_says_what_an_always_rule_lets_through_in_the_words_of_the_core() {
             mode: "acceptEdits".into(),
             lets_through: "every file edit".into(),
         },
+        RuleMatch::WordPrefix {
+            tool: "Bash".into(),
+            words: vec!["touch".into(), "a `b`.txt".into()],
+        },
+        RuleMatch::NextSession {
+            agent: "Codex".into(),
+            rule: Box::new(RuleMatch::Exact {
+                tool: "Bash".into(),
+                command: "printf x > y".into(),
+            }),
+        },
     ];
     run(async {
         using(Browser::desktop(Theme::Light).await, async |desktop| {
@@ -861,4 +872,56 @@ fn web_pair_qr_on_a_loopback_page_says_so_and_how_a_phone_gets_there() {
     ] {
         assert!(stderr.contains(needed), "{needed}: {stderr}");
     }
+}
+
+/// A Codex patch (its `apply_patch` prompt, through the real hook) on the page: every file's
+/// header and every line in the diff, escapes shown as visible text, and the files outside the
+/// session's folder named in the preview's title.
+#[test]
+fn a_codex_patch_shows_every_file_and_line_of_its_diff_escaped() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+\u{1b}[31mbye\u{202e}\n*** Add File: ../outside.txt\n+one\n*** Delete File: a.txt\n*** End Patch";
+    let event = json!({
+        "session_id": "s", "turn_id": "t", "cwd": "/home/dev/project",
+        "hook_event_name": "PermissionRequest", "tool_name": "apply_patch",
+        "tool_input": { "command": patch },
+    });
+    let hook = gateway.spawn_hook("codex", event.to_string().as_bytes(), &[]);
+    crate::common::finish(hook, DEADLINE);
+    let prompt = gateway.wait_for_pending(1).remove(0);
+    let patch_card = card(&id_of(&prompt));
+    run(async {
+        using(Browser::phone(Theme::Light).await, async |phone| {
+            pair(phone, &web.first_link, "patch phone").await;
+            phone.wait_for(&format!("{patch_card} [data-diff]")).await;
+            let lines: Value = script(
+                phone,
+                "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
+                vec![json!(format!("{patch_card} [data-diff-line]"))],
+            )
+            .await;
+            let lines = lines.as_array().unwrap();
+            for expected in [
+                json!(["file", "--- a/hello.txt"]),
+                json!(["del", "-hello"]),
+                json!(["add", "+\\e[31mbye\\u{202e}"]),
+                json!(["file", "+++ b/../outside.txt"]),
+                json!(["add", "+one"]),
+                json!(["file", "--- a/a.txt"]),
+                json!(["file", "+++ /dev/null"]),
+            ] {
+                assert!(lines.contains(&expected), "{expected} in {lines:?}");
+            }
+            let title = phone.text(&format!("{patch_card} .preview-title")).await;
+            assert!(
+                title.contains("OUTSIDE the session's folder /home/dev/project: ../outside.txt"),
+                "{title}"
+            );
+        })
+        .await;
+    });
 }

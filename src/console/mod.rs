@@ -41,8 +41,10 @@ Keys:
   o              allow once (only when the prompt offers it, and only once the end of its
                  detail has been on screen: PgDn to it; a prompt longer than the console
                  shows is approved with `gatehouse show ID` and `answer ID once --seen`)
-  A              always, for this session, by the agent's first suggestion (its words are in
-                 the detail: what it lets through); other scopes: `gatehouse answer ID always`
+  A              always, for this session (or the only scope a suggestion allows, as for
+                 Codex: every project, from its next session on), by the agent's first
+                 suggestion (its words are in the detail: what it lets through); other scopes:
+                 `gatehouse answer ID always`
   t              switch your tmux client to the agent's pane (when both run in one tmux)
   d              deny: type an optional message for the agent, Enter sends, Esc cancels
   a or Enter     answer a question: ↑/↓ moves between options, Tab (or ←/→) between

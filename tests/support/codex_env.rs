@@ -1,6 +1,8 @@
 //! A private Codex for the end-to-end tests: its own `CODEX_HOME` and workspace inside a test's
 //! sandbox, a `config.toml` that points Codex 0.171.0 at the probe's scripted Responses API
-//! (`gatehouse_adapter_codex::probe::fake_responses`), and Codex's interactive terminal in tmux
+//! (`gatehouse_adapter_codex::probe::fake_responses`) with the model catalog that offers the
+//! freeform `apply_patch` tool and the read-only sandbox (so every patch asks), `SHELL` set to
+//! `/bin/bash` (the shell whose rules the probe proves), and Codex's interactive terminal in tmux
 //! (the kit's [`AgentTerminal`]).
 //!
 //! Codex asks the person to review new hooks once ("Hooks need review"); [`CodexEnv::start`]
@@ -10,7 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use gatehouse_adapter_codex::probe::{APPROVAL_PROMPT_TEXT, READY_TEXT};
+use gatehouse_adapter_codex::probe::fake_responses;
+pub use gatehouse_adapter_codex::probe::{APPROVAL_PROMPT_TEXT, PATCH_PROMPT_TEXT, READY_TEXT};
 use gatehouse_harness::model::ScriptedModel;
 
 use super::tmux::Tmux;
@@ -65,12 +68,15 @@ impl CodexEnv {
         std::fs::create_dir_all(&codex_home).unwrap();
         std::fs::create_dir_all(&workspace).unwrap();
         let workspace = workspace.canonicalize().unwrap();
+        let catalog = codex_home.join(fake_responses::MODEL_CATALOG);
+        std::fs::write(&catalog, fake_responses::model_catalog().to_string()).unwrap();
         let config = format!(
-            "model = \"gpt-5.1-codex\"\nmodel_provider = \"fake\"\napproval_policy = \"on-request\"\nsandbox_mode = \"read-only\"\n\n\
+            "model = \"gpt-5.1-codex\"\nmodel_provider = \"fake\"\napproval_policy = \"on-request\"\nsandbox_mode = \"read-only\"\nmodel_catalog_json = {:?}\n\n\
              [model_providers.fake]\nname = \"fake\"\nbase_url = {:?}\nwire_api = \"responses\"\nenv_key = \"{API_KEY_VARIABLE}\"\n\n\
              [projects.{:?}]\ntrust_level = \"trusted\"\n\n\
              # Codex 0.171.0 otherwise starts an app-server daemon that outlives the test.\n\
              [features]\ndaemon_auto_start = false\n",
+            catalog.display().to_string(),
             fake.base_url(),
             workspace.display().to_string(),
         );
@@ -78,6 +84,7 @@ impl CodexEnv {
         let base = vec![
             ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
             ("TERM".to_owned(), "xterm-256color".to_owned()),
+            ("SHELL".to_owned(), "/bin/bash".to_owned()),
             ("CODEX_HOME".to_owned(), codex_home.display().to_string()),
             (API_KEY_VARIABLE.to_owned(), "unused".to_owned()),
         ];
@@ -85,6 +92,25 @@ impl CodexEnv {
             terminal: AgentTerminal::new("codex", codex_bin, workspace, base, env, START_DEADLINE),
             codex_home,
         }
+    }
+
+    /// gatehouse's rules file in this Codex home.
+    pub fn rules_file(&self) -> PathBuf {
+        self.codex_home.join("rules/gatehouse.rules")
+    }
+
+    /// Starts a new session in the running Codex (`/new`), which reads the rules files again,
+    /// and waits until its input box is back without `last_message` on screen.
+    pub fn new_session(&self, tmux: &Tmux, last_message: &str) {
+        tmux.send_text("/new");
+        tmux.wait_for_text("/new", START_DEADLINE);
+        tmux.press_until_gone(
+            &["Enter"],
+            last_message,
+            Duration::from_secs(3),
+            START_DEADLINE,
+        );
+        tmux.wait_for_text(READY_TEXT, START_DEADLINE);
     }
 
     /// Starts Codex in tmux, trusts the new hooks at its review screen as a person would, and

@@ -1,27 +1,46 @@
 //! Codex's hook events, as gatehouse reads them.
 //!
 //! - `PermissionRequest` becomes a permission prompt. Codex runs this hook before it shows its
-//!   own approval prompt and waits for it. A `Bash` prompt (what the probe proves) is held only
-//!   while the gateway offers an action for it (`WhileActionable`): the gateway alone decides,
-//!   for the Codex version the hook reports ([`crate::CodexAdapter`]), and otherwise lists it
-//!   read-only with the reason and lets the hook return at once. Any other tool is registered for
-//!   watching, read-only, and the hook returns at once.
-//! - `PostToolUse` is a finished tool call, correlated with its prompt by tool and command.
+//!   own approval prompt and waits for it. A `Bash` or `apply_patch` prompt (what the probe
+//!   proves) is held only while the gateway offers an action for it (`WhileActionable`): the
+//!   gateway alone decides, for the Codex version the hook reports ([`crate::CodexAdapter`]), and
+//!   otherwise lists it read-only with the reason and lets the hook return at once. Any other
+//!   tool is registered for watching, read-only, and the hook returns at once.
+//!   A Bash prompt carries the one suggestion "always" can pick: the `prefix_rule` gatehouse
+//!   would write for exactly that command ([`crate::rules`]), counting from the next Codex
+//!   session on; a command no rule can say exactly gets none, and a note saying why. An
+//!   `apply_patch` prompt carries its patch as a diff ([`crate::patch`]).
+//! - `PostToolUse` is a finished tool call, correlated with its prompt by tool and command (a
+//!   patch without its final newline: Codex's PermissionRequest drops it, PostToolUse keeps it).
 //! - `UserPromptSubmit` (a later turn), `Stop` and `Interrupt` (Esc at Codex's prompt: Codex
 //!   0.171.0 then sends no PostToolUse and no Stop) end the session's turn.
 //! - `SessionEnd` ends the session.
 //! - `SessionStart`, `PreToolUse` and anything else: nothing for gatehouse.
 
 use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
+use gatehouse_core::{
+    AlwaysScope, HoldMode, HookEvent, NewPrompt, Observation, ParseError, Preview, PreviewFormat,
+    PromptExtra, PromptKind, RuleMatch, Suggestion,
+};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use crate::rules::{self, Pattern};
 use crate::ADAPTER_ID;
 
-/// The only tool whose prompts the probe proves answerable: Codex names its shell, unified exec
-/// and network approvals `Bash`.
+/// The shell tool, whose prompts the probe proves answerable: Codex names its shell, unified
+/// exec and network approvals `Bash`.
 pub const ANSWERABLE_TOOL: &str = "Bash";
+
+/// The file-change tool, whose prompts the probe proves answerable too.
+pub const PATCH_TOOL: &str = "apply_patch";
+
+/// The tools whose prompts a probe can make answerable.
+pub const PROBED_TOOLS: [&str; 2] = [ANSWERABLE_TOOL, PATCH_TOOL];
+
+/// The title of the note on a Bash prompt for which no rule can be written.
+pub const NO_ALWAYS_TITLE: &str =
+    "\"always\" (a rule for your next Codex session) is not offered for this command";
 
 #[derive(Debug, Deserialize)]
 struct RawEvent {
@@ -35,8 +54,17 @@ struct RawEvent {
     tool_input: Option<Value>,
 }
 
-/// Reads one Codex hook event.
+/// Reads one Codex hook event; the person's shell (for a rule's pattern) is found only for a
+/// Bash prompt ([`rules::person_shell`]).
 pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
+    parse_with(stdin, &rules::person_shell)
+}
+
+/// [`parse`] with the person's shell given, for tests.
+pub fn parse_with(
+    stdin: &[u8],
+    shell: &dyn Fn() -> Option<String>,
+) -> Result<HookEvent, ParseError> {
     let value: Value =
         serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
     let event: RawEvent =
@@ -63,17 +91,35 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
                 .get("command")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let summary = if command.is_empty() {
+            let mut summary = if command.is_empty() {
                 input.to_string()
             } else {
                 command.to_owned()
             };
-            let (hold, read_only_reason) = if tool == ANSWERABLE_TOOL {
+            let mut extra = PromptExtra::default();
+            if tool == ANSWERABLE_TOOL {
+                match rules::pattern_for(command, shell().as_deref()) {
+                    Ok(pattern) => extra.suggestions.extend(suggestion(&pattern)),
+                    Err(why) => {
+                        extra.preview = Some(Preview {
+                            format: PreviewFormat::Text,
+                            title: NO_ALWAYS_TITLE.into(),
+                            text: why.to_string(),
+                            incomplete: None,
+                        })
+                    }
+                }
+            } else if tool == PATCH_TOOL {
+                let view = crate::patch::view(command, &event.cwd);
+                summary = view.summary;
+                extra.preview = Some(view.preview);
+            }
+            let (hold, read_only_reason) = if PROBED_TOOLS.contains(&tool.as_str()) {
                 // The gateway decides, for the Codex that runs this hook: it holds the prompt
                 // only if it offers an action for it, else lists it read-only and lets go.
                 (HoldMode::WhileActionable, None)
             } else {
-                (HoldMode::RegisterOnly, Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Codex; answer it in Codex's terminal")))
+                (HoldMode::RegisterOnly, Some(format!("the probe proves only {ANSWERABLE_TOOL} and {PATCH_TOOL} prompts of Codex; answer it in Codex's terminal")))
             };
             let prompt = NewPrompt {
                 adapter,
@@ -87,7 +133,7 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
                 questions: Vec::new(),
                 read_only_reason,
                 host: String::new(),
-                extra: Default::default(),
+                extra,
             };
             Ok(HookEvent::Prompt { prompt, hold })
         }
@@ -123,9 +169,49 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
 }
 
 /// PermissionRequest carries `{command, description}` and PostToolUse only `{command}`, so the
-/// command alone identifies the call.
+/// command alone identifies the call; a patch's final newline, which PermissionRequest drops, is
+/// not part of it.
 fn correlation(tool: &str, input: &Value) -> String {
-    correlation_key(tool, input.get("command").unwrap_or(input))
+    let command = input.get("command").unwrap_or(input);
+    match command.as_str() {
+        Some(patch) if tool == PATCH_TOOL => {
+            correlation_key(tool, &Value::from(patch.trim_end_matches('\n')))
+        }
+        _ => correlation_key(tool, command),
+    }
+}
+
+/// The one suggestion "always" picks for a Bash prompt: the rule gatehouse writes for exactly
+/// this command, for every project of the person (their `CODEX_HOME`), counting from their next
+/// Codex session on.
+fn suggestion(pattern: &Pattern) -> Option<Suggestion> {
+    let words = pattern.words();
+    let rule_text = rules::render_rule(&words)?;
+    let rule = match pattern {
+        Pattern::Words(words) => RuleMatch::WordPrefix {
+            tool: ANSWERABLE_TOOL.into(),
+            words: words.clone(),
+        },
+        Pattern::Shell { command, .. } => RuleMatch::Exact {
+            tool: ANSWERABLE_TOOL.into(),
+            command: command.clone(),
+        },
+    };
+    let allows = vec![RuleMatch::NextSession {
+        agent: "Codex".into(),
+        rule: Box::new(rule),
+    }];
+    Some(Suggestion {
+        id: "s1".into(),
+        summary: gatehouse_core::text::visible(&RuleMatch::describe_all(&allows)).into_owned(),
+        allows,
+        scopes: vec![AlwaysScope::User],
+        native: json!({
+            "rule_text": rule_text,
+            "pattern": words,
+            "file": format!("$CODEX_HOME/rules/{}", rules::RULES_FILE_NAME),
+        }),
+    })
 }
 
 #[cfg(test)]
@@ -159,13 +245,103 @@ mod tests {
     #[test]
     fn another_tool_is_only_watched() {
         let mut event: Value = serde_json::from_slice(fixture!("PermissionRequest-Bash")).unwrap();
-        event["tool_name"] = "apply_patch".into();
+        event["tool_name"] = "WebSearch".into();
         let HookEvent::Prompt { prompt, hold } = parse(event.to_string().as_bytes()).unwrap()
         else {
             panic!()
         };
         assert_eq!(hold, HoldMode::RegisterOnly);
-        assert!(prompt.read_only_reason.unwrap().contains("only Bash"));
+        assert!(prompt
+            .read_only_reason
+            .unwrap()
+            .contains("only Bash and apply_patch"));
+    }
+
+    fn prompt_of(stdin: &[u8], shell: Option<&str>) -> (NewPrompt, HoldMode) {
+        let shell = shell.map(str::to_owned);
+        match parse_with(stdin, &move || shell.clone()).unwrap() {
+            HookEvent::Prompt { prompt, hold } => (prompt, hold),
+            other => panic!("a prompt, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_patch_is_held_while_the_gateway_offers_an_action_and_shown_as_a_diff() {
+        let (prompt, hold) = prompt_of(fixture!("PermissionRequest-apply_patch"), None);
+        assert_eq!(hold, HoldMode::WhileActionable);
+        assert_eq!(prompt.tool, "apply_patch");
+        assert_eq!(prompt.read_only_reason, None);
+        assert_eq!(prompt.summary, "apply_patch: add hello.txt");
+        let preview = prompt.extra.preview.unwrap();
+        assert_eq!(preview.format, PreviewFormat::Diff);
+        assert!(preview.text.ends_with("+hello from patch\n"));
+        assert!(prompt.extra.suggestions.is_empty(), "no always for patches");
+        let (outside, _) = prompt_of(
+            fixture!("PermissionRequest-apply_patch-outside-workspace"),
+            None,
+        );
+        assert!(outside.summary.contains("OUTSIDE the session's folder"));
+    }
+
+    #[test]
+    fn a_patch_prompt_is_settled_by_its_post_tool_use_despite_the_final_newline() {
+        let (prompt, _) = prompt_of(fixture!("PermissionRequest-apply_patch"), None);
+        let HookEvent::Observe(Observation::ToolFinished { correlation, .. }) =
+            parse(fixture!("PostToolUse-apply_patch")).unwrap()
+        else {
+            panic!("an observation");
+        };
+        assert_eq!(correlation, prompt.correlation);
+        let (multi, _) = prompt_of(fixture!("PermissionRequest-apply_patch-multi-file"), None);
+        assert_ne!(multi.correlation, prompt.correlation);
+    }
+
+    #[test]
+    fn a_bash_prompt_suggests_the_exact_rule_for_the_next_session() {
+        let (prompt, _) = prompt_of(fixture!("PermissionRequest-Bash"), Some("/bin/bash"));
+        let [suggestion] = prompt.extra.suggestions.as_slice() else {
+            panic!("one suggestion: {:?}", prompt.extra.suggestions);
+        };
+        assert_eq!(suggestion.scopes, [AlwaysScope::User]);
+        assert_eq!(
+            suggestion.native["rule_text"],
+            r#"prefix_rule(pattern=["/bin/bash", "-lc", "printf approved > codex-proof.txt"], decision="allow")"#
+        );
+        assert_eq!(
+            suggestion.describe(),
+            "only the Bash command `printf approved > codex-proof.txt`, exactly as written, from your next Codex session on; this session will still ask"
+        );
+        assert_eq!(suggestion.summary, suggestion.describe());
+        assert_eq!(prompt.extra.preview, None);
+
+        let (simple, _) = prompt_of(fixture!("PermissionRequest-Bash-rule-prompt"), None);
+        assert_eq!(
+            simple.extra.suggestions[0].native["rule_text"],
+            r#"prefix_rule(pattern=["mkdir", "ask"], decision="allow")"#
+        );
+        assert!(simple.extra.suggestions[0]
+            .describe()
+            .starts_with("every Bash command whose words begin with `mkdir` `ask`"));
+    }
+
+    #[test]
+    fn a_bash_prompt_no_rule_can_say_exactly_gets_no_suggestion_and_a_note_why() {
+        let mut event: Value = serde_json::from_slice(fixture!("PermissionRequest-Bash")).unwrap();
+        event["tool_input"]["command"] = "touch a && rm -rf ~".into();
+        let (prompt, hold) = prompt_of(event.to_string().as_bytes(), Some("/bin/bash"));
+        assert_eq!(hold, HoldMode::WhileActionable, "once and deny still apply");
+        assert!(prompt.extra.suggestions.is_empty());
+        let note = prompt.extra.preview.unwrap();
+        assert_eq!(note.title, NO_ALWAYS_TITLE);
+        assert!(note.text.contains("cannot tell exactly how Codex splits"));
+        let (zsh, _) = prompt_of(fixture!("PermissionRequest-Bash"), Some("/usr/bin/zsh"));
+        assert!(zsh.extra.suggestions.is_empty());
+        assert!(zsh
+            .extra
+            .preview
+            .unwrap()
+            .text
+            .contains("your shell is /usr/bin/zsh"));
     }
 
     #[test]

@@ -9,6 +9,12 @@
 //! shows "Hooks need review" (or `/hooks`). The installer says so and never writes Codex's trust
 //! records (`[hooks.state]` in `config.toml`): trusting a hook is the person's decision.
 //!
+//! `uninstall` removes gatehouse's hooks and leaves gatehouse's rules file
+//! (`$CODEX_HOME/rules/gatehouse.rules`, [`crate::rules`]) where it is, saying so
+//! ([`rules_file_note`]): each rule in it is an "always" the person answered, which Codex applies
+//! by itself, like the rules its own "don't ask again" writes; removing them would silently
+//! change what Codex asks about, so that is the person's call (deleting the file or a line).
+//!
 //! An entry is gatehouse's when its `command` ends with ` hook codex` and its program (the first
 //! shell word after any `NAME=value` assignments, since gatehouse's own command sets the short
 //! Codex wait that way) is named `gatehouse`, in any folder.
@@ -157,14 +163,33 @@ impl HookInstaller for CodexInstaller {
         }
         notes.push(format!(
             "Codex's prompts are listed read-only until `gatehouse probe codex` passes for the installed Codex version; \
-             then a Bash prompt is held for up to {CODEX_WAIT_SECONDS} s, during which Codex shows no prompt of its own."
+             then a Bash or apply_patch prompt is held for up to {CODEX_WAIT_SECONDS} s, during which Codex shows no prompt of its own."
         ));
         Ok(installer::outcome(report, notes))
     }
 
     fn uninstall(&self, settings: &Path) -> Result<InstallOutcome, KitError> {
-        Ok(installer::outcome(uninstall_file(settings)?, Vec::new()))
+        let notes = crate::rules::rules_path_from_environment()
+            .and_then(|path| rules_file_note(&path))
+            .into_iter()
+            .collect();
+        Ok(installer::outcome(uninstall_file(settings)?, notes))
     }
+}
+
+/// What `uninstall` tells the person about gatehouse's rules file at `path`; `None` when there
+/// is none.
+pub fn rules_file_note(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let count = match crate::rules::read_rules(&text) {
+        Ok(rules) if rules.len() == 1 => "1 rule".to_owned(),
+        Ok(rules) => format!("{} rules", rules.len()),
+        Err(_) => "rules".to_owned(),
+    };
+    Some(format!(
+        "gatehouse's Codex rules file {} stays: it holds {count} from \"always\" answers, which Codex applies by itself at the start of each session, gatehouse or not. Delete the file (or a line of it) to have Codex ask about those commands again.",
+        path.display()
+    ))
 }
 
 #[cfg(test)]

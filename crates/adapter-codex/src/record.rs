@@ -6,6 +6,11 @@
 //! passed and its Codex version equals the version of the Codex in use. No record, a record that
 //! cannot be read, a failed probe, a version that cannot be read or a different version: read-only,
 //! with a reason that says what to do.
+//!
+//! Per kind ([`unlocks`]): the same rule for each of shell commands, file changes (patches) and
+//! "always" (a rule for the next session), each over its own cases only. A kind whose cases the
+//! record does not hold (a record from an older probe, without the patch cases) stays read-only
+//! with the reason, so an old record never unlocks what it did not check.
 
 use std::path::{Path, PathBuf};
 
@@ -104,6 +109,181 @@ pub fn unlock(
     standard_unlock(WORDS, record, version_in_use)
 }
 
+/// What one probe proves, by its cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Shell commands (`Bash`): the standard cases.
+    Shell,
+    /// File changes (`apply_patch`).
+    Patch,
+    /// "always": a rule written now counts from the next session on.
+    Always,
+}
+
+/// The standard cases, for shell commands.
+pub const SHELL_CASES: [&str; 3] = ["allow", "deny", "no-verdict"];
+/// The cases for patches.
+pub const PATCH_CASES: [&str; 3] = ["patch-allow", "patch-deny", "patch-no-verdict"];
+/// The case for "always".
+pub const ALWAYS_CASES: [&str; 1] = ["always-next-session"];
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Shell, Kind::Patch, Kind::Always];
+
+    /// The names of the cases that prove this kind.
+    pub fn cases(self) -> &'static [&'static str] {
+        match self {
+            Kind::Shell => &SHELL_CASES,
+            Kind::Patch => &PATCH_CASES,
+            Kind::Always => &ALWAYS_CASES,
+        }
+    }
+
+    /// What the kind is, for people.
+    pub fn words(self) -> &'static str {
+        match self {
+            Kind::Shell => "shell commands",
+            Kind::Patch => "file changes (apply_patch)",
+            Kind::Always => "\"always\" (a rule for the next session)",
+        }
+    }
+}
+
+/// Whether each kind is unlocked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unlocks {
+    pub shell: Unlock,
+    pub patch: Unlock,
+    pub always: Unlock,
+}
+
+impl Unlocks {
+    /// Every kind read-only for the same reason.
+    pub fn read_only(reason: impl Into<String>) -> Unlocks {
+        let reason = reason.into();
+        let read_only = Unlock::ReadOnly { reason };
+        Unlocks {
+            shell: read_only.clone(),
+            patch: read_only.clone(),
+            always: read_only,
+        }
+    }
+
+    /// Every kind verified, with no evidence: the most any record can unlock.
+    pub fn at_best() -> Unlocks {
+        let verified = Unlock::Verified {
+            version: String::new(),
+            evidence: String::new(),
+        };
+        Unlocks {
+            shell: verified.clone(),
+            patch: verified.clone(),
+            always: verified,
+        }
+    }
+
+    pub fn of(&self, kind: Kind) -> &Unlock {
+        match kind {
+            Kind::Shell => &self.shell,
+            Kind::Patch => &self.patch,
+            Kind::Always => &self.always,
+        }
+    }
+}
+
+/// The record as one kind's cases see it.
+struct KindView<'a> {
+    record: &'a ProbeRecord,
+    kind: Kind,
+}
+
+impl KindView<'_> {
+    fn missing(&self) -> bool {
+        self.kind
+            .cases()
+            .iter()
+            .any(|name| !self.record.cases.iter().any(|case| case.case == *name))
+    }
+}
+
+impl StandardRecord for KindView<'_> {
+    fn agent_version(&self) -> &str {
+        &self.record.codex_version
+    }
+
+    fn passed(&self) -> bool {
+        !self.missing()
+            && self
+                .record
+                .cases
+                .iter()
+                .filter(|case| self.kind.cases().contains(&case.case.as_str()))
+                .all(|case| case.passed)
+    }
+
+    fn failed_cases(&self) -> Vec<&str> {
+        self.record
+            .cases
+            .iter()
+            .filter(|case| self.kind.cases().contains(&case.case.as_str()) && !case.passed)
+            .map(|case| case.case.as_str())
+            .collect()
+    }
+
+    fn probed_on(&self) -> String {
+        self.record.probed_on()
+    }
+}
+
+/// The standard rule for each kind, over that kind's cases only. `version_in_use` is asked at
+/// most once, and only when some kind passed.
+pub fn unlocks(
+    record: Result<Option<ProbeRecord>, RecordError>,
+    version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
+) -> Unlocks {
+    let record = match record {
+        Ok(Some(record)) => record,
+        other => {
+            let reason = match standard_unlock(WORDS, other, |record: &ProbeRecord| {
+                Ok::<_, VersionError>(record.codex_version.clone())
+            }) {
+                Unlock::ReadOnly { reason } => reason,
+                Unlock::Verified { .. } => unreachable!("no record verifies nothing"),
+            };
+            return Unlocks::read_only(reason);
+        }
+    };
+    let view = |kind| KindView {
+        record: &record,
+        kind,
+    };
+    let version = if Kind::ALL.iter().any(|kind| view(*kind).passed()) {
+        version_in_use(&record).map_err(|error| error.to_string())
+    } else {
+        Err(String::new())
+    };
+    let one = |kind: Kind| {
+        let view = view(kind);
+        if view.missing() {
+            return Unlock::ReadOnly {
+                reason: format!(
+                    "the probe of Codex {} on {} did not check {} (it came before gatehouse could); run `{}` again",
+                    record.codex_version,
+                    record.probed_on(),
+                    kind.words(),
+                    WORDS.probe_command
+                ),
+            };
+        }
+        standard_unlock(WORDS, Ok(Some(view)), |_| version.clone())
+    };
+    Unlocks {
+        shell: one(Kind::Shell),
+        patch: one(Kind::Patch),
+        always: one(Kind::Always),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +321,79 @@ mod tests {
         let another = unlock(Ok(Some(record)), |_| Ok("0.172.0".to_owned()));
         assert!(
             matches!(another, Unlock::ReadOnly { reason } if reason.contains("passed for Codex 0.171.0, but Codex 0.172.0 is in use"))
+        );
+    }
+
+    fn record_with(cases: &[(&str, bool)]) -> ProbeRecord {
+        ProbeRecord {
+            codex_version: "0.171.0".into(),
+            codex_executable: "/usr/bin/codex".into(),
+            probed_at: Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
+            passed: cases.iter().all(|(_, passed)| *passed),
+            cases: cases
+                .iter()
+                .map(|(name, passed)| CaseResult {
+                    case: (*name).into(),
+                    passed: *passed,
+                    evidence: String::new(),
+                })
+                .collect(),
+            gatehouse_version: "0.1.0".into(),
+        }
+    }
+
+    fn every_case(failing: &str) -> Vec<(&'static str, bool)> {
+        Kind::ALL
+            .iter()
+            .flat_map(|kind| kind.cases().iter())
+            .map(|name| (*name, *name != failing))
+            .collect()
+    }
+
+    #[test]
+    fn an_older_record_without_the_patch_cases_unlocks_shell_commands_only() {
+        let old = record_with(&[("allow", true), ("deny", true), ("no-verdict", true)]);
+        assert!(old.passed, "it passed every case it had");
+        let unlocked = unlocks(Ok(Some(old)), |_| Ok("0.171.0".into()));
+        assert!(matches!(unlocked.shell, Unlock::Verified { .. }));
+        for read_only in [&unlocked.patch, &unlocked.always] {
+            assert!(
+                matches!(read_only, Unlock::ReadOnly { reason } if reason.contains("did not check") && reason.contains("run `gatehouse probe codex` again")),
+                "{read_only:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_kind_is_unlocked_by_its_own_cases_for_the_version_in_use_only() {
+        let all = unlocks(Ok(Some(record_with(&every_case("")))), |_| {
+            Ok("0.171.0".into())
+        });
+        assert_eq!(all.patch, all.shell);
+        assert!(matches!(all.always, Unlock::Verified { .. }));
+
+        let patch_failed = unlocks(Ok(Some(record_with(&every_case("patch-deny")))), |_| {
+            Ok("0.171.0".into())
+        });
+        assert!(matches!(patch_failed.shell, Unlock::Verified { .. }));
+        assert!(matches!(patch_failed.always, Unlock::Verified { .. }));
+        assert!(
+            matches!(&patch_failed.patch, Unlock::ReadOnly { reason } if reason.contains("failed (patch-deny)")),
+            "{:?}",
+            patch_failed.patch
+        );
+
+        let other_version = unlocks(Ok(Some(record_with(&every_case("")))), |_| {
+            Ok("0.172.0".into())
+        });
+        for kind in Kind::ALL {
+            assert!(
+                matches!(other_version.of(kind), Unlock::ReadOnly { reason } if reason.contains("but Codex 0.172.0 is in use"))
+            );
+        }
+        let none = unlocks(Ok(None), |_| panic!("no version is asked without a record"));
+        assert!(
+            matches!(none.patch, Unlock::ReadOnly { reason } if reason.contains("run `gatehouse probe codex`"))
         );
     }
 }

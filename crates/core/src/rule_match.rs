@@ -27,6 +27,12 @@ pub enum RuleMatch {
     AgentRule { tool: String, rule: String },
     /// A mode for the rest of the session, and what it lets through in words.
     Mode { mode: String, lets_through: String },
+    /// Every command whose words, as the agent splits it, begin with `words` (Codex's
+    /// `prefix_rule`): the command itself, or it followed by more words.
+    WordPrefix { tool: String, words: Vec<String> },
+    /// `rule`, but only from the agent's next session on: the running session still asks
+    /// (Codex reads its rules files only when a session starts).
+    NextSession { agent: String, rule: Box<RuleMatch> },
 }
 
 impl RuleMatch {
@@ -55,6 +61,18 @@ impl RuleMatch {
             RuleMatch::Mode { mode, lets_through } => {
                 format!("mode {}: {lets_through}", code(mode))
             }
+            RuleMatch::WordPrefix { tool, words } => {
+                let quoted: Vec<String> = words.iter().map(|word| code(word)).collect();
+                format!(
+                    "every {tool} command whose words begin with {} (that command, or it followed by more words, such as {})",
+                    quoted.join(" "),
+                    code(&format!("{} --force ...", words.join(" ")))
+                )
+            }
+            RuleMatch::NextSession { agent, rule } => format!(
+                "{}, from your next {agent} session on; this session will still ask",
+                rule.describe()
+            ),
         }
     }
 
@@ -153,6 +171,33 @@ mod tests {
             }
             .describe(),
             "mode `acceptEdits`: every file edit"
+        );
+    }
+
+    #[test]
+    fn a_word_prefix_names_each_word_and_a_later_rule_says_when_it_counts() {
+        let words = RuleMatch::WordPrefix {
+            tool: "Bash".into(),
+            words: vec!["touch".into(), "t0.txt".into()],
+        };
+        assert_eq!(
+            words.describe(),
+            "every Bash command whose words begin with `touch` `t0.txt` (that command, or it followed by more words, such as `touch t0.txt --force ...`)"
+        );
+        let later = RuleMatch::NextSession {
+            agent: "Codex".into(),
+            rule: Box::new(RuleMatch::Exact {
+                tool: "Bash".into(),
+                command: "printf x > y".into(),
+            }),
+        };
+        assert_eq!(
+            later.describe(),
+            "only the Bash command `printf x > y`, exactly as written, from your next Codex session on; this session will still ask"
+        );
+        assert_eq!(
+            serde_json::to_value(&later).unwrap(),
+            serde_json::json!({ "kind": "next_session", "agent": "Codex", "rule": { "kind": "exact", "tool": "Bash", "command": "printf x > y" } })
         );
     }
 

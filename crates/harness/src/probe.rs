@@ -345,7 +345,10 @@ pub fn judge(seen: &Seen<'_>) -> Result<String, String> {
         dialog_shown,
         dialog_line,
     } = seen;
-    let marker = fs::read_to_string(&case.marker).ok();
+    // A file an agent writes with its own file tool (such as a patch) ends with a newline.
+    let marker = fs::read_to_string(&case.marker)
+        .ok()
+        .map(|text| text.strip_suffix('\n').map(str::to_owned).unwrap_or(text));
     match case.answer {
         HookAnswer::Allow | HookAnswer::NoVerdict if marker.as_deref() != Some(case.name) => Err(
             format!("the command did not run (no marker file); {agent} reported: {reported}"),

@@ -57,6 +57,25 @@ fn shift_a_allows_always_for_the_session_by_the_first_suggestion() {
 }
 
 #[test]
+fn shift_a_uses_the_suggestions_own_scope_when_it_cannot_be_kept_for_the_session() {
+    let start = Instant::now();
+    let mut prompt = with_extras();
+    prompt.prompt.extra.suggestions[0].scopes = vec![AlwaysScope::User];
+    let mut state = connected(vec![prompt], start);
+    let now = start + SETTLE_TIME * 2;
+    let Intent::Send(command) = press(&mut state, 'A', now) else {
+        panic!("{:?}", state.notice)
+    };
+    assert_eq!(
+        command.request,
+        GatewayRequest::Answer(Answer::Always {
+            suggestion: Some("s1".into()),
+            scope: AlwaysScope::User
+        })
+    );
+}
+
+#[test]
 fn t_switches_only_within_the_consoles_own_tmux_server() {
     let start = Instant::now();
     let mut state = connected(vec![with_extras()], start);

@@ -173,13 +173,19 @@ impl ConsoleState {
                 self.notice = None;
                 Intent::Nothing
             }
-            // For this session, by the agent's first suggestion, named so that the gateway
-            // checks exactly that one; other scopes are `gatehouse answer ID always --scope`.
+            // For this session (or, for a suggestion that cannot be kept for the session, its
+            // first scope), by the agent's first suggestion, named so that the gateway checks
+            // exactly that one; other scopes are `gatehouse answer ID always --scope`.
             Action::Always => match prompt.prompt.extra.suggestions.first() {
                 Some(suggestion) => {
+                    let session = gatehouse_core::AlwaysScope::Session;
+                    let scope = match suggestion.scopes.first() {
+                        Some(first) if !suggestion.scopes.contains(&session) => *first,
+                        _ => session,
+                    };
                     let answer = Answer::Always {
                         suggestion: Some(suggestion.id.clone()),
-                        scope: gatehouse_core::AlwaysScope::Session,
+                        scope,
                     };
                     self.send(&prompt, GatewayRequest::Answer(answer))
                 }

@@ -46,8 +46,13 @@ pub(super) fn outcome_notice(
                 }) => format!("Denied (\"{}\")", short(message)),
                 GatewayRequest::Answer(Answer::Deny { message: None }) => "Denied".to_owned(),
                 GatewayRequest::Answer(Answer::Answer { .. }) => "Answered".to_owned(),
+                // From when the rule counts is the suggestion's to say (Codex: its next
+                // session), so not "from now on".
                 GatewayRequest::Answer(Answer::Always { scope, .. }) => {
-                    format!("Allowed from now on (for this {})", scope.as_str())
+                    format!(
+                        "Allowed, and always by its rule (kept for the {})",
+                        scope.as_str()
+                    )
                 }
                 GatewayRequest::Release => "Handed back to the agent's terminal".to_owned(),
             };

@@ -50,6 +50,14 @@ const gatehouseCards = (() => {
       case 'wildcard': return `every ${rule.tool} command that matches the pattern ${code(rule.pattern)}, where each * stands for any text (spaces and options included)`;
       case 'agent_rule': return `every ${rule.tool} call that the agent's own rule ${code(`${rule.tool}(${rule.rule})`)} matches`;
       case 'mode': return `mode ${code(rule.mode)}: ${rule.lets_through}`;
+      case 'word_prefix': {
+        const words = Array.isArray(rule.words) ? rule.words.map(String) : [];
+        return `every ${rule.tool} command whose words begin with ${words.map(code).join(' ')} (that command, or it followed by more words, such as ${code(`${words.join(' ')} --force ...`)})`;
+      }
+      case 'next_session': {
+        const inner = rule.rule && typeof rule.rule === 'object' ? describeRule(rule.rule) : null;
+        return inner === null ? null : `${inner}, from your next ${rule.agent} session on; this session will still ask`;
+      }
       default: return null;
     }
   }
@@ -70,6 +78,8 @@ const gatehouseCards = (() => {
       return `${native.behavior || 'allow'} ${rules.join(', ')}`;
     }
     if (native && typeof native.mode === 'string') return `set mode ${native.mode}`;
+    // An agent's rule that the adapter gives as the text it will write.
+    if (native && typeof native.rule_text === 'string') return native.rule_text;
     return JSON.stringify(native ?? null);
   }
 

@@ -172,3 +172,18 @@ fn a_command_that_is_not_gatehouses_is_refused() {
     );
     assert!(!path.exists());
 }
+
+#[test]
+fn uninstall_names_the_rules_file_it_leaves_and_how_many_rules_it_holds() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("rules/gatehouse.rules");
+    assert_eq!(rules_file_note(&path), None, "no file, nothing to say");
+    crate::rules::add_rule(&path, &["touch".to_owned()]).unwrap();
+    let note = rules_file_note(&path).unwrap();
+    assert!(note.contains(&path.display().to_string()), "{note}");
+    assert!(
+        note.contains("stays: it holds 1 rule from \"always\" answers"),
+        "{note}"
+    );
+    assert!(note.contains("Delete the file"), "{note}");
+}

@@ -6,15 +6,30 @@
 //! `function_call_output` reports a result; with the tool and any other last item it is a new
 //! turn; without the tool (Codex also asks for a thread title) it is an aside, answered with
 //! `{"title":"gatehouse probe"}`, which suits the title's JSON schema.
+//!
+//! A freeform tool ([`CustomTool`], such as Codex's `apply_patch`) takes the calls it picks: the
+//! model calls it with a `custom_tool_call` whose `input` is the call's command (a whole patch),
+//! and its result comes back as a `custom_tool_call_output`. Codex 0.171.0 got only `aborted`
+//! for a `function_call` named `apply_patch`.
 
 use serde_json::{json, Value};
 
 use super::{Dialect, ScriptedCall, Tool, Turn};
 use crate::http::{Request, Response};
 
-/// The Responses API with `tool` as the scripted calls' function.
+/// The Responses API with `tool` as the scripted calls' function, and `custom` (if any) for the
+/// calls it picks.
 pub struct Responses {
     pub tool: Tool,
+    pub custom: Option<CustomTool>,
+}
+
+/// A freeform tool of the Responses API: its name, and which scripted calls it takes (their
+/// command is the tool's whole input).
+#[derive(Clone, Copy)]
+pub struct CustomTool {
+    pub name: &'static str,
+    pub takes: fn(&ScriptedCall) -> bool,
 }
 
 impl Dialect for Responses {
@@ -38,7 +53,7 @@ impl Dialect for Responses {
             .and_then(|input| input.last())
             .cloned()
             .unwrap_or(Value::Null);
-        if last["type"] == "function_call_output" {
+        if last["type"] == "function_call_output" || last["type"] == "custom_tool_call_output" {
             let call_id = last["call_id"].as_str().unwrap_or_default().to_owned();
             return Turn::Results(vec![(call_id, last["output"].clone())]);
         }
@@ -46,6 +61,16 @@ impl Dialect for Responses {
     }
 
     fn call(&self, _request: &Request, _body: &Value, call: &ScriptedCall) -> Response {
+        if let Some(custom) = self.custom.filter(|custom| (custom.takes)(call)) {
+            return events(&json!({
+                "type": "custom_tool_call",
+                "id": format!("ctc_{}", call.call_id),
+                "call_id": call.call_id,
+                "name": custom.name,
+                "input": call.command,
+                "status": "completed",
+            }));
+        }
         let arguments = (self.tool.arguments)(call);
         events(&json!({
             "type": "function_call",
@@ -99,7 +124,14 @@ mod tests {
     #[test]
     fn a_turn_gets_the_scripted_call_then_done_and_the_output_is_recorded() {
         let call = test_call("call_allow", "printf allow > a.txt");
-        let model = ScriptedModel::start(Responses { tool: EXEC }, vec![call]).unwrap();
+        let model = ScriptedModel::start(
+            Responses {
+                tool: EXEC,
+                custom: None,
+            },
+            vec![call],
+        )
+        .unwrap();
         assert!(model.base_url().ends_with("/v1"));
         let tools = json!([{ "type": "function", "name": "exec_command" }]);
         let first = post(
@@ -133,5 +165,44 @@ mod tests {
         assert!(title.contains("gatehouse probe"));
         let elsewhere = post(&model, "/v1/other", &json!({}));
         assert!(elsewhere.starts_with("HTTP/1.1 404"), "{elsewhere}");
+    }
+
+    #[test]
+    fn a_call_the_custom_tool_takes_is_a_custom_tool_call_and_its_output_is_recorded() {
+        let patch = test_call(
+            "call_patch",
+            "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n",
+        );
+        let custom = CustomTool {
+            name: "apply_patch",
+            takes: |call| call.command.starts_with("*** Begin Patch"),
+        };
+        let model = ScriptedModel::start(
+            Responses {
+                tool: EXEC,
+                custom: Some(custom),
+            },
+            vec![patch],
+        )
+        .unwrap();
+        let tools = json!([{ "type": "function", "name": "exec_command" }, { "type": "custom", "name": "apply_patch" }]);
+        let first = post(
+            &model,
+            "/v1/responses",
+            &json!({ "tools": tools, "input": [{ "type": "message", "role": "user", "content": [] }] }),
+        );
+        assert!(first.contains(r#""type":"custom_tool_call""#), "{first}");
+        assert!(first.contains(r#""name":"apply_patch""#), "{first}");
+        assert!(
+            first.contains(r#""input":"*** Begin Patch\n*** Add File: a.txt"#),
+            "{first}"
+        );
+        let output = json!({ "type": "custom_tool_call_output", "call_id": "call_patch", "output": "Success." });
+        post(
+            &model,
+            "/v1/responses",
+            &json!({ "tools": tools, "input": [output] }),
+        );
+        assert_eq!(model.output_for("call_patch").as_deref(), Some("Success."));
     }
 }

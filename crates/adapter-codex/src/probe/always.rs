@@ -1,0 +1,257 @@
+//! The probe's "always" case, `always-next-session`: what gatehouse's "always" for Codex is, a
+//! rule in gatehouse's own rules file that counts from the next session on, checked against the
+//! real Codex.
+//!
+//! 1. The production "always" ([`crate::verdict::render_for`]) is rendered for two commands, as
+//!    the hook renders it, which writes their rules into the probe's
+//!    `CODEX_HOME/rules/gatehouse.rules`: `printf always > gatehouse-probe-always.txt` (shell
+//!    syntax: `["/bin/bash", "-lc", ...]`) and `touch gatehouse-probe-always-words.txt` (its
+//!    words).
+//! 2. In the running session, the model asks for the first command: Codex still runs the
+//!    PermissionRequest hook (the rule is not read yet), whose rendered "always" allows it; it
+//!    runs with no prompt of Codex's.
+//! 3. `/new` starts a new session; the hook now gives no verdict, so any PermissionRequest would
+//!    bring Codex's own prompt. The model asks for each command again: each must run with no
+//!    PermissionRequest at all.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Verdict};
+use gatehouse_harness::model::{ScriptedCall, ScriptedModel};
+use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer};
+use gatehouse_harness::terminal::Terminal;
+
+use super::cases::Dialog;
+use super::{PrivateCodex, APPROVAL_PROMPT_TEXT, PROBE_SHELL, READY_TEXT};
+use crate::events;
+use crate::verdict::{self, RulesTarget};
+
+/// The "always" case: its calls and the files they write.
+#[derive(Debug, Clone)]
+pub struct AlwaysCase {
+    pub name: &'static str,
+    /// The shell-syntax command in the running session, answered "always" by the hook.
+    pub first: ScriptedCall,
+    /// The same command after `/new`.
+    pub shell_again: ScriptedCall,
+    /// The simple command after `/new` (its rule was written with the first).
+    pub words_again: ScriptedCall,
+    pub shell_marker: PathBuf,
+    pub words_marker: PathBuf,
+}
+
+impl AlwaysCase {
+    pub fn new(workspace: &Path) -> AlwaysCase {
+        let name = crate::record::ALWAYS_CASES[0];
+        let call = |id: &str, command: &str| ScriptedCall {
+            call_id: format!("call_probe_always_{id}"),
+            command: command.into(),
+            reason: format!("gatehouse probe, case {name}"),
+        };
+        let shell = "printf always > gatehouse-probe-always.txt";
+        let words = "touch gatehouse-probe-always-words.txt";
+        AlwaysCase {
+            name,
+            first: call("first", shell),
+            shell_again: call("shell_next_session", shell),
+            words_again: call("words_next_session", words),
+            shell_marker: workspace.join("gatehouse-probe-always.txt"),
+            words_marker: workspace.join("gatehouse-probe-always-words.txt"),
+        }
+    }
+
+    pub fn calls(&self) -> Vec<ScriptedCall> {
+        vec![
+            self.first.clone(),
+            self.shell_again.clone(),
+            self.words_again.clone(),
+        ]
+    }
+
+    pub fn description(&self) -> String {
+        "gatehouse answers \"always\": the command runs now, and after /new the rules gatehouse wrote let the same commands run with no PermissionRequest".into()
+    }
+}
+
+/// The prompt gatehouse's hook would make of a PermissionRequest for `command`.
+fn prompt_for(command: &str, cwd: &Path) -> Result<NewPrompt, String> {
+    let event = serde_json::json!({
+        "hook_event_name": "PermissionRequest", "session_id": "probe",
+        "cwd": cwd.display().to_string(),
+        "tool_name": events::ANSWERABLE_TOOL, "tool_input": { "command": command },
+    });
+    match events::parse_with(event.to_string().as_bytes(), &|| Some(PROBE_SHELL.into())) {
+        Ok(HookEvent::Prompt { prompt, .. }) if !prompt.extra.suggestions.is_empty() => Ok(prompt),
+        Ok(HookEvent::Prompt { prompt, .. }) => Err(format!(
+            "gatehouse offers no \"always\" for `{command}`: {}",
+            prompt
+                .extra
+                .preview
+                .map(|note| note.text)
+                .unwrap_or_default()
+        )),
+        other => Err(format!("gatehouse did not read a prompt: {other:?}")),
+    }
+}
+
+/// How many PermissionRequest events of `command` the probe's hook has saved.
+fn requests_for(private: &PrivateCodex, command: &str) -> usize {
+    fs::read_to_string(&private.hook.event_log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| match events::parse(line.as_bytes()) {
+            Ok(HookEvent::Prompt { prompt, .. }) => Dialog::Command.is_call(&prompt, command),
+            _ => false,
+        })
+        .count()
+}
+
+/// Runs the case; `Ok` holds the evidence of a pass, `Err` what went wrong.
+pub fn check(
+    terminal: &Terminal,
+    fake: &ScriptedModel,
+    private: &PrivateCodex,
+    case: &AlwaysCase,
+    deadline: Duration,
+) -> Result<String, String> {
+    let started = Instant::now();
+    let left = || deadline.saturating_sub(started.elapsed());
+    let rules_file = private.rules_file();
+    let target = RulesTarget {
+        path: Some(&rules_file),
+        shell: Some(PROBE_SHELL),
+    };
+    let always = Verdict(Answer::Always {
+        suggestion: Some("s1".into()),
+        scope: AlwaysScope::User,
+    });
+    let shell_prompt = prompt_for(&case.first.command, &private.workspace)?;
+    let words_prompt = prompt_for(&case.words_again.command, &private.workspace)?;
+    let rendered = verdict::render_for(&shell_prompt, &always, &target);
+    let words_rendered = verdict::render_for(&words_prompt, &always, &target);
+    for output in [&rendered, &words_rendered] {
+        if !output.contains("a rule for this command was added") {
+            return Err(format!(
+                "gatehouse's \"always\" did not write its rule: {output}"
+            ));
+        }
+    }
+    let rules = fs::read_to_string(&rules_file).unwrap_or_default();
+
+    // The running session: Codex has not read the rule, so it asks the hook, which allows.
+    let first = CommandCase {
+        name: case.name,
+        answer: HookAnswer::Allow,
+        call: case.first.clone(),
+        marker: case.shell_marker.clone(),
+    };
+    driver::ask(
+        terminal,
+        fake,
+        &private.hook,
+        &first,
+        &rendered,
+        ("Codex", "PermissionRequest"),
+        left,
+        |line| match events::parse(line.as_bytes()) {
+            Ok(HookEvent::Prompt { prompt, .. })
+                if Dialog::Command.is_call(&prompt, &case.first.command) =>
+            {
+                Some(prompt.summary)
+            }
+            _ => None,
+        },
+    )
+    .map_err(|problem| format!("in the running session: {problem}"))?;
+    driver::wait_for_output(fake, &case.first.call_id, left())
+        .ok_or("in the running session, Codex did not report the allowed command to the model")?;
+    let screen = terminal
+        .wait_for_screen(left(), |screen| screen.contains(READY_TEXT))
+        .map_err(|screen| format!("Codex did not finish the turn; last screen:\n{screen}"))?;
+    if screen.contains(APPROVAL_PROMPT_TEXT) {
+        return Err("Codex showed its own prompt although the hook allowed".into());
+    }
+    if fs::read_to_string(&case.shell_marker).ok().as_deref() != Some("always") {
+        return Err("in the running session, the allowed command did not run".into());
+    }
+    fs::remove_file(&case.shell_marker).map_err(|error| error.to_string())?;
+
+    // A new session reads the rules; any PermissionRequest now would bring Codex's prompt.
+    private.hook.answer_with("")?;
+    let asked_before = requests_for(private, &case.first.command);
+    terminal.send_text("/new");
+    terminal
+        .wait_for_screen(left(), |screen| screen.contains("/new"))
+        .map_err(|_| "Codex did not take `/new`")?;
+    terminal.send_keys(&["Enter"]);
+    let typed = format!("gatehouse probe: case {}", case.name);
+    terminal
+        .wait_for_screen(left(), |screen| {
+            screen.contains(READY_TEXT) && !screen.contains(&typed)
+        })
+        .map_err(|screen| {
+            format!("Codex did not start a new session with /new; last screen:\n{screen}")
+        })?;
+
+    let mut seen = Vec::new();
+    for (call, marker, expected) in [
+        (&case.shell_again, &case.shell_marker, "always"),
+        (&case.words_again, &case.words_marker, ""),
+    ] {
+        let message = format!("gatehouse probe: next session, `{}`", call.command);
+        terminal.send_text(&message);
+        terminal
+            .wait_for_screen(left(), |screen| screen.contains(&message))
+            .map_err(|_| "Codex did not take the typed message")?;
+        // Codex may drop a key while it sets up the new session: Enter again until the
+        // message went to the model.
+        driver::wait_until(left(), || {
+            terminal.send_keys(&["Enter"]);
+            driver::wait_until(Duration::from_secs(3), || fake.served(&call.call_id)).is_ok()
+        })
+        .map_err(|_| format!("Codex did not send `{message}` to the model"))?;
+        let mut output = None;
+        let mut prompted = false;
+        let _ = driver::wait_until(left(), || {
+            output = fake.output_for(&call.call_id);
+            prompted = terminal.screen().contains(APPROVAL_PROMPT_TEXT);
+            output.is_some() || prompted
+        });
+        if prompted {
+            return Err(format!(
+                "after /new, Codex still asked about `{}`: the rule gatehouse wrote was not applied. The rules file:\n{rules}",
+                call.command
+            ));
+        }
+        let output = output.ok_or_else(|| {
+            format!(
+                "after /new, Codex did not report `{}` to the model (the model {} it); last screen:\n{}",
+                call.command,
+                if fake.served(&call.call_id) { "had asked for" } else { "was never asked for" },
+                terminal.screen()
+            )
+        })?;
+        if fs::read_to_string(marker).ok().as_deref() != Some(expected) {
+            return Err(format!(
+                "after /new, `{}` did not run; Codex reported: {output}",
+                call.command
+            ));
+        }
+        terminal
+            .wait_for_screen(left(), |screen| screen.contains(READY_TEXT))
+            .map_err(|screen| format!("Codex did not finish the turn; last screen:\n{screen}"))?;
+        seen.push(format!("`{}`", call.command));
+    }
+    if requests_for(private, &case.first.command) != asked_before
+        || requests_for(private, &case.words_again.command) != 0
+    {
+        return Err("after /new, Codex still ran the PermissionRequest hook for a command gatehouse's rule allows".into());
+    }
+    Ok(format!(
+        "the running session still asked and gatehouse's \"always\" allowed it; after /new, {} ran with no PermissionRequest, by the rules gatehouse wrote:\n{}",
+        seen.join(" and "),
+        rules.trim_end()
+    ))
+}
