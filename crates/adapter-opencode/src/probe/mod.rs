@@ -15,13 +15,14 @@
 //! - `allow`: gatehouse answers `once`. Passes when the command ran.
 //! - `deny`: gatehouse answers `reject` with a message. Passes when the command did not run and
 //!   the model read the message.
-//! - `always`: gatehouse answers `always`. Passes when the command ran and then, with no verdict
-//!   given any more, another `printf` command in a new turn ran with no prompt at all: OpenCode
-//!   approved the request's `always` pattern (`printf *`), as gatehouse shows it.
-//! - `question`: the model asks a question, gatehouse answers `Red`. Passes when the model read
-//!   that answer.
 //! - `no-verdict`: the hook prints nothing. Passes when OpenCode's own prompt appeared with the
 //!   command not run, and its "Allow once" ran it: OpenCode's prompt was in charge.
+//! - `question`: the model asks a question, gatehouse answers `Red`. Passes when the model read
+//!   that answer.
+//! - `always` (last: it changes OpenCode until it restarts): gatehouse answers `always`. Passes
+//!   when the command ran and then, with no verdict given any more, another `printf` command in
+//!   a new turn ran with no prompt at all: OpenCode approved the request's `always` pattern
+//!   (`printf *`), as gatehouse shows it.
 
 pub mod model;
 pub mod private;
@@ -140,20 +141,22 @@ fn cases(workspace: &Path) -> (Vec<Case>, Vec<ScriptedCall>) {
     let first = command_case("always", HookAnswer::Allow);
     let again = command_case("always-again", HookAnswer::NoVerdict);
     let question = model::question_call("probe", PROBE_QUESTION);
+    // `always` comes last: it approves `printf *` for the rest of OpenCode's life, and every
+    // other case asks to run a `printf` command.
     let script = vec![
         allow.call.clone(),
         deny.call.clone(),
+        no_verdict.call.clone(),
+        question.clone(),
         first.call.clone(),
         again.call.clone(),
-        question.clone(),
-        no_verdict.call.clone(),
     ];
     let cases = vec![
         Case::Standard(allow),
         Case::Standard(deny),
-        Case::Always { first, again },
-        Case::Question { call: question },
         Case::Standard(no_verdict),
+        Case::Question { call: question },
+        Case::Always { first, again },
     ];
     (cases, script)
 }
