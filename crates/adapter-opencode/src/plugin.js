@@ -179,6 +179,18 @@ export const GatehousePlugin = async (input) => {
     runHook(word, event, OBSERVATION_DEADLINE_MS, () => {})
   }
 
+  // A hook still holding a prompt when OpenCode ends would hold it for nobody: end it too, so
+  // that gatehouse withdraws the prompt ("the waiting hook went away").
+  try {
+    process.once("exit", () => {
+      for (const entry of waiting.values()) {
+        try {
+          entry.child.kill("SIGTERM")
+        } catch {}
+      }
+    })
+  } catch {}
+
   return {
     event: async ({ event } = {}) => {
       try {
