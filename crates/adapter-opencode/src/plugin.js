@@ -191,13 +191,21 @@ export const GatehousePlugin = async (input) => {
     })
   } catch {}
 
+  function handle(event) {
+    try {
+      const type = event?.type
+      if (typeof type !== "string") return
+      if (Object.hasOwn(PROMPTS, type)) asked(PROMPTS[type], event)
+      else if (Object.hasOwn(SETTLED, type)) settled(SETTLED[type], event)
+    } catch {}
+  }
+
   return {
+    // Returns at once: starting a process is left to a timer, in the order the events came (an
+    // answer is handled after the prompt it answers).
     event: async ({ event } = {}) => {
       try {
-        const type = event?.type
-        if (typeof type !== "string") return
-        if (Object.hasOwn(PROMPTS, type)) asked(PROMPTS[type], event)
-        else if (Object.hasOwn(SETTLED, type)) settled(SETTLED[type], event)
+        setTimeout(() => handle(event), 0)
       } catch {}
     },
   }
