@@ -143,7 +143,9 @@ impl World {
 
     /// Submits a turn and returns the one prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.agent.terminal.submit(tmux, &format!("please write {name}.txt"));
+        self.agent
+            .terminal
+            .submit(tmux, &format!("please write {name}.txt"));
         let prompt = self.the_one_listed(tmux, DEADLINE);
         assert_eq!(prompt["tool"], "bash");
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
@@ -209,9 +211,11 @@ fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
 
     world.allow_once_in_the_terminal(&tmux, "tui");
-    wait_for(DEADLINE, "the prompt answered in OpenCode to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
+    wait_for(
+        DEADLINE,
+        "the prompt answered in OpenCode to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
     refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
 }
 
@@ -255,14 +259,19 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
     world.output_for("call_once", DEADLINE);
     assert_eq!(world.marker_text("once").as_deref(), Some("once"));
     world.wait_until_ready(&tmux);
-    wait_for(DEADLINE, "nothing to be listed", || world.gateway.list().is_empty());
+    wait_for(DEADLINE, "nothing to be listed", || {
+        world.gateway.list().is_empty()
+    });
 
     // Reject with a message: not run, and the model reads the message.
     let prompt = world.prompt_for(&tmux, "reject");
     let rejected = world.answer(&prompt["id"], &["deny", "--message", "use a dry run first"]);
     assert!(rejected.status.success(), "{rejected:?}");
     let output = world.output_for("call_reject", DEADLINE);
-    assert_eq!(output, format!("{REJECTED_WITH_FEEDBACK}use a dry run first"));
+    assert_eq!(
+        output,
+        format!("{REJECTED_WITH_FEEDBACK}use a dry run first")
+    );
     assert_eq!(world.marker_text("reject"), None);
     world.wait_until_ready(&tmux);
 
