@@ -19,6 +19,32 @@ fn the_plugin_names_the_binary_as_a_string_literal_and_runs_no_shell() {
     ));
 }
 
+/// Another local user cannot answer through the plugin: it opens no port, fetches no URL (not
+/// even OpenCode's `serverUrl`, which another user could reach when OpenCode listens), and
+/// replies only through OpenCode's in-process client with what its own child printed.
+#[test]
+fn the_plugin_listens_nowhere_and_replies_only_in_process() {
+    let plugin = plugin_for(Path::new("/usr/local/bin/gatehouse")).unwrap();
+    for forbidden in [
+        "fetch(",
+        "serverUrl",
+        "createServer",
+        "listen(",
+        "net\"",
+        "http\"",
+        "eval(",
+        "Function(",
+    ] {
+        assert!(!plugin.contains(forbidden), "the plugin uses {forbidden}");
+    }
+    assert!(plugin.contains("client._client.post("));
+    let imports: Vec<&str> = plugin
+        .lines()
+        .filter(|line| line.starts_with("import "))
+        .collect();
+    assert_eq!(imports, [r#"import { spawn } from "node:child_process""#]);
+}
+
 #[test]
 fn install_writes_one_file_and_uninstall_removes_exactly_it() {
     let folder = tempfile::tempdir().unwrap();
