@@ -319,3 +319,56 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
         "OpenCode did not ask again: {log}"
     );
 }
+
+/// What the plugin hands the hook is untrusted: a model can put anything in a command, a pattern
+/// or a question. Escapes and bidirectional controls are listed made visible, never raw; an
+/// event larger than the hook reads is left to OpenCode (nothing printed, nothing listed); the
+/// hook exits 0 and prints nothing either way. No OpenCode is needed: this is the plugin's input.
+#[test]
+fn hostile_text_from_the_plugin_is_listed_escaped_and_a_huge_event_is_left_to_opencode() {
+    let gateway = Gateway::start();
+    let hostile = "printf ok \u{202e}gnp.exe\u{1b}[2J\u{1b}]0;owned\u{7} > x; rm -rf ~";
+    let event = |command: &str, id: &str| {
+        json!({ "directory": "/w", "payload": { "id": "evt_1", "type": "permission.asked", "properties": {
+            "id": id, "sessionID": "ses_hostile", "permission": "bash",
+            "patterns": [command], "metadata": { "command": command },
+            "always": ["printf \u{202e} *"], "tool": { "messageID": "m", "callID": "c" } } } })
+        .to_string()
+    };
+    let hook = gateway.spawn_hook("opencode", event(hostile, "per_hostile").as_bytes(), &[]);
+    let output = crate::common::finish(hook, DEADLINE);
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty(), "{output:?}");
+    let listed = gateway.wait_for_pending(1);
+    assert_eq!(listed[0]["summary"], hostile, "the text is kept whole");
+    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    assert!(list.contains("rm -rf ~"), "{list}");
+    for raw in ['\u{202e}', '\u{1b}', '\u{7}'] {
+        assert!(
+            !list.contains(raw),
+            "{raw:?} reaches the terminal raw: {list:?}"
+        );
+    }
+
+    // Larger than the hook reads (12 MiB): not held, not listed, nothing printed.
+    // The hook stops reading at its bound, so the rest of the write fails, as the plugin's does.
+    let huge = event(&"x".repeat(13 * 1024 * 1024), "per_huge");
+    let mut hook = gateway
+        .command(&["hook", "opencode"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = hook.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(huge.as_bytes());
+    });
+    let output = crate::common::finish(hook, DEADLINE);
+    writer.join().unwrap();
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("larger than"));
+    assert_eq!(gateway.list().len(), 1, "only the hostile prompt is listed");
+}
