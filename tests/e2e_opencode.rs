@@ -134,11 +134,36 @@ impl World {
             gateway,
             fake,
         };
+        let before = world.config_files();
         let printed = world.install(&[]);
         assert!(printed.contains("gatehouse.js"), "{printed}");
         let plugin = std::fs::read_to_string(&world.agent.plugin).unwrap();
         assert!(plugin.starts_with("// gatehouse's OpenCode plugin:"));
+        let mut expected = before;
+        expected.push("plugin/gatehouse.js".into());
+        expected.sort();
+        assert_eq!(world.config_files(), expected, "install adds one file");
         Some(world)
+    }
+
+    /// The files of OpenCode's configuration folder, relative to it (`node_modules` is a link,
+    /// not followed).
+    fn config_files(&self) -> Vec<String> {
+        let root = self.agent.plugin.parent().unwrap().parent().unwrap();
+        let mut files = Vec::new();
+        let mut folders = vec![root.to_path_buf()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+                    folders.push(path);
+                } else {
+                    files.push(path.strip_prefix(root).unwrap().display().to_string());
+                }
+            }
+        }
+        files.sort();
+        files
     }
 
     /// Submits a turn and returns the one prompt the gateway lists for it.
@@ -217,6 +242,16 @@ fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_
         || world.gateway.list().is_empty(),
     );
     refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+
+    // Uninstall removes exactly the plugin file.
+    let installed = world.config_files();
+    let uninstalled = world.gateway.run(&["uninstall", "opencode"]);
+    assert!(uninstalled.status.success(), "{uninstalled:?}");
+    let left: Vec<String> = installed
+        .into_iter()
+        .filter(|file| file != "plugin/gatehouse.js")
+        .collect();
+    assert_eq!(world.config_files(), left);
 }
 
 #[test]

@@ -209,6 +209,7 @@ impl HookInstaller for OpenCodeInstaller {
             notes: vec![
                 "OpenCode loads plugins when it starts: restart OpenCode for the plugin to take effect.".into(),
                 "OpenCode's own prompt stays live, and the first answer wins. Until `gatehouse probe opencode` passes for the installed OpenCode, its prompts are listed read-only.".into(),
+                "OpenCode asks only where its `permission` settings say \"ask\" (such as `\"permission\": {\"bash\": \"ask\"}` in opencode.json); gatehouse changes none of them.".into(),
             ],
         })
     }
