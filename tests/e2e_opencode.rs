@@ -270,11 +270,17 @@ fn with_the_gateway_down_opencodes_prompt_works_as_if_gatehouse_were_not_install
 
 /// After `gatehouse probe opencode`: `once` from the gateway runs the command, a reject reaches
 /// the model with its message, an answer in OpenCode's own prompt first withdraws the gateway's
-/// at once (the first answer wins), a question is answered from gatehouse, and `always` approves
-/// OpenCode's broader pattern, as the prompt said: the next `printf` runs unasked.
+/// at once (the first answer wins), one reject of two waiting requests rejects both (as the
+/// prompts say) and withdraws the other, a question is answered from gatehouse, and `always`
+/// approves OpenCode's broader pattern, as the prompt said: the next `printf` runs unasked.
 #[test]
-fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
+fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_always_work() {
     let mut script = calls(&["once", "reject", "first"]);
+    script.push(model::pair_call(
+        "two",
+        "printf pair1 > pair1.txt",
+        "printf pair2 > pair2.txt",
+    ));
     script.push(model::question_call("color", "Which color?"));
     script.extend(calls(&["always", "again"]));
     let Some(world) = World::new(script) else {
@@ -322,6 +328,33 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
     );
     refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
     world.wait_until_ready(&tmux);
+
+    // Two requests wait at once (two calls in one answer). One reject rejects both, as each
+    // prompt says, and the other one's prompt is withdrawn from gatehouse.
+    world.agent.terminal.submit(&tmux, "please write two files");
+    let pending = world.gateway.wait_for_pending_within(2, DEADLINE);
+    for prompt in &pending {
+        assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+        let preview = prompt["preview"]["text"].as_str().unwrap();
+        assert!(
+            preview.contains("rejects every other request of this session still waiting"),
+            "{preview}"
+        );
+    }
+    let first = pending
+        .iter()
+        .find(|prompt| prompt["summary"] == "printf pair1 > pair1.txt")
+        .expect("the first call's prompt");
+    let rejected = world.answer(&first["id"], &["deny", "--message", "neither of them"]);
+    assert!(rejected.status.success(), "{rejected:?}");
+    wait_for(
+        DEADLINE,
+        "the other request's prompt to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
+    world.wait_until_ready(&tmux);
+    assert_eq!(world.marker_text("pair1"), None);
+    assert_eq!(world.marker_text("pair2"), None);
 
     // A question, answered from gatehouse.
     world.agent.terminal.submit(&tmux, "please ask me");

@@ -1,9 +1,11 @@
 //! The probe's scripted model for OpenCode: the kit's chat-completions dialect (OpenCode's
 //! `@ai-sdk/openai-compatible` provider speaks it), with two tools. A scripted call whose id
 //! starts with [`QUESTION_CALL_PREFIX`] asks OpenCode's `question` tool one question, the call's
-//! `command` being its text, with the options [`QUESTION_OPTIONS`]; any other call asks the
-//! `bash` tool to run its `command` (OpenCode 1.18.33's `bash` takes `command`, `timeout` and
-//! `workdir`, no description).
+//! `command` being its text, with the options [`QUESTION_OPTIONS`]; one whose id starts with
+//! [`PAIR_CALL_PREFIX`] asks the `bash` tool twice in one answer (its `command`'s two lines, as
+//! calls `ID_a` and `ID_b`), so that two requests wait at once; any other call asks the `bash`
+//! tool to run its `command` (OpenCode 1.18.33's `bash` takes `command`, `timeout` and `workdir`,
+//! no description).
 
 use std::io;
 
@@ -15,6 +17,9 @@ use serde_json::{json, Value};
 
 /// The id prefix of a scripted call to the `question` tool.
 pub const QUESTION_CALL_PREFIX: &str = "call_question";
+
+/// The id prefix of a scripted answer with two `bash` calls.
+pub const PAIR_CALL_PREFIX: &str = "call_pair";
 
 /// The options of every scripted question.
 pub const QUESTION_OPTIONS: [&str; 2] = ["Red", "Blue"];
@@ -42,6 +47,15 @@ pub fn question_call(call_id: &str, question: &str) -> ScriptedCall {
     ScriptedCall {
         call_id: format!("{QUESTION_CALL_PREFIX}_{call_id}"),
         command: question.into(),
+        reason: String::new(),
+    }
+}
+
+/// A scripted answer with two `bash` calls at once, `ID_a` running `first` and `ID_b` `second`.
+pub fn pair_call(call_id: &str, first: &str, second: &str) -> ScriptedCall {
+    ScriptedCall {
+        call_id: format!("{PAIR_CALL_PREFIX}_{call_id}"),
+        command: format!("{first}\n{second}"),
         reason: String::new(),
     }
 }
@@ -74,6 +88,9 @@ impl Dialect for OpenCodeChat {
     }
 
     fn call(&self, request: &Request, body: &Value, call: &ScriptedCall) -> Response {
+        if call.call_id.starts_with(PAIR_CALL_PREFIX) {
+            return two_calls(body, call);
+        }
         Self::dialect_for(call).call(request, body, call)
     }
 
@@ -86,4 +103,40 @@ impl Dialect for OpenCodeChat {
 /// [`ScriptedModel::base_url`] is the provider's `options.baseURL`.
 pub fn start(script: Vec<ScriptedCall>) -> io::Result<ScriptedModel> {
     ScriptedModel::start(OpenCodeChat, script)
+}
+
+/// The answer with the two `bash` calls of a pair, streamed or whole as the request asked.
+fn two_calls(body: &Value, pair: &ScriptedCall) -> Response {
+    let mut commands = pair.command.lines();
+    let calls: Vec<Value> = ["a", "b"]
+        .iter()
+        .enumerate()
+        .map(|(index, suffix)| {
+            let arguments = json!({ "command": commands.next().unwrap_or_default() });
+            json!({ "index": index, "id": format!("{}_{suffix}", pair.call_id), "type": "function",
+                    "function": { "name": BASH.name, "arguments": arguments.to_string() } })
+        })
+        .collect();
+    let usage = json!({ "prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2 });
+    let model = &body["model"];
+    if body["stream"] != true {
+        let message = json!({ "role": "assistant", "content": null, "tool_calls": calls });
+        let completion = json!({ "id": "chatcmpl-fake", "object": "chat.completion", "created": 1, "model": model,
+            "choices": [{ "index": 0, "message": message, "finish_reason": "tool_calls" }], "usage": usage });
+        return Response::json("200 OK", completion.to_string());
+    }
+    let chunk = |choices: Value| json!({ "id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": model, "choices": choices });
+    let delta = json!({ "role": "assistant", "content": null, "tool_calls": calls });
+    let mut last = chunk(json!([]));
+    last["usage"] = usage;
+    Response::events(
+        [
+            chunk(json!([{ "index": 0, "delta": delta, "finish_reason": null }])).to_string(),
+            chunk(json!([{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }])).to_string(),
+            last.to_string(),
+            "[DONE]".to_owned(),
+        ]
+        .into_iter()
+        .map(|data| (None, data)),
+    )
 }
