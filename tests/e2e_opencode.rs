@@ -273,6 +273,7 @@ fn with_the_gateway_down_opencodes_prompt_works_as_if_gatehouse_were_not_install
 /// at once (the first answer wins), one reject of two waiting requests rejects both (as the
 /// prompts say) and withdraws the other, a question is answered from gatehouse, and `always`
 /// approves OpenCode's broader pattern, as the prompt said: the next `printf` runs unasked.
+/// OpenCode ending while a prompt is held withdraws it.
 #[test]
 fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_always_work() {
     let mut script = calls(&["once", "reject", "first"]);
@@ -283,6 +284,11 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     ));
     script.push(model::question_call("color", "Which color?"));
     script.extend(calls(&["always", "again"]));
+    script.push(ScriptedCall {
+        call_id: "call_bye".into(),
+        command: "touch bye.txt".into(),
+        reason: String::new(),
+    });
     let Some(world) = World::new(script) else {
         return;
     };
@@ -386,6 +392,24 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
         !log.contains(r#""summary":"printf again > again.txt""#),
         "OpenCode did not ask again: {log}"
     );
+
+    // OpenCode ends while gatehouse holds a prompt: the plugin ends its hook, and the prompt is
+    // withdrawn rather than left answerable for nobody.
+    world.agent.terminal.submit(&tmux, "please touch bye.txt");
+    let prompt = world.the_one_listed(&tmux, DEADLINE);
+    assert_eq!(prompt["summary"], "touch bye.txt");
+    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    wait_for(DEADLINE, "OpenCode to exit", || {
+        if !tmux.is_dead() {
+            tmux.send_keys(&["C-c"]);
+        }
+        tmux.is_dead()
+    });
+    wait_for(DEADLINE, "the held prompt to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
+    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
+    assert!(!world.agent.terminal.marker("bye.txt").exists());
 }
 
 /// What the plugin hands the hook is untrusted: a model can put anything in a command, a pattern
