@@ -400,8 +400,9 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     assert_eq!(prompt["summary"], "touch bye.txt");
     assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
     wait_for(DEADLINE, "OpenCode to exit", || {
+        // A key may be dropped while OpenCode draws; a dead pane takes none (no assertion).
         if !tmux.is_dead() {
-            tmux.send_keys(&["C-c"]);
+            tmux.terminal().send_keys(&["C-c"]);
         }
         tmux.is_dead()
     });
