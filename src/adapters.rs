@@ -20,6 +20,9 @@ pub fn registry() -> AdapterRegistry {
     registry.register(Arc::new(gatehouse_adapter_copilot::CopilotAdapter::new(
         crate::config::state_dir(),
     )));
+    registry.register(Arc::new(gatehouse_adapter_opencode::OpenCodeAdapter::new(
+        crate::config::state_dir(),
+    )));
     registry
 }
 

@@ -30,6 +30,7 @@ mod e2e_claude_more;
 mod e2e_codex;
 mod e2e_copilot;
 mod e2e_gemini;
+mod e2e_opencode;
 mod gemini_hook_answers;
 mod hook_never_blocks;
 mod hook_work_bounds;

@@ -1,0 +1,214 @@
+//! What OpenCode really does with each answer to a permission prompt, in the prompt's own fields
+//! (a text [`Preview`] and the one `always` [`Suggestion`]), so that `list`, the console and the
+//! web page show it. Observed with OpenCode 1.18.33 (tests/data/opencode-1.18.33/README.md):
+//!
+//! - `once` runs this call.
+//! - `always` approves the request's `always` patterns (`printf *` for `printf approved >
+//!   proof.txt`), not just this call, for every session of that OpenCode process until it
+//!   restarts (nothing is saved), and approves every other request of the session waiting then
+//!   that its patterns match.
+//! - `reject` rejects this request and every other request of the session still waiting; with a
+//!   message the model reads it and the turn goes on.
+//!
+//! `always` is offered only when every pattern it would approve is shown in full: with more than
+//! [`MAX_ALWAYS_PATTERNS`] patterns, one longer than [`MAX_PATTERN_CHARS`], one that is not text,
+//! or none, there is no suggestion, and the preview says why.
+
+use gatehouse_core::rule_match::code;
+use gatehouse_core::{AlwaysScope, Preview, PreviewFormat, RuleMatch, Suggestion};
+use serde_json::json;
+
+/// The most `always` patterns a suggestion shows; a request with more is offered no `always`.
+pub const MAX_ALWAYS_PATTERNS: usize = 16;
+
+/// The longest `always` pattern a suggestion shows, in characters.
+pub const MAX_PATTERN_CHARS: usize = 2000;
+
+/// The title of the preview.
+pub const PREVIEW_TITLE: &str = "What OpenCode does with each answer";
+
+/// One permission request, as far as its answers' effects go.
+#[derive(Debug, Clone, Copy)]
+pub struct PermissionEffects<'a> {
+    /// The permission, such as `bash`.
+    pub permission: &'a str,
+    /// What the call does, as the prompt's summary says it (the command, for `bash`).
+    pub command: &'a str,
+    /// The request's `always` patterns; `None` when they are not all text.
+    pub always: Option<&'a [String]>,
+}
+
+impl PermissionEffects<'_> {
+    /// Why `always` is not offered for this request, if it is not.
+    pub fn always_withheld(&self) -> Option<String> {
+        let Some(patterns) = self.always else {
+            return Some(
+                "OpenCode's list of patterns to approve holds something that is not text".into(),
+            );
+        };
+        if patterns.is_empty() {
+            return Some("OpenCode names no pattern to approve".into());
+        }
+        if patterns.len() > MAX_ALWAYS_PATTERNS {
+            return Some(format!(
+                "OpenCode would approve {} patterns, more than gatehouse shows ({MAX_ALWAYS_PATTERNS})",
+                patterns.len()
+            ));
+        }
+        if patterns
+            .iter()
+            .any(|pattern| pattern.chars().count() > MAX_PATTERN_CHARS)
+        {
+            return Some(format!(
+                "a pattern OpenCode would approve is longer than gatehouse shows ({MAX_PATTERN_CHARS} characters)"
+            ));
+        }
+        None
+    }
+
+    /// What `always` lets through, pattern by pattern (OpenCode's `*` stands for any text).
+    pub fn rules(&self) -> Vec<RuleMatch> {
+        self.always
+            .unwrap_or_default()
+            .iter()
+            .map(|pattern| RuleMatch::Wildcard {
+                tool: self.permission.to_owned(),
+                pattern: pattern.clone(),
+            })
+            .collect()
+    }
+
+    /// The one `always` suggestion, when it can be shown in full.
+    pub fn suggestion(&self) -> Option<Suggestion> {
+        if self.always_withheld().is_some() {
+            return None;
+        }
+        let rules = self.rules();
+        let native_rules: Vec<_> = self
+            .always
+            .unwrap_or_default()
+            .iter()
+            .map(|pattern| json!({ "toolName": self.permission, "ruleContent": pattern }))
+            .collect();
+        Some(Suggestion {
+            id: "s1".into(),
+            summary: format!(
+                "{}: in every session of this OpenCode until it restarts (OpenCode saves nothing), and every request of this session waiting now that it matches",
+                RuleMatch::describe_all(&rules)
+            ),
+            allows: rules,
+            scopes: vec![AlwaysScope::Session],
+            native: json!({ "behavior": "allow", "rules": native_rules, "reply": "always" }),
+        })
+    }
+
+    /// The preview: each answer, and what OpenCode does with it.
+    pub fn preview(&self) -> Preview {
+        let permission = self.permission;
+        let always = match self.always_withheld() {
+            Some(why) => format!("always: not offered, because {why}."),
+            None => format!(
+                "always: OpenCode allows this call and, from then on, {} without asking, in every session of this OpenCode process until it restarts (OpenCode saves nothing); any other request of this session waiting now that it matches is approved too.",
+                RuleMatch::describe_all(&self.rules())
+            ),
+        };
+        let text = [
+            format!(
+                "once: OpenCode allows this {permission} call, {}, this time only.",
+                code(self.command)
+            ),
+            always,
+            "reject: OpenCode does not run it, and rejects every other request of this session still waiting; the model reads your message and the turn goes on.".to_owned(),
+        ]
+        .join("\n");
+        Preview {
+            format: PreviewFormat::Text,
+            title: PREVIEW_TITLE.into(),
+            text,
+            incomplete: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn effects<'a>(always: Option<&'a [String]>) -> PermissionEffects<'a> {
+        PermissionEffects {
+            permission: "bash",
+            command: "printf approved > proof.txt",
+            always,
+        }
+    }
+
+    #[test]
+    fn always_shows_the_broader_pattern_for_the_whole_process_and_the_waiting_requests() {
+        let patterns = vec!["printf *".to_owned()];
+        let effects = effects(Some(&patterns));
+        let suggestion = effects.suggestion().unwrap();
+        assert_eq!(
+            suggestion.allows,
+            [RuleMatch::Wildcard {
+                tool: "bash".into(),
+                pattern: "printf *".into()
+            }]
+        );
+        assert_eq!(suggestion.scopes, [AlwaysScope::Session]);
+        assert!(suggestion.summary.contains("until it restarts"));
+        let preview = effects.preview();
+        assert!(preview.text.contains("`printf *`"), "{}", preview.text);
+        assert!(preview
+            .text
+            .contains("until it restarts (OpenCode saves nothing)"));
+        assert!(preview
+            .text
+            .contains("any other request of this session waiting now"));
+        assert!(preview
+            .text
+            .contains("rejects every other request of this session"));
+        assert!(preview.text.contains("`printf approved > proof.txt`"));
+        assert_eq!(preview.incomplete, None);
+    }
+
+    #[test]
+    fn always_is_withheld_unless_every_pattern_is_shown_in_full() {
+        let many: Vec<String> = (0..=MAX_ALWAYS_PATTERNS)
+            .map(|n| format!("p{n} *"))
+            .collect();
+        let long = vec!["x".repeat(MAX_PATTERN_CHARS + 1)];
+        let none: Vec<String> = Vec::new();
+        for (always, why) in [
+            (Some(many.as_slice()), "patterns, more than gatehouse shows"),
+            (Some(long.as_slice()), "longer than gatehouse shows"),
+            (Some(none.as_slice()), "names no pattern"),
+            (None, "not text"),
+        ] {
+            let effects = effects(always);
+            assert!(effects.suggestion().is_none());
+            let preview = effects.preview();
+            assert!(
+                preview.text.contains("always: not offered"),
+                "{}",
+                preview.text
+            );
+            assert!(preview.text.contains(why), "{}", preview.text);
+        }
+    }
+
+    #[test]
+    fn a_command_with_backticks_cannot_end_its_quote() {
+        let patterns = vec!["echo ``` *".to_owned()];
+        let effects = PermissionEffects {
+            permission: "bash",
+            command: "echo ``` done",
+            always: Some(&patterns),
+        };
+        let preview = effects.preview();
+        assert!(
+            preview.text.contains("````echo ``` done````"),
+            "{}",
+            preview.text
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! OpenCode's bus events, as gatehouse's plugin hands them to `gatehouse hook opencode EVENT`:
+//! the plugin writes `{"directory": D, "payload": EVENT}` on the hook's stdin (the shape of
+//! OpenCode's own `/global/event` stream), where EVENT is the bus event `{id, type, properties}`
+//! exactly as the plugin's `event` hook got it. A bare EVENT is read too. The hook command names
+//! the event; the payload's `type` is the fallback.
+//!
+//! - `permission.asked` becomes a permission prompt (the tool is the permission, such as `bash`).
+//!   OpenCode's own prompt stays live while the hook waits, and the first answer wins, so a
+//!   `bash` prompt is held until an outcome while the gateway offers an action for it
+//!   (`WhileActionable`; read-only, it is only watched). Other permissions are watched, read-only.
+//! - `question.asked` becomes a question prompt, held the same way.
+//! - `permission.replied` with `once` or `always`, and `question.replied`: the request was
+//!   answered (in OpenCode's terminal, or by gatehouse), which settles the prompt of that request.
+//! - `permission.replied` with `reject`, and `question.rejected`: OpenCode rejects every request of
+//!   the session still waiting and ends the turn (a gatehouse reject with a message lets the turn
+//!   go on; its own prompt is already delivered then), which settles the session's prompts.
+//! - Anything else: nothing for gatehouse.
+//!
+//! Each prompt names its request (`properties.id`, such as `per_...` or `que_...`) in its
+//! correlation key, and each answer names the same request (`requestID`).
+
+use gatehouse_core::correlation::correlation_key;
+use gatehouse_core::{
+    HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptExtra, PromptKind, Question,
+    QuestionOption, TerminalLocation,
+};
+use serde_json::Value;
+
+use crate::ADAPTER_ID;
+
+/// The only permission whose prompts the probe proves answerable: OpenCode's shell tool.
+pub const ANSWERABLE_PERMISSION: &str = "bash";
+
+/// The tool name of a question prompt.
+pub const QUESTION_TOOL: &str = "question";
+
+/// What the hook's environment says of the OpenCode that runs it: the plugin runs in OpenCode's
+/// process, so its hook inherits `TMUX`, `TMUX_PANE` and `OPENCODE_PID`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookEnvironment {
+    pub tmux: Option<String>,
+    pub tmux_pane: Option<String>,
+    pub opencode_pid: Option<String>,
+}
+
+impl HookEnvironment {
+    /// This process's environment.
+    pub fn current() -> Self {
+        let variable = |name: &str| std::env::var(name).ok();
+        HookEnvironment {
+            tmux: variable("TMUX"),
+            tmux_pane: variable("TMUX_PANE"),
+            opencode_pid: variable("OPENCODE_PID"),
+        }
+    }
+
+    fn terminal(&self) -> Option<TerminalLocation> {
+        TerminalLocation::from_values(
+            self.tmux.as_deref(),
+            self.tmux_pane.as_deref(),
+            self.opencode_pid.as_deref(),
+        )
+    }
+}
+
+/// Reads one event the plugin handed to the hook; `event` is the name the hook command ends with.
+pub fn parse(
+    stdin: &[u8],
+    event: Option<&str>,
+    environment: &HookEnvironment,
+) -> Result<HookEvent, ParseError> {
+    let value: Value =
+        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
+    let not_an_event = |why: &str| ParseError::NotAnEvent(why.to_owned());
+    let (directory, payload) = match value.get("payload") {
+        Some(payload) => (
+            value.get("directory").and_then(Value::as_str).unwrap_or(""),
+            payload,
+        ),
+        None => ("", &value),
+    };
+    let Some(name) = event.or(payload.get("type").and_then(Value::as_str)) else {
+        return Err(not_an_event(
+            "the event is not named: the hook command must end with it, as in `gatehouse hook opencode permission.asked`",
+        ));
+    };
+    const KNOWN: [&str; 5] = [
+        "permission.asked",
+        "question.asked",
+        "permission.replied",
+        "question.replied",
+        "question.rejected",
+    ];
+    if !KNOWN.contains(&name) {
+        return Ok(HookEvent::Ignore);
+    }
+    let properties = payload
+        .get("properties")
+        .filter(|properties| properties.is_object())
+        .ok_or_else(|| not_an_event("an OpenCode event without `properties`"))?;
+    let text = |field: &str| {
+        properties
+            .get(field)
+            .and_then(Value::as_str)
+            .ok_or_else(|| ParseError::NotAnEvent(format!("a {name} event without `{field}`")))
+    };
+    let adapter = ADAPTER_ID.to_owned();
+    match name {
+        "permission.asked" => {
+            let prompt = permission_prompt(properties, directory, environment, text)?;
+            let hold = if prompt.read_only_reason.is_none() {
+                HoldMode::WhileActionable
+            } else {
+                HoldMode::RegisterOnly
+            };
+            Ok(HookEvent::Prompt { prompt, hold })
+        }
+        "question.asked" => {
+            let prompt = question_prompt(properties, directory, environment, text)?;
+            Ok(HookEvent::Prompt {
+                prompt,
+                hold: HoldMode::WhileActionable,
+            })
+        }
+        "permission.replied" if text("reply")? == "reject" => {
+            Ok(HookEvent::Observe(Observation::TurnEnded {
+                adapter,
+                session: text("sessionID")?.to_owned(),
+            }))
+        }
+        "permission.replied" | "question.replied" => {
+            Ok(HookEvent::Observe(Observation::ToolFinished {
+                adapter,
+                session: text("sessionID")?.to_owned(),
+                correlation: request_correlation(text("requestID")?),
+            }))
+        }
+        "question.rejected" => Ok(HookEvent::Observe(Observation::TurnEnded {
+            adapter,
+            session: text("sessionID")?.to_owned(),
+        })),
+        _ => Ok(HookEvent::Ignore),
+    }
+}
+
+/// The correlation key of OpenCode's request `id`: a prompt and the answer to it name the same.
+pub fn request_correlation(id: &str) -> String {
+    correlation_key("opencode-request", &Value::String(id.to_owned()))
+}
+
+fn permission_prompt<'a>(
+    properties: &'a Value,
+    directory: &str,
+    environment: &HookEnvironment,
+    text: impl Fn(&str) -> Result<&'a str, ParseError>,
+) -> Result<NewPrompt, ParseError> {
+    let id = text("id")?;
+    let session = text("sessionID")?;
+    let permission = text("permission")?;
+    let patterns = strings(properties.get("patterns"));
+    let command = properties
+        .get("metadata")
+        .and_then(|metadata| metadata.get("command"))
+        .and_then(Value::as_str);
+    let summary = match command {
+        Some(command) => command.to_owned(),
+        None if !patterns.is_empty() => patterns.join("\n"),
+        None => permission.to_owned(),
+    };
+    let read_only_reason = (permission != ANSWERABLE_PERMISSION).then(|| {
+        format!("the probe proves only {ANSWERABLE_PERMISSION} prompts of OpenCode; answer this {permission} prompt in OpenCode's terminal")
+    });
+    // A pattern that is not text would be approved all the same, unseen: then no `always`.
+    let always = match properties.get("always") {
+        None => Some(Vec::new()),
+        Some(always) => always.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>()
+        }),
+    };
+    let effects = crate::effects::PermissionEffects {
+        permission,
+        command: &summary,
+        always: always.as_deref(),
+    };
+    let extra = PromptExtra {
+        preview: Some(effects.preview()),
+        suggestions: effects.suggestion().into_iter().collect(),
+        terminal: environment.terminal(),
+    };
+    Ok(NewPrompt {
+        adapter: ADAPTER_ID.into(),
+        session: session.into(),
+        cwd: directory.into(),
+        kind: PromptKind::Permission,
+        tool: permission.into(),
+        input: properties.clone(),
+        summary,
+        questions: Vec::new(),
+        correlation: request_correlation(id),
+        read_only_reason,
+        host: String::new(),
+        extra,
+    })
+}
+
+fn question_prompt<'a>(
+    properties: &'a Value,
+    directory: &str,
+    environment: &HookEnvironment,
+    text: impl Fn(&str) -> Result<&'a str, ParseError>,
+) -> Result<NewPrompt, ParseError> {
+    let id = text("id")?;
+    let session = text("sessionID")?;
+    let asked = properties
+        .get("questions")
+        .and_then(Value::as_array)
+        .filter(|questions| !questions.is_empty())
+        .ok_or_else(|| {
+            ParseError::NotAnEvent("a question.asked event without `questions`".into())
+        })?;
+    let questions: Vec<Question> = asked
+        .iter()
+        .enumerate()
+        .map(|(index, question)| {
+            let field = |name: &str| {
+                question
+                    .get(name)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            let options = question
+                .get("options")
+                .and_then(Value::as_array)
+                .map(|options| {
+                    options
+                        .iter()
+                        .map(|option| QuestionOption {
+                            label: option
+                                .get("label")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_owned(),
+                            description: option
+                                .get("description")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_owned(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            Question {
+                id: format!("q{}", index + 1),
+                text: field("question"),
+                header: field("header"),
+                multi: question.get("multiple").and_then(Value::as_bool) == Some(true),
+                options,
+            }
+        })
+        .collect();
+    let summary = questions
+        .iter()
+        .map(|question| question.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(NewPrompt {
+        adapter: ADAPTER_ID.into(),
+        session: session.into(),
+        cwd: directory.into(),
+        kind: PromptKind::Question,
+        tool: QUESTION_TOOL.into(),
+        input: properties.clone(),
+        summary,
+        questions,
+        correlation: request_correlation(id),
+        read_only_reason: None,
+        host: String::new(),
+        extra: PromptExtra {
+            terminal: environment.terminal(),
+            ..PromptExtra::default()
+        },
+    })
+}
+
+/// The strings of a JSON array (anything else in it is skipped).
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;

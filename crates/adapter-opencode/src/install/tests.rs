@@ -1,0 +1,112 @@
+//! The plugin file: written whole with the binary's path, left alone when it is not gatehouse's.
+
+use super::*;
+
+#[test]
+fn the_plugin_names_the_binary_as_a_string_literal_and_runs_no_shell() {
+    let plugin = plugin_for(Path::new("/opt/gate \"house\"/gatehouse")).unwrap();
+    assert!(is_gatehouse_plugin(&plugin));
+    assert!(
+        plugin.contains(r#"const GATEHOUSE = "/opt/gate \"house\"/gatehouse""#),
+        "{plugin}"
+    );
+    assert!(!plugin.contains("@GATEHOUSE_PROGRAM@"));
+    assert!(plugin.contains("shell: false"));
+    assert!(!plugin.contains("exec("), "no shell is ever used");
+    assert!(matches!(
+        plugin_for(Path::new("gatehouse")),
+        Err(InstallError::Program(_))
+    ));
+}
+
+/// Another local user cannot answer through the plugin: it opens no port, fetches no URL (not
+/// even OpenCode's `serverUrl`, which another user could reach when OpenCode listens), and
+/// replies only through OpenCode's in-process client with what its own child printed.
+#[test]
+fn the_plugin_listens_nowhere_and_replies_only_in_process() {
+    let plugin = plugin_for(Path::new("/usr/local/bin/gatehouse")).unwrap();
+    for forbidden in [
+        "fetch(",
+        "serverUrl",
+        "createServer",
+        "listen(",
+        "net\"",
+        "http\"",
+        "eval(",
+        "Function(",
+    ] {
+        assert!(!plugin.contains(forbidden), "the plugin uses {forbidden}");
+    }
+    assert!(plugin.contains("client._client.post("));
+    let imports: Vec<&str> = plugin
+        .lines()
+        .filter(|line| line.starts_with("import "))
+        .collect();
+    assert_eq!(imports, [r#"import { spawn } from "node:child_process""#]);
+}
+
+#[test]
+fn install_writes_one_file_and_uninstall_removes_exactly_it() {
+    let folder = tempfile::tempdir().unwrap();
+    let plugins = folder.path().join("opencode/plugin");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let theirs = plugins.join("theirs.js");
+    std::fs::write(&theirs, "export const Theirs = async () => ({})\n").unwrap();
+    let ours = plugins.join(PLUGIN_FILE_NAME);
+    let program = Path::new("/usr/local/bin/gatehouse");
+    assert!(install_plugin(&ours, program).unwrap());
+    assert!(!install_plugin(&ours, program).unwrap(), "unchanged");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&ours).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&plugins)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["gatehouse.js", "theirs.js"]);
+    assert!(uninstall_plugin(&ours).unwrap());
+    assert!(!ours.exists());
+    assert!(theirs.exists());
+    assert!(!uninstall_plugin(&ours).unwrap(), "nothing left to remove");
+}
+
+#[test]
+fn a_file_that_is_not_gatehouses_is_never_overwritten_or_removed() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(PLUGIN_FILE_NAME);
+    std::fs::write(&path, "// someone else's gatehouse.js\n").unwrap();
+    let program = Path::new("/usr/local/bin/gatehouse");
+    assert!(matches!(
+        install_plugin(&path, program),
+        Err(InstallError::NotOurs(_))
+    ));
+    assert!(matches!(
+        uninstall_plugin(&path),
+        Err(InstallError::NotOurs(_))
+    ));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "// someone else's gatehouse.js\n"
+    );
+}
+
+#[test]
+fn the_user_folder_honours_xdg_config_home_and_a_project_has_its_own() {
+    let installer = OpenCodeInstaller;
+    let project = installer
+        .settings_path(&SettingsScope::Project(PathBuf::from("/w")))
+        .unwrap();
+    assert_eq!(project, Path::new("/w/.opencode/plugin/gatehouse.js"));
+    // The variables are the process's: read, not changed, here.
+    if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| Path::new(x).is_absolute()) {
+        let user = installer.settings_path(&SettingsScope::User).unwrap();
+        assert_eq!(
+            user,
+            PathBuf::from(xdg).join("opencode/plugin/gatehouse.js")
+        );
+    }
+}

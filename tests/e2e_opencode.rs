@@ -1,0 +1,467 @@
+//! End-to-end: the real OpenCode (npm `opencode-ai`, pinned in package.json) in tmux, offline,
+//! against the probe's scripted chat-completions API on loopback as its provider, with
+//! gatehouse's plugin installed by `gatehouse install opencode` and a real `gatehouse serve`.
+//! What the fake records is what reached the model; what tmux shows is what the person saw.
+//!
+//! OpenCode's private home and configuration are set up here with the adapter's own helpers (the
+//! probe's): its configuration folder in the sandbox's `XDG_CONFIG_HOME`, where `install` puts
+//! the plugin; its `HOME` a folder of its own, removed with whatever still runs there; and the
+//! sandbox's state folder, where the hook finds the probe record.
+//!
+//! Without OpenCode installed these tests are skipped locally, and fail in CI (`CI` set).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gatehouse_adapter_opencode::probe::model::{self, ScriptedCall};
+use gatehouse_adapter_opencode::probe::{
+    self, find_plugin_package, offline_environment, write_config, PERMISSION_PROMPT_TEXT,
+    QUESTION_PROMPT_TEXT, REJECTED_WITH_FEEDBACK,
+};
+use serde_json::{json, Value};
+
+use crate::common::{wait_for, Gateway};
+use crate::support::leftovers;
+use crate::support::tmux::Tmux;
+use crate::support::world::{
+    find_bin, refused, required_bin, sandbox_env, AgentTerminal, AgentWorld,
+};
+
+/// Generous: OpenCode starts slowly on a busy machine.
+const DEADLINE: Duration = Duration::from_secs(60);
+const START_DEADLINE: Duration = Duration::from_secs(120);
+
+fn find_opencode_bin() -> Option<PathBuf> {
+    find_bin(
+        "GATEHOUSE_OPENCODE_BIN",
+        "opencode",
+        gatehouse_adapter_opencode::version::find_on_path,
+    )
+}
+
+fn call(name: &str) -> ScriptedCall {
+    ScriptedCall {
+        call_id: format!("call_{name}"),
+        command: format!("printf {name} > {name}.txt"),
+        reason: String::new(),
+    }
+}
+
+fn calls(names: &[&str]) -> Vec<ScriptedCall> {
+    names.iter().map(|name| call(name)).collect()
+}
+
+/// A private OpenCode: its workspace, its own `HOME`, its configuration folder in the sandbox's
+/// `XDG_CONFIG_HOME` (the scripted provider and `@opencode-ai/plugin`; `install` adds the plugin).
+struct OpenCodeEnv {
+    terminal: AgentTerminal,
+    home: PathBuf,
+    plugin: PathBuf,
+}
+
+impl OpenCodeEnv {
+    fn new(bin: &Path, gateway: &Gateway, fake_base_url: &str) -> OpenCodeEnv {
+        let root = gateway.sandbox.folder.path();
+        let workspace = root.join("workspace");
+        let home = root.join("opencode-home");
+        for folder in [&workspace, &home] {
+            std::fs::create_dir_all(folder).unwrap();
+        }
+        let config = root.join("config").join("opencode");
+        let opencode = bin.canonicalize().unwrap();
+        let package = find_plugin_package(&opencode).unwrap_or_else(|error| panic!("{error}"));
+        write_config(&config, fake_base_url, &package).unwrap();
+        let path = std::env::var("PATH").unwrap_or_default();
+        let mut base = offline_environment(&home, &path);
+        // The hook finds the probe record, its spool and version cache in the sandbox's state.
+        base.push((
+            "XDG_STATE_HOME".into(),
+            gateway.home().join(".local/state").display().to_string(),
+        ));
+        let env = sandbox_env(gateway, false);
+        OpenCodeEnv {
+            terminal: AgentTerminal::new(
+                "opencode",
+                bin,
+                workspace.canonicalize().unwrap(),
+                base,
+                &env,
+                START_DEADLINE,
+            ),
+            home,
+            plugin: config.join("plugin").join("gatehouse.js"),
+        }
+    }
+
+    /// Starts OpenCode in tmux, with the `TMUX` and `TMUX_PANE` a person's terminal has, and
+    /// waits until it is ready for a message.
+    fn start(&self) -> Tmux {
+        let env: Vec<(&str, &str)> = self
+            .terminal
+            .env
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        let tmux = Tmux::start_keeping_tmux_variables(
+            "opencode",
+            &self.terminal.workspace,
+            &env,
+            &[self.terminal.bin.to_str().unwrap()],
+        );
+        tmux.wait_for_screen(START_DEADLINE, "OpenCode to be ready", probe::is_ready);
+        tmux
+    }
+}
+
+impl Drop for OpenCodeEnv {
+    /// OpenCode (and a hook it started) may outlive its terminal by a moment.
+    fn drop(&mut self) {
+        leftovers::end_processes_and_remove(&self.home, Duration::from_secs(5));
+    }
+}
+
+type World = AgentWorld<OpenCodeEnv>;
+
+impl World {
+    fn new(script: Vec<ScriptedCall>) -> Option<World> {
+        let bin = required_bin("OpenCode", find_opencode_bin())?;
+        let gateway = Gateway::start();
+        let fake = model::start(script).unwrap();
+        let opencode = OpenCodeEnv::new(&bin, &gateway, &fake.base_url());
+        let world = AgentWorld {
+            agent: opencode,
+            adapter: "opencode",
+            gateway,
+            fake,
+        };
+        let before = world.config_files();
+        let printed = world.install(&[]);
+        assert!(printed.contains("gatehouse.js"), "{printed}");
+        let plugin = std::fs::read_to_string(&world.agent.plugin).unwrap();
+        assert!(plugin.starts_with("// gatehouse's OpenCode plugin:"));
+        let mut expected = before;
+        expected.push("plugin/gatehouse.js".into());
+        expected.sort();
+        assert_eq!(world.config_files(), expected, "install adds one file");
+        Some(world)
+    }
+
+    /// The files of OpenCode's configuration folder, relative to it (`node_modules` is a link,
+    /// not followed).
+    fn config_files(&self) -> Vec<String> {
+        let root = self.agent.plugin.parent().unwrap().parent().unwrap();
+        let mut files = Vec::new();
+        let mut folders = vec![root.to_path_buf()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+                    folders.push(path);
+                } else {
+                    files.push(path.strip_prefix(root).unwrap().display().to_string());
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    /// Submits a turn and returns the one prompt the gateway lists for it.
+    fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
+        self.agent
+            .terminal
+            .submit(tmux, &format!("please write {name}.txt"));
+        let prompt = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(prompt["tool"], "bash");
+        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
+        prompt
+    }
+
+    /// Answers "Allow once" in OpenCode's own prompt and waits for the command to run.
+    fn allow_once_in_the_terminal(&self, tmux: &Tmux, name: &str) {
+        tmux.wait_for_text(PERMISSION_PROMPT_TEXT, DEADLINE);
+        assert!(
+            !self.agent.terminal.marker(&format!("{name}.txt")).exists(),
+            "ran before the prompt was answered"
+        );
+        tmux.press_until_gone(
+            &["Enter"],
+            PERMISSION_PROMPT_TEXT,
+            Duration::from_secs(2),
+            DEADLINE,
+        );
+        self.output_for(&format!("call_{name}"), DEADLINE);
+        assert_eq!(self.marker_text(name).as_deref(), Some(name));
+    }
+
+    fn marker_text(&self, name: &str) -> Option<String> {
+        std::fs::read_to_string(self.agent.terminal.marker(&format!("{name}.txt"))).ok()
+    }
+
+    fn wait_until_ready(&self, tmux: &Tmux) {
+        tmux.wait_for_screen(DEADLINE, "OpenCode to finish the turn", probe::is_ready);
+    }
+}
+
+#[test]
+fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_prompt() {
+    let Some(world) = World::new(calls(&["tui"])) else {
+        return;
+    };
+    assert_eq!(world.flags()["actions"][0]["verified"], false);
+    let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
+    assert!(status.contains("OpenCode (opencode)"), "{status}");
+    assert!(status.contains("gatehouse probe opencode"), "{status}");
+    let tmux = world.agent.start();
+
+    let prompt = world.prompt_for(&tmux, "tui");
+    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
+    assert!(
+        prompt["read_only_reason"]
+            .as_str()
+            .unwrap()
+            .contains("gatehouse probe opencode"),
+        "{prompt}"
+    );
+    // What OpenCode would do with each answer is shown, and where it runs. (The suggestion
+    // itself is listed only where `always` is offered.)
+    let preview = prompt["preview"]["text"].as_str().unwrap();
+    assert!(
+        preview.contains("`printf *`") && preview.contains("until it restarts"),
+        "{preview}"
+    );
+    assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
+    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    assert!(listed.contains("printf *"), "{listed}");
+    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
+
+    world.allow_once_in_the_terminal(&tmux, "tui");
+    wait_for(
+        DEADLINE,
+        "the prompt answered in OpenCode to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
+    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+
+    // Uninstall removes exactly the plugin file.
+    let installed = world.config_files();
+    let uninstalled = world.gateway.run(&["uninstall", "opencode"]);
+    assert!(uninstalled.status.success(), "{uninstalled:?}");
+    let left: Vec<String> = installed
+        .into_iter()
+        .filter(|file| file != "plugin/gatehouse.js")
+        .collect();
+    assert_eq!(world.config_files(), left);
+}
+
+#[test]
+fn with_the_gateway_down_opencodes_prompt_works_as_if_gatehouse_were_not_installed() {
+    let Some(mut world) = World::new(calls(&["down"])) else {
+        return;
+    };
+    world.gateway.kill();
+    let tmux = world.agent.start();
+    world.agent.terminal.submit(&tmux, "please write down.txt");
+    world.allow_once_in_the_terminal(&tmux, "down");
+    world.wait_until_ready(&tmux);
+    let screen = tmux.screen();
+    assert!(!screen.to_lowercase().contains("gatehouse"), "{screen}");
+}
+
+/// After `gatehouse probe opencode`: `once` from the gateway runs the command, a reject reaches
+/// the model with its message, an answer in OpenCode's own prompt first withdraws the gateway's
+/// at once (the first answer wins), one reject of two waiting requests rejects both (as the
+/// prompts say) and withdraws the other, a question is answered from gatehouse, and `always`
+/// approves OpenCode's broader pattern, as the prompt said: the next `printf` runs unasked.
+/// OpenCode ending while a prompt is held withdraws it.
+#[test]
+fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_always_work() {
+    let mut script = calls(&["once", "reject", "first"]);
+    script.push(model::pair_call(
+        "two",
+        "printf pair1 > pair1.txt",
+        "printf pair2 > pair2.txt",
+    ));
+    script.push(model::question_call("color", "Which color?"));
+    script.extend(calls(&["always", "again"]));
+    script.push(ScriptedCall {
+        call_id: "call_bye".into(),
+        command: "touch bye.txt".into(),
+        reason: String::new(),
+    });
+    let Some(world) = World::new(script) else {
+        return;
+    };
+    let bin = world.agent.terminal.bin.clone();
+    let probed = world.probe(&bin);
+    assert!(probed.contains("case always:"), "{probed}");
+    assert!(probed.contains("case question:"), "{probed}");
+    world.wait_until_verified("OpenCode 1.18.33");
+    let tmux = world.agent.start();
+
+    // Once from the gateway: the command runs.
+    let prompt = world.prompt_for(&tmux, "once");
+    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert!(world.answer(&prompt["id"], &["once"]).status.success());
+    world.output_for("call_once", DEADLINE);
+    assert_eq!(world.marker_text("once").as_deref(), Some("once"));
+    world.wait_until_ready(&tmux);
+    wait_for(DEADLINE, "nothing to be listed", || {
+        world.gateway.list().is_empty()
+    });
+
+    // Reject with a message: not run, and the model reads the message.
+    let prompt = world.prompt_for(&tmux, "reject");
+    let rejected = world.answer(&prompt["id"], &["deny", "--message", "use a dry run first"]);
+    assert!(rejected.status.success(), "{rejected:?}");
+    let output = world.output_for("call_reject", DEADLINE);
+    assert_eq!(
+        output,
+        format!("{REJECTED_WITH_FEEDBACK}use a dry run first")
+    );
+    assert_eq!(world.marker_text("reject"), None);
+    world.wait_until_ready(&tmux);
+
+    // OpenCode's own prompt stays live while gatehouse holds: answered there first, the
+    // gateway's prompt is withdrawn at once and a late answer is refused.
+    let prompt = world.prompt_for(&tmux, "first");
+    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    world.allow_once_in_the_terminal(&tmux, "first");
+    wait_for(
+        Duration::from_secs(10),
+        "the prompt answered in OpenCode to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
+    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+    world.wait_until_ready(&tmux);
+
+    // Two requests wait at once (two calls in one answer). One reject rejects both, as each
+    // prompt says, and the other one's prompt is withdrawn from gatehouse.
+    world.agent.terminal.submit(&tmux, "please write two files");
+    let pending = world.gateway.wait_for_pending_within(2, DEADLINE);
+    for prompt in &pending {
+        assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+        let preview = prompt["preview"]["text"].as_str().unwrap();
+        assert!(
+            preview.contains("rejects every other request of this session still waiting"),
+            "{preview}"
+        );
+    }
+    let first = pending
+        .iter()
+        .find(|prompt| prompt["summary"] == "printf pair1 > pair1.txt")
+        .expect("the first call's prompt");
+    let rejected = world.answer(&first["id"], &["deny", "--message", "neither of them"]);
+    assert!(rejected.status.success(), "{rejected:?}");
+    wait_for(
+        DEADLINE,
+        "the other request's prompt to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
+    world.wait_until_ready(&tmux);
+    assert_eq!(world.marker_text("pair1"), None);
+    assert_eq!(world.marker_text("pair2"), None);
+
+    // A question, answered from gatehouse.
+    world.agent.terminal.submit(&tmux, "please ask me");
+    let question = world.the_one_listed(&tmux, DEADLINE);
+    assert_eq!(question["kind"], "question");
+    assert_eq!(question["actions"], json!(["answer"]));
+    assert_eq!(question["questions"][0]["options"][0]["label"], "Red");
+    tmux.wait_for_text(QUESTION_PROMPT_TEXT, DEADLINE);
+    let answered = world.answer(&question["id"], &["--pick", "q1=Blue"]);
+    assert!(answered.status.success(), "{answered:?}");
+    let output = world.output_for("call_question_color", DEADLINE);
+    assert!(output.contains(r#""Which color?"="Blue""#), "{output}");
+    world.wait_until_ready(&tmux);
+
+    // Always: the prompt shows OpenCode's pattern, and the next printf runs with no prompt.
+    let prompt = world.prompt_for(&tmux, "always");
+    assert_eq!(prompt["suggestions"][0]["allows"][0]["pattern"], "printf *");
+    let always = world.answer(&prompt["id"], &["always"]);
+    assert!(always.status.success(), "{always:?}");
+    world.output_for("call_always", DEADLINE);
+    assert_eq!(world.marker_text("always").as_deref(), Some("always"));
+    world.wait_until_ready(&tmux);
+    world.agent.terminal.submit(&tmux, "please write again.txt");
+    world.output_for("call_again", DEADLINE);
+    assert_eq!(world.marker_text("again").as_deref(), Some("again"));
+    assert!(world.gateway.list().is_empty());
+    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
+    assert!(
+        !log.contains(r#""summary":"printf again > again.txt""#),
+        "OpenCode did not ask again: {log}"
+    );
+
+    // OpenCode ends while gatehouse holds a prompt: the plugin ends its hook, and the prompt is
+    // withdrawn rather than left answerable for nobody.
+    world.agent.terminal.submit(&tmux, "please touch bye.txt");
+    let prompt = world.the_one_listed(&tmux, DEADLINE);
+    assert_eq!(prompt["summary"], "touch bye.txt");
+    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    wait_for(DEADLINE, "OpenCode to exit", || {
+        // A key may be dropped while OpenCode draws; a dead pane takes none (no assertion).
+        if !tmux.is_dead() {
+            tmux.terminal().send_keys(&["C-c"]);
+        }
+        tmux.is_dead()
+    });
+    wait_for(DEADLINE, "the held prompt to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
+    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
+    assert!(!world.agent.terminal.marker("bye.txt").exists());
+}
+
+/// What the plugin hands the hook is untrusted: a model can put anything in a command, a pattern
+/// or a question. Escapes and bidirectional controls are listed made visible, never raw; an
+/// event larger than the hook reads is left to OpenCode (nothing printed, nothing listed); the
+/// hook exits 0 and prints nothing either way. No OpenCode is needed: this is the plugin's input.
+#[test]
+fn hostile_text_from_the_plugin_is_listed_escaped_and_a_huge_event_is_left_to_opencode() {
+    let gateway = Gateway::start();
+    let hostile = "printf ok \u{202e}gnp.exe\u{1b}[2J\u{1b}]0;owned\u{7} > x; rm -rf ~";
+    let event = |command: &str, id: &str| {
+        json!({ "directory": "/w", "payload": { "id": "evt_1", "type": "permission.asked", "properties": {
+            "id": id, "sessionID": "ses_hostile", "permission": "bash",
+            "patterns": [command], "metadata": { "command": command },
+            "always": ["printf \u{202e} *"], "tool": { "messageID": "m", "callID": "c" } } } })
+        .to_string()
+    };
+    let hook = gateway.spawn_hook("opencode", event(hostile, "per_hostile").as_bytes(), &[]);
+    let output = crate::common::finish(hook, DEADLINE);
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty(), "{output:?}");
+    let listed = gateway.wait_for_pending(1);
+    assert_eq!(listed[0]["summary"], hostile, "the text is kept whole");
+    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    assert!(list.contains("rm -rf ~"), "{list}");
+    for raw in ['\u{202e}', '\u{1b}', '\u{7}'] {
+        assert!(
+            !list.contains(raw),
+            "{raw:?} reaches the terminal raw: {list:?}"
+        );
+    }
+
+    // Larger than the hook reads (12 MiB): not held, not listed, nothing printed.
+    // The hook stops reading at its bound, so the rest of the write fails, as the plugin's does.
+    let huge = event(&"x".repeat(13 * 1024 * 1024), "per_huge");
+    let mut hook = gateway
+        .command(&["hook", "opencode"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = hook.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(huge.as_bytes());
+    });
+    let output = crate::common::finish(hook, DEADLINE);
+    writer.join().unwrap();
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("larger than"));
+    assert_eq!(gateway.list().len(), 1, "only the hostile prompt is listed");
+}
