@@ -24,7 +24,7 @@ pub fn find_copilot_bin() -> Option<PathBuf> {
     find_bin(
         "GATEHOUSE_COPILOT_BIN",
         "copilot",
-        gatehouse_adapter_copilot::version::find_on_path,
+        || gatehouse_adapter_copilot::AGENT.executable.find_on_path(),
     )
 }
 

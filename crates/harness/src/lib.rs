@@ -4,6 +4,8 @@
 //!
 //! - [`terminal`]: one interactive program in a private tmux server, read and typed into.
 //! - [`executable`]: which agent executable is in use, and its version.
+//! - [`gated`]: the adapter of a probe-gated agent, which states what it is once
+//!   ([`gated::AgentDescription`]) and brings its own events, verdicts, installer and probe.
 //! - [`record`]: a probe's record of what it proved, read and written atomically.
 //! - [`http`]: an HTTP/1.1 server on a loopback port that answers with a handler's responses.
 //! - [`model`]: one scripted model on that server, with a dialect per API (OpenAI responses,
@@ -16,6 +18,7 @@
 //! dependency.
 
 pub mod executable;
+pub mod gated;
 pub mod http;
 pub mod model;
 pub mod probe;

@@ -1,5 +1,5 @@
 //! `gatehouse probe copilot`: checks, live, whether the installed Copilot CLI honours gatehouse's
-//! answers to its permission prompts, and returns a [`ProbeRecord`] for [`crate::record`].
+//! answers to its permission prompts, and returns the kit's [`ProbeRecord`].
 //!
 //! The probe runs the real Copilot CLI in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME` (with
@@ -41,9 +41,10 @@ use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, PrivateF
 use gatehouse_harness::terminal::Terminal;
 
 use self::private::PrivateCopilot;
-use crate::record::{ProbeRecord, Unlock};
-use crate::version::{self, VersionError};
-use crate::{events, verdict};
+use gatehouse_harness::executable::VersionError;
+use gatehouse_harness::record::ProbeRecord;
+
+use crate::{events, verdict, AGENT};
 
 /// Text of Copilot CLI 1.0.102's dialog for a shell command.
 pub const APPROVAL_PROMPT_TEXT: &str = "Do you want to run this command?";
@@ -68,8 +69,10 @@ pub fn run(
             problem: error.to_string(),
         })
         .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let copilot_version =
-        version::version_of(&copilot).map_err(|error| ProbeError::Version(error.to_string()))?;
+    let copilot_version = AGENT
+        .executable
+        .version_of(&copilot)
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
     progress(&format!(
         "Probing GitHub Copilot CLI {copilot_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
         copilot.display()
@@ -113,8 +116,9 @@ pub fn run(
     exit(&terminal, Duration::from_secs(15));
     drop(terminal);
     Ok(ProbeRecord {
-        copilot_version,
-        copilot_executable: copilot,
+        agent: AGENT.id,
+        version: copilot_version,
+        executable: copilot,
         probed_at: driver::now(),
         passed: results.iter().all(|result| result.passed),
         cases: results,
@@ -162,7 +166,7 @@ pub struct CopilotProbe;
 
 impl AgentProbe for CopilotProbe {
     fn executable_name(&self) -> &'static str {
-        "copilot"
+        AGENT.executable.program
     }
 
     fn run(
@@ -170,23 +174,8 @@ impl AgentProbe for CopilotProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let progress_to = progress;
-        driver::run_and_save(
-            request,
-            version::find_on_path,
-            || version::not_found().into(),
-            (crate::record::WORDS, "bash"),
-            crate::record::record_path(&request.state_dir),
-            |options| run(options, progress_to),
-        )
+        AGENT.run_probe(request, |options| run(options, progress))
     }
-}
-
-/// Whether a fresh probe record unlocks answers for the Copilot CLI it probed.
-pub fn unlock_of(record: &ProbeRecord) -> Unlock {
-    crate::record::unlock(Ok(Some(record.clone())), |record| {
-        Ok(record.copilot_version.clone())
-    })
 }
 
 /// What `gatehouse hook copilot` prints for the case's answer in production.
