@@ -62,6 +62,7 @@ pub const AGENT: AgentDescription = AgentDescription {
         actions: &[Action::Once, Action::Deny],
         not_unlocked: "no probe checks Copilot's \"don't ask again\"",
         other_tools: "the probe proves bash prompts only; answer the others in Copilot's terminal",
+        held: None,
     },
 };
 

@@ -36,6 +36,10 @@ pub struct Unlocks {
     pub not_unlocked: &'static str,
     /// Why every other tool stays read-only, in words for people.
     pub other_tools: &'static str,
+    /// For an agent that shows no dialog of its own while its hook holds a prompt and gives up
+    /// waiting after a while: how long an unlocked prompt is held, in words for people, added to
+    /// the evidence of the unlocked actions (which front ends show beside them).
+    pub held: Option<&'static str>,
 }
 
 /// Everything a probe-gated agent states of itself, once.
@@ -139,7 +143,12 @@ impl AgentDescription {
         };
         let rules = match unlock {
             Unlock::ReadOnly { reason } => vec![every_tool(reason)],
-            Unlock::Verified { evidence, .. } => vec![
+            Unlock::Verified { evidence, .. } => {
+                let evidence = match self.unlocks.held {
+                    Some(held) => format!("{evidence}; {held}"),
+                    None => evidence.clone(),
+                };
+                vec![
                 CapabilityRule {
                     kind: PromptKind::Permission,
                     tool: Some(self.unlocks.tool.into()),
@@ -154,8 +163,9 @@ impl AgentDescription {
                         })
                         .collect(),
                 },
-                every_tool(self.unlocks.other_tools),
-            ],
+                    every_tool(self.unlocks.other_tools),
+                ]
+            }
         };
         AdapterCapabilities {
             adapter: self.id.into(),

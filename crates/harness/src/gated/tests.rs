@@ -32,6 +32,7 @@ const AGENT: AgentDescription = AgentDescription {
         actions: &[Action::Once, Action::Deny],
         not_unlocked: "no always here",
         other_tools: "only shell is probed",
+        held: None,
     },
 };
 

@@ -1,0 +1,59 @@
+//! Verdicts in Qwen Code's words: the JSON a `PermissionRequest` hook prints on stdout, in
+//! Claude Code's `hookSpecificOutput` form. Qwen Code 0.24.4 ran the command for `decision:
+//! {behavior: "allow"}` with no dialog, and for `{behavior: "deny", message: M}` did not run it
+//! and gave the model M as the whole tool result (`gatehouse probe qwen` checks both for each
+//! version). It reads a decision object with any other behavior, or none, as a deny, and
+//! ignores `updatedPermissions`; printing nothing hands the prompt to its own dialog.
+
+use gatehouse_core::answer::deny_message;
+use gatehouse_core::{Answer, Verdict};
+use serde_json::{json, Value};
+
+/// What Qwen tells the model when the person denies without a message of their own.
+pub use gatehouse_core::answer::DEFAULT_DENY_MESSAGE;
+
+/// The hook's stdout for a verdict.
+pub fn render(verdict: &Verdict) -> String {
+    let decision = match &verdict.0 {
+        Answer::Once => json!({ "behavior": "allow" }),
+        Answer::Deny { message } => deny(&deny_message(message)),
+        // Qwen asks no questions through this hook, so no such verdict is ever offered; should
+        // one arrive anyway, it must never allow by accident.
+        Answer::Answer { .. } => deny("gatehouse cannot answer questions for Qwen Code."),
+        // Qwen ignores a hook's "always", so it is never offered; should one arrive anyway, it
+        // must never allow by accident.
+        Answer::Always { .. } => deny("gatehouse cannot allow calls for good in Qwen Code."),
+    };
+    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
+        .to_string()
+}
+
+fn deny(message: &str) -> Value {
+    json!({ "behavior": "deny", "message": message })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn once_allows_and_deny_carries_its_message_in_the_decision() {
+        assert_eq!(
+            render(&Verdict(Answer::Once)),
+            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#
+        );
+        assert_eq!(
+            render(&Verdict(Answer::Deny {
+                message: Some("use make clean".into())
+            })),
+            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use make clean"}}}"#
+        );
+        assert!(render(&Verdict(Answer::Deny {
+            message: Some("  ".into())
+        }))
+        .contains(DEFAULT_DENY_MESSAGE));
+        assert!(
+            render(&Verdict(Answer::Answer { responses: vec![] })).contains(r#""behavior":"deny""#)
+        );
+    }
+}
