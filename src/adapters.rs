@@ -18,7 +18,9 @@ pub fn registry() -> AdapterRegistry {
     registry.register(Arc::new(gatehouse_adapter_copilot::CopilotAdapter::new(
         crate::config::state_dir(),
     )));
-    registry.register(Arc::new(gatehouse_adapter_qwen::QwenAdapter::new(crate::config::state_dir())));
+    registry.register(Arc::new(gatehouse_adapter_qwen::QwenAdapter::new(
+        crate::config::state_dir(),
+    )));
     registry
 }
 

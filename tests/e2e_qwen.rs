@@ -19,7 +19,9 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::tmux::Tmux;
-use crate::support::world::{find_bin, refused, required_bin, sandbox_env, AgentTerminal, AgentWorld};
+use crate::support::world::{
+    find_bin, refused, required_bin, sandbox_env, AgentTerminal, AgentWorld,
+};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
@@ -97,7 +99,12 @@ impl World {
             fake,
         };
         let stdout = world.install(&[]);
-        for said in ["held for up to 40 s", "60 s", "approval mode `auto`", "leaves your mode"] {
+        for said in [
+            "held for up to 40 s",
+            "60 s",
+            "approval mode `auto`",
+            "leaves your mode",
+        ] {
             assert!(stdout.contains(said), "install says {said:?}: {stdout}");
         }
         let settings: Value =
@@ -140,7 +147,9 @@ impl World {
     /// Submits a turn and returns the prompt the gateway lists for it: the command whole, from
     /// the pane Qwen runs in.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.agent.terminal.submit(tmux, &format!("please write {name}.txt"));
+        self.agent
+            .terminal
+            .submit(tmux, &format!("please write {name}.txt"));
         let prompt = self.the_one_listed(tmux, DEADLINE);
         assert_eq!(prompt["tool"], "run_shell_command");
         assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
@@ -161,7 +170,12 @@ impl World {
             !self.agent.terminal.marker(&format!("{name}.txt")).exists(),
             "ran before the dialog was answered"
         );
-        tmux.press_until_gone(&["Enter"], APPROVAL_PROMPT_TEXT, Duration::from_secs(2), DEADLINE);
+        tmux.press_until_gone(
+            &["Enter"],
+            APPROVAL_PROMPT_TEXT,
+            Duration::from_secs(2),
+            DEADLINE,
+        );
         self.output_for(&format!("call_{name}"), DEADLINE);
         assert_eq!(
             std::fs::read_to_string(self.agent.terminal.marker(&format!("{name}.txt"))).unwrap(),
@@ -190,7 +204,9 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     assert!(reason.contains("gatehouse probe qwen"), "{prompt}");
     let list = world.list_text();
     assert!(
-        list.contains("printf yes > yes.txt") && list.contains("read-only: ") && list.contains("gatehouse probe qwen"),
+        list.contains("printf yes > yes.txt")
+            && list.contains("read-only: ")
+            && list.contains("gatehouse probe qwen"),
         "{list}"
     );
     tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
@@ -205,16 +221,24 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     // Esc in Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
     let prompt = world.prompt_for(&tmux, "esc");
     tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(&["Escape"], APPROVAL_PROMPT_TEXT, Duration::from_secs(2), DEADLINE);
-    wait_for(DEADLINE, "the prompt cancelled in Qwen's dialog to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
+    tmux.press_until_gone(
+        &["Escape"],
+        APPROVAL_PROMPT_TEXT,
+        Duration::from_secs(2),
+        DEADLINE,
+    );
+    wait_for(
+        DEADLINE,
+        "the prompt cancelled in Qwen's dialog to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
     refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
     assert!(!world.agent.terminal.marker("esc.txt").exists());
 }
 
 #[test]
-fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_gateway_qwen_decides() {
+fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_gateway_qwen_decides()
+{
     let Some(mut world) = World::new(&["once", "deny", "release", "down"]) else {
         return;
     };
@@ -237,7 +261,10 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     let prompt = world.prompt_for(&tmux, "once");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     let list = world.list_text();
-    assert!(list.contains("once,deny") && list.contains("printf once > once.txt"), "{list}");
+    assert!(
+        list.contains("once,deny") && list.contains("printf once > once.txt"),
+        "{list}"
+    );
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
@@ -250,9 +277,15 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
 
     // Deny with a message: the command does not run and the model reads exactly the message.
     let prompt = world.prompt_for(&tmux, "deny");
-    let denied = world.answer(&prompt["id"], &["deny", "--message", "use make clean instead"]);
+    let denied = world.answer(
+        &prompt["id"],
+        &["deny", "--message", "use make clean instead"],
+    );
     assert!(denied.status.success(), "{denied:?}");
-    assert_eq!(world.output_for("call_deny", DEADLINE), "use make clean instead");
+    assert_eq!(
+        world.output_for("call_deny", DEADLINE),
+        "use make clean instead"
+    );
     assert!(!world.agent.terminal.marker("deny.txt").exists());
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
@@ -261,7 +294,9 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     let prompt = world.prompt_for(&tmux, "release");
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     let released_at = Instant::now();
-    let released = world.gateway.run(&["release", prompt["id"].as_str().unwrap()]);
+    let released = world
+        .gateway
+        .run(&["release", prompt["id"].as_str().unwrap()]);
     assert!(released.status.success(), "{released:?}");
     tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
     assert!(

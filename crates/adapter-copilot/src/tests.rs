@@ -17,7 +17,11 @@ fn read_only_offers_nothing_and_says_why() {
     let unprobed = AGENT.capabilities();
     assert!(unprobed.offered(PromptKind::Permission, "bash").is_empty());
     assert_eq!(
-        unprobed.rule_for(PromptKind::Permission, "bash").unwrap().actions[0].evidence,
+        unprobed
+            .rule_for(PromptKind::Permission, "bash")
+            .unwrap()
+            .actions[0]
+            .evidence,
         "no probe has checked that this Copilot CLI honours gatehouse's answers"
     );
     assert_eq!(
@@ -48,7 +52,11 @@ fn a_verified_probe_offers_once_and_deny_for_bash_only() {
         "no probe checks Copilot's \"don't ask again\""
     );
     assert_eq!(
-        flags.rule_for(PromptKind::Permission, "edit").unwrap().actions[0].evidence,
+        flags
+            .rule_for(PromptKind::Permission, "edit")
+            .unwrap()
+            .actions[0]
+            .evidence,
         "the probe proves bash prompts only; answer the others in Copilot's terminal"
     );
 }
@@ -59,9 +67,7 @@ fn a_verified_probe_offers_once_and_deny_for_bash_only() {
 fn the_rule_names_copilot_and_its_probe_and_the_record_survives_a_write_and_a_read() {
     let folder = tempfile::tempdir().unwrap();
     let state = folder.path().join("state");
-    let unlock_read = || {
-        AGENT.unlock(AGENT.record(&state), |_| Ok("1.0.102".to_owned()))
-    };
+    let unlock_read = || AGENT.unlock(AGENT.record(&state), |_| Ok("1.0.102".to_owned()));
     assert!(
         matches!(unlock_read(), Unlock::ReadOnly { reason } if reason.contains("this Copilot CLI honours gatehouse's answers; run `gatehouse probe copilot`"))
     );

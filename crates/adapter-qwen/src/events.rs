@@ -63,7 +63,10 @@ pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError
     match name {
         "PermissionRequest" => {
             let tool = raw.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
-            let input = raw.tool_input.clone().ok_or_else(|| missing("tool_input"))?;
+            let input = raw
+                .tool_input
+                .clone()
+                .ok_or_else(|| missing("tool_input"))?;
             Ok(permission_prompt(adapter, session, raw.cwd, tool, input))
         }
         "PostToolUse" => {
@@ -76,9 +79,15 @@ pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError
             }))
         }
         "PostToolBatch" if raw.tool_calls.iter().any(|call| call.status == "cancelled") => {
-            Ok(HookEvent::Observe(Observation::TurnEnded { adapter, session }))
+            Ok(HookEvent::Observe(Observation::TurnEnded {
+                adapter,
+                session,
+            }))
         }
-        "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded { adapter, session })),
+        "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded {
+            adapter,
+            session,
+        })),
         "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
             adapter,
             session,

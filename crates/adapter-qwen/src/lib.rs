@@ -53,9 +53,11 @@ pub const AGENT: AgentDescription = AgentDescription {
     unlocks: Unlocks {
         tool: events::ANSWERABLE_TOOL,
         actions: &[Action::Once, Action::Deny],
-        not_unlocked: "Qwen Code ignores a hook's \"always\" (updatedPermissions) and sends no suggestions: \
+        not_unlocked:
+            "Qwen Code ignores a hook's \"always\" (updatedPermissions) and sends no suggestions: \
                        release the prompt and choose \"Always allow\" in Qwen's own dialog",
-        other_tools: "the probe proves run_shell_command prompts only; answer the others in Qwen's terminal",
+        other_tools:
+            "the probe proves run_shell_command prompts only; answer the others in Qwen's terminal",
         held: Some(install::HELD),
     },
 };

@@ -32,18 +32,24 @@ fn a_passing_probe_offers_once_and_deny_for_shell_commands_says_how_long_and_nev
         flags.offered(PromptKind::Permission, "run_shell_command"),
         vec![Action::Once, Action::Deny]
     );
-    assert!(flags.offered(PromptKind::Permission, "write_file").is_empty());
+    assert!(flags
+        .offered(PromptKind::Permission, "write_file")
+        .is_empty());
     let shell = flags
         .rule_for(PromptKind::Permission, "run_shell_command")
         .unwrap();
     assert!(
-        shell.actions[0].evidence.starts_with("by probe on 2026-12-01 for Qwen Code 0.24.4; ")
+        shell.actions[0]
+            .evidence
+            .starts_with("by probe on 2026-12-01 for Qwen Code 0.24.4; ")
             && shell.actions[0].evidence.contains("answer within 40 s"),
         "{}",
         shell.actions[0].evidence
     );
     assert!(
-        shell.actions[2].evidence.contains("ignores a hook's \"always\""),
+        shell.actions[2]
+            .evidence
+            .contains("ignores a hook's \"always\""),
         "{}",
         shell.actions[2].evidence
     );

@@ -16,7 +16,7 @@ pub use gatehouse_core::answer::DEFAULT_DENY_MESSAGE;
 pub fn render(verdict: &Verdict) -> String {
     let decision = match &verdict.0 {
         Answer::Once => json!({ "behavior": "allow" }),
-        Answer::Deny { message } => deny(&deny_message(message)),
+        Answer::Deny { message } => deny(deny_message(message)),
         // Qwen asks no questions through this hook, so no such verdict is ever offered; should
         // one arrive anyway, it must never allow by accident.
         Answer::Answer { .. } => deny("gatehouse cannot answer questions for Qwen Code."),

@@ -81,7 +81,9 @@ impl AgentDescription {
 
     /// What a fresh record unlocks for the agent it probed.
     pub fn unlock_of(&self, record: &ProbeRecord) -> Unlock {
-        self.unlock(Ok(Some(record.clone())), |record| Ok(record.version.clone()))
+        self.unlock(Ok(Some(record.clone())), |record| {
+            Ok(record.version.clone())
+        })
     }
 
     /// Whether answers are unlocked for the installed agent, as the gateway sees it: the record
@@ -149,20 +151,20 @@ impl AgentDescription {
                     None => evidence.clone(),
                 };
                 vec![
-                CapabilityRule {
-                    kind: PromptKind::Permission,
-                    tool: Some(self.unlocks.tool.into()),
-                    actions: EVERY_ACTION
-                        .into_iter()
-                        .map(|action| {
-                            if self.unlocks.actions.contains(&action) {
-                                ActionFlag::verified(action, evidence.clone())
-                            } else {
-                                ActionFlag::unverified(action, self.unlocks.not_unlocked)
-                            }
-                        })
-                        .collect(),
-                },
+                    CapabilityRule {
+                        kind: PromptKind::Permission,
+                        tool: Some(self.unlocks.tool.into()),
+                        actions: EVERY_ACTION
+                            .into_iter()
+                            .map(|action| {
+                                if self.unlocks.actions.contains(&action) {
+                                    ActionFlag::verified(action, evidence.clone())
+                                } else {
+                                    ActionFlag::unverified(action, self.unlocks.not_unlocked)
+                                }
+                            })
+                            .collect(),
+                    },
                     every_tool(self.unlocks.other_tools),
                 ]
             }

@@ -33,7 +33,8 @@ fn a_shell_permission_request_is_a_prompt_with_the_whole_command_held_while_acti
     assert_eq!(prompt.read_only_reason, None);
     assert!(prompt.extra.suggestions.is_empty(), "Qwen sends none");
     // In approval mode `auto`, the classifier could not decide: the same prompt.
-    let (auto, _) = prompt_of(parse(payload!("PermissionRequest-automode.shell.json"), None).unwrap());
+    let (auto, _) =
+        prompt_of(parse(payload!("PermissionRequest-automode.shell.json"), None).unwrap());
     assert_eq!(auto.summary, prompt.summary);
 }
 
@@ -53,7 +54,11 @@ fn post_tool_use_finishes_the_prompt_of_the_same_command_though_only_it_has_a_to
 #[test]
 fn a_cancel_in_qwens_dialog_ends_the_turn_and_other_batches_are_nothing() {
     assert_eq!(
-        parse(payload!("PostToolBatch-cancelled-in-dialog.shell.json"), None).unwrap(),
+        parse(
+            payload!("PostToolBatch-cancelled-in-dialog.shell.json"),
+            None
+        )
+        .unwrap(),
         HookEvent::Observe(Observation::TurnEnded {
             adapter: "qwen".into(),
             session: "484e11b4-bd29-42bc-8139-f401cc2af322".into(),
@@ -107,12 +112,21 @@ fn another_tool_is_watched_read_only_with_the_reason_and_bad_input_is_an_error()
     // A shell call without a command is nothing the probe proved either.
     let empty = br#"{"session_id": "s", "hook_event_name": "PermissionRequest",
         "tool_name": "run_shell_command", "tool_input": {}}"#;
-    assert_eq!(prompt_of(parse(empty, None).unwrap()).1, HoldMode::RegisterOnly);
-    assert!(matches!(parse(b"not json", None), Err(ParseError::NotJson(_))));
+    assert_eq!(
+        prompt_of(parse(empty, None).unwrap()).1,
+        HoldMode::RegisterOnly
+    );
+    assert!(matches!(
+        parse(b"not json", None),
+        Err(ParseError::NotJson(_))
+    ));
     assert!(matches!(
         parse(br#"{"session_id": "s"}"#, None),
         Err(ParseError::NotAnEvent(_))
     ));
     let no_input = br#"{"session_id": "s", "hook_event_name": "PermissionRequest", "tool_name": "run_shell_command"}"#;
-    assert!(matches!(parse(no_input, None), Err(ParseError::NotAnEvent(_))));
+    assert!(matches!(
+        parse(no_input, None),
+        Err(ParseError::NotAnEvent(_))
+    ));
 }

@@ -59,8 +59,13 @@ fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_
         .plan_install(&installed, &plan_for(COMMAND))
         .unwrap();
     assert_eq!(again, installed);
-    assert!(changes.iter().all(|change| change.to_string().contains("unchanged")
-        || !change.to_string().contains("added")), "{changes:?}");
+    assert!(
+        changes
+            .iter()
+            .all(|change| change.to_string().contains("unchanged")
+                || !change.to_string().contains("added")),
+        "{changes:?}"
+    );
     let (removed, _) = QWEN_HOOKS.plan_uninstall(&installed).unwrap();
     assert_eq!(removed, settings);
 }
@@ -86,21 +91,35 @@ fn the_installer_writes_the_file_with_a_backup_and_says_what_auto_mode_means() {
     let command = written["hooks"]["PermissionRequest"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
-    assert!(command.starts_with("GATEHOUSE_HOOK__WAIT_SECONDS=40 "), "{command}");
+    assert!(
+        command.starts_with("GATEHOUSE_HOOK__WAIT_SECONDS=40 "),
+        "{command}"
+    );
     assert_eq!(
-        written["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"],
-        55,
+        written["hooks"]["PermissionRequest"][0]["hooks"][0]["timeout"], 55,
         "Qwen's wait, whatever the request"
     );
     let notes = outcome.notes.join("\n");
-    assert!(notes.contains("held for up to 40 s") && notes.contains("60 s"), "{notes}");
-    assert!(notes.contains("approval mode `auto`") && notes.contains("leaves your mode"), "{notes}");
+    assert!(
+        notes.contains("held for up to 40 s") && notes.contains("60 s"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("approval mode `auto`") && notes.contains("leaves your mode"),
+        "{notes}"
+    );
     let removed = QwenInstaller.uninstall(&path).unwrap();
     assert!(!removed.changes.is_empty());
     let left: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    assert!(left.get("hooks").is_none_or(|hooks| hooks.as_object().unwrap().is_empty()), "{left}");
+    assert!(
+        left.get("hooks")
+            .is_none_or(|hooks| hooks.as_object().unwrap().is_empty()),
+        "{left}"
+    );
     assert_eq!(
-        QwenInstaller.settings_path(&SettingsScope::Project(folder.path().into())).unwrap(),
+        QwenInstaller
+            .settings_path(&SettingsScope::Project(folder.path().into()))
+            .unwrap(),
         folder.path().join(".qwen/settings.json")
     );
 }

@@ -76,7 +76,10 @@ fn reported(version: &str) -> RunningAgent {
 #[test]
 fn read_only_offers_nothing_for_any_tool_and_says_why() {
     let flags = AGENT.capabilities();
-    assert_eq!((flags.adapter.as_str(), flags.name.as_str()), ("agent", "The Agent"));
+    assert_eq!(
+        (flags.adapter.as_str(), flags.name.as_str()),
+        ("agent", "The Agent")
+    );
     assert!(flags.offered(PromptKind::Permission, "shell").is_empty());
     let rule = flags.rule_for(PromptKind::Permission, "other").unwrap();
     assert_eq!(
@@ -93,7 +96,10 @@ fn a_verified_probe_offers_the_unlocked_actions_for_the_unlocked_tool_only() {
         vec![Action::Once, Action::Deny]
     );
     let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
-    assert_eq!(shell.actions[0].evidence, "by probe on 2026-12-01 for Agent 1.2.3");
+    assert_eq!(
+        shell.actions[0].evidence,
+        "by probe on 2026-12-01 for Agent 1.2.3"
+    );
     assert_eq!(
         (shell.actions[2].action, shell.actions[2].evidence.as_str()),
         (Action::Always, "no always here")
@@ -101,6 +107,26 @@ fn a_verified_probe_offers_the_unlocked_actions_for_the_unlocked_tool_only() {
     assert!(flags.offered(PromptKind::Permission, "Shell").is_empty());
     let other = flags.rule_for(PromptKind::Permission, "edit").unwrap();
     assert_eq!(other.actions[0].evidence, "only shell is probed");
+}
+
+#[test]
+fn an_agent_that_gives_up_on_its_hook_says_how_long_a_prompt_is_held_beside_the_evidence() {
+    let held = AgentDescription {
+        unlocks: Unlocks {
+            held: Some("answer within 40 s"),
+            ..AGENT.unlocks
+        },
+        ..AGENT
+    };
+    let flags = held.capabilities_for(&held.unlock_of(&record(true)));
+    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
+    assert_eq!(
+        shell.actions[0].evidence,
+        "by probe on 2026-12-01 for Agent 1.2.3; answer within 40 s"
+    );
+    assert_eq!(shell.actions[2].evidence, "no always here");
+    let unprobed = held.capabilities();
+    assert!(!unprobed.rules[0].actions[0].evidence.contains("40 s"));
 }
 
 #[test]
