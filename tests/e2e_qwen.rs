@@ -56,7 +56,7 @@ impl std::ops::Deref for QwenTmux {
 
 impl Drop for QwenTmux {
     fn drop(&mut self) {
-        gatehouse_adapter_qwen::probe::exit(self.0.terminal(), Duration::from_secs(15));
+        gatehouse_adapter_qwen::probe::SCREEN.quit(self.0.terminal(), Duration::from_secs(15));
     }
 }
 

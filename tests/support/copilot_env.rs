@@ -91,6 +91,6 @@ impl std::ops::Deref for CopilotTmux {
 
 impl Drop for CopilotTmux {
     fn drop(&mut self) {
-        gatehouse_adapter_copilot::probe::exit(self.0.terminal(), Duration::from_secs(15));
+        gatehouse_adapter_copilot::probe::SCREEN.quit(self.0.terminal(), Duration::from_secs(15));
     }
 }

@@ -85,7 +85,7 @@ impl GatedAgent for Copilot {
     }
 
     fn installer(&self) -> &dyn HookInstaller {
-        &install::CopilotInstaller
+        &install::COPILOT_INSTALLER
     }
 
     fn probe(&self) -> &dyn AgentProbe {

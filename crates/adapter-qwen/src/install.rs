@@ -16,10 +16,8 @@
 //! An entry is gatehouse's when its `command` ends with ` hook qwen` and its program (after any
 //! `NAME=value` words) is named `gatehouse`, in any folder.
 
-use std::path::{Path, PathBuf};
-
-use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks, EntryShape, EntryStyle, HookEvent, HookPlan};
+use gatehouse_hook_settings::installer::HeldHooksInstaller;
+use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle, HookEvent};
 
 /// How long a Qwen hook holds a prompt for an answer: well under the 60 s after which Qwen shows
 /// its own dialog and ignores a later answer. `release` hands the prompt back at once.
@@ -43,43 +41,28 @@ pub const EVENTS: [HookEvent; 5] = [
     HookEvent::within("SessionEnd", None, 10),
 ];
 
-/// Qwen Code, as the shared installer sees it.
-pub const QWEN_HOOKS: AgentHooks = AgentHooks {
-    file_kind: "Qwen Code settings file",
-    command_suffix: " hook qwen",
-    events: &EVENTS,
-    allows_assignments_before_program: true,
-    entry: EntryStyle::PLAIN,
-    entry_shape: EntryShape::MatcherGroups,
-    command_names_event: false,
+/// Qwen Code's settings file, `~/.qwen/settings.json` (`$QWEN_HOME/settings.json`) or a
+/// project's `.qwen/settings.json`, as the shared installer writes it.
+pub const QWEN_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
+    hooks: AgentHooks {
+        file_kind: "Qwen Code settings file",
+        command_suffix: " hook qwen",
+        events: &EVENTS,
+        allows_assignments_before_program: true,
+        entry: EntryStyle::PLAIN,
+        entry_shape: EntryShape::MatcherGroups,
+        command_names_event: false,
+    },
+    home_variable: "QWEN_HOME",
+    home_folder: ".qwen",
+    file_name: "settings.json",
+    project_file: ".qwen/settings.json",
+    described:
+        "~/.qwen/settings.json ($QWEN_HOME/settings.json), or a project's .qwen/settings.json",
+    wait_seconds: QWEN_WAIT_SECONDS,
+    hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
+    notes,
 };
-
-/// The settings file Qwen Code reads for this user: `$QWEN_HOME/settings.json`, else
-/// `~/.qwen/settings.json`.
-pub fn default_settings_path() -> Option<PathBuf> {
-    if let Some(home) = std::env::var_os("QWEN_HOME").filter(|folder| !folder.is_empty()) {
-        return Some(PathBuf::from(home).join("settings.json"));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".qwen").join("settings.json"))
-}
-
-/// The hook command for a gatehouse binary: it sets Qwen's short wait and is quoted for a POSIX
-/// shell. `None` when the path is not UTF-8 or not named `gatehouse`.
-#[must_use]
-pub fn hook_command(program: &Path) -> Option<String> {
-    let command = format!(
-        "GATEHOUSE_HOOK__WAIT_SECONDS={QWEN_WAIT_SECONDS} {}",
-        QWEN_HOOKS.hook_command(program)?
-    );
-    QWEN_HOOKS.is_gatehouse_command(&command).then_some(command)
-}
-
-fn plan_for(command: &str) -> HookPlan {
-    HookPlan {
-        command: command.to_owned(),
-        hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
-    }
-}
 
 /// What the person should know after an install: how prompts are held, and Qwen's own approval
 /// mode.
@@ -98,38 +81,6 @@ pub fn notes(command: &str) -> Vec<String> {
          Qwen's settings (or cycle with shift+tab) to have every shell command asked."
             .to_owned(),
     ]
-}
-
-/// Qwen Code's settings file: `~/.qwen/settings.json`, or a project's `.qwen/settings.json`.
-pub struct QwenInstaller;
-
-impl HookInstaller for QwenInstaller {
-    fn settings_path(&self, scope: &SettingsScope) -> Result<PathBuf, KitError> {
-        installer::settings_path(
-            scope,
-            default_settings_path,
-            ".qwen/settings.json",
-            &QWEN_HOOKS,
-        )
-    }
-
-    fn settings_described(&self) -> &'static str {
-        "~/.qwen/settings.json ($QWEN_HOME/settings.json), or a project's .qwen/settings.json"
-    }
-
-    /// Qwen's wait is its own (it shows no dialog while its hook waits), whatever the request.
-    fn install(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError> {
-        let command = installer::hook_command(hook_command(&request.program), &request.program)?;
-        let report = QWEN_HOOKS.install_file(&request.settings, &plan_for(&command))?;
-        Ok(installer::outcome(report, notes(&command)))
-    }
-
-    fn uninstall(&self, settings: &Path) -> Result<InstallOutcome, KitError> {
-        Ok(installer::outcome(
-            QWEN_HOOKS.uninstall_file(settings)?,
-            Vec::new(),
-        ))
-    }
 }
 
 #[cfg(test)]

@@ -93,7 +93,7 @@ impl GatedAgent for Qwen {
     }
 
     fn installer(&self) -> &dyn HookInstaller {
-        &install::QwenInstaller
+        &install::QWEN_INSTALLER
     }
 
     fn probe(&self) -> &dyn AgentProbe {

@@ -5,35 +5,22 @@
 //! version). It reads a decision object with any other behavior, or none, as a deny, and
 //! ignores `updatedPermissions`; printing nothing hands the prompt to its own dialog.
 
-use gatehouse_core::answer::deny_message;
-use gatehouse_core::{Answer, Verdict};
-use serde_json::{json, Value};
+use gatehouse_core::Verdict;
 
 /// What Qwen tells the model when the person denies without a message of their own.
 pub use gatehouse_core::answer::DEFAULT_DENY_MESSAGE;
 
-/// The hook's stdout for a verdict.
+/// The hook's stdout for a verdict: the kit's rendering in Claude Code's shape. Qwen asks no
+/// questions through this hook and ignores a hook's "always", so neither is ever offered; should
+/// one arrive anyway, it is a deny.
 pub fn render(verdict: &Verdict) -> String {
-    let decision = match &verdict.0 {
-        Answer::Once => json!({ "behavior": "allow" }),
-        Answer::Deny { message } => deny(deny_message(message)),
-        // Qwen asks no questions through this hook, so no such verdict is ever offered; should
-        // one arrive anyway, it must never allow by accident.
-        Answer::Answer { .. } => deny("gatehouse cannot answer questions for Qwen Code."),
-        // Qwen ignores a hook's "always", so it is never offered; should one arrive anyway, it
-        // must never allow by accident.
-        Answer::Always { .. } => deny("gatehouse cannot allow calls for good in Qwen Code."),
-    };
-    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
-        .to_string()
-}
-
-fn deny(message: &str) -> Value {
-    json!({ "behavior": "deny", "message": message })
+    gatehouse_harness::verdict::permission_request_decision(verdict, "Qwen Code")
 }
 
 #[cfg(test)]
 mod tests {
+    use gatehouse_core::Answer;
+
     use super::*;
 
     #[test]

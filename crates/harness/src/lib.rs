@@ -10,6 +10,8 @@
 //! - [`http`]: an HTTP/1.1 server on a loopback port that answers with a handler's responses.
 //! - [`model`]: one scripted model on that server, with a dialect per API (OpenAI responses,
 //!   chat completions, Gemini): the script, what was served and what came back, kept once.
+//! - [`verdict`]: verdicts in the shape of Claude Code's `PermissionRequest` hooks, which other
+//!   agents read too.
 //! - [`probe`]: one probe driver: the standard cases (allow, deny, no verdict), the hook that
 //!   saves events and prints the case's verdict, the loop over the cases and their judgement.
 //!
@@ -24,3 +26,4 @@ pub mod model;
 pub mod probe;
 pub mod record;
 pub mod terminal;
+pub mod verdict;

@@ -32,18 +32,16 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::HookEvent;
-use gatehouse_harness::model::ScriptedModel;
+use gatehouse_harness::executable::VersionError;
+use gatehouse_harness::probe::screen::{first_line, AgentScreen};
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, PrivateFolder, Seen};
+use gatehouse_harness::probe::{self as driver, PrivateFolder};
+use gatehouse_harness::record::ProbeRecord;
 use gatehouse_harness::terminal::Terminal;
 
 use self::private::PrivateCopilot;
-use gatehouse_harness::executable::VersionError;
-use gatehouse_harness::record::ProbeRecord;
-
 use crate::{events, verdict, AGENT};
 
 /// Text of Copilot CLI 1.0.102's dialog for a shell command.
@@ -54,6 +52,21 @@ pub const READY_TEXT: &str = "/ commands";
 
 /// The first line of Copilot's folder trust dialog.
 pub const FOLDER_TRUST_TEXT: &str = "Confirm folder trust";
+
+/// Copilot CLI's terminal, as the kit's standard cases drive it.
+pub const SCREEN: AgentScreen = AgentScreen {
+    agent: "Copilot",
+    dialog: "dialog",
+    event_name: "permissionRequest",
+    dialog_text: APPROVAL_PROMPT_TEXT,
+    ready_text: READY_TEXT,
+    // "1. Yes" is selected.
+    yes_keys: &["Enter"],
+    quit_command: "/exit",
+    parse: |stdin| events::parse(stdin, Some("permissionRequest"), |_, _| None),
+    render: verdict::render,
+    reported: first_line,
+};
 
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
@@ -100,20 +113,15 @@ pub fn run(
         }
     })?;
 
-    let results = driver::run_cases(
+    let results = SCREEN.run_cases(
+        &terminal,
+        &fake,
+        &private.hook,
         &cases,
+        options.case_deadline,
         progress,
-        |case| (case.name, case.answer.describe("Copilot", "dialog")),
-        |case| check_case(&terminal, &fake, &private, case, options.case_deadline),
-        // Leave Copilot ready for the next case whatever happened: Esc ends a dialog or a turn.
-        || {
-            terminal.send_keys(&["Escape"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(10), |screen| {
-                screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT)
-            });
-        },
     );
-    exit(&terminal, Duration::from_secs(15));
+    SCREEN.quit(&terminal, Duration::from_secs(15));
     drop(terminal);
     Ok(ProbeRecord {
         agent: AGENT.id,
@@ -133,8 +141,7 @@ pub fn wait_until_ready(terminal: &Terminal, deadline: Duration) -> Result<Strin
     loop {
         let left = deadline.saturating_sub(started.elapsed());
         let screen = terminal.wait_for_screen(left, |screen| {
-            screen.contains(FOLDER_TRUST_TEXT)
-                || (screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT))
+            screen.contains(FOLDER_TRUST_TEXT) || SCREEN.is_ready(screen)
         })?;
         if !screen.contains(FOLDER_TRUST_TEXT) {
             return Ok(screen);
@@ -143,21 +150,6 @@ pub fn wait_until_ready(terminal: &Terminal, deadline: Duration) -> Result<Strin
         let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left), |screen| {
             !screen.contains(FOLDER_TRUST_TEXT)
         });
-    }
-}
-
-/// Ends Copilot with `/exit` and waits up to `deadline` for it to be gone. Killing its terminal
-/// is not enough before its home is removed: npm's loader, the terminal's process, dies at once,
-/// while the native Copilot it started goes on writing its logs and session state for a moment.
-pub fn exit(terminal: &Terminal, deadline: Duration) {
-    let started = Instant::now();
-    // Esc closes a dialog, if one is open; then the input box takes the command.
-    terminal.send_keys(&["Escape"]);
-    terminal.send_text("/exit");
-    let _ = terminal.wait_for_screen(Duration::from_secs(5), |screen| screen.contains("/exit"));
-    terminal.send_keys(&["Enter"]);
-    while !terminal.is_dead() && started.elapsed() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -176,79 +168,4 @@ impl AgentProbe for CopilotProbe {
     ) -> Result<ProbeOutcome, KitError> {
         AGENT.run_probe(request, |options| run(options, progress))
     }
-}
-
-/// What `gatehouse hook copilot` prints for the case's answer in production.
-fn rendered(answer: HookAnswer) -> String {
-    answer
-        .verdict()
-        .as_ref()
-        .map(verdict::render)
-        .unwrap_or_default()
-}
-
-/// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.
-fn check_case(
-    terminal: &Terminal,
-    fake: &ScriptedModel,
-    private: &PrivateCopilot,
-    case: &CommandCase,
-    deadline: Duration,
-) -> Result<String, String> {
-    let started = Instant::now();
-    let left = || deadline.saturating_sub(started.elapsed());
-    let read_as = driver::ask(
-        terminal,
-        fake,
-        &private.hook,
-        case,
-        &rendered(case.answer),
-        ("Copilot", "permissionRequest"),
-        left,
-        |line| match events::parse(line.as_bytes(), Some("permissionRequest"), |_, _| None) {
-            Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
-                Some(prompt.summary)
-            }
-            _ => None,
-        },
-    )?;
-
-    let mut dialog_seen = false;
-    if case.answer == HookAnswer::NoVerdict {
-        terminal
-            .wait_for_screen(left(), |screen| screen.contains(APPROVAL_PROMPT_TEXT))
-            .map_err(|screen| {
-                format!(
-                    "with no verdict, Copilot did not show its own dialog; last screen:\n{screen}"
-                )
-            })?;
-        if case.marker.exists() || fake.output_for(&case.call.call_id).is_some() {
-            return Err("the command ran before anyone answered Copilot's dialog".into());
-        }
-        dialog_seen = true;
-        // "1. Yes" is selected; Enter confirms it. Copilot may drop a key while it draws.
-        while terminal.screen().contains(APPROVAL_PROMPT_TEXT) && !left().is_zero() {
-            terminal.send_keys(&["Enter"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left()), |screen| {
-                !screen.contains(APPROVAL_PROMPT_TEXT)
-            });
-        }
-    }
-    let output = driver::wait_for_output(fake, &case.call.call_id, left())
-        .ok_or("Copilot did not report the call's outcome to the model")?;
-    let screen = terminal
-        .wait_for_screen(left(), |screen| {
-            screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT)
-        })
-        .map_err(|screen| format!("Copilot did not finish the turn; last screen:\n{screen}"))?;
-    driver::judge(&Seen {
-        case,
-        agent: "Copilot",
-        dialog: "dialog",
-        read_as: &read_as,
-        output: &output,
-        reported: output.trim().lines().next().unwrap_or("(empty)"),
-        dialog_shown: dialog_seen || screen.contains(APPROVAL_PROMPT_TEXT),
-        dialog_line: APPROVAL_PROMPT_TEXT,
-    })
 }

@@ -2,6 +2,9 @@
 //! the settings file Qwen Code 0.24.4 really had. The shared algorithm is tested in
 //! `gatehouse-hook-settings`.
 
+use std::path::Path;
+
+use gatehouse_core::kit::{HookInstaller, InstallRequest, SettingsScope};
 use serde_json::{json, Value};
 
 use super::*;
@@ -17,12 +20,22 @@ fn captured_settings() -> Value {
 
 #[test]
 fn the_hook_command_sets_a_wait_well_under_qwens_60_seconds_and_is_recognised() {
-    let command = hook_command(Path::new("/opt/bin/gatehouse")).unwrap();
+    let command = QWEN_INSTALLER
+        .hook_command(Path::new("/opt/bin/gatehouse"))
+        .unwrap();
     assert_eq!(command, COMMAND);
-    assert!(QWEN_HOOKS.is_gatehouse_command("'/usr/bin/gatehouse' hook qwen"));
-    assert!(!QWEN_HOOKS.is_gatehouse_command("'/usr/bin/gatehouse' hook codex"));
-    assert!(!QWEN_HOOKS.is_gatehouse_command("/home/dev/bin/hook.sh PermissionRequest"));
-    assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
+    assert!(QWEN_INSTALLER
+        .hooks
+        .is_gatehouse_command("'/usr/bin/gatehouse' hook qwen"));
+    assert!(!QWEN_INSTALLER
+        .hooks
+        .is_gatehouse_command("'/usr/bin/gatehouse' hook codex"));
+    assert!(!QWEN_INSTALLER
+        .hooks
+        .is_gatehouse_command("/home/dev/bin/hook.sh PermissionRequest"));
+    assert!(QWEN_INSTALLER
+        .hook_command(Path::new("/usr/bin/not-gatehouse"))
+        .is_none());
     // Qwen reads 1000 or more as milliseconds, and gives up on a hook at 60 s whatever it says.
     const { assert!(QWEN_WAIT_SECONDS + 10 <= HOLD_TIMEOUT_SECONDS) };
     const { assert!(HOLD_TIMEOUT_SECONDS < 60) };
@@ -33,8 +46,9 @@ fn the_hook_command_sets_a_wait_well_under_qwens_60_seconds_and_is_recognised() 
 fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_uninstall_undoes_it(
 ) {
     let settings = captured_settings();
-    let (installed, changes) = QWEN_HOOKS
-        .plan_install(&settings, &plan_for(COMMAND))
+    let (installed, changes) = QWEN_INSTALLER
+        .hooks
+        .plan_install(&settings, &QWEN_INSTALLER.plan_for(COMMAND))
         .unwrap();
     assert_eq!(changes.len(), EVENTS.len());
     let groups = installed["hooks"]["PermissionRequest"].as_array().unwrap();
@@ -55,8 +69,9 @@ fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_
         installed["tools"]["approvalMode"], "default",
         "the person's approval mode is left alone"
     );
-    let (again, changes) = QWEN_HOOKS
-        .plan_install(&installed, &plan_for(COMMAND))
+    let (again, changes) = QWEN_INSTALLER
+        .hooks
+        .plan_install(&installed, &QWEN_INSTALLER.plan_for(COMMAND))
         .unwrap();
     assert_eq!(again, installed);
     assert!(
@@ -66,7 +81,7 @@ fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_
                 || !change.to_string().contains("added")),
         "{changes:?}"
     );
-    let (removed, _) = QWEN_HOOKS.plan_uninstall(&installed).unwrap();
+    let (removed, _) = QWEN_INSTALLER.hooks.plan_uninstall(&installed).unwrap();
     assert_eq!(removed, settings);
 }
 
@@ -77,7 +92,7 @@ fn the_installer_writes_the_file_with_a_backup_and_says_what_auto_mode_means() {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, "{\n  \"model\": { \"name\": \"qwen3-coder\" }\n}\n").unwrap();
     let program = folder.path().join("bin/gatehouse");
-    let outcome = QwenInstaller
+    let outcome = QWEN_INSTALLER
         .install(&InstallRequest {
             settings: path.clone(),
             program: program.clone(),
@@ -108,7 +123,7 @@ fn the_installer_writes_the_file_with_a_backup_and_says_what_auto_mode_means() {
         notes.contains("approval mode `auto`") && notes.contains("leaves your mode"),
         "{notes}"
     );
-    let removed = QwenInstaller.uninstall(&path).unwrap();
+    let removed = QWEN_INSTALLER.uninstall(&path).unwrap();
     assert!(!removed.changes.is_empty());
     let left: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert!(
@@ -117,7 +132,7 @@ fn the_installer_writes_the_file_with_a_backup_and_says_what_auto_mode_means() {
         "{left}"
     );
     assert_eq!(
-        QwenInstaller
+        QWEN_INSTALLER
             .settings_path(&SettingsScope::Project(folder.path().into()))
             .unwrap(),
         folder.path().join(".qwen/settings.json")

@@ -18,17 +18,14 @@
 pub mod private;
 
 use std::fs;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::HookEvent;
 use gatehouse_harness::model::chat::Chat;
 use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
+use gatehouse_harness::probe::screen::{first_line, AgentScreen};
 pub use gatehouse_harness::probe::ProbeOptions;
-use gatehouse_harness::probe::{
-    self as driver, shell_quote, CommandCase, HookAnswer, PrivateFolder, ProbeError, ProbeHook,
-    Seen,
-};
+use gatehouse_harness::probe::{self as driver, shell_quote, PrivateFolder, ProbeError, ProbeHook};
 use gatehouse_harness::record::ProbeRecord;
 use gatehouse_harness::terminal::Terminal;
 use serde_json::json;
@@ -40,6 +37,21 @@ pub const APPROVAL_PROMPT_TEXT: &str = "Allow execution of";
 
 /// Text of Qwen's empty input box: it is ready for the next message.
 pub const READY_TEXT: &str = "Type your message";
+
+/// Qwen Code's terminal, as the kit's standard cases drive it.
+pub const SCREEN: AgentScreen = AgentScreen {
+    agent: "Qwen",
+    dialog: "dialog",
+    event_name: "PermissionRequest",
+    dialog_text: APPROVAL_PROMPT_TEXT,
+    ready_text: READY_TEXT,
+    // "1. Yes, allow once" is selected.
+    yes_keys: &["Enter"],
+    quit_command: "/quit",
+    parse: |stdin| events::parse(stdin, None),
+    render: verdict::render,
+    reported: first_line,
+};
 
 /// Qwen's shell tool; the call's reason is its description, which Qwen shows beside the command.
 pub const SHELL: Tool = Tool {
@@ -96,25 +108,21 @@ pub fn run(
         &[&program],
     )?;
     terminal
-        .wait_for_screen(options.start_deadline, is_ready)
+        .wait_for_screen(options.start_deadline, |screen| SCREEN.is_ready(screen))
         .map_err(|screen| ProbeError::DidNotStart {
             agent: "Qwen Code",
             deadline: options.start_deadline,
             screen,
         })?;
-
-    let results = driver::run_cases(
+    let results = SCREEN.run_cases(
+        &terminal,
+        &fake,
+        &hook,
         &cases,
+        options.case_deadline,
         progress,
-        |case| (case.name, case.answer.describe("Qwen", "dialog")),
-        |case| check_case(&terminal, &fake, &hook, case, options.case_deadline),
-        // Leave Qwen ready for the next case whatever happened: Esc ends a dialog or a turn.
-        || {
-            terminal.send_keys(&["Escape"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(10), is_ready);
-        },
     );
-    exit(&terminal, Duration::from_secs(15));
+    SCREEN.quit(&terminal, Duration::from_secs(15));
     drop(terminal);
     Ok(ProbeRecord {
         agent: AGENT.id,
@@ -125,25 +133,6 @@ pub fn run(
         cases: results,
         gatehouse_version: env!("CARGO_PKG_VERSION").into(),
     })
-}
-
-/// Whether Qwen shows its empty input box and no dialog.
-pub fn is_ready(screen: &str) -> bool {
-    screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT)
-}
-
-/// Ends Qwen with `/quit` and waits up to `deadline` for it to be gone, so that it writes
-/// nothing into a home that is removed next.
-pub fn exit(terminal: &Terminal, deadline: Duration) {
-    let started = Instant::now();
-    // Esc closes a dialog, if one is open; then the input box takes the command.
-    terminal.send_keys(&["Escape"]);
-    terminal.send_text("/quit");
-    let _ = terminal.wait_for_screen(Duration::from_secs(5), |screen| screen.contains("/quit"));
-    terminal.send_keys(&["Enter"]);
-    while !terminal.is_dead() && started.elapsed() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// `gatehouse probe qwen`: the probe above, as the binary runs it for any adapter.
@@ -161,75 +150,4 @@ impl AgentProbe for QwenProbe {
     ) -> Result<ProbeOutcome, KitError> {
         AGENT.run_probe(request, |options| run(options, progress))
     }
-}
-
-/// What `gatehouse hook qwen` prints for the case's answer in production.
-fn rendered(answer: HookAnswer) -> String {
-    answer
-        .verdict()
-        .as_ref()
-        .map(verdict::render)
-        .unwrap_or_default()
-}
-
-/// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.
-fn check_case(
-    terminal: &Terminal,
-    fake: &ScriptedModel,
-    hook: &ProbeHook,
-    case: &CommandCase,
-    deadline: Duration,
-) -> Result<String, String> {
-    let started = Instant::now();
-    let left = || deadline.saturating_sub(started.elapsed());
-    let read_as = driver::ask(
-        terminal,
-        fake,
-        hook,
-        case,
-        &rendered(case.answer),
-        ("Qwen", "PermissionRequest"),
-        left,
-        |line| match events::parse(line.as_bytes(), None) {
-            Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
-                Some(prompt.summary)
-            }
-            _ => None,
-        },
-    )?;
-
-    let mut dialog_seen = false;
-    if case.answer == HookAnswer::NoVerdict {
-        terminal
-            .wait_for_screen(left(), |screen| screen.contains(APPROVAL_PROMPT_TEXT))
-            .map_err(|screen| {
-                format!("with no verdict, Qwen did not show its own dialog; last screen:\n{screen}")
-            })?;
-        if case.marker.exists() || fake.output_for(&case.call.call_id).is_some() {
-            return Err("the command ran before anyone answered Qwen's dialog".into());
-        }
-        dialog_seen = true;
-        // "1. Yes, allow once" is selected; Enter confirms it. Qwen may drop a key while it draws.
-        while terminal.screen().contains(APPROVAL_PROMPT_TEXT) && !left().is_zero() {
-            terminal.send_keys(&["Enter"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left()), |screen| {
-                !screen.contains(APPROVAL_PROMPT_TEXT)
-            });
-        }
-    }
-    let output = driver::wait_for_output(fake, &case.call.call_id, left())
-        .ok_or("Qwen did not report the call's outcome to the model")?;
-    let screen = terminal
-        .wait_for_screen(left(), is_ready)
-        .map_err(|screen| format!("Qwen did not finish the turn; last screen:\n{screen}"))?;
-    driver::judge(&Seen {
-        case,
-        agent: "Qwen",
-        dialog: "dialog",
-        read_as: &read_as,
-        output: &output,
-        reported: output.trim().lines().next().unwrap_or("(empty)"),
-        dialog_shown: dialog_seen || screen.contains(APPROVAL_PROMPT_TEXT),
-        dialog_line: APPROVAL_PROMPT_TEXT,
-    })
 }
