@@ -28,20 +28,13 @@ mod private;
 
 pub use self::private::{byok_environment, write_trusted_folder};
 
-use std::fs;
-use std::time::{Duration, Instant};
-
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_harness::executable::VersionError;
 use gatehouse_harness::probe::screen::{first_line, AgentScreen};
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{self as driver, PrivateFolder};
 use gatehouse_harness::record::ProbeRecord;
-use gatehouse_harness::terminal::Terminal;
 
-use self::private::PrivateCopilot;
 use crate::{events, verdict, AGENT};
 
 /// Text of Copilot CLI 1.0.102's dialog for a shell command.
@@ -53,7 +46,7 @@ pub const READY_TEXT: &str = "/ commands";
 /// The first line of Copilot's folder trust dialog.
 pub const FOLDER_TRUST_TEXT: &str = "Confirm folder trust";
 
-/// Copilot CLI's terminal, as the kit's standard cases drive it.
+/// Copilot CLI's terminal, as the kit's standard probe drives it.
 pub const SCREEN: AgentScreen = AgentScreen {
     agent: "Copilot",
     dialog: "dialog",
@@ -66,91 +59,24 @@ pub const SCREEN: AgentScreen = AgentScreen {
     parse: |stdin| events::parse(stdin, Some("permissionRequest"), |_, _| None),
     render: verdict::render,
     reported: first_line,
+    arguments: &[],
+    // Should Copilot ask to trust the workspace although its `config.json` lists it: for this
+    // session.
+    at_start: Some((FOLDER_TRUST_TEXT, &["Enter"])),
 };
 
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`.
+/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// kit's standard probe, in a private home whose settings run the probe's hook.
 pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let copilot = fs::canonicalize(&options.executable)
-        .map_err(|error| VersionError::CannotRun {
-            program: options.executable.clone(),
-            problem: error.to_string(),
-        })
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let copilot_version = AGENT
-        .executable
-        .version_of(&copilot)
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    progress(&format!(
-        "Probing GitHub Copilot CLI {copilot_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
-        copilot.display()
-    ));
-    let folder = PrivateFolder::create("gatehouse-probe-")?;
-    let root = folder.root.clone();
-    let private = PrivateCopilot::prepare(&root).map_err(ProbeError::Folder)?;
-    let cases = driver::standard_cases(&private.workspace);
-    let fake = fake_chat::start(cases.iter().map(|case| case.call.clone()).collect())
-        .map_err(ProbeError::FakeModel)?;
-
-    progress("Starting Copilot CLI in a private terminal (tmux)...");
-    let program = copilot.display().to_string();
-    let terminal = Terminal::start(
-        "probe",
-        &private.workspace,
-        &private.environment(&fake.base_url()),
-        &[&program],
-    )?;
-    wait_until_ready(&terminal, options.start_deadline).map_err(|screen| {
-        ProbeError::DidNotStart {
-            agent: "Copilot CLI",
-            deadline: options.start_deadline,
-            screen,
-        }
-    })?;
-
-    let results = SCREEN.run_cases(
-        &terminal,
-        &fake,
-        &private.hook,
-        &cases,
-        options.case_deadline,
-        progress,
-    );
-    SCREEN.quit(&terminal, Duration::from_secs(15));
-    drop(terminal);
-    Ok(ProbeRecord {
-        agent: AGENT.id,
-        version: copilot_version,
-        executable: copilot,
-        probed_at: driver::now(),
-        passed: results.iter().all(|result| result.passed),
-        cases: results,
-        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
+    SCREEN.probe(&AGENT, options, progress, fake_chat::start, |private| {
+        private::prepare(private)
     })
-}
-
-/// Waits for Copilot's input box, trusting the workspace for this session should Copilot ask
-/// although its `config.json` lists it.
-pub fn wait_until_ready(terminal: &Terminal, deadline: Duration) -> Result<String, String> {
-    let started = Instant::now();
-    loop {
-        let left = deadline.saturating_sub(started.elapsed());
-        let screen = terminal.wait_for_screen(left, |screen| {
-            screen.contains(FOLDER_TRUST_TEXT) || SCREEN.is_ready(screen)
-        })?;
-        if !screen.contains(FOLDER_TRUST_TEXT) {
-            return Ok(screen);
-        }
-        terminal.send_keys(&["Enter"]);
-        let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left), |screen| {
-            !screen.contains(FOLDER_TRUST_TEXT)
-        });
-    }
 }
 
 /// `gatehouse probe copilot`: the probe above, as the binary runs it for any adapter.

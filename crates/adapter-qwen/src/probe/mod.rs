@@ -17,17 +17,13 @@
 
 pub mod private;
 
-use std::fs;
-use std::time::Duration;
-
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_harness::model::chat::Chat;
 use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
 use gatehouse_harness::probe::screen::{first_line, AgentScreen};
 pub use gatehouse_harness::probe::ProbeOptions;
-use gatehouse_harness::probe::{self as driver, shell_quote, PrivateFolder, ProbeError, ProbeHook};
+use gatehouse_harness::probe::{shell_quote, ProbeError};
 use gatehouse_harness::record::ProbeRecord;
-use gatehouse_harness::terminal::Terminal;
 use serde_json::json;
 
 use crate::{events, verdict, AGENT};
@@ -38,7 +34,7 @@ pub const APPROVAL_PROMPT_TEXT: &str = "Allow execution of";
 /// Text of Qwen's empty input box: it is ready for the next message.
 pub const READY_TEXT: &str = "Type your message";
 
-/// Qwen Code's terminal, as the kit's standard cases drive it.
+/// Qwen Code's terminal, as the kit's standard probe drives it.
 pub const SCREEN: AgentScreen = AgentScreen {
     agent: "Qwen",
     dialog: "dialog",
@@ -51,6 +47,8 @@ pub const SCREEN: AgentScreen = AgentScreen {
     parse: |stdin| events::parse(stdin, None),
     render: verdict::render,
     reported: first_line,
+    arguments: &[],
+    at_start: None,
 };
 
 /// Qwen's shell tool; the call's reason is its description, which Qwen shows beside the command.
@@ -65,73 +63,22 @@ pub fn scripted_model(script: Vec<ScriptedCall>) -> std::io::Result<ScriptedMode
     ScriptedModel::start(Chat { tool: SHELL }, script)
 }
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`.
+/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// kit's standard probe, in a private home whose settings run the probe's hook.
 pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let qwen = fs::canonicalize(&options.executable).map_err(|error| {
-        ProbeError::Version(format!(
-            "{} cannot be probed: {error}",
-            options.executable.display()
+    SCREEN.probe(&AGENT, options, progress, scripted_model, |private| {
+        let hooks = json!({ "PermissionRequest": [{ "matcher": "*", "hooks": [
+            { "type": "command", "command": shell_quote(&private.hook.script), "timeout": 30 }
+        ] }] });
+        private::write_private_settings(&private.home, Some(hooks))?;
+        Ok(private::offline_environment(
+            &private.home,
+            &private.base_url,
+            &private.path,
         ))
-    })?;
-    let qwen_version = AGENT
-        .executable
-        .version_of(&qwen)
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    progress(&format!(
-        "Probing Qwen Code {qwen_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
-        qwen.display()
-    ));
-    let folder = PrivateFolder::create("gatehouse-probe-")?;
-    let root = folder.root.clone();
-    let home = root.join("home");
-    let workspace = root.join("workspace");
-    fs::create_dir_all(&workspace).map_err(ProbeError::Folder)?;
-    let hook = ProbeHook::write(&root, "PermissionRequest", true).map_err(ProbeError::Folder)?;
-    let hooks = json!({ "PermissionRequest": [{ "matcher": "*", "hooks": [
-        { "type": "command", "command": shell_quote(&hook.script), "timeout": 30 }
-    ] }] });
-    private::write_private_settings(&home, Some(hooks)).map_err(ProbeError::Folder)?;
-    let cases = driver::standard_cases(&workspace);
-    let fake = scripted_model(cases.iter().map(|case| case.call.clone()).collect())
-        .map_err(ProbeError::FakeModel)?;
-
-    progress("Starting Qwen Code in a private terminal (tmux)...");
-    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
-    let program = qwen.display().to_string();
-    let terminal = Terminal::start(
-        "probe",
-        &workspace,
-        &private::offline_environment(&home, &fake.base_url(), &path),
-        &[&program],
-    )?;
-    terminal
-        .wait_for_screen(options.start_deadline, |screen| SCREEN.is_ready(screen))
-        .map_err(|screen| ProbeError::DidNotStart {
-            agent: "Qwen Code",
-            deadline: options.start_deadline,
-            screen,
-        })?;
-    let results = SCREEN.run_cases(
-        &terminal,
-        &fake,
-        &hook,
-        &cases,
-        options.case_deadline,
-        progress,
-    );
-    SCREEN.quit(&terminal, Duration::from_secs(15));
-    drop(terminal);
-    Ok(ProbeRecord {
-        agent: AGENT.id,
-        version: qwen_version,
-        executable: qwen,
-        probed_at: driver::now(),
-        passed: results.iter().all(|result| result.passed),
-        cases: results,
-        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
     })
 }
 

@@ -1,17 +1,37 @@
-//! The standard cases against an agent's interactive terminal, for agents whose screen and keys
-//! are all that differ: the agent states its [`AgentScreen`] (its dialog and ready texts, the
-//! keys that say Yes, how it quits, its production parser and renderer) and
-//! [`AgentScreen::run_cases`] runs the kit's standard cases in its terminal, judged by
-//! [`super::judge`].
+//! The standard probe against an agent's interactive terminal, for agents whose screen, keys and
+//! private home are all that differ: the agent states its [`AgentScreen`] (its dialog and ready
+//! texts, the keys that say Yes, how it quits, its production parser and renderer) and
+//! [`AgentScreen::probe`] runs the whole probe: the private folder, the scripted model, the
+//! agent in tmux, the kit's standard cases (judged by [`super::judge`]) and the record.
 
+use std::io;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::{HookEvent, ParseError, Verdict};
 
 use super::{ask, judge, run_cases, wait_for_output, CaseResult, CommandCase, HookAnswer};
-use super::{ProbeHook, Seen};
-use crate::model::ScriptedModel;
+use super::{now, standard_cases, PrivateFolder, ProbeError, ProbeHook, ProbeOptions, Seen};
+use crate::gated::AgentDescription;
+use crate::model::{ScriptedCall, ScriptedModel};
+use crate::record::ProbeRecord;
 use crate::terminal::Terminal;
+
+/// The probe's private folders, which the agent fills with its own settings (running the probe's
+/// `hook` for its permission event) before it starts.
+#[derive(Debug)]
+pub struct PrivateHome {
+    /// The agent's `HOME`, made empty.
+    pub home: PathBuf,
+    /// The folder the agent runs in, where the cases' commands write, made empty.
+    pub workspace: PathBuf,
+    /// The probe's hook, which the agent's settings must run.
+    pub hook: ProbeHook,
+    /// The scripted model's base URL, for the agent's environment or settings.
+    pub base_url: String,
+    /// The `PATH` the agent runs with.
+    pub path: String,
+}
 
 /// What a probe must know of an agent's terminal and hook to run the standard cases.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +56,10 @@ pub struct AgentScreen {
     pub render: fn(&Verdict) -> String,
     /// The line of what the agent reported to the model to quote in the evidence.
     pub reported: fn(&str) -> &str,
+    /// The agent's arguments after its executable in the probe's terminal.
+    pub arguments: &'static [&'static str],
+    /// A dialog the agent may show at start (its text) and the keys that dismiss it.
+    pub at_start: Option<(&'static str, &'static [&'static str])>,
 }
 
 /// The first line of a report that is not blank, for [`AgentScreen::reported`].
@@ -50,6 +74,114 @@ impl AgentScreen {
     /// Whether the agent shows its input box and no dialog.
     pub fn is_ready(&self, screen: &str) -> bool {
         screen.contains(self.ready_text) && !screen.contains(self.dialog_text)
+    }
+
+    /// The whole standard probe of `agent` at `options.executable`: a private folder that
+    /// `prepare` fills (returning the agent's environment), the scripted model that `start_model`
+    /// starts with the cases' calls, the agent in tmux, the standard cases, and the record.
+    pub fn probe(
+        &self,
+        agent: &AgentDescription,
+        options: &ProbeOptions,
+        progress: &mut dyn FnMut(&str),
+        start_model: fn(Vec<ScriptedCall>) -> io::Result<ScriptedModel>,
+        prepare: impl FnOnce(&PrivateHome) -> io::Result<Vec<(String, String)>>,
+    ) -> Result<ProbeRecord, ProbeError> {
+        let cannot_probe = |problem: String| {
+            ProbeError::Version(format!(
+                "{} cannot be probed: {problem}",
+                options.executable.display()
+            ))
+        };
+        let executable = std::fs::canonicalize(&options.executable)
+            .map_err(|error| cannot_probe(error.to_string()))?;
+        let version = agent
+            .executable
+            .version_of(&executable)
+            .map_err(|error| ProbeError::Version(error.to_string()))?;
+        progress(&format!(
+            "Probing {} {version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
+            agent.name,
+            executable.display()
+        ));
+        let folder = PrivateFolder::create("gatehouse-probe-")?;
+        let private = PrivateHome {
+            home: folder.root.join("home"),
+            workspace: folder.root.join("workspace"),
+            hook: ProbeHook::write(&folder.root, self.event_name, true)
+                .map_err(ProbeError::Folder)?,
+            base_url: String::new(),
+            path: std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into()),
+        };
+        for made in [&private.home, &private.workspace] {
+            std::fs::create_dir_all(made).map_err(ProbeError::Folder)?;
+        }
+        let cases = standard_cases(&private.workspace);
+        let model = start_model(cases.iter().map(|case| case.call.clone()).collect())
+            .map_err(ProbeError::FakeModel)?;
+        let private = PrivateHome {
+            base_url: model.base_url(),
+            ..private
+        };
+        let environment = prepare(&private).map_err(ProbeError::Folder)?;
+
+        progress(&format!(
+            "Starting {} in a private terminal (tmux)...",
+            agent.name
+        ));
+        let mut command = vec![executable.display().to_string()];
+        command.extend(self.arguments.iter().map(|argument| argument.to_string()));
+        let command: Vec<&str> = command.iter().map(String::as_str).collect();
+        let terminal = Terminal::start("probe", &private.workspace, &environment, &command)?;
+        self.wait_until_ready(&terminal, options.start_deadline)
+            .map_err(|screen| ProbeError::DidNotStart {
+                agent: agent.name,
+                deadline: options.start_deadline,
+                screen,
+            })?;
+        let results = self.run_cases(
+            &terminal,
+            &model,
+            &private.hook,
+            &cases,
+            options.case_deadline,
+            progress,
+        );
+        self.quit(&terminal, Duration::from_secs(15));
+        drop(terminal);
+        Ok(ProbeRecord {
+            agent: agent.id,
+            version,
+            executable,
+            probed_at: now(),
+            passed: results.iter().all(|result| result.passed),
+            cases: results,
+            gatehouse_version: env!("CARGO_PKG_VERSION").into(),
+        })
+    }
+
+    /// Waits for the agent's input box, dismissing its start dialog ([`Self::at_start`]) should
+    /// it come; `Err` holds the last screen.
+    pub fn wait_until_ready(
+        &self,
+        terminal: &Terminal,
+        deadline: Duration,
+    ) -> Result<String, String> {
+        let started = Instant::now();
+        loop {
+            let left = deadline.saturating_sub(started.elapsed());
+            let screen = terminal.wait_for_screen(left, |screen| {
+                self.is_ready(screen)
+                    || self.at_start.is_some_and(|(text, _)| screen.contains(text))
+            })?;
+            let Some((text, keys)) = self.at_start.filter(|(text, _)| screen.contains(text)) else {
+                return Ok(screen);
+            };
+            terminal.send_keys(keys);
+            let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left), |screen| {
+                !screen.contains(text)
+            });
+        }
     }
 
     /// Runs the standard `cases` in `terminal`, whose agent asks `model` and runs `hook`; after a
