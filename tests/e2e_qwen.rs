@@ -319,3 +319,111 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
         asked_at.elapsed()
     );
 }
+
+/// A passing probe record for Qwen Code 0.24.4, as `gatehouse probe qwen` writes it.
+fn write_qwen_record(gateway: &Gateway) {
+    let record = json!({
+        "qwen_version": "0.24.4",
+        "qwen_executable": "/nonexistent/qwen",
+        "probed_at": "2026-12-01T03:00:00Z",
+        "passed": true,
+        "cases": [
+            { "case": "allow", "passed": true, "evidence": "written by the test" },
+            { "case": "deny", "passed": true, "evidence": "written by the test" },
+            { "case": "no-verdict", "passed": true, "evidence": "written by the test" },
+        ],
+        "gatehouse_version": "0.1.0",
+    });
+    let folder = gateway.home().join(".local/state/gatehouse");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("qwen-probe.json"), record.to_string()).unwrap();
+}
+
+/// Qwen Code 0.24.4's PermissionRequest for `command` in `session`.
+fn qwen_permission_request(session: &str, command: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/adapter-qwen/tests/data/qwen-code-0.24.4/PermissionRequest.shell.json");
+    let mut event: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    event["session_id"] = json!(session);
+    event["tool_input"]["command"] = json!(command);
+    event.to_string().into_bytes()
+}
+
+/// Without Qwen itself (this runs everywhere): a hostile command from Qwen is listed with its
+/// control and bidi characters as escapes; a version variable that is not a version unlocks
+/// nothing; the version Qwen names unlocks the prompt, and a deny reaches the hook's stdout as
+/// Qwen's deny; input that is not an event leaves Qwen alone, with exit 0 and nothing printed.
+#[test]
+fn hostile_qwen_text_is_shown_as_escapes_and_only_the_probed_version_is_answerable() {
+    let gateway = Gateway::start();
+    write_qwen_record(&gateway);
+    // No `qwen` on this PATH: what the hook reports is all the gateway learns.
+    let path = [("PATH", "/usr/bin:/bin")];
+    let hostile = "printf \u{1b}[2Jgone\u{202e} > x.txt";
+
+    let forged = gateway.spawn_hook(
+        "qwen",
+        &qwen_permission_request("forged", hostile),
+        &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4; rm -rf /")],
+    );
+    let forged = crate::common::finish(forged, DEADLINE);
+    assert!(forged.status.success());
+    assert!(
+        forged.stdout.is_empty(),
+        "read-only: the hook returns with nothing"
+    );
+    let listed = gateway.wait_for_pending(1);
+    assert_eq!(listed[0]["actions"], json!([]), "{}", listed[0]);
+    assert_eq!(listed[0]["summary"], hostile, "the JSON stays exact");
+    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    assert!(
+        list.contains("\\e[2Jgone\\u{202e}") && !list.contains('\u{1b}'),
+        "{list}"
+    );
+
+    let probed = gateway.spawn_hook(
+        "qwen",
+        &qwen_permission_request("probed", "printf fine > fine.txt"),
+        &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4")],
+    );
+    let mut answerable = Vec::new();
+    wait_for(
+        DEADLINE,
+        "the probed version's prompt to be answerable",
+        || {
+            answerable = gateway
+                .list()
+                .into_iter()
+                .filter(|prompt| prompt["session"] == "probed")
+                .collect();
+            answerable.len() == 1
+        },
+    );
+    assert_eq!(answerable[0]["actions"], json!(["once", "deny"]));
+    let denied = gateway.run(&[
+        "answer",
+        answerable[0]["id"].as_str().unwrap(),
+        "deny",
+        "--message",
+        "not today",
+    ]);
+    assert!(denied.status.success(), "{denied:?}");
+    let probed = crate::common::finish(probed, DEADLINE);
+    assert!(probed.status.success());
+    let printed: Value = serde_json::from_slice(&probed.stdout).unwrap();
+    assert_eq!(
+        printed,
+        json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+            "decision": { "behavior": "deny", "message": "not today" } } })
+    );
+
+    for not_an_event in [
+        &b"not json"[..],
+        br#"{"hook_event_name": "PermissionRequest"}"#,
+    ] {
+        let left_alone =
+            crate::common::finish(gateway.spawn_hook("qwen", not_an_event, &path), DEADLINE);
+        assert!(left_alone.status.success());
+        assert!(left_alone.stdout.is_empty());
+    }
+}
