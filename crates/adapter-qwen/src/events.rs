@@ -19,7 +19,8 @@
 //!   `Notification`, ...): nothing for gatehouse.
 
 use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
+use gatehouse_core::{HoldMode, HookEvent, Observation, ParseError};
+use gatehouse_harness::events::{read, ClaudeShapePayload, PermissionParts};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -28,21 +29,13 @@ use crate::ADAPTER_ID;
 /// The only tool whose prompts the probe proves answerable: Qwen's shell tool.
 pub const ANSWERABLE_TOOL: &str = "run_shell_command";
 
-#[derive(Debug, Deserialize)]
-struct RawEvent {
-    hook_event_name: String,
-    session_id: String,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    tool_name: Option<String>,
-    #[serde(default)]
-    tool_input: Option<Value>,
+/// The calls of a `PostToolBatch`, each with its `status`.
+#[derive(Debug, Default, Deserialize)]
+struct Batch {
     #[serde(default)]
     tool_calls: Vec<BatchCall>,
 }
 
-/// One call of a `PostToolBatch`.
 #[derive(Debug, Deserialize)]
 struct BatchCall {
     #[serde(default)]
@@ -52,38 +45,43 @@ struct BatchCall {
 /// Reads one Qwen Code hook event. `event` (a word after `gatehouse hook qwen`) is not needed:
 /// Qwen's payloads name themselves.
 pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError> {
-    let value: Value =
-        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let raw: RawEvent =
-        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+    let (value, raw) = read::<ClaudeShapePayload>(stdin)?;
     let name = raw.hook_event_name.as_str();
     let missing = |field: &str| ParseError::NotAnEvent(format!("a {name} event without `{field}`"));
+    let tool_call = || {
+        let tool = raw.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
+        let input = raw
+            .tool_input
+            .clone()
+            .ok_or_else(|| missing("tool_input"))?;
+        Ok::<_, ParseError>((tool, input))
+    };
     let adapter = ADAPTER_ID.to_owned();
     let session = raw.session_id.clone();
+    let cancelled = || {
+        Batch::deserialize(&value)
+            .unwrap_or_default()
+            .tool_calls
+            .iter()
+            .any(|call| call.status == "cancelled")
+    };
     match name {
         "PermissionRequest" => {
-            let tool = raw.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
-            let input = raw
-                .tool_input
-                .clone()
-                .ok_or_else(|| missing("tool_input"))?;
-            Ok(permission_prompt(adapter, session, raw.cwd, tool, input))
+            let (tool, input) = tool_call()?;
+            Ok(permission_prompt(session, raw.cwd.clone(), tool, input))
         }
         "PostToolUse" => {
-            let tool = raw.tool_name.ok_or_else(|| missing("tool_name"))?;
-            let input = raw.tool_input.ok_or_else(|| missing("tool_input"))?;
+            let (tool, input) = tool_call()?;
             Ok(HookEvent::Observe(Observation::ToolFinished {
                 adapter,
                 session,
                 correlation: correlation(&tool, &input),
             }))
         }
-        "PostToolBatch" if raw.tool_calls.iter().any(|call| call.status == "cancelled") => {
-            Ok(HookEvent::Observe(Observation::TurnEnded {
-                adapter,
-                session,
-            }))
-        }
+        "PostToolBatch" if cancelled() => Ok(HookEvent::Observe(Observation::TurnEnded {
+            adapter,
+            session,
+        })),
         "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded {
             adapter,
             session,
@@ -96,26 +94,15 @@ pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError
     }
 }
 
-fn permission_prompt(
-    adapter: String,
-    session: String,
-    cwd: String,
-    tool: String,
-    input: Value,
-) -> HookEvent {
-    let command = input
-        .get("command")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let shell = tool == ANSWERABLE_TOOL && !command.is_empty();
-    let summary = if command.is_empty() {
-        input.to_string()
-    } else {
-        command.to_owned()
-    };
+fn permission_prompt(session: String, cwd: String, tool: String, input: Value) -> HookEvent {
+    let shell = tool == ANSWERABLE_TOOL
+        && input
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|command| !command.is_empty());
+    // A shell prompt: the gateway decides, for the Qwen Code that runs this hook; it holds the
+    // prompt only if it offers an action for it, else lists it read-only and lets go at once.
     let (hold, read_only_reason) = if shell {
-        // The gateway decides, for the Qwen Code that runs this hook: it holds the prompt only if
-        // it offers an action for it, else lists it read-only and lets go at once.
         (HoldMode::WhileActionable, None)
     } else {
         (
@@ -123,20 +110,16 @@ fn permission_prompt(
             Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Qwen Code; answer it in Qwen's terminal")),
         )
     };
-    let prompt = NewPrompt {
-        adapter,
+    let prompt = PermissionParts {
+        adapter: ADAPTER_ID,
         session,
         cwd,
-        kind: PromptKind::Permission,
         correlation: correlation(&tool, &input),
         tool,
         input,
-        summary,
-        questions: Vec::new(),
         read_only_reason,
-        host: String::new(),
-        extra: Default::default(),
-    };
+    }
+    .prompt();
     HookEvent::Prompt { prompt, hold }
 }
 

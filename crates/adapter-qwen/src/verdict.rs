@@ -23,24 +23,17 @@ mod tests {
 
     use super::*;
 
+    /// The rendering itself is tested in the kit; here: Qwen's form and name.
     #[test]
-    fn once_allows_and_deny_carries_its_message_in_the_decision() {
+    fn once_allows_in_the_decision_and_what_qwen_never_offers_denies_naming_qwen() {
         assert_eq!(
             render(&Verdict(Answer::Once)),
             r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#
         );
-        assert_eq!(
-            render(&Verdict(Answer::Deny {
-                message: Some("use make clean".into())
-            })),
-            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use make clean"}}}"#
-        );
-        assert!(render(&Verdict(Answer::Deny {
-            message: Some("  ".into())
-        }))
-        .contains(DEFAULT_DENY_MESSAGE));
+        let question = render(&Verdict(Answer::Answer { responses: vec![] }));
         assert!(
-            render(&Verdict(Answer::Answer { responses: vec![] })).contains(r#""behavior":"deny""#)
+            question.contains(r#""behavior":"deny""#) && question.contains("for Qwen Code."),
+            "{question}"
         );
     }
 }

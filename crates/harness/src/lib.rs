@@ -3,6 +3,8 @@
 //! model dialect and private home:
 //!
 //! - [`terminal`]: one interactive program in a private tmux server, read and typed into.
+//! - [`events`]: reading hook events: JSON with the agent's errors, Claude Code's payload shape,
+//!   a permission prompt from its parts.
 //! - [`executable`]: which agent executable is in use, and its version.
 //! - [`gated`]: the adapter of a probe-gated agent, which states what it is once
 //!   ([`gated::AgentDescription`]) and brings its own events, verdicts, installer and probe.
@@ -19,6 +21,7 @@
 //! `serde`, `serde_json` and `thiserror` only, so an adapter's probe can use it as a normal
 //! dependency.
 
+pub mod events;
 pub mod executable;
 pub mod gated;
 pub mod http;

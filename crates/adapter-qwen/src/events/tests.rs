@@ -1,6 +1,6 @@
 //! Qwen Code 0.24.4's own payloads (`tests/data/qwen-code-0.24.4/`), read as gatehouse reads them.
 
-use gatehouse_core::{HoldMode, HookEvent, Observation, PromptKind};
+use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, PromptKind};
 
 use super::*;
 
