@@ -87,14 +87,17 @@ impl AgentDescription {
     }
 
     /// Whether answers are unlocked for the installed agent, as the gateway sees it: the record
-    /// against `--version` of the agent on `PATH` (else of the one the probe checked).
+    /// against `--version` of the agent on `PATH` (else of the one the probe checked), answered
+    /// from the version cache in `state_dir` when that very file was asked before (the gateway
+    /// asks every few seconds, and an agent written for Node takes most of a second to answer).
     pub fn installed_unlock(&self, state_dir: Option<&Path>) -> Unlock {
+        let cache = state_dir.map(executable::version_cache_path);
         self.unlock_in(state_dir, |record| {
-            let executable = self
+            let installed = self
                 .executable
                 .installed(Some(&record.executable))
                 .ok_or(self.executable.not_found())?;
-            self.executable.version_of(&executable)
+            executable::version_of_cached(&installed, self.executable.parse, cache.as_deref())
         })
     }
 
