@@ -234,6 +234,15 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     );
     refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
     assert!(!world.agent.terminal.marker("esc.txt").exists());
+
+    // `uninstall qwen` removes gatehouse's entries and only those.
+    let uninstalled = world.gateway.run(&["uninstall", "qwen"]);
+    assert!(uninstalled.status.success(), "{uninstalled:?}");
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
+    assert!(!settings.to_string().contains("hook qwen"), "{settings}");
+    assert_eq!(settings["tools"]["approvalMode"], "default", "{settings}");
+    assert_eq!(settings["security"]["auth"]["selectedType"], "openai");
 }
 
 #[test]
