@@ -15,6 +15,8 @@ use gatehouse_adapter_qwen::install::QWEN_WAIT_SECONDS;
 use gatehouse_adapter_qwen::probe::private::{offline_environment, write_private_settings};
 use gatehouse_adapter_qwen::probe::{scripted_model, APPROVAL_PROMPT_TEXT, READY_TEXT};
 use gatehouse_harness::model::ScriptedCall;
+use gatehouse_harness::probe::CaseResult;
+use gatehouse_harness::record::ProbeRecord;
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
@@ -40,6 +42,14 @@ fn call(name: &str) -> ScriptedCall {
 struct QwenEnv {
     terminal: AgentTerminal,
     settings: PathBuf,
+}
+
+impl std::ops::Deref for QwenEnv {
+    type Target = AgentTerminal;
+
+    fn deref(&self) -> &AgentTerminal {
+        &self.terminal
+    }
 }
 
 /// Qwen's terminal; dropping it ends Qwen with `/quit` and waits for it to be gone before tmux
@@ -268,34 +278,18 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     let tmux = world.start();
     // Once from the gateway: Qwen shows no dialog of its own, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     let list = world.list_text();
     assert!(
         list.contains("once,deny") && list.contains("printf once > once.txt"),
         "{list}"
     );
-    assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
-    assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    world.output_for("call_once", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.terminal.marker("once.txt")).unwrap(),
-        "once"
-    );
-    tmux.wait_for_text(READY_TEXT, DEADLINE);
-    assert!(world.gateway.list().is_empty());
+    let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.once_from_the_gateway_runs_it(&tmux, &prompt, "once", screens, DEADLINE);
 
     // Deny with a message: the command does not run and the model reads exactly the message.
     let prompt = world.prompt_for(&tmux, "deny");
-    let denied = world.answer(
-        &prompt["id"],
-        &["deny", "--message", "use make clean instead"],
-    );
-    assert!(denied.status.success(), "{denied:?}");
-    assert_eq!(
-        world.output_for("call_deny", DEADLINE),
-        "use make clean instead"
-    );
-    assert!(!world.agent.terminal.marker("deny.txt").exists());
+    let output = world.deny_from_the_gateway(&prompt, "deny", "use make clean instead", DEADLINE);
+    assert_eq!(output, "use make clean instead");
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A release hands the prompt back at once, long before the hold's end: Qwen's own dialog
@@ -329,23 +323,26 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     );
 }
 
-/// A passing probe record for Qwen Code 0.24.4, as `gatehouse probe qwen` writes it.
+/// A passing probe record for Qwen Code 0.24.4, as `gatehouse probe qwen` writes it (the kit's
+/// record, `qwen-probe.json`).
 fn write_qwen_record(gateway: &Gateway) {
-    let record = json!({
-        "qwen_version": "0.24.4",
-        "qwen_executable": "/nonexistent/qwen",
-        "probed_at": "2026-12-01T03:00:00Z",
-        "passed": true,
-        "cases": [
-            { "case": "allow", "passed": true, "evidence": "written by the test" },
-            { "case": "deny", "passed": true, "evidence": "written by the test" },
-            { "case": "no-verdict", "passed": true, "evidence": "written by the test" },
-        ],
-        "gatehouse_version": "0.1.0",
-    });
-    let folder = gateway.home().join(".local/state/gatehouse");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("qwen-probe.json"), record.to_string()).unwrap();
+    let passed = |case: &str| CaseResult {
+        case: case.into(),
+        passed: true,
+        evidence: "written by the test".into(),
+    };
+    let record = ProbeRecord {
+        agent: "qwen",
+        version: "0.24.4".into(),
+        executable: "/nonexistent/qwen".into(),
+        probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
+        passed: true,
+        cases: vec![passed("allow"), passed("deny"), passed("no-verdict")],
+        gatehouse_version: "0.1.0".into(),
+    };
+    record
+        .write(&gateway.home().join(".local/state/gatehouse"))
+        .unwrap();
 }
 
 /// Qwen Code 0.24.4's PermissionRequest for `command` in `session`.
