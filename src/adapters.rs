@@ -23,6 +23,9 @@ pub fn registry() -> AdapterRegistry {
     registry.register(Arc::new(gatehouse_adapter_opencode::OpenCodeAdapter::new(
         crate::config::state_dir(),
     )));
+    registry.register(Arc::new(gatehouse_adapter_qwen::QwenAdapter::new(
+        crate::config::state_dir(),
+    )));
     registry
 }
 

@@ -3,7 +3,8 @@
 //! - `cli`: the command-line contract, against a real `gatehouse serve` on a temporary socket.
 //! - `client_library`: the same gateway driven through the client library.
 //! - `e2e_claude`: the real Claude Code in tmux against a scripted model, with gatehouse's hooks
-//!   (`e2e_codex` and `e2e_copilot` likewise for Codex and GitHub Copilot CLI).
+//!   (`e2e_codex`, `e2e_copilot` and `e2e_qwen` likewise for Codex, GitHub Copilot CLI and Qwen
+//!   Code).
 //! - `e2e_claude_more`: the same for edits, `always` and plans, unlocked by `gatehouse probe claude`.
 //! - `restart`, `security`, `load`: crashes and restarts; who may talk to the gateway; 200 hooks at once.
 //! - `hook_work_bounds`: the hook's CPU and memory on hostile events (previews, many JSON values).
@@ -31,6 +32,7 @@ mod e2e_codex;
 mod e2e_copilot;
 mod e2e_gemini;
 mod e2e_opencode;
+mod e2e_qwen;
 mod gemini_hook_answers;
 mod hook_never_blocks;
 mod hook_work_bounds;

@@ -37,7 +37,7 @@ everything else is shown read-only.
 
 Quick start:
   gatehouse serve &                     # run the gateway
-  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or codex, copilot, gemini)
+  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or codex, copilot, qwen, gemini)
   gatehouse list                        # prompts waiting for you, with their short ids
   gatehouse answer a3f7 once            # allow one Bash command (or: deny --message TEXT)
   gatehouse console                     # or answer everything from one live screen

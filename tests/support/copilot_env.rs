@@ -21,11 +21,9 @@ pub const START_DEADLINE: Duration = Duration::from_secs(45);
 /// Finds Copilot CLI: `GATEHOUSE_COPILOT_BIN`, then `<repo>/node_modules/.bin/copilot`, then
 /// `copilot` on `PATH`.
 pub fn find_copilot_bin() -> Option<PathBuf> {
-    find_bin(
-        "GATEHOUSE_COPILOT_BIN",
-        "copilot",
-        gatehouse_adapter_copilot::version::find_on_path,
-    )
+    find_bin("GATEHOUSE_COPILOT_BIN", "copilot", || {
+        gatehouse_adapter_copilot::AGENT.executable.find_on_path()
+    })
 }
 
 /// A workspace in `root` and Copilot's files in `home`, wired to one fake chat API.
@@ -93,6 +91,6 @@ impl std::ops::Deref for CopilotTmux {
 
 impl Drop for CopilotTmux {
     fn drop(&mut self) {
-        gatehouse_adapter_copilot::probe::exit(self.0.terminal(), Duration::from_secs(15));
+        gatehouse_adapter_copilot::probe::SCREEN.quit(self.0.terminal(), Duration::from_secs(15));
     }
 }

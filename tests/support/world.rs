@@ -310,3 +310,43 @@ pub fn poll_until(deadline: Duration, mut condition: impl FnMut() -> bool) -> bo
     }
     true
 }
+
+/// Scenarios every agent that asks for a command shares, for a world whose agent is its terminal.
+impl<A: std::ops::Deref<Target = AgentTerminal>> AgentWorld<A> {
+    /// `once` from the gateway for `prompt`, the scripted call `name` (`printf NAME > NAME.txt`):
+    /// the agent shows no dialog of its own (`dialog_text`), runs the command, is ready again
+    /// (`ready_text`), and nothing is listed any more.
+    pub fn once_from_the_gateway_runs_it(
+        &self,
+        tmux: &Tmux,
+        prompt: &Value,
+        name: &str,
+        (dialog_text, ready_text): (&str, &str),
+        deadline: Duration,
+    ) {
+        assert_eq!(prompt["actions"], serde_json::json!(["once", "deny"]));
+        assert!(!tmux.screen().contains(dialog_text));
+        assert!(self.answer(&prompt["id"], &["once"]).status.success());
+        self.output_for(&format!("call_{name}"), deadline);
+        let marker = self.agent.marker(&format!("{name}.txt"));
+        assert_eq!(std::fs::read_to_string(marker).unwrap(), name);
+        tmux.wait_for_text(ready_text, deadline);
+        assert!(self.gateway.list().is_empty());
+    }
+
+    /// `deny` with `message` from the gateway for `prompt`, the scripted call `name`: the
+    /// command does not run; returns what the model read of it.
+    pub fn deny_from_the_gateway(
+        &self,
+        prompt: &Value,
+        name: &str,
+        message: &str,
+        deadline: Duration,
+    ) -> String {
+        let denied = self.answer(&prompt["id"], &["deny", "--message", message]);
+        assert!(denied.status.success(), "{denied:?}");
+        let output = self.output_for(&format!("call_{name}"), deadline);
+        assert!(!self.agent.marker(&format!("{name}.txt")).exists());
+        output
+    }
+}

@@ -18,7 +18,8 @@
 //! - Anything else (`preToolUse`, `sessionStart`, `notification`, ...): nothing for gatehouse.
 
 use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
+use gatehouse_core::{HoldMode, HookEvent, Observation, ParseError};
+use gatehouse_harness::events::{read, PermissionParts};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -50,10 +51,7 @@ pub fn parse(
     event: Option<&str>,
     own_rules: impl FnOnce(&str, &str) -> Option<String>,
 ) -> Result<HookEvent, ParseError> {
-    let value: Value =
-        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let raw: RawEvent =
-        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
+    let (_, raw) = read::<RawEvent>(stdin)?;
     let Some(name) = event.or(raw.hook_name.as_deref()).map(str::to_owned) else {
         return Err(ParseError::NotAnEvent(
             "the event is not named: the hook command must end with it, as in `gatehouse hook copilot permissionRequest`".into(),
@@ -70,11 +68,6 @@ pub fn parse(
                 .get("command")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let summary = if command.is_empty() {
-                input.to_string()
-            } else {
-                command.to_owned()
-            };
             let (hold, read_only_reason) = if tool != ANSWERABLE_TOOL {
                 (HoldMode::RegisterOnly, Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Copilot CLI; answer it in Copilot's terminal")))
             } else {
@@ -85,20 +78,16 @@ pub fn parse(
                     Some(reason) => (HoldMode::RegisterOnly, Some(reason)),
                 }
             };
-            let prompt = NewPrompt {
-                adapter,
+            let prompt = PermissionParts {
+                adapter: ADAPTER_ID,
                 session,
                 cwd: raw.cwd.clone(),
-                kind: PromptKind::Permission,
                 correlation: correlation(&tool, &input),
                 tool,
                 input,
-                summary,
-                questions: Vec::new(),
                 read_only_reason,
-                host: String::new(),
-                extra: Default::default(),
-            };
+            }
+            .prompt();
             Ok(HookEvent::Prompt { prompt, hold })
         }
         "postToolUse" => {

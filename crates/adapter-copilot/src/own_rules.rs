@@ -89,11 +89,13 @@ fn starts_with_words(segment: &str, identifier: &str) -> bool {
 /// Copilot's approvals file: `$COPILOT_HOME/permissions-config.json`, else
 /// `~/.copilot/permissions-config.json`.
 pub fn approvals_path() -> Option<PathBuf> {
-    crate::install::default_settings_path().and_then(|settings| {
-        settings
-            .parent()
-            .map(|folder| folder.join(APPROVALS_FILE_NAME))
-    })
+    crate::install::COPILOT_INSTALLER
+        .default_settings_path()
+        .and_then(|settings| {
+            settings
+                .parent()
+                .map(|folder| folder.join(APPROVALS_FILE_NAME))
+        })
 }
 
 /// The approvals Copilot saved, or `Null` when there are none or they cannot be read.

@@ -157,6 +157,36 @@ pub struct AgentExecutable {
     pub parse: fn(&str) -> Option<String>,
 }
 
+impl AgentExecutable {
+    /// The error when no executable of this agent can be found.
+    pub fn not_found(&self) -> VersionError {
+        VersionError::NotFound {
+            program: self.program,
+        }
+    }
+
+    /// Runs `program --version` and reads the version with this agent's parser.
+    pub fn version_of(&self, program: &Path) -> Result<String, VersionError> {
+        version_of(program, self.parse)
+    }
+
+    /// The agent's command on `PATH`.
+    pub fn find_on_path(&self) -> Option<PathBuf> {
+        find_on_path(self.program)
+    }
+
+    /// The installed agent: the one on `PATH`, else `probed` (see [`installed`]).
+    pub fn installed(&self, probed: Option<&Path>) -> Option<PathBuf> {
+        installed(self.program, probed)
+    }
+
+    /// The process id and executable of the agent that runs this hook, when the process tree
+    /// tells (see [`running_ancestor`]).
+    pub fn running_process(&self) -> Option<(u32, PathBuf)> {
+        running_ancestor(self.program)
+    }
+}
+
 /// What a hook found of the agent that runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunningAgent {

@@ -3,11 +3,17 @@
 //! model dialect and private home:
 //!
 //! - [`terminal`]: one interactive program in a private tmux server, read and typed into.
+//! - [`events`]: reading hook events: JSON with the agent's errors, Claude Code's payload shape,
+//!   a permission prompt from its parts.
 //! - [`executable`]: which agent executable is in use, and its version.
+//! - [`gated`]: the adapter of a probe-gated agent, which states what it is once
+//!   ([`gated::AgentDescription`]) and brings its own events, verdicts, installer and probe.
 //! - [`record`]: a probe's record of what it proved, read and written atomically.
 //! - [`http`]: an HTTP/1.1 server on a loopback port that answers with a handler's responses.
 //! - [`model`]: one scripted model on that server, with a dialect per API (OpenAI responses,
 //!   chat completions, Gemini): the script, what was served and what came back, kept once.
+//! - [`verdict`]: verdicts in the shape of Claude Code's `PermissionRequest` hooks, which other
+//!   agents read too.
 //! - [`probe`]: one probe driver: the standard cases (allow, deny, no verdict), the hook that
 //!   saves events and prints the case's verdict, the loop over the cases and their judgement.
 //!
@@ -15,9 +21,12 @@
 //! `serde`, `serde_json` and `thiserror` only, so an adapter's probe can use it as a normal
 //! dependency.
 
+pub mod events;
 pub mod executable;
+pub mod gated;
 pub mod http;
 pub mod model;
 pub mod probe;
 pub mod record;
 pub mod terminal;
+pub mod verdict;

@@ -11,6 +11,11 @@
 //!   command did not run, the agent showed no dialog, and the model received the message.
 //! - `no-verdict`: the hook prints nothing. Passes when the agent showed its own dialog with the
 //!   command not run, and its Yes ran it: the agent's dialog was in charge.
+//!
+//! [`screen::AgentScreen`] runs these cases in an agent's terminal for agents that differ only in
+//! their screen, keys, parser and renderer.
+
+pub mod screen;
 
 use std::fs;
 use std::io;

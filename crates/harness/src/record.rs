@@ -1,7 +1,8 @@
 //! A probe's record of what it proved, kept as JSON in gatehouse's state folder: read (a missing
 //! record is none yet) and written atomically (a temporary file renamed over it), whatever the
-//! agent. What a record holds is the adapter's; the standard unlock rule ([`standard_unlock`]),
-//! for agents whose probe proves one set of answers, is here once.
+//! agent. The record of a standard probe ([`ProbeRecord`]) and the standard unlock rule
+//! ([`standard_unlock`]), for agents whose probe proves one set of answers, are here once; an
+//! agent whose probe proves more keeps a record of its own.
 //!
 //! The standard rule: answers are verified only while the record says the probe passed and its
 //! version equals the version of the agent in use. No record, a record that cannot be read, a
@@ -13,8 +14,11 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use gatehouse_core::Timestamp;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::probe::CaseResult;
 
 /// Why a probe record could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +148,143 @@ pub fn standard_unlock<R: StandardRecord, E: Display>(
             evidence: format!("by probe on {} for {name} {version}", record.probed_on()),
             version,
         },
+    }
+}
+
+/// The record of a standard probe (allow, deny, no verdict), whatever the agent: saved as
+/// `<id>-probe.json` in gatehouse's state folder, with the agent's version and executable under
+/// `<id>_version` and `<id>_executable` (as `codex_version` and `copilot_version` have always
+/// been written), so records written before the kit had it still read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeRecord {
+    /// The adapter's id, such as `copilot`: it names the file and the two agent keys.
+    pub agent: &'static str,
+    /// The version the probed agent printed, such as `1.0.102`.
+    pub version: String,
+    /// The agent's executable that was probed.
+    pub executable: PathBuf,
+    /// When the probe ran.
+    pub probed_at: Timestamp,
+    /// Whether every case passed.
+    pub passed: bool,
+    pub cases: Vec<CaseResult>,
+    /// The gatehouse that ran the probe.
+    pub gatehouse_version: String,
+}
+
+/// A [`ProbeRecord`] as its file holds it, with the agent keys named generically.
+#[derive(Serialize, Deserialize)]
+struct StoredRecord {
+    version: String,
+    executable: PathBuf,
+    probed_at: Timestamp,
+    passed: bool,
+    cases: Vec<CaseResult>,
+    gatehouse_version: String,
+}
+
+impl ProbeRecord {
+    /// The record's file name in a state folder for the adapter `agent`.
+    pub fn file_name(agent: &str) -> String {
+        format!("{agent}-probe.json")
+    }
+
+    /// Where the record of the adapter `agent` lives inside a state folder.
+    pub fn path(state_dir: &Path, agent: &str) -> PathBuf {
+        state_dir.join(Self::file_name(agent))
+    }
+
+    /// Reads the record of the adapter `agent` from `state_dir`; a missing file is `Ok(None)`.
+    pub fn read(state_dir: &Path, agent: &'static str) -> Result<Option<ProbeRecord>, RecordError> {
+        let path = Self::path(state_dir, agent);
+        let Some(mut value) = read::<serde_json::Value>(&path)? else {
+            return Ok(None);
+        };
+        if let Some(fields) = value.as_object_mut() {
+            for (generic, named) in Self::agent_keys(agent) {
+                if let Some(field) = fields.remove(&named) {
+                    fields.insert(generic.to_owned(), field);
+                }
+            }
+        }
+        let stored: StoredRecord = serde_json::from_value(value)
+            .map_err(|source| RecordError::Invalid { path, source })?;
+        Ok(Some(ProbeRecord {
+            agent,
+            version: stored.version,
+            executable: stored.executable,
+            probed_at: stored.probed_at,
+            passed: stored.passed,
+            cases: stored.cases,
+            gatehouse_version: stored.gatehouse_version,
+        }))
+    }
+
+    /// Writes the record atomically into `state_dir` (see [`write`]).
+    pub fn write(&self, state_dir: &Path) -> Result<(), RecordError> {
+        write(&Self::path(state_dir, self.agent), self)
+    }
+
+    /// The day of the probe, such as `2026-11-30`.
+    pub fn probed_on(&self) -> String {
+        self.probed_at.to_string().chars().take(10).collect()
+    }
+
+    fn agent_keys(agent: &str) -> [(&'static str, String); 2] {
+        [
+            ("version", format!("{agent}_version")),
+            ("executable", format!("{agent}_executable")),
+        ]
+    }
+}
+
+impl Serialize for ProbeRecord {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let stored = StoredRecord {
+            version: self.version.clone(),
+            executable: self.executable.clone(),
+            probed_at: self.probed_at,
+            passed: self.passed,
+            cases: self.cases.clone(),
+            gatehouse_version: self.gatehouse_version.clone(),
+        };
+        let value = serde_json::to_value(stored).map_err(serde::ser::Error::custom)?;
+        let serde_json::Value::Object(fields) = value else {
+            return Err(serde::ser::Error::custom("a probe record is a JSON object"));
+        };
+        // The agent keys first, in the order records have always had.
+        let mut named = serde_json::Map::new();
+        for (generic, agent_key) in Self::agent_keys(self.agent) {
+            named.insert(agent_key, fields[generic].clone());
+        }
+        for (key, field) in fields {
+            if key != "version" && key != "executable" {
+                named.insert(key, field);
+            }
+        }
+        named.serialize(serializer)
+    }
+}
+
+impl StandardRecord for ProbeRecord {
+    fn agent_version(&self) -> &str {
+        &self.version
+    }
+
+    fn passed(&self) -> bool {
+        self.passed
+    }
+
+    fn failed_cases(&self) -> Vec<&str> {
+        self.cases
+            .iter()
+            .filter(|case| !case.passed)
+            .map(|case| case.case.as_str())
+            .collect()
+    }
+
+    fn probed_on(&self) -> String {
+        ProbeRecord::probed_on(self)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The parser against the payloads captured from Copilot CLI 1.0.102.
 
+use gatehouse_core::NewPrompt;
 use serde_json::Value;
 
 use super::*;

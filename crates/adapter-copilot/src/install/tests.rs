@@ -3,9 +3,30 @@
 
 use std::fs;
 
-use serde_json::json;
+use std::path::Path;
+
+use gatehouse_core::kit::{HookInstaller, InstallRequest, SettingsScope};
+use serde_json::{json, Value};
 
 use super::*;
+
+fn hook_command(program: &Path) -> Option<String> {
+    COPILOT_INSTALLER.hook_command(program)
+}
+
+fn is_gatehouse_command(command: &str) -> bool {
+    COPILOT_INSTALLER.hooks.is_gatehouse_command(command)
+}
+
+fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
+    COPILOT_INSTALLER
+        .hooks
+        .plan_install(settings, &COPILOT_INSTALLER.plan_for(command))
+}
+
+fn plan_uninstall(settings: &Value) -> Result<(Value, Vec<Change>), InstallError> {
+    COPILOT_INSTALLER.hooks.plan_uninstall(settings)
+}
 
 const COMMAND: &str = "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/opt/bin/gatehouse' hook copilot";
 
@@ -95,7 +116,7 @@ fn the_installer_writes_the_user_file_and_says_what_comes_next() {
         hold_seconds: 600,
         timeout_margin_seconds: 30,
     };
-    let outcome = CopilotInstaller.install(&request).unwrap();
+    let outcome = COPILOT_INSTALLER.install(&request).unwrap();
     assert_eq!(outcome.changes.len(), EVENTS.len());
     assert!(outcome
         .notes
@@ -110,7 +131,7 @@ fn the_installer_writes_the_user_file_and_says_what_comes_next() {
         written["hooks"]["permissionRequest"][0]["bash"],
         "/home/dev/bin/hook.sh permissionRequest"
     );
-    CopilotInstaller.uninstall(&settings).unwrap();
+    COPILOT_INSTALLER.uninstall(&settings).unwrap();
     let restored: Value = serde_json::from_slice(&fs::read(&settings).unwrap()).unwrap();
     let original: Value = serde_json::from_slice(&fs::read(captured).unwrap()).unwrap();
     assert_eq!(restored, original);
@@ -118,7 +139,7 @@ fn the_installer_writes_the_user_file_and_says_what_comes_next() {
 
 #[test]
 fn the_project_file_is_under_github_copilot() {
-    let path = CopilotInstaller
+    let path = COPILOT_INSTALLER
         .settings_path(&SettingsScope::Project("/work/repo".into()))
         .unwrap();
     assert_eq!(path, Path::new("/work/repo/.github/copilot/settings.json"));

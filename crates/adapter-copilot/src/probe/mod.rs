@@ -1,5 +1,5 @@
 //! `gatehouse probe copilot`: checks, live, whether the installed Copilot CLI honours gatehouse's
-//! answers to its permission prompts, and returns a [`ProbeRecord`] for [`crate::record`].
+//! answers to its permission prompts, and returns the kit's [`ProbeRecord`].
 //!
 //! The probe runs the real Copilot CLI in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME` (with
@@ -28,22 +28,14 @@ mod private;
 
 pub use self::private::{byok_environment, write_trusted_folder};
 
-use std::fs;
-use std::time::{Duration, Instant};
-
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::HookEvent;
-use gatehouse_harness::model::ScriptedModel;
+use gatehouse_harness::probe::screen::{first_line, AgentScreen};
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, PrivateFolder, Seen};
-use gatehouse_harness::terminal::Terminal;
+use gatehouse_harness::record::ProbeRecord;
 
-use self::private::PrivateCopilot;
-use crate::record::{ProbeRecord, Unlock};
-use crate::version::{self, VersionError};
-use crate::{events, verdict};
+use crate::{events, verdict, AGENT};
 
 /// Text of Copilot CLI 1.0.102's dialog for a shell command.
 pub const APPROVAL_PROMPT_TEXT: &str = "Do you want to run this command?";
@@ -54,107 +46,37 @@ pub const READY_TEXT: &str = "/ commands";
 /// The first line of Copilot's folder trust dialog.
 pub const FOLDER_TRUST_TEXT: &str = "Confirm folder trust";
 
+/// Copilot CLI's terminal, as the kit's standard probe drives it.
+pub const SCREEN: AgentScreen = AgentScreen {
+    agent: "Copilot",
+    dialog: "dialog",
+    event_name: "permissionRequest",
+    dialog_text: APPROVAL_PROMPT_TEXT,
+    ready_text: READY_TEXT,
+    // "1. Yes" is selected.
+    yes_keys: &["Enter"],
+    quit_command: "/exit",
+    parse: |stdin| events::parse(stdin, Some("permissionRequest"), |_, _| None),
+    render: verdict::render,
+    reported: first_line,
+    arguments: &[],
+    // Should Copilot ask to trust the workspace although its `config.json` lists it: for this
+    // session.
+    at_start: Some((FOLDER_TRUST_TEXT, &["Enter"])),
+};
+
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`.
+/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// kit's standard probe, in a private home whose settings run the probe's hook.
 pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let copilot = fs::canonicalize(&options.executable)
-        .map_err(|error| VersionError::CannotRun {
-            program: options.executable.clone(),
-            problem: error.to_string(),
-        })
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let copilot_version =
-        version::version_of(&copilot).map_err(|error| ProbeError::Version(error.to_string()))?;
-    progress(&format!(
-        "Probing GitHub Copilot CLI {copilot_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
-        copilot.display()
-    ));
-    let folder = PrivateFolder::create("gatehouse-probe-")?;
-    let root = folder.root.clone();
-    let private = PrivateCopilot::prepare(&root).map_err(ProbeError::Folder)?;
-    let cases = driver::standard_cases(&private.workspace);
-    let fake = fake_chat::start(cases.iter().map(|case| case.call.clone()).collect())
-        .map_err(ProbeError::FakeModel)?;
-
-    progress("Starting Copilot CLI in a private terminal (tmux)...");
-    let program = copilot.display().to_string();
-    let terminal = Terminal::start(
-        "probe",
-        &private.workspace,
-        &private.environment(&fake.base_url()),
-        &[&program],
-    )?;
-    wait_until_ready(&terminal, options.start_deadline).map_err(|screen| {
-        ProbeError::DidNotStart {
-            agent: "Copilot CLI",
-            deadline: options.start_deadline,
-            screen,
-        }
-    })?;
-
-    let results = driver::run_cases(
-        &cases,
-        progress,
-        |case| (case.name, case.answer.describe("Copilot", "dialog")),
-        |case| check_case(&terminal, &fake, &private, case, options.case_deadline),
-        // Leave Copilot ready for the next case whatever happened: Esc ends a dialog or a turn.
-        || {
-            terminal.send_keys(&["Escape"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(10), |screen| {
-                screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT)
-            });
-        },
-    );
-    exit(&terminal, Duration::from_secs(15));
-    drop(terminal);
-    Ok(ProbeRecord {
-        copilot_version,
-        copilot_executable: copilot,
-        probed_at: driver::now(),
-        passed: results.iter().all(|result| result.passed),
-        cases: results,
-        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
+    SCREEN.probe(&AGENT, options, progress, fake_chat::start, |private| {
+        private::prepare(private)
     })
-}
-
-/// Waits for Copilot's input box, trusting the workspace for this session should Copilot ask
-/// although its `config.json` lists it.
-pub fn wait_until_ready(terminal: &Terminal, deadline: Duration) -> Result<String, String> {
-    let started = Instant::now();
-    loop {
-        let left = deadline.saturating_sub(started.elapsed());
-        let screen = terminal.wait_for_screen(left, |screen| {
-            screen.contains(FOLDER_TRUST_TEXT)
-                || (screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT))
-        })?;
-        if !screen.contains(FOLDER_TRUST_TEXT) {
-            return Ok(screen);
-        }
-        terminal.send_keys(&["Enter"]);
-        let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left), |screen| {
-            !screen.contains(FOLDER_TRUST_TEXT)
-        });
-    }
-}
-
-/// Ends Copilot with `/exit` and waits up to `deadline` for it to be gone. Killing its terminal
-/// is not enough before its home is removed: npm's loader, the terminal's process, dies at once,
-/// while the native Copilot it started goes on writing its logs and session state for a moment.
-pub fn exit(terminal: &Terminal, deadline: Duration) {
-    let started = Instant::now();
-    // Esc closes a dialog, if one is open; then the input box takes the command.
-    terminal.send_keys(&["Escape"]);
-    terminal.send_text("/exit");
-    let _ = terminal.wait_for_screen(Duration::from_secs(5), |screen| screen.contains("/exit"));
-    terminal.send_keys(&["Enter"]);
-    while !terminal.is_dead() && started.elapsed() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// `gatehouse probe copilot`: the probe above, as the binary runs it for any adapter.
@@ -162,7 +84,7 @@ pub struct CopilotProbe;
 
 impl AgentProbe for CopilotProbe {
     fn executable_name(&self) -> &'static str {
-        "copilot"
+        AGENT.executable.program
     }
 
     fn run(
@@ -170,96 +92,6 @@ impl AgentProbe for CopilotProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let progress_to = progress;
-        driver::run_and_save(
-            request,
-            version::find_on_path,
-            || version::not_found().into(),
-            (crate::record::WORDS, "bash"),
-            crate::record::record_path(&request.state_dir),
-            |options| run(options, progress_to),
-        )
+        AGENT.run_probe(request, |options| run(options, progress))
     }
-}
-
-/// Whether a fresh probe record unlocks answers for the Copilot CLI it probed.
-pub fn unlock_of(record: &ProbeRecord) -> Unlock {
-    crate::record::unlock(Ok(Some(record.clone())), |record| {
-        Ok(record.copilot_version.clone())
-    })
-}
-
-/// What `gatehouse hook copilot` prints for the case's answer in production.
-fn rendered(answer: HookAnswer) -> String {
-    answer
-        .verdict()
-        .as_ref()
-        .map(verdict::render)
-        .unwrap_or_default()
-}
-
-/// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.
-fn check_case(
-    terminal: &Terminal,
-    fake: &ScriptedModel,
-    private: &PrivateCopilot,
-    case: &CommandCase,
-    deadline: Duration,
-) -> Result<String, String> {
-    let started = Instant::now();
-    let left = || deadline.saturating_sub(started.elapsed());
-    let read_as = driver::ask(
-        terminal,
-        fake,
-        &private.hook,
-        case,
-        &rendered(case.answer),
-        ("Copilot", "permissionRequest"),
-        left,
-        |line| match events::parse(line.as_bytes(), Some("permissionRequest"), |_, _| None) {
-            Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
-                Some(prompt.summary)
-            }
-            _ => None,
-        },
-    )?;
-
-    let mut dialog_seen = false;
-    if case.answer == HookAnswer::NoVerdict {
-        terminal
-            .wait_for_screen(left(), |screen| screen.contains(APPROVAL_PROMPT_TEXT))
-            .map_err(|screen| {
-                format!(
-                    "with no verdict, Copilot did not show its own dialog; last screen:\n{screen}"
-                )
-            })?;
-        if case.marker.exists() || fake.output_for(&case.call.call_id).is_some() {
-            return Err("the command ran before anyone answered Copilot's dialog".into());
-        }
-        dialog_seen = true;
-        // "1. Yes" is selected; Enter confirms it. Copilot may drop a key while it draws.
-        while terminal.screen().contains(APPROVAL_PROMPT_TEXT) && !left().is_zero() {
-            terminal.send_keys(&["Enter"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left()), |screen| {
-                !screen.contains(APPROVAL_PROMPT_TEXT)
-            });
-        }
-    }
-    let output = driver::wait_for_output(fake, &case.call.call_id, left())
-        .ok_or("Copilot did not report the call's outcome to the model")?;
-    let screen = terminal
-        .wait_for_screen(left(), |screen| {
-            screen.contains(READY_TEXT) && !screen.contains(APPROVAL_PROMPT_TEXT)
-        })
-        .map_err(|screen| format!("Copilot did not finish the turn; last screen:\n{screen}"))?;
-    driver::judge(&Seen {
-        case,
-        agent: "Copilot",
-        dialog: "dialog",
-        read_as: &read_as,
-        output: &output,
-        reported: output.trim().lines().next().unwrap_or("(empty)"),
-        dialog_shown: dialog_seen || screen.contains(APPROVAL_PROMPT_TEXT),
-        dialog_line: APPROVAL_PROMPT_TEXT,
-    })
 }

@@ -4,47 +4,31 @@
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use gatehouse_harness::probe::{shell_quote, ProbeHook};
+use gatehouse_harness::probe::screen::PrivateHome;
+use gatehouse_harness::probe::shell_quote;
 use serde_json::json;
 
-/// The private folders and the files of the probe's hook.
-pub(super) struct PrivateCopilot {
-    pub(super) home: PathBuf,
-    pub(super) workspace: PathBuf,
-    /// The hook that saves Copilot's events and prints the case's verdict.
-    pub(super) hook: ProbeHook,
-}
-
-impl PrivateCopilot {
-    pub(super) fn prepare(root: &Path) -> io::Result<PrivateCopilot> {
-        let private = PrivateCopilot {
-            home: root.join("home"),
-            workspace: root.join("workspace"),
-            hook: ProbeHook::write(root, "permissionRequest", true)?,
-        };
-        let copilot_folder = private.home.join(".copilot");
-        for folder in [&copilot_folder, &private.workspace] {
-            fs::create_dir_all(folder)?;
-        }
-        let hook = &private.hook.script;
-        let settings = json!({ "banner": "never", "hooks": { "permissionRequest": [
-            { "type": "command", "bash": shell_quote(hook), "timeoutSec": 30 }
-        ] } });
-        fs::write(
-            copilot_folder.join("settings.json"),
-            serde_json::to_string_pretty(&settings)?,
-        )?;
-        write_trusted_folder(&private.home, &private.workspace)?;
-        Ok(private)
-    }
-
-    /// Copilot's environment: offline, no updates, the scripted model as its BYOK provider.
-    pub(super) fn environment(&self, base_url: &str) -> Vec<(String, String)> {
-        let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
-        byok_environment(&self.home, base_url, &path)
-    }
+/// Fills the probe's private home: `.copilot/settings.json` running the probe's hook, the
+/// workspace trusted; returns Copilot's environment: offline, no updates, the scripted model as
+/// its BYOK provider.
+pub(super) fn prepare(private: &PrivateHome) -> io::Result<Vec<(String, String)>> {
+    let copilot_folder = private.home.join(".copilot");
+    fs::create_dir_all(&copilot_folder)?;
+    let settings = json!({ "banner": "never", "hooks": { "permissionRequest": [
+        { "type": "command", "bash": shell_quote(&private.hook.script), "timeoutSec": 30 }
+    ] } });
+    fs::write(
+        copilot_folder.join("settings.json"),
+        serde_json::to_string_pretty(&settings)?,
+    )?;
+    write_trusted_folder(&private.home, &private.workspace)?;
+    Ok(byok_environment(
+        &private.home,
+        &private.base_url,
+        &private.path,
+    ))
 }
 
 /// Writes `~/.copilot/config.json` in `home` listing `workspace` as trusted, as Copilot CLI

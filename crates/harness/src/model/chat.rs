@@ -3,7 +3,8 @@
 //! `chat.completion.chunk`s ending with `data: [DONE]`, and without it by one
 //! `chat.completion`.
 //!
-//! A last message of role `tool` reports a result; a last message of role `user` in a request
+//! A last message of role `tool` reports a result (its content a string, or text parts as Qwen
+//! Code sends it); a last message of role `user` in a request
 //! with tools is a new turn; anything else is an aside, answered with the text `done.`.
 
 use serde_json::{json, Value};
@@ -36,7 +37,7 @@ impl super::Dialect for Chat {
             .is_some_and(|tools| !tools.is_empty());
         if last["role"] == "tool" {
             let call_id = last["tool_call_id"].as_str().unwrap_or_default().to_owned();
-            return Turn::Results(vec![(call_id, last["content"].clone())]);
+            return Turn::Results(vec![(call_id, content_text(&last["content"]))]);
         }
         if !has_tools || last["role"] != "user" {
             return Turn::Aside;
@@ -57,6 +58,21 @@ impl super::Dialect for Chat {
 
     fn text(&self, _request: &Request, body: &Value, text: &str) -> Response {
         answer(body, json!({ "role": "assistant", "content": text }))
+    }
+}
+
+/// A message's content as text: a string as it is; an array of parts (as Qwen Code sends a tool
+/// result: `[{"type": "text", "text": ...}]`) as its text parts joined; anything else as it is.
+fn content_text(content: &Value) -> Value {
+    match content.as_array() {
+        Some(parts) if parts.iter().all(|part| part["text"].is_string()) => Value::String(
+            parts
+                .iter()
+                .filter_map(|part| part["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => content.clone(),
     }
 }
 
@@ -157,6 +173,16 @@ mod tests {
         assert_eq!(
             model.output_for("call_allow").as_deref(),
             Some("Permission denied by a PermissionRequest hook: no")
+        );
+        let parts = json!({ "role": "tool", "tool_call_id": "call_parts", "content": [{ "type": "text", "text": "line one" }, { "type": "text", "text": "line two" }] });
+        post(
+            &model,
+            path,
+            &json!({ "stream": true, "tools": tools, "messages": [user, parts] }),
+        );
+        assert_eq!(
+            model.output_for("call_parts").as_deref(),
+            Some("line one\nline two")
         );
         let plain = post(
             &model,

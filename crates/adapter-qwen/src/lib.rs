@@ -1,0 +1,105 @@
+//! gatehouse's adapter for Qwen Code (npm `@qwen-code/qwen-code`): reads the events that Qwen's
+//! hooks write to stdin, renders verdicts, installs the hooks, and probes whether the installed
+//! Qwen Code honours gatehouse's answers. The rest of the adapter (the capability flags from the
+//! probe record, the Qwen Code that runs a hook and its version) is the kit's
+//! ([`gatehouse_harness::gated`]): Qwen states only [`AGENT`].
+//!
+//! Architecture invariant: this crate knows Qwen Code and nothing of gatehouse's socket.
+//!
+//! Qwen runs its `PermissionRequest` hooks before it shows its own dialog and waits for them,
+//! showing no dialog meanwhile; at 60 s it stops waiting, shows its dialog and ignores a later
+//! answer. So, once `gatehouse probe qwen` has passed for the Qwen Code version in use, a shell
+//! prompt is held for at most [`install::QWEN_WAIT_SECONDS`], well under that, and a release
+//! hands it to Qwen's dialog at once; before, every prompt is only watched, read-only, and
+//! Qwen's dialog comes at once. Qwen ignores `updatedPermissions` and sends no suggestions, so
+//! there is no "always" through the hook.
+//!
+//! Modules: [`events`] (hook input), [`verdict`] (hook output), [`install`] (`~/.qwen/settings.json`),
+//! [`probe`].
+
+pub mod events;
+pub mod install;
+pub mod probe;
+pub mod verdict;
+
+use gatehouse_core::kit::{AgentProbe, HookInstaller};
+use gatehouse_core::{Action, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_harness::executable::AgentExecutable;
+use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, Unlocks};
+use gatehouse_harness::record::AgentWords;
+
+/// The adapter's id, as in `gatehouse hook qwen`.
+pub const ADAPTER_ID: &str = "qwen";
+
+/// Qwen Code, as the kit knows it.
+pub const AGENT: AgentDescription = AgentDescription {
+    id: ADAPTER_ID,
+    name: "Qwen Code",
+    words: AgentWords {
+        name: "Qwen Code",
+        probe_command: "gatehouse probe qwen",
+    },
+    // Qwen Code 0.24.4 names its version in `QWEN_CODE_STARTUP_VERSION` for its hooks, so no
+    // program runs. Otherwise: `qwen` is a Node script, so the hook's ancestor is `node`, and
+    // the installed `qwen` is asked.
+    executable: AgentExecutable {
+        program: "qwen",
+        names: &["qwen"],
+        pid_variable: None,
+        version_variable: Some("QWEN_CODE_STARTUP_VERSION"),
+        installed_if_not_running: true,
+        parse: parse_version_output,
+    },
+    unlocks: Unlocks {
+        tool: events::ANSWERABLE_TOOL,
+        actions: &[Action::Once, Action::Deny],
+        not_unlocked:
+            "Qwen Code ignores a hook's \"always\" (updatedPermissions) and sends no suggestions: \
+                       release the prompt and choose \"Always allow\" in Qwen's own dialog",
+        other_tools:
+            "the probe proves run_shell_command prompts only; answer the others in Qwen's terminal",
+        held: Some(install::HELD),
+    },
+};
+
+/// The version in the output of `qwen --version`, which is the version alone (`0.24.4`): its
+/// first line, when that is one word that starts with a digit and has a dot.
+pub fn parse_version_output(output: &str) -> Option<String> {
+    let line = output.lines().next()?.trim();
+    let is_a_version = line.starts_with(|character: char| character.is_ascii_digit())
+        && line.contains('.')
+        && line
+            .chars()
+            .all(|character| character.is_ascii_alphanumeric() || ".-+".contains(character));
+    is_a_version.then(|| line.to_owned())
+}
+
+/// The Qwen Code adapter: the kit's, with Qwen's events, verdicts, installer and probe.
+pub type QwenAdapter = GatedAdapter<Qwen>;
+
+/// What Qwen Code brings of its own.
+#[derive(Debug, Default, Clone)]
+pub struct Qwen;
+
+impl GatedAgent for Qwen {
+    const AGENT: AgentDescription = AGENT;
+
+    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
+        events::parse(stdin, event)
+    }
+
+    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
+        verdict::render(verdict)
+    }
+
+    fn installer(&self) -> &dyn HookInstaller {
+        &install::QWEN_INSTALLER
+    }
+
+    fn probe(&self) -> &dyn AgentProbe {
+        &probe::QwenProbe
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,56 @@
+//! What Qwen Code states to the kit: its version, and its flags after a probe.
+
+use gatehouse_core::{Action, PromptKind};
+use gatehouse_harness::record::Unlock;
+
+use crate::{parse_version_output, AGENT};
+
+#[test]
+fn the_version_is_the_first_line_when_it_is_a_version() {
+    assert_eq!(parse_version_output("0.24.4\n").as_deref(), Some("0.24.4"));
+    assert_eq!(
+        parse_version_output("0.25.0-nightly.1").as_deref(),
+        Some("0.25.0-nightly.1")
+    );
+    assert_eq!(parse_version_output("usage: qwen"), None);
+    assert_eq!(parse_version_output("1"), None);
+    assert_eq!(parse_version_output("0.24.4; rm -rf /"), None);
+    assert_eq!(parse_version_output(""), None);
+}
+
+#[test]
+fn a_passing_probe_offers_once_and_deny_for_shell_commands_says_how_long_and_never_always() {
+    let unprobed = AGENT.capabilities();
+    assert!(unprobed
+        .offered(PromptKind::Permission, "run_shell_command")
+        .is_empty());
+    let flags = AGENT.capabilities_for(&Unlock::Verified {
+        version: "0.24.4".into(),
+        evidence: "by probe on 2026-12-01 for Qwen Code 0.24.4".into(),
+    });
+    assert_eq!(
+        flags.offered(PromptKind::Permission, "run_shell_command"),
+        vec![Action::Once, Action::Deny]
+    );
+    assert!(flags
+        .offered(PromptKind::Permission, "write_file")
+        .is_empty());
+    let shell = flags
+        .rule_for(PromptKind::Permission, "run_shell_command")
+        .unwrap();
+    assert!(
+        shell.actions[0]
+            .evidence
+            .starts_with("by probe on 2026-12-01 for Qwen Code 0.24.4; ")
+            && shell.actions[0].evidence.contains("answer within 40 s"),
+        "{}",
+        shell.actions[0].evidence
+    );
+    assert!(
+        shell.actions[2]
+            .evidence
+            .contains("ignores a hook's \"always\""),
+        "{}",
+        shell.actions[2].evidence
+    );
+}

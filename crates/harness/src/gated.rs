@@ -1,0 +1,302 @@
+//! The kit's adapter for probe-gated agents: an agent whose prompts are read-only until
+//! `gatehouse probe AGENT` proves, for the version in use, that it honours gatehouse's answers.
+//! The agent states what it is once ([`AgentDescription`]: its id and names, how its running
+//! executable and version are found, which prompts and actions a passing probe unlocks) and
+//! brings its own events, verdicts, installer and probe ([`GatedAgent`]); [`GatedAdapter`] is
+//! the rest of the `Adapter` for every such agent: the capability flags from the probe record
+//! (for the installed agent, or for the one a hook reported), the running agent a hook reports,
+//! and what a hook may deliver at best.
+//!
+//! The rule, the same for every such agent: read-only for every tool with the record's reason
+//! until a probe passed for the version in use ([`crate::record::standard_unlock`]); then the
+//! unlocked actions are verified for the unlocked tool only, with the probe as evidence, the other
+//! actions of that tool say why they are not ([`Unlocks::not_unlocked`]), and every other tool
+//! stays read-only ([`Unlocks::other_tools`]).
+
+use std::path::{Path, PathBuf};
+
+use gatehouse_core::kit::{AgentProbe, HookInstaller, KitError, ProbeOutcome, ProbeRequest};
+use gatehouse_core::{
+    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
+    ParseError, PromptKind, RunningAgent, Verdict,
+};
+
+use crate::executable::{self, AgentExecutable, VersionError};
+use crate::probe::ProbeOptions;
+use crate::record::{standard_unlock, AgentWords, ProbeRecord, RecordError, Unlock};
+
+/// Which prompts a passing probe unlocks, and which actions.
+#[derive(Debug, Clone, Copy)]
+pub struct Unlocks {
+    /// The one tool whose permission prompts the probe proves, such as `bash`.
+    pub tool: &'static str,
+    /// The actions the probe proves for it, such as `once` and `deny`.
+    pub actions: &'static [Action],
+    /// Why the tool's other actions (such as `always`) are not offered, in words for people.
+    pub not_unlocked: &'static str,
+    /// Why every other tool stays read-only, in words for people.
+    pub other_tools: &'static str,
+    /// For an agent that shows no dialog of its own while its hook holds a prompt and gives up
+    /// waiting after a while: how long an unlocked prompt is held, in words for people, added to
+    /// the evidence of the unlocked actions (which front ends show beside them).
+    pub held: Option<&'static str>,
+}
+
+/// Everything a probe-gated agent states of itself, once.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentDescription {
+    /// The adapter's id, as in `gatehouse hook ID`; it also names the probe record.
+    pub id: &'static str,
+    /// The agent's name for people, such as `GitHub Copilot CLI`.
+    pub name: &'static str,
+    /// How the unlock rule names the agent (such as `Copilot CLI`) and its probe command.
+    pub words: AgentWords,
+    /// How the installed agent, the one that runs a hook, and their versions are found.
+    pub executable: AgentExecutable,
+    /// What a passing probe unlocks.
+    pub unlocks: Unlocks,
+}
+
+/// Every action a permission prompt may be offered.
+const EVERY_ACTION: [Action; 3] = [Action::Once, Action::Deny, Action::Always];
+
+/// The reason when gatehouse's state folder is unknown.
+const NO_STATE_FOLDER: &str =
+    "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found";
+
+impl AgentDescription {
+    /// The probe record in `state_dir`, as it is now.
+    pub fn record(&self, state_dir: &Path) -> Result<Option<ProbeRecord>, RecordError> {
+        ProbeRecord::read(state_dir, self.id)
+    }
+
+    /// The standard rule for `record` against the version `version_in_use` finds.
+    pub fn unlock(
+        &self,
+        record: Result<Option<ProbeRecord>, RecordError>,
+        version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
+    ) -> Unlock {
+        standard_unlock(self.words, record, version_in_use)
+    }
+
+    /// What a fresh record unlocks for the agent it probed.
+    pub fn unlock_of(&self, record: &ProbeRecord) -> Unlock {
+        self.unlock(Ok(Some(record.clone())), |record| {
+            Ok(record.version.clone())
+        })
+    }
+
+    /// Whether answers are unlocked for the installed agent, as the gateway sees it: the record
+    /// against `--version` of the agent on `PATH` (else of the one the probe checked), answered
+    /// from the version cache in `state_dir` when that very file was asked before (the gateway
+    /// asks every few seconds, and an agent written for Node takes most of a second to answer).
+    pub fn installed_unlock(&self, state_dir: Option<&Path>) -> Unlock {
+        let cache = state_dir.map(executable::version_cache_path);
+        self.unlock_in(state_dir, |record| {
+            let installed = self
+                .executable
+                .installed(Some(&record.executable))
+                .ok_or(self.executable.not_found())?;
+            executable::version_of_cached(&installed, self.executable.parse, cache.as_deref())
+        })
+    }
+
+    /// Whether answers are unlocked for the agent a hook reported: the record as it is now,
+    /// against the reported version. Never runs a program.
+    pub fn reported_unlock(&self, state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
+        self.unlock_in(state_dir, |_| executable::reported_version(agent))
+    }
+
+    fn unlock_in(
+        &self,
+        state_dir: Option<&Path>,
+        version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
+    ) -> Unlock {
+        match state_dir {
+            Some(state_dir) => self.unlock(self.record(state_dir), version_in_use),
+            None => Unlock::ReadOnly {
+                reason: NO_STATE_FOLDER.into(),
+            },
+        }
+    }
+
+    /// The agent that runs this hook, and its version, as the hook reports it (see
+    /// [`executable::report_running_agent`]); the probe record names the executable it checked.
+    pub fn running_agent(&self, state_dir: Option<&Path>) -> RunningAgent {
+        let probed = state_dir
+            .and_then(|folder| self.record(folder).ok().flatten())
+            .map(|record| record.executable);
+        executable::report_running_agent(&self.executable, probed.as_deref(), state_dir)
+    }
+
+    /// The capability flags with no probe: every action exists, none is verified.
+    pub fn capabilities(&self) -> AdapterCapabilities {
+        let name = self.words.name;
+        self.capabilities_for(&Unlock::ReadOnly {
+            reason: format!("no probe has checked that this {name} honours gatehouse's answers"),
+        })
+    }
+
+    /// The capability flags for `unlock` (see the module documentation).
+    pub fn capabilities_for(&self, unlock: &Unlock) -> AdapterCapabilities {
+        let every_tool = |evidence: &str| CapabilityRule {
+            kind: PromptKind::Permission,
+            tool: None,
+            actions: EVERY_ACTION
+                .map(|action| ActionFlag::unverified(action, evidence))
+                .into(),
+        };
+        let rules = match unlock {
+            Unlock::ReadOnly { reason } => vec![every_tool(reason)],
+            Unlock::Verified { evidence, .. } => {
+                let evidence = match self.unlocks.held {
+                    Some(held) => format!("{evidence}; {held}"),
+                    None => evidence.clone(),
+                };
+                vec![
+                    CapabilityRule {
+                        kind: PromptKind::Permission,
+                        tool: Some(self.unlocks.tool.into()),
+                        actions: EVERY_ACTION
+                            .into_iter()
+                            .map(|action| {
+                                if self.unlocks.actions.contains(&action) {
+                                    ActionFlag::verified(action, evidence.clone())
+                                } else {
+                                    ActionFlag::unverified(action, self.unlocks.not_unlocked)
+                                }
+                            })
+                            .collect(),
+                    },
+                    every_tool(self.unlocks.other_tools),
+                ]
+            }
+        };
+        AdapterCapabilities {
+            adapter: self.id.into(),
+            name: self.name.into(),
+            rules,
+        }
+    }
+
+    /// The most `prompt` can be offered (every probe passed); a hook narrows it to the running
+    /// agent with [`Adapter::capabilities_for_agent`].
+    pub fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
+        let at_best = Unlock::Verified {
+            version: String::new(),
+            evidence: String::new(),
+        };
+        self.capabilities_for(&at_best).deliverable(prompt)
+    }
+
+    /// Whether a hook should report its running agent for `prompt`: one of the unlocked tool
+    /// that the adapter did not mark read-only.
+    pub fn depends_on_the_version(&self, prompt: &NewPrompt) -> bool {
+        prompt.tool == self.unlocks.tool && prompt.read_only_reason.is_none()
+    }
+
+    /// What `AgentProbe::run` does for a standard probe: probes the executable the person named
+    /// (else the one on `PATH`) with `run`, saves the record and says what it means.
+    pub fn run_probe(
+        &self,
+        request: &ProbeRequest,
+        run: impl FnOnce(&ProbeOptions) -> Result<ProbeRecord, crate::probe::ProbeError>,
+    ) -> Result<ProbeOutcome, KitError> {
+        crate::probe::run_and_save(
+            request,
+            || self.executable.find_on_path(),
+            || self.executable.not_found().into(),
+            (self.words, self.unlocks.tool),
+            ProbeRecord::path(&request.state_dir, self.id),
+            run,
+        )
+    }
+}
+
+/// What a probe-gated agent brings of its own: its description, and its events, verdicts,
+/// installer and probe.
+pub trait GatedAgent: Send + Sync + 'static {
+    /// What the agent states of itself.
+    const AGENT: AgentDescription;
+
+    /// Reads one hook event (see [`Adapter::parse_hook_event`]).
+    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError>;
+
+    /// The hook's stdout for `verdict` (see [`Adapter::render_verdict`]).
+    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String;
+
+    /// How gatehouse's hooks are installed into the agent's settings.
+    fn installer(&self) -> &dyn HookInstaller;
+
+    /// The probe that proves what the agent honours.
+    fn probe(&self) -> &dyn AgentProbe;
+}
+
+/// The `Adapter` of a probe-gated agent. It finds the probe record in gatehouse's state folder,
+/// which the binary names (`None`: no folder is known, so nothing is unlocked).
+#[derive(Debug, Default, Clone)]
+pub struct GatedAdapter<A> {
+    agent: A,
+    state_dir: Option<PathBuf>,
+}
+
+impl<A: Default> GatedAdapter<A> {
+    pub fn new(state_dir: Option<PathBuf>) -> Self {
+        GatedAdapter {
+            agent: A::default(),
+            state_dir,
+        }
+    }
+}
+
+impl<A: GatedAgent> Adapter for GatedAdapter<A> {
+    fn id(&self) -> &'static str {
+        A::AGENT.id
+    }
+
+    fn name(&self) -> &'static str {
+        A::AGENT.name
+    }
+
+    /// Reads the probe record and, when it passed, runs the installed agent's `--version`:
+    /// called when a gateway starts and every few seconds after.
+    fn capabilities(&self) -> AdapterCapabilities {
+        A::AGENT.capabilities_for(&A::AGENT.installed_unlock(self.state_dir.as_deref()))
+    }
+
+    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
+        self.agent.parse_hook_event(stdin, event)
+    }
+
+    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
+        self.agent.render_verdict(prompt, verdict)
+    }
+
+    fn installer(&self) -> Option<&dyn HookInstaller> {
+        Some(self.agent.installer())
+    }
+
+    fn probe(&self) -> Option<&dyn AgentProbe> {
+        Some(self.agent.probe())
+    }
+
+    /// For a prompt of the unlocked tool, the agent that runs this hook and its version; the
+    /// gateway decides with it what is offered.
+    fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
+        A::AGENT
+            .depends_on_the_version(prompt)
+            .then(|| A::AGENT.running_agent(self.state_dir.as_deref()))
+    }
+
+    /// The unlock rule applied to the probe record as it is now, for the reported version.
+    fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
+        A::AGENT.capabilities_for(&A::AGENT.reported_unlock(self.state_dir.as_deref(), agent))
+    }
+
+    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
+        A::AGENT.deliverable_actions(prompt)
+    }
+}
+
+#[cfg(test)]
+mod tests;

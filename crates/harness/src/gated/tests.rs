@@ -1,0 +1,200 @@
+//! The kit's probe-gated adapter with a made-up agent: the rule, the record it reads, and what a
+//! hook reports and may deliver.
+
+use std::path::Path;
+
+use gatehouse_core::Timestamp;
+
+use super::*;
+use crate::probe::CaseResult;
+
+fn last_word(output: &str) -> Option<String> {
+    output.split_whitespace().last().map(str::to_owned)
+}
+
+const AGENT: AgentDescription = AgentDescription {
+    id: "agent",
+    name: "The Agent",
+    words: AgentWords {
+        name: "Agent",
+        probe_command: "gatehouse probe agent",
+    },
+    executable: AgentExecutable {
+        program: "no-such-agent-anywhere",
+        names: &["no-such-agent-anywhere"],
+        pid_variable: None,
+        version_variable: None,
+        installed_if_not_running: true,
+        parse: last_word,
+    },
+    unlocks: Unlocks {
+        tool: "shell",
+        actions: &[Action::Once, Action::Deny],
+        not_unlocked: "no always here",
+        other_tools: "only shell is probed",
+        held: None,
+    },
+};
+
+fn record(passed: bool) -> ProbeRecord {
+    ProbeRecord {
+        agent: "agent",
+        version: "1.2.3".into(),
+        executable: "/usr/bin/agent".into(),
+        probed_at: Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
+        passed,
+        cases: vec![CaseResult {
+            case: "deny".into(),
+            passed,
+            evidence: "seen".into(),
+        }],
+        gatehouse_version: "0.1.0".into(),
+    }
+}
+
+fn prompt(tool: &str) -> NewPrompt {
+    NewPrompt {
+        adapter: "agent".into(),
+        session: "s".into(),
+        cwd: "/w".into(),
+        kind: PromptKind::Permission,
+        tool: tool.into(),
+        input: serde_json::json!({ "command": "ls" }),
+        summary: "ls".into(),
+        questions: Vec::new(),
+        correlation: String::new(),
+        read_only_reason: None,
+        host: String::new(),
+        extra: Default::default(),
+    }
+}
+
+fn reported(version: &str) -> RunningAgent {
+    RunningAgent::new(None, Ok(version.into()))
+}
+
+#[test]
+fn read_only_offers_nothing_for_any_tool_and_says_why() {
+    let flags = AGENT.capabilities();
+    assert_eq!(
+        (flags.adapter.as_str(), flags.name.as_str()),
+        ("agent", "The Agent")
+    );
+    assert!(flags.offered(PromptKind::Permission, "shell").is_empty());
+    let rule = flags.rule_for(PromptKind::Permission, "other").unwrap();
+    assert_eq!(
+        rule.actions[0].evidence,
+        "no probe has checked that this Agent honours gatehouse's answers"
+    );
+}
+
+#[test]
+fn a_verified_probe_offers_the_unlocked_actions_for_the_unlocked_tool_only() {
+    let flags = AGENT.capabilities_for(&AGENT.unlock_of(&record(true)));
+    assert_eq!(
+        flags.offered(PromptKind::Permission, "shell"),
+        vec![Action::Once, Action::Deny]
+    );
+    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
+    assert_eq!(
+        shell.actions[0].evidence,
+        "by probe on 2026-12-01 for Agent 1.2.3"
+    );
+    assert_eq!(
+        (shell.actions[2].action, shell.actions[2].evidence.as_str()),
+        (Action::Always, "no always here")
+    );
+    assert!(flags.offered(PromptKind::Permission, "Shell").is_empty());
+    let other = flags.rule_for(PromptKind::Permission, "edit").unwrap();
+    assert_eq!(other.actions[0].evidence, "only shell is probed");
+}
+
+#[test]
+fn an_agent_that_gives_up_on_its_hook_says_how_long_a_prompt_is_held_beside_the_evidence() {
+    let held = AgentDescription {
+        unlocks: Unlocks {
+            held: Some("answer within 40 s"),
+            ..AGENT.unlocks
+        },
+        ..AGENT
+    };
+    let flags = held.capabilities_for(&held.unlock_of(&record(true)));
+    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
+    assert_eq!(
+        shell.actions[0].evidence,
+        "by probe on 2026-12-01 for Agent 1.2.3; answer within 40 s"
+    );
+    assert_eq!(shell.actions[2].evidence, "no always here");
+    let unprobed = held.capabilities();
+    assert!(!unprobed.rules[0].actions[0].evidence.contains("40 s"));
+}
+
+#[test]
+fn the_record_keeps_the_agent_keys_and_the_rule_follows_the_reported_version() {
+    let folder = tempfile::tempdir().unwrap();
+    let state = folder.path().join("state");
+    let none = AGENT.reported_unlock(Some(&state), &reported("1.2.3"));
+    assert!(
+        matches!(&none, Unlock::ReadOnly { reason } if reason.contains("run `gatehouse probe agent`")),
+        "{none:?}"
+    );
+    record(true).write(&state).unwrap();
+    let text = std::fs::read_to_string(state.join("agent-probe.json")).unwrap();
+    assert!(
+        text.find("\"agent_version\": \"1.2.3\"").unwrap()
+            < text.find("\"agent_executable\"").unwrap()
+            && !text.contains("\"version\""),
+        "{text}"
+    );
+    assert_eq!(AGENT.record(&state).unwrap(), Some(record(true)));
+    assert!(matches!(
+        AGENT.reported_unlock(Some(&state), &reported("1.2.3")),
+        Unlock::Verified { .. }
+    ));
+    let other = AGENT.reported_unlock(Some(&state), &reported("1.2.4"));
+    assert!(
+        matches!(&other, Unlock::ReadOnly { reason } if reason.contains("passed for Agent 1.2.3, but Agent 1.2.4 is in use")),
+        "{other:?}"
+    );
+    let unknown = AGENT.reported_unlock(
+        Some(&state),
+        &RunningAgent::new(None, Err("no agent".into())),
+    );
+    assert!(matches!(unknown, Unlock::ReadOnly { .. }));
+    record(false).write(&state).unwrap();
+    let failed = AGENT.reported_unlock(Some(&state), &reported("1.2.3"));
+    assert!(
+        matches!(&failed, Unlock::ReadOnly { reason } if reason.contains("failed (deny)")),
+        "{failed:?}"
+    );
+    std::fs::write(state.join("agent-probe.json"), "{\"agent_version\": 1}").unwrap();
+    assert!(matches!(
+        AGENT.reported_unlock(Some(&state), &reported("1.2.3")),
+        Unlock::ReadOnly { .. }
+    ));
+    assert!(matches!(
+        AGENT.reported_unlock(None, &reported("1.2.3")),
+        Unlock::ReadOnly { reason } if reason.contains("XDG_STATE_HOME")
+    ));
+    assert!(matches!(
+        AGENT.installed_unlock(Some(Path::new("/nonexistent"))),
+        Unlock::ReadOnly { .. }
+    ));
+}
+
+#[test]
+fn a_hook_reports_its_agent_and_may_deliver_at_best_the_unlocked_actions_of_the_unlocked_tool() {
+    assert!(AGENT.depends_on_the_version(&prompt("shell")));
+    assert!(!AGENT.depends_on_the_version(&prompt("edit")));
+    let mut read_only = prompt("shell");
+    read_only.read_only_reason = Some("the agent runs it anyway".into());
+    assert!(!AGENT.depends_on_the_version(&read_only));
+    assert_eq!(
+        AGENT.deliverable_actions(&prompt("shell")),
+        vec![Action::Once, Action::Deny]
+    );
+    assert!(AGENT.deliverable_actions(&prompt("edit")).is_empty());
+    assert!(AGENT.deliverable_actions(&read_only).is_empty());
+    let found = AGENT.running_agent(None);
+    assert!(found.version().is_err(), "{found:?}");
+}

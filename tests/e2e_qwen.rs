@@ -1,0 +1,435 @@
+//! End-to-end: the real Qwen Code (npm `@qwen-code/qwen-code`, pinned in package.json) in tmux,
+//! offline, against the kit's scripted chat-completions model on loopback as its OpenAI-compatible
+//! provider, with gatehouse's hooks installed by `gatehouse install qwen` and a real
+//! `gatehouse serve`. What the model records is what reached it; what tmux shows is what the
+//! person saw. Qwen's private home is the probe's ([`gatehouse_adapter_qwen::probe::private`]):
+//! approval mode `default`, and Qwen's own file search instead of the bundled ripgrep, which npm
+//! installs without its executable bit.
+//!
+//! Without Qwen Code installed these tests are skipped locally, and fail in CI (`CI` set).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use gatehouse_adapter_qwen::install::QWEN_WAIT_SECONDS;
+use gatehouse_adapter_qwen::probe::private::{offline_environment, write_private_settings};
+use gatehouse_adapter_qwen::probe::{scripted_model, APPROVAL_PROMPT_TEXT, READY_TEXT};
+use gatehouse_harness::model::ScriptedCall;
+use gatehouse_harness::probe::CaseResult;
+use gatehouse_harness::record::ProbeRecord;
+use serde_json::{json, Value};
+
+use crate::common::{wait_for, Gateway};
+use crate::support::tmux::Tmux;
+use crate::support::world::{
+    find_bin, refused, required_bin, sandbox_env, AgentTerminal, AgentWorld,
+};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// How long Qwen may take to start on a busy machine; it took about 15 seconds here.
+const START_DEADLINE: Duration = Duration::from_secs(90);
+
+fn call(name: &str) -> ScriptedCall {
+    ScriptedCall {
+        call_id: format!("call_{name}"),
+        command: format!("printf {name} > {name}.txt"),
+        reason: format!("write {name}.txt"),
+    }
+}
+
+/// Qwen's terminal in the sandbox, and its settings file.
+struct QwenEnv {
+    terminal: AgentTerminal,
+    settings: PathBuf,
+}
+
+impl std::ops::Deref for QwenEnv {
+    type Target = AgentTerminal;
+
+    fn deref(&self) -> &AgentTerminal {
+        &self.terminal
+    }
+}
+
+/// Qwen's terminal; dropping it ends Qwen with `/quit` and waits for it to be gone before tmux
+/// is killed, so that Qwen writes nothing into a home the test removes next.
+struct QwenTmux(Tmux);
+
+impl std::ops::Deref for QwenTmux {
+    type Target = Tmux;
+
+    fn deref(&self) -> &Tmux {
+        &self.0
+    }
+}
+
+impl Drop for QwenTmux {
+    fn drop(&mut self) {
+        gatehouse_adapter_qwen::probe::SCREEN.quit(self.0.terminal(), Duration::from_secs(15));
+    }
+}
+
+/// The kit's world with a private Qwen home whose hooks `gatehouse install qwen` wrote.
+type World = AgentWorld<QwenEnv>;
+
+impl World {
+    fn new(script: &[&str]) -> Option<World> {
+        let bin = required_bin(
+            "Qwen Code",
+            find_bin("GATEHOUSE_QWEN_BIN", "qwen", || {
+                gatehouse_adapter_qwen::AGENT.executable.find_on_path()
+            }),
+        )?;
+        let gateway = Gateway::start();
+        let fake = scripted_model(script.iter().map(|name| call(name)).collect()).unwrap();
+        // The sandbox's HOME, XDG folders and socket, so the hook finds the gateway and the record.
+        let env = sandbox_env(&gateway, true);
+        let home = gateway.home();
+        write_private_settings(&home, None).unwrap();
+        let workspace = gateway.sandbox.folder.path().join("workspace");
+        std::fs::create_dir_all(&workspace).unwrap();
+        let workspace = workspace.canonicalize().unwrap();
+        let path = std::env::var("PATH").unwrap_or_default();
+        let qwen = QwenEnv {
+            terminal: AgentTerminal::new(
+                "qwen",
+                &bin,
+                workspace,
+                offline_environment(&home, &fake.base_url(), &path),
+                &env,
+                START_DEADLINE,
+            ),
+            settings: home.join(".qwen/settings.json"),
+        };
+        let world = AgentWorld {
+            agent: qwen,
+            adapter: "qwen",
+            gateway,
+            fake,
+        };
+        let stdout = world.install(&[]);
+        for said in [
+            "held for up to 40 s",
+            "60 s",
+            "approval mode `auto`",
+            "leaves your mode",
+        ] {
+            assert!(stdout.contains(said), "install says {said:?}: {stdout}");
+        }
+        let settings: Value =
+            serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
+        assert_eq!(
+            settings["tools"]["approvalMode"], "default",
+            "install keeps the person's settings"
+        );
+        let hook = &settings["hooks"]["PermissionRequest"][0]["hooks"][0];
+        assert!(
+            hook["command"]
+                .as_str()
+                .unwrap()
+                .starts_with("GATEHOUSE_HOOK__WAIT_SECONDS=40 "),
+            "{hook}"
+        );
+        assert_eq!(hook["timeout"], 55, "seconds, under Qwen's 60");
+        Some(world)
+    }
+
+    /// Starts Qwen in tmux (keeping the `TMUX` variables its hooks report) and waits for its
+    /// input box.
+    fn start(&self) -> QwenTmux {
+        let agent = &self.agent.terminal;
+        let env: Vec<(&str, &str)> = agent
+            .env
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        let tmux = Tmux::start_keeping_tmux_variables(
+            agent.name,
+            &agent.workspace,
+            &env,
+            &[agent.bin.to_str().unwrap()],
+        );
+        tmux.wait_for_text(READY_TEXT, agent.start_deadline);
+        QwenTmux(tmux)
+    }
+
+    /// Submits a turn and returns the prompt the gateway lists for it: the command whole, from
+    /// the pane Qwen runs in.
+    fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
+        self.agent
+            .terminal
+            .submit(tmux, &format!("please write {name}.txt"));
+        let prompt = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(prompt["tool"], "run_shell_command");
+        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
+        assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
+        prompt
+    }
+
+    /// What `gatehouse list` prints.
+    fn list_text(&self) -> String {
+        String::from_utf8_lossy(&self.gateway.run(&["list"]).stdout).into_owned()
+    }
+
+    /// Answers Yes in Qwen's dialog ("1. Yes, allow once" is selected) and waits for the command
+    /// to run.
+    fn yes_in_the_terminal(&self, tmux: &Tmux, name: &str) {
+        tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
+        assert!(
+            !self.agent.terminal.marker(&format!("{name}.txt")).exists(),
+            "ran before the dialog was answered"
+        );
+        tmux.press_until_gone(
+            &["Enter"],
+            APPROVAL_PROMPT_TEXT,
+            Duration::from_secs(2),
+            DEADLINE,
+        );
+        self.output_for(&format!("call_{name}"), DEADLINE);
+        assert_eq!(
+            std::fs::read_to_string(self.agent.terminal.marker(&format!("{name}.txt"))).unwrap(),
+            name
+        );
+    }
+}
+
+#[test]
+fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prompt() {
+    let Some(world) = World::new(&["yes", "esc"]) else {
+        return;
+    };
+    assert_eq!(world.flags()["actions"][0]["verified"], false);
+    let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
+    assert!(
+        status.contains("Qwen Code (qwen)") && status.contains("gatehouse probe qwen"),
+        "{status}"
+    );
+    let tmux = world.start();
+
+    // Yes in Qwen's dialog: the command runs, and PostToolUse withdraws the prompt.
+    let prompt = world.prompt_for(&tmux, "yes");
+    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
+    let reason = prompt["read_only_reason"].as_str().unwrap();
+    assert!(reason.contains("gatehouse probe qwen"), "{prompt}");
+    let list = world.list_text();
+    assert!(
+        list.contains("printf yes > yes.txt")
+            && list.contains("read-only: ")
+            && list.contains("gatehouse probe qwen"),
+        "{list}"
+    );
+    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
+    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
+    world.yes_in_the_terminal(&tmux, "yes");
+    wait_for(DEADLINE, "the prompt answered Yes to be withdrawn", || {
+        world.gateway.list().is_empty()
+    });
+    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+
+    // Esc in Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
+    let prompt = world.prompt_for(&tmux, "esc");
+    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
+    tmux.press_until_gone(
+        &["Escape"],
+        APPROVAL_PROMPT_TEXT,
+        Duration::from_secs(2),
+        DEADLINE,
+    );
+    wait_for(
+        DEADLINE,
+        "the prompt cancelled in Qwen's dialog to be withdrawn",
+        || world.gateway.list().is_empty(),
+    );
+    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
+    assert!(!world.agent.terminal.marker("esc.txt").exists());
+
+    // `uninstall qwen` removes gatehouse's entries and only those.
+    let uninstalled = world.gateway.run(&["uninstall", "qwen"]);
+    assert!(uninstalled.status.success(), "{uninstalled:?}");
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
+    assert!(!settings.to_string().contains("hook qwen"), "{settings}");
+    assert_eq!(settings["tools"]["approvalMode"], "default", "{settings}");
+    assert_eq!(settings["security"]["auth"]["selectedType"], "openai");
+}
+
+#[test]
+fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_gateway_qwen_decides()
+{
+    let Some(mut world) = World::new(&["once", "deny", "release", "down"]) else {
+        return;
+    };
+    let bin = world.agent.terminal.bin.clone();
+    world.probe(&bin);
+    let shell = world.wait_until_verified("Qwen Code 0.24.4");
+    assert_eq!(shell["tool"], "run_shell_command");
+    let evidence = shell["actions"][0]["evidence"].as_str().unwrap();
+    assert!(evidence.contains("answer within 40 s"), "{evidence}");
+    assert!(
+        shell["actions"][2]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("ignores a hook's \"always\""),
+        "{shell}"
+    );
+
+    let tmux = world.start();
+    // Once from the gateway: Qwen shows no dialog of its own, and the command runs.
+    let prompt = world.prompt_for(&tmux, "once");
+    let list = world.list_text();
+    assert!(
+        list.contains("once,deny") && list.contains("printf once > once.txt"),
+        "{list}"
+    );
+    let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.once_from_the_gateway_runs_it(&tmux, &prompt, "once", screens, DEADLINE);
+
+    // Deny with a message: the command does not run and the model reads exactly the message.
+    let prompt = world.prompt_for(&tmux, "deny");
+    let output = world.deny_from_the_gateway(&prompt, "deny", "use make clean instead", DEADLINE);
+    assert_eq!(output, "use make clean instead");
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+
+    // A release hands the prompt back at once, long before the hold's end: Qwen's own dialog
+    // appears, and Yes there runs the command.
+    let prompt = world.prompt_for(&tmux, "release");
+    assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
+    let released_at = Instant::now();
+    let released = world
+        .gateway
+        .run(&["release", prompt["id"].as_str().unwrap()]);
+    assert!(released.status.success(), "{released:?}");
+    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
+    assert!(
+        released_at.elapsed() < Duration::from_secs(QWEN_WAIT_SECONDS),
+        "Qwen's dialog came only after {:?}",
+        released_at.elapsed()
+    );
+    world.yes_in_the_terminal(&tmux, "release");
+    refused(&world.answer(&prompt["id"], &["once"]), "released");
+    tmux.wait_for_text(READY_TEXT, DEADLINE);
+
+    // The gateway down: the hook leaves it to Qwen at once, as if gatehouse were not installed.
+    world.gateway.kill();
+    let asked_at = Instant::now();
+    world.agent.terminal.submit(&tmux, "please write down.txt");
+    world.yes_in_the_terminal(&tmux, "down");
+    assert!(
+        asked_at.elapsed() < Duration::from_secs(QWEN_WAIT_SECONDS),
+        "Qwen's dialog came only after {:?}",
+        asked_at.elapsed()
+    );
+}
+
+/// A passing probe record for Qwen Code 0.24.4, as `gatehouse probe qwen` writes it (the kit's
+/// record, `qwen-probe.json`).
+fn write_qwen_record(gateway: &Gateway) {
+    let passed = |case: &str| CaseResult {
+        case: case.into(),
+        passed: true,
+        evidence: "written by the test".into(),
+    };
+    let record = ProbeRecord {
+        agent: "qwen",
+        version: "0.24.4".into(),
+        executable: "/nonexistent/qwen".into(),
+        probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
+        passed: true,
+        cases: vec![passed("allow"), passed("deny"), passed("no-verdict")],
+        gatehouse_version: "0.1.0".into(),
+    };
+    record
+        .write(&gateway.home().join(".local/state/gatehouse"))
+        .unwrap();
+}
+
+/// Qwen Code 0.24.4's PermissionRequest for `command` in `session`.
+fn qwen_permission_request(session: &str, command: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/adapter-qwen/tests/data/qwen-code-0.24.4/PermissionRequest.shell.json");
+    let mut event: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    event["session_id"] = json!(session);
+    event["tool_input"]["command"] = json!(command);
+    event.to_string().into_bytes()
+}
+
+/// Without Qwen itself (this runs everywhere): a hostile command from Qwen is listed with its
+/// control and bidi characters as escapes; a version variable that is not a version unlocks
+/// nothing; the version Qwen names unlocks the prompt, and a deny reaches the hook's stdout as
+/// Qwen's deny; input that is not an event leaves Qwen alone, with exit 0 and nothing printed.
+#[test]
+fn hostile_qwen_text_is_shown_as_escapes_and_only_the_probed_version_is_answerable() {
+    let gateway = Gateway::start();
+    write_qwen_record(&gateway);
+    // No `qwen` on this PATH: what the hook reports is all the gateway learns.
+    let path = [("PATH", "/usr/bin:/bin")];
+    let hostile = "printf \u{1b}[2Jgone\u{202e} > x.txt";
+
+    let forged = gateway.spawn_hook(
+        "qwen",
+        &qwen_permission_request("forged", hostile),
+        &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4; rm -rf /")],
+    );
+    let forged = crate::common::finish(forged, DEADLINE);
+    assert!(forged.status.success());
+    assert!(
+        forged.stdout.is_empty(),
+        "read-only: the hook returns with nothing"
+    );
+    let listed = gateway.wait_for_pending(1);
+    assert_eq!(listed[0]["actions"], json!([]), "{}", listed[0]);
+    assert_eq!(listed[0]["summary"], hostile, "the JSON stays exact");
+    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    assert!(
+        list.contains("\\e[2Jgone\\u{202e}") && !list.contains('\u{1b}'),
+        "{list}"
+    );
+
+    let probed = gateway.spawn_hook(
+        "qwen",
+        &qwen_permission_request("probed", "printf fine > fine.txt"),
+        &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4")],
+    );
+    let mut answerable = Vec::new();
+    wait_for(
+        DEADLINE,
+        "the probed version's prompt to be answerable",
+        || {
+            answerable = gateway
+                .list()
+                .into_iter()
+                .filter(|prompt| prompt["session"] == "probed")
+                .collect();
+            answerable.len() == 1
+        },
+    );
+    assert_eq!(answerable[0]["actions"], json!(["once", "deny"]));
+    let denied = gateway.run(&[
+        "answer",
+        answerable[0]["id"].as_str().unwrap(),
+        "deny",
+        "--message",
+        "not today",
+    ]);
+    assert!(denied.status.success(), "{denied:?}");
+    let probed = crate::common::finish(probed, DEADLINE);
+    assert!(probed.status.success());
+    let printed: Value = serde_json::from_slice(&probed.stdout).unwrap();
+    assert_eq!(
+        printed,
+        json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+            "decision": { "behavior": "deny", "message": "not today" } } })
+    );
+
+    for not_an_event in [
+        &b"not json"[..],
+        br#"{"hook_event_name": "PermissionRequest"}"#,
+    ] {
+        let left_alone =
+            crate::common::finish(gateway.spawn_hook("qwen", not_an_event, &path), DEADLINE);
+        assert!(left_alone.status.success());
+        assert!(left_alone.stdout.is_empty());
+    }
+}
