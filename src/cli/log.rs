@@ -7,7 +7,7 @@ use gatehouse_core::text::visible;
 use gatehouse_core::{Answer, Timestamp};
 use gatehouse_gateway::audit::{self, AuditRecord};
 
-use crate::output;
+use gatehouse_console::output;
 
 pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
     let path = super::serve::audit_log_path()?;

@@ -127,7 +127,7 @@ enum Command {
     /// socket to HOST (needs gatehouse installed there for its hooks); until interrupted.
     Remote(remote::RemoteArgs),
     /// Open one live screen that lists every agent's pending prompts and answers them with keys.
-    #[command(after_help = crate::console::KEYS_HELP)]
+    #[command(after_help = gatehouse_console::KEYS_HELP)]
     Console {
         /// Raise a desktop notification (with notify-send, when installed) for each new prompt
         /// that can be answered here.
@@ -136,8 +136,8 @@ enum Command {
     },
     /// Serve a page to answer every agent from a phone or another machine's browser, paired and
     /// private; `web pair` prints a pairing link.
-    #[command(after_help = crate::web::AFTER_HELP)]
-    Web(crate::web::WebArgs),
+    #[command(after_help = gatehouse_web::AFTER_HELP)]
+    Web(gatehouse_web::WebArgs),
 }
 
 impl Cli {
@@ -189,8 +189,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
         Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
-        Command::Console { notify } => crate::console::run(socket_path(socket)?, notify),
-        Command::Web(arguments) => crate::web::run(socket_path(socket)?, arguments),
+        Command::Console { notify } => gatehouse_console::run(socket_path(socket)?, notify),
+        Command::Web(arguments) => gatehouse_web::run(socket_path(socket)?, arguments, || {
+            let settings = config::load()?;
+            Ok(gatehouse_web::WebSettings {
+                web: settings.web,
+                notify: settings.notify,
+                open_file_limit: crate::open_files::raise_open_file_limit(),
+            })
+        }),
     }
 }
 

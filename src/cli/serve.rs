@@ -49,7 +49,7 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         };
         let registry = adapters::registry();
         let capabilities = capabilities_off_the_runtime(&registry).await;
-        let options = GatewayOptions { socket: socket_path.display().to_string(), started_by: started_by.into(), local_host: crate::host::own_host_name().to_owned(), ..GatewayOptions::default() };
+        let options = GatewayOptions { socket: socket_path.display().to_string(), started_by: started_by.into(), local_host: gatehouse_host_ipc::host::own_host_name().to_owned(), ..GatewayOptions::default() };
         let audit = open_audit_log()?;
         let earlier = remembered_from(audit.path());
         let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));

@@ -9,7 +9,7 @@ use gatehouse_core::Event;
 use gatehouse_host_ipc::protocol::ServerNotification;
 use gatehouse_host_ipc::ClientError;
 
-use crate::output;
+use gatehouse_console::output;
 
 pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     let mut client = super::connect_frontend(&socket).await?;

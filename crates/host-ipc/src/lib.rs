@@ -6,7 +6,8 @@
 //! - [`client`]: what hooks and front ends use to talk to it.
 //! - [`hook_session`]: a hook's dealings with the gateway (budgets, holds across restarts, the
 //!   receipt), and its [`spool`] of observations that found no gateway.
-//! - [`socket`]: where the socket lives and how it is made private.
+//! - [`socket`]: where the socket and the state folder live, and how they are made private.
+//! - [`host`]: this machine's host name, said in every hello and on every prompt.
 //!
 //! The gateway that serves the protocol is the `gatehouse-gateway` crate.
 //!
@@ -16,6 +17,7 @@
 pub mod client;
 pub mod framing;
 pub mod hook_session;
+pub mod host;
 pub mod protocol;
 pub mod socket;
 pub mod spool;

@@ -28,6 +28,7 @@ pub mod ntfy;
 pub mod push;
 pub mod routes;
 pub mod serve;
+pub mod settings;
 pub mod tls;
 
 #[cfg(test)]
@@ -40,6 +41,7 @@ use clap::{Args, Subcommand};
 
 use control::{ControlReply, ControlRequest};
 use devices::DeviceStore;
+pub use settings::{NotifyConfig, WebConfig, WebSettings};
 
 pub const AFTER_HELP: &str = "\
 Examples:
@@ -99,10 +101,15 @@ enum WebCommand {
     },
 }
 
-pub fn run(socket: PathBuf, arguments: WebArgs) -> anyhow::Result<ExitCode> {
+/// Runs `gatehouse web` or one of its subcommands; `settings` is called only to serve.
+pub fn run(
+    socket: PathBuf,
+    arguments: WebArgs,
+    settings: impl FnOnce() -> anyhow::Result<WebSettings>,
+) -> anyhow::Result<ExitCode> {
     let control = control::control_path(&socket);
     match arguments.command {
-        None => serve::run(socket, arguments.serve),
+        None => serve::run(socket, arguments.serve, settings()?),
         Some(WebCommand::Pair { json, qr }) => pair(&control, json, qr),
         Some(WebCommand::Devices { json }) => devices(&control, json),
         Some(WebCommand::Revoke { id, all }) => revoke(&control, if all { None } else { id }),

@@ -14,6 +14,7 @@ mod answer_form;
 mod connection;
 mod desktop_notification;
 mod messages;
+pub mod output;
 mod state;
 mod view;
 
