@@ -6,6 +6,8 @@
 //! - [`client`]: what hooks and front ends use to talk to it.
 //! - [`hook_session`]: a hook's dealings with the gateway (budgets, holds across restarts, the
 //!   receipt), and its [`spool`] of observations that found no gateway.
+//! - [`subscription`]: every front end's subscription: snapshot, events, catch-up after lag,
+//!   reconnect with a growing pause.
 //! - [`socket`]: where the socket and the state folder live, and how they are made private.
 //! - [`host`]: this machine's host name, said in every hello and on every prompt.
 //!
@@ -21,6 +23,7 @@ pub mod host;
 pub mod protocol;
 pub mod socket;
 pub mod spool;
+pub mod subscription;
 
 pub use client::{Client, ClientError, SocketClient};
 pub use protocol::{ErrorCode, Role, RpcError, PROTOCOL_VERSION};
