@@ -3,6 +3,7 @@
 
 mod activation;
 mod answer;
+pub mod client_error;
 pub mod hook;
 mod install;
 mod list;
@@ -20,8 +21,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use gatehouse_host_ipc::socket::SocketError;
-use gatehouse_host_ipc::{Client, ClientError, Role, SocketClient};
+use gatehouse_host_ipc::{Client, Role, SocketClient};
+
+pub use client_error::{socket_advice, unreachable_gateway};
 
 use crate::config;
 
@@ -189,13 +191,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
         Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
-        Command::Console { notify } => gatehouse_console::run(socket_path(socket)?, notify),
+        Command::Console { notify } => {
+            gatehouse_console::run(socket_path(socket)?, notify, client_error::in_words)
+        }
         Command::Web(arguments) => gatehouse_web::run(socket_path(socket)?, arguments, || {
             let settings = config::load()?;
             Ok(gatehouse_web::WebSettings {
                 web: settings.web,
                 notify: settings.notify,
                 open_file_limit: crate::open_files::raise_open_file_limit(),
+                client_error_words: client_error::in_words,
             })
         }),
     }
@@ -226,32 +231,4 @@ pub async fn connect_frontend(socket: &std::path::Path) -> anyhow::Result<Socket
     Client::connect(socket, Role::Frontend, "gatehouse-cli")
         .await
         .map_err(|error| unreachable_gateway(socket, error))
-}
-
-/// A socket error with what to do about it, in the command line's terms.
-pub fn socket_advice(error: SocketError) -> anyhow::Error {
-    let advice = match &error {
-        SocketError::NotYourGateway { .. } => {
-            "remove that socket's folder, or choose another path with --socket"
-        }
-        SocketError::AlreadyRunning { .. } => "stop it first, or choose another path with --socket",
-        SocketError::FolderNotPrivate { .. } => {
-            "remove the folder, or choose another path with --socket"
-        }
-        _ => "choose another path with --socket (or GATEHOUSE_SOCKET)",
-    };
-    anyhow::anyhow!("{error}; {advice}")
-}
-
-pub fn unreachable_gateway(socket: &std::path::Path, error: ClientError) -> anyhow::Error {
-    match error {
-        ClientError::Socket(SocketError::Connect { .. }) => anyhow::anyhow!(
-            "no gateway is running on {}; start one with `gatehouse serve` (or pass --socket / GATEHOUSE_SOCKET)",
-            socket.display()
-        ),
-        // A server run by another user, or one whose user cannot be told: not "no gateway", and
-        // never talked to. The refusal names the socket and its owner.
-        ClientError::Socket(refusal @ (SocketError::NotYourGateway { .. } | SocketError::ServerUnknown { .. })) => socket_advice(refusal),
-        other => anyhow::Error::new(other).context(format!("the gateway on {} did not answer properly", socket.display())),
-    }
 }

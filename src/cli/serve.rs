@@ -124,7 +124,7 @@ async fn sockets(
         Some(main) => main,
         None => listen::bind(socket_path)
             .await
-            .map_err(super::socket_advice)?,
+            .map_err(|error| super::socket_advice(&error))?,
     };
     let folder = hooks_path.parent().unwrap_or(Path::new("."));
     if hooks.is_none() && !socket::folder_is_private(folder) {

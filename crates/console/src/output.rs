@@ -71,7 +71,11 @@ pub fn shown_id(prompt: &Prompt) -> String {
 /// A prompt's agent, with the host it came from when that is not this machine:
 /// `claude@devbox`. Both are agent text, made visible.
 pub fn agent(prompt: &gatehouse_core::NewPrompt) -> String {
-    visible(&gatehouse_host_ipc::host::agent_at_host(&prompt.adapter, &prompt.host)).into_owned()
+    visible(&gatehouse_host_ipc::host::agent_at_host(
+        &prompt.adapter,
+        &prompt.host,
+    ))
+    .into_owned()
 }
 
 /// The host a prompt came from, as the gateway stamped it: `laptop (local)` for this machine

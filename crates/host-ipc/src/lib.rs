@@ -25,7 +25,7 @@ pub mod socket;
 pub mod spool;
 pub mod subscription;
 
-pub use client::{Client, ClientError, SocketClient};
+pub use client::{Client, ClientError, ClientErrorWords, SocketClient};
 pub use protocol::{ErrorCode, Role, RpcError, PROTOCOL_VERSION};
 /// The wall clock, as the arbiter wants it: clients and the gateway read time the same way.
 pub fn now() -> gatehouse_core::Timestamp {

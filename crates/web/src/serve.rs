@@ -66,8 +66,13 @@ pub struct ServeArgs {
     tls_self_signed: bool,
 }
 
-pub fn run(socket: PathBuf, arguments: ServeArgs, settings: WebSettings) -> anyhow::Result<ExitCode> {
+pub fn run(
+    socket: PathBuf,
+    arguments: ServeArgs,
+    settings: WebSettings,
+) -> anyhow::Result<ExitCode> {
     let config = settings.web;
+    let client_error_words = settings.client_error_words;
     let allow_list = super::push::endpoints::AllowList::new(&config.push_endpoints)?;
     let ntfy = settings
         .notify
@@ -135,7 +140,7 @@ pub fn run(socket: PathBuf, arguments: ServeArgs, settings: WebSettings) -> anyh
         let link_base = format!("{}://{link_host}:{}", access.scheme(), bound.port());
         let control_socket = control::bind(&control::control_path(&socket)).await?;
         let store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
-        let bridge = Bridge::new(socket.clone());
+        let bridge = Bridge::new(socket.clone(), client_error_words);
         let push = start_push(allow_list, push_contact, ntfy);
         if let Some(push) = &push {
             bridge.send_alerts_to(push.alerts());

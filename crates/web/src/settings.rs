@@ -1,6 +1,8 @@
 //! What `gatehouse web` takes from the binary when it serves: the `[web]` and `[notify]` sections
-//! of config.toml (the binary reads the file and the environment) and the open-file limit in force.
+//! of config.toml (the binary reads the file and the environment), the open-file limit in force,
+//! and the binary's words for the gateway's errors.
 
+use gatehouse_host_ipc::ClientErrorWords;
 use serde::Deserialize;
 
 /// `[notify]`: where else `gatehouse web` calls the person when a prompt waits.
@@ -36,4 +38,6 @@ pub struct WebSettings {
     /// The open-file limit the process runs with (the binary raises it first), which sizes the
     /// connection limits.
     pub open_file_limit: u64,
+    /// The binary's words for the gateway's errors, which the page shows.
+    pub client_error_words: ClientErrorWords,
 }

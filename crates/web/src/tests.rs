@@ -24,11 +24,21 @@ const HOST: &str = "127.0.0.1:7780";
 const ORIGIN: &str = "http://127.0.0.1:7780";
 const SOME_ID: &str = "019ad0f1-2b3c-7d4e-8f90-a1b2c3d4e5f6";
 
+/// The binary's words stand for a test: a missing gateway is said so, the rest as typed.
+fn test_words(socket: &std::path::Path, error: &gatehouse_host_ipc::ClientError) -> String {
+    match error {
+        gatehouse_host_ipc::ClientError::Socket(
+            gatehouse_host_ipc::socket::SocketError::Connect { .. },
+        ) => format!("no gateway is running on {}", socket.display()),
+        other => other.to_string(),
+    }
+}
+
 fn state() -> Arc<WebState> {
     Arc::new(WebState {
         access: Access::new(HOST.parse().unwrap(), vec!["devbox.example".into()], false),
         devices: Mutex::new(DeviceStore::open(None).unwrap()),
-        bridge: Bridge::new("/nonexistent/gatehouse.sock".into()),
+        bridge: Bridge::new("/nonexistent/gatehouse.sock".into(), test_words),
         connections: Connections::new(ConnectionLimits::for_open_file_limit(1_024)),
         link_base: ORIGIN.into(),
         push: None,
