@@ -1,16 +1,15 @@
 //! The command line: one module per command. This is the contract that scripts and front ends
 //! rely on; extend it, never break it.
 
-mod activation;
 mod answer;
 pub mod client_error;
+mod gateway;
 pub mod hook;
 mod install;
 mod list;
 mod log;
 mod probe;
 mod remote;
-mod serve;
 mod service;
 mod show;
 mod status;
@@ -170,7 +169,7 @@ enum ServiceWord {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let socket = cli.socket;
     match cli.command {
-        Command::Serve => serve::run(socket),
+        Command::Serve => gateway::run(socket),
         Command::Hook { agent, event } => Ok(hook::run(socket, &agent, event.as_deref())),
         Command::Install(InstallTarget {
             agent: Some(arguments),
