@@ -14,6 +14,7 @@ mod service;
 mod show;
 mod status;
 mod watch;
+mod web;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -137,8 +138,8 @@ enum Command {
     },
     /// Serve a page to answer every agent from a phone or another machine's browser, paired and
     /// private; `web pair` prints a pairing link.
-    #[command(after_help = gatehouse_web::AFTER_HELP)]
-    Web(gatehouse_web::WebArgs),
+    #[command(after_help = web::AFTER_HELP)]
+    Web(web::WebArgs),
 }
 
 impl Cli {
@@ -193,15 +194,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Console { notify } => {
             gatehouse_console::run(socket_path(socket)?, notify, client_error::in_words)
         }
-        Command::Web(arguments) => gatehouse_web::run(socket_path(socket)?, arguments, || {
-            let settings = config::load()?;
-            Ok(gatehouse_web::WebSettings {
-                web: settings.web,
-                notify: settings.notify,
-                open_file_limit: crate::open_files::raise_open_file_limit(),
-                client_error_words: client_error::in_words,
-            })
-        }),
+        Command::Web(arguments) => web::run(socket_path(socket)?, arguments),
     }
 }
 

@@ -1,0 +1,264 @@
+//! `gatehouse web` on the command line: its flags and subcommands, and what `web pair`,
+//! `devices`, `revoke` and `push-test` print; serving is `gatehouse-web`'s (`serve::run`), with the
+//! settings read here.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+use gatehouse_web::control::{self, ControlReply, ControlRequest};
+use gatehouse_web::devices::DeviceStore;
+use gatehouse_web::{loopback_port, serve};
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  gatehouse web                                   # http://127.0.0.1:7780, for this machine or an SSH tunnel
+  ssh -L 7780:127.0.0.1:7780 devbox               # from a laptop: then open the pairing link there
+  gatehouse web --listen 0.0.0.0:7780 --tls-self-signed   # for a phone on the same network
+  gatehouse web pair --qr                         # a new pairing link, as a QR code too
+  gatehouse web devices                           # paired browsers
+  gatehouse web revoke --all                      # log every browser out at once
+  gatehouse web push-test                         # a test notification to every browser that asked for them
+
+Plain HTTP is served only on loopback. Any other address needs TLS: --tls-cert and --tls-key,
+or --tls-self-signed (made once and kept in the state folder; check its printed fingerprint in
+the browser). Requests must name this server in their Host header: the listen address, or a
+name given with --host (or `[web] hosts = [...]` in config.toml), so DNS rebinding gets nothing.";
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, after_help = AFTER_HELP)]
+pub struct WebArgs {
+    #[command(subcommand)]
+    command: Option<WebCommand>,
+    #[command(flatten)]
+    serve: serve::ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum WebCommand {
+    /// Print a new pairing link (single use, valid for 10 minutes) from the running `gatehouse web`.
+    Pair {
+        /// Print `{"url": ..., "expires_at": ...}`.
+        #[arg(long)]
+        json: bool,
+        /// Also print the link as a QR code, to scan with a phone.
+        #[arg(long)]
+        qr: bool,
+    },
+    /// List the paired browsers.
+    Devices {
+        /// Print a JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send a test notification to every browser that gets pushes (and the ntfy topic, if set).
+    PushTest {
+        /// Print a JSON array of the results.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Log a paired browser out at once (an open page says so within seconds).
+    Revoke {
+        /// The device's id, as `gatehouse web devices` shows it.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Every paired browser.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+/// Runs `gatehouse web` or one of its subcommands.
+pub fn run(socket: PathBuf, arguments: WebArgs) -> anyhow::Result<ExitCode> {
+    let control = control::control_path(&socket);
+    match arguments.command {
+        None => serve::run(socket, arguments.serve, settings()?),
+        Some(WebCommand::Pair { json, qr }) => pair(&control, json, qr),
+        Some(WebCommand::Devices { json }) => devices(&control, json),
+        Some(WebCommand::Revoke { id, all }) => revoke(&control, if all { None } else { id }),
+        Some(WebCommand::PushTest { json }) => push_test(&control, json),
+    }
+}
+
+/// What `gatehouse web` takes from outside its flags, read only when it serves (so `web pair`
+/// and the others work with a broken config file).
+fn settings() -> anyhow::Result<gatehouse_web::WebSettings> {
+    let settings = crate::config::load()?;
+    Ok(gatehouse_web::WebSettings {
+        web: settings.web,
+        notify: settings.notify,
+        open_file_limit: crate::open_files::raise_open_file_limit(),
+        client_error_words: super::client_error::in_words,
+    })
+}
+
+fn ask(control: &Path, request: ControlRequest) -> anyhow::Result<Option<ControlReply>> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(control::request(control, &request))
+}
+
+fn pair(control: &Path, json: bool, qr: bool) -> anyhow::Result<ExitCode> {
+    let Some(ControlReply::Pairing { url, expires_at }) = ask(control, ControlRequest::Pair)?
+    else {
+        anyhow::bail!(
+            "`gatehouse web` is not running (no control socket at {}); start it first, e.g. `gatehouse web &`",
+            control.display()
+        );
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "url": url, "expires_at": expires_at })
+        );
+    } else {
+        println!("Open this link in the browser to pair (once, until {expires_at}):\n  {url}");
+    }
+    if qr {
+        if let Some(port) = loopback_port(&url) {
+            // A phone cannot open a loopback address: say so, and how to reach the page instead.
+            eprintln!("{}", loopback_qr_advice(port));
+            return Ok(ExitCode::SUCCESS);
+        }
+        let code = qrcode::QrCode::new(url.as_bytes())?;
+        let picture = code
+            .render::<qrcode::render::unicode::Dense1x2>()
+            .quiet_zone(true)
+            .build();
+        if json {
+            eprintln!("{picture}");
+        } else {
+            println!("{picture}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `web pair --qr` says instead of a QR code when the page listens on loopback only.
+pub fn loopback_qr_advice(port: u16) -> String {
+    format!(
+        "No QR code: this link names a loopback address, which only a browser on this machine can open (a phone cannot).
+Two ways work from a phone or another machine:
+  1. TLS on the LAN address: restart with `gatehouse web --listen 0.0.0.0:{port} --tls-self-signed`,
+     then run `gatehouse web pair --qr` again and scan that code;
+  2. an SSH tunnel from the other machine: `ssh -L {port}:127.0.0.1:{port} THIS-HOST`, then open
+     the link above in that machine's browser."
+    )
+}
+
+fn devices(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let devices = match ask(control, ControlRequest::Devices)? {
+        Some(ControlReply::Devices { devices }) => devices,
+        _ => DeviceStore::open(Some(DeviceStore::default_path()?))?.devices(),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&devices)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if devices.is_empty() {
+        println!("No browser is paired; run `gatehouse web pair` and open the link it prints.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{:<10} {:<28} {:<25} {:<25} PUSH",
+        "ID", "NAME", "PAIRED", "LAST SEEN"
+    );
+    for device in devices {
+        let push = if device.push.is_empty() {
+            "-".to_owned()
+        } else {
+            device.push.join(", ")
+        };
+        println!(
+            "{:<10} {:<28} {:<25} {:<25} {}",
+            device.id,
+            gatehouse_core::text::one_line(&device.name, 28),
+            device.paired_at,
+            device.last_seen,
+            gatehouse_core::text::one_line(&push, 120)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn push_test(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let Some(ControlReply::PushTested { outcomes }) = ask(control, ControlRequest::PushTest)?
+    else {
+        anyhow::bail!(
+            "`gatehouse web` is not running (no control socket at {}); start it first, e.g. `gatehouse web &`",
+            control.display()
+        );
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&outcomes)?);
+    } else if outcomes.is_empty() {
+        println!("No browser gets pushes and no ntfy topic is set: press \"Notify me\" on the page of a paired browser, or set [notify] ntfy_url in config.toml.");
+    } else {
+        for outcome in &outcomes {
+            println!(
+                "{:<28} {:<40} {} {}",
+                gatehouse_core::text::one_line(&outcome.device, 28),
+                gatehouse_core::text::one_line(&outcome.service, 40),
+                if outcome.delivered { "sent" } else { "FAILED" },
+                gatehouse_core::text::one_line(&outcome.detail, 200)
+            );
+        }
+    }
+    let all_sent = outcomes.iter().all(|outcome| outcome.delivered);
+    Ok(if all_sent {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn revoke(control: &Path, id: Option<String>) -> anyhow::Result<ExitCode> {
+    let removed = match ask(control, ControlRequest::Revoke { id: id.clone() })? {
+        Some(ControlReply::Revoked { ids }) => ids,
+        _ => {
+            // Not running: change the file; the next `gatehouse web` reads it.
+            let mut store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
+            let ids = store.revoke(id.as_deref());
+            store.save()?;
+            ids
+        }
+    };
+    match (removed.is_empty(), id) {
+        (true, Some(id)) => {
+            eprintln!("no paired device has the id {id}; `gatehouse web devices` lists them");
+            Ok(ExitCode::from(1))
+        }
+        (true, None) => {
+            println!("No browser was paired.");
+            Ok(ExitCode::SUCCESS)
+        }
+        (false, _) => {
+            println!("Logged out: {}", removed.join(", "));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_loopback_link_gets_advice_instead_of_a_qr_code() {
+        assert_eq!(loopback_port("http://127.0.0.1:7780/#pair=ab"), Some(7780));
+        assert_eq!(loopback_port("http://[::1]:7781/#pair=ab"), Some(7781));
+        assert_eq!(loopback_port("http://localhost:7782/#pair=ab"), Some(7782));
+        assert_eq!(loopback_port("https://192.168.1.20:7780/#pair=ab"), None);
+        assert_eq!(
+            loopback_port("https://devbox.tailnet.ts.net:7780/#pair=ab"),
+            None
+        );
+        let advice = loopback_qr_advice(7780);
+        assert!(
+            advice.contains("--listen 0.0.0.0:7780 --tls-self-signed"),
+            "{advice}"
+        );
+        assert!(advice.contains("ssh -L 7780:127.0.0.1:7780"), "{advice}");
+    }
+}
