@@ -192,7 +192,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
         Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
         Command::Console { notify } => {
-            gatehouse_console::run(socket_path(socket)?, notify, client_error::in_words)
+            let socket = socket_path(socket)?;
+            if !gatehouse_console::has_a_terminal() {
+                anyhow::bail!("`gatehouse console` needs a terminal; scripts can use `gatehouse list`, `watch` and `answer`");
+            }
+            gatehouse_console::run(socket, notify, client_error::in_words)
         }
         Command::Web(arguments) => web::run(socket_path(socket)?, arguments),
     }

@@ -58,10 +58,15 @@ answered in the agent's terminal. An action always goes to the prompt it was dra
 that prompt has gone, nothing is sent, and if the list changed under the cursor in the last
 moment, the key is ignored so that you can look again.";
 
+/// Whether the console can run here: stdin and stdout are a terminal.
+pub fn has_a_terminal() -> bool {
+    std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
 /// Runs the console on this terminal until the person quits; `words` words the gateway's errors.
 pub fn run(socket: PathBuf, notify: bool, words: ClientErrorWords) -> anyhow::Result<ExitCode> {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        bail!("`gatehouse console` needs a terminal; scripts can use `gatehouse list`, `watch` and `answer`");
+    if !has_a_terminal() {
+        bail!("the console needs a terminal on stdin and stdout");
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
