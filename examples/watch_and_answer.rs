@@ -5,7 +5,7 @@
 //! or the default socket).
 
 use gatehouse_core::{text, Action, Answer, Event, Prompt};
-use gatehouse_host_ipc::protocol::ServerNotification;
+use gatehouse_host_ipc::subscription::{FeedItem, Subscription};
 use gatehouse_host_ipc::{socket, Role, SocketClient};
 
 #[tokio::main(flavor = "current_thread")]
@@ -13,7 +13,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::var_os(socket::SOCKET_ENV)
         .map(Into::into)
         .unwrap_or_else(socket::default_socket_path);
-    let mut watcher = SocketClient::connect(&path, Role::Frontend, "watch_and_answer").await?;
+    let watcher = SocketClient::connect(&path, Role::Frontend, "watch_and_answer").await?;
     let mut answerer = SocketClient::connect(&path, Role::Frontend, "watch_and_answer").await?;
     println!(
         "connected to {} on {}",
@@ -21,23 +21,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         path.display()
     );
 
-    for prompt in watcher.subscribe().await? {
+    // The one subscription client: the snapshot, then events, and a fresh snapshot whenever
+    // this front end fell behind.
+    let (mut subscription, snapshot) = Subscription::start(watcher).await?;
+    for prompt in snapshot {
         consider(&mut answerer, &prompt).await?;
     }
     loop {
-        match watcher.next_server_notification().await? {
-            ServerNotification::Event(Event::Added { prompt }) => {
-                consider(&mut answerer, &prompt).await?
-            }
-            ServerNotification::Event(Event::Changed { id, state, .. }) => {
-                println!("{id} is now {state}")
-            }
-            ServerNotification::Snapshot(snapshot) => {
+        match subscription.next().await? {
+            FeedItem::Event(event) => match *event {
+                Event::Added { prompt } => consider(&mut answerer, &prompt).await?,
+                Event::Changed { id, state, .. } => println!("{id} is now {state}"),
+            },
+            FeedItem::Snapshot(snapshot) => {
                 for prompt in &snapshot.prompts {
                     consider(&mut answerer, prompt).await?;
                 }
             }
-            _ => {}
         }
     }
 }

@@ -16,18 +16,8 @@ pub struct Config {
     pub socket: Option<PathBuf>,
     pub hook: HookConfig,
     pub serve: ServeConfig,
-    pub web: WebConfig,
-    pub notify: NotifyConfig,
-}
-
-/// `[notify]`: where else `gatehouse web` calls the person when a prompt waits.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct NotifyConfig {
-    /// An ntfy topic (`https://ntfy.example/topic`) that gets a content-free post per new prompt.
-    pub ntfy_url: Option<String>,
-    /// A token for an ntfy server with access control (sent as `Authorization: Bearer`).
-    pub ntfy_token: Option<String>,
+    pub web: gatehouse_web::WebConfig,
+    pub notify: gatehouse_web::NotifyConfig,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -52,20 +42,6 @@ impl ServeConfig {
             None => None,
         }
     }
-}
-
-/// `[web]`: `gatehouse web`'s defaults; its flags override them.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct WebConfig {
-    /// The address to listen on, such as `127.0.0.1:7780`.
-    pub listen: Option<String>,
-    /// Names the page is reached by besides the listen address (a tailnet or proxy name).
-    pub hosts: Vec<String>,
-    /// URL prefixes of push services besides the browsers' own (a self-hosted one).
-    pub push_endpoints: Vec<String>,
-    /// The contact named in every push's VAPID token (`mailto:...` or `https://...`).
-    pub push_contact: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -104,16 +80,7 @@ pub fn config_path() -> Option<PathBuf> {
     Some(base.join("gatehouse").join("config.toml"))
 }
 
-/// gatehouse's state folder: `$XDG_STATE_HOME/gatehouse`, or `~/.local/state/gatehouse`.
-pub fn state_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state"))
-        })?;
-    Some(base.join("gatehouse"))
-}
+pub use gatehouse_host_ipc::socket::state_dir;
 
 /// Loads the config file (if any) and the environment overrides.
 pub fn load() -> anyhow::Result<Config> {

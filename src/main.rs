@@ -3,11 +3,7 @@
 mod adapters;
 mod cli;
 mod config;
-mod console;
-mod host;
 mod open_files;
-mod output;
-mod web;
 
 use std::process::ExitCode;
 

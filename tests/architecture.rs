@@ -62,6 +62,11 @@ fn is_adapter(name: &str) -> bool {
     name.starts_with("gatehouse-adapter-")
 }
 
+/// The front ends that are libraries: they know the wire and no agent, nor each other.
+fn is_front_end(name: &str) -> bool {
+    name == "gatehouse-web" || name == "gatehouse-console"
+}
+
 #[test]
 fn the_layering_holds_for_every_crate() {
     let crates = workspace_dependencies();
@@ -74,9 +79,16 @@ fn the_layering_holds_for_every_crate() {
         for dependency in dependencies {
             let forbidden = match name.as_str() {
                 "gatehouse-core" => dependency.starts_with("gatehouse-"),
-                "gatehouse-host-ipc" => is_adapter(dependency) || dependency == "gatehouse-gateway",
-                "gatehouse-gateway" | "gatehouse-hook-settings" | "gatehouse-harness" => {
+                "gatehouse-host-ipc" => {
                     is_adapter(dependency)
+                        || dependency == "gatehouse-gateway"
+                        || is_front_end(dependency)
+                }
+                "gatehouse-gateway" | "gatehouse-hook-settings" | "gatehouse-harness" => {
+                    is_adapter(dependency) || is_front_end(dependency)
+                }
+                front_end if is_front_end(front_end) => {
+                    is_adapter(dependency) || is_front_end(dependency)
                 }
                 adapter if is_adapter(adapter) => {
                     is_adapter(dependency)

@@ -271,7 +271,7 @@ fn open_descriptors(process: &Child) -> usize {
         .unwrap_or(0)
 }
 
-/// The most connections one client address keeps open in `gatehouse web` (src/web/connections.rs).
+/// The most connections one client address keeps open in `gatehouse web` (crates/web/src/connections.rs).
 const MAX_CONNECTIONS_PER_ADDRESS: usize = 256;
 
 const FLOOD: usize = 1_100;
@@ -439,7 +439,7 @@ fn a_connection_that_never_finishes_its_request_head_is_closed() {
     let mut idle = TcpStream::connect(("127.0.0.1", web.port())).unwrap();
     idle.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .unwrap();
-    // The limit is 10 s (HEADER_READ_LIMIT in src/web/serve.rs); allow as much again.
+    // The limit is 10 s (HEADER_READ_LIMIT in crates/web/src/serve.rs); allow as much again.
     idle.set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
     let started = Instant::now();

@@ -9,7 +9,7 @@ use clap::Args;
 use gatehouse_core::{AlwaysScope, Answer, QuestionResponse};
 use gatehouse_host_ipc::ClientError;
 
-use crate::output;
+use gatehouse_console::output;
 
 pub const AFTER_HELP: &str = "\
 Examples:

@@ -7,10 +7,10 @@ use gatehouse_core::text::visible;
 use gatehouse_core::{Answer, Timestamp};
 use gatehouse_gateway::audit::{self, AuditRecord};
 
-use crate::output;
+use gatehouse_console::output;
 
 pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
-    let path = super::serve::audit_log_path()?;
+    let path = super::gateway::audit_log_path()?;
     let since = since
         .map(|text| parse_since(text, gatehouse_host_ipc::now()))
         .transpose()?;

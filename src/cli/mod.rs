@@ -1,27 +1,29 @@
 //! The command line: one module per command. This is the contract that scripts and front ends
 //! rely on; extend it, never break it.
 
-mod activation;
 mod answer;
+pub mod client_error;
+mod gateway;
 pub mod hook;
 mod install;
 mod list;
 mod log;
 mod probe;
 mod remote;
-mod serve;
 mod service;
 mod show;
 mod status;
 mod watch;
+mod web;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use gatehouse_host_ipc::socket::SocketError;
-use gatehouse_host_ipc::{Client, ClientError, Role, SocketClient};
+use gatehouse_host_ipc::{Client, Role, SocketClient};
+
+pub use client_error::{socket_advice, unreachable_gateway};
 
 use crate::config;
 
@@ -127,7 +129,7 @@ enum Command {
     /// socket to HOST (needs gatehouse installed there for its hooks); until interrupted.
     Remote(remote::RemoteArgs),
     /// Open one live screen that lists every agent's pending prompts and answers them with keys.
-    #[command(after_help = crate::console::KEYS_HELP)]
+    #[command(after_help = gatehouse_console::KEYS_HELP)]
     Console {
         /// Raise a desktop notification (with notify-send, when installed) for each new prompt
         /// that can be answered here.
@@ -136,8 +138,8 @@ enum Command {
     },
     /// Serve a page to answer every agent from a phone or another machine's browser, paired and
     /// private; `web pair` prints a pairing link.
-    #[command(after_help = crate::web::AFTER_HELP)]
-    Web(crate::web::WebArgs),
+    #[command(after_help = web::AFTER_HELP)]
+    Web(web::WebArgs),
 }
 
 impl Cli {
@@ -176,7 +178,7 @@ enum ServiceWord {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let socket = cli.socket;
     match cli.command {
-        Command::Serve => serve::run(socket),
+        Command::Serve => gateway::run(socket),
         Command::Hook { agent, event } => Ok(hook::run(socket, &agent, event.as_deref())),
         Command::Install(InstallTarget {
             agent: Some(arguments),
@@ -197,8 +199,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Log { json, since } => log::run(json, since.as_deref()),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
         Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
-        Command::Console { notify } => crate::console::run(socket_path(socket)?, notify),
-        Command::Web(arguments) => crate::web::run(socket_path(socket)?, arguments),
+        Command::Console { notify } => {
+            let socket = socket_path(socket)?;
+            if !gatehouse_console::has_a_terminal() {
+                anyhow::bail!("`gatehouse console` needs a terminal; scripts can use `gatehouse list`, `watch` and `answer`");
+            }
+            gatehouse_console::run(socket, notify, client_error::in_words)
+        }
+        Command::Web(arguments) => web::run(socket_path(socket)?, arguments),
     }
 }
 
@@ -227,32 +235,4 @@ pub async fn connect_frontend(socket: &std::path::Path) -> anyhow::Result<Socket
     Client::connect(socket, Role::Frontend, "gatehouse-cli")
         .await
         .map_err(|error| unreachable_gateway(socket, error))
-}
-
-/// A socket error with what to do about it, in the command line's terms.
-pub fn socket_advice(error: SocketError) -> anyhow::Error {
-    let advice = match &error {
-        SocketError::NotYourGateway { .. } => {
-            "remove that socket's folder, or choose another path with --socket"
-        }
-        SocketError::AlreadyRunning { .. } => "stop it first, or choose another path with --socket",
-        SocketError::FolderNotPrivate { .. } => {
-            "remove the folder, or choose another path with --socket"
-        }
-        _ => "choose another path with --socket (or GATEHOUSE_SOCKET)",
-    };
-    anyhow::anyhow!("{error}; {advice}")
-}
-
-pub fn unreachable_gateway(socket: &std::path::Path, error: ClientError) -> anyhow::Error {
-    match error {
-        ClientError::Socket(SocketError::Connect { .. }) => anyhow::anyhow!(
-            "no gateway is running on {}; start one with `gatehouse serve` (or pass --socket / GATEHOUSE_SOCKET)",
-            socket.display()
-        ),
-        // A server run by another user, or one whose user cannot be told: not "no gateway", and
-        // never talked to. The refusal names the socket and its owner.
-        ClientError::Socket(refusal @ (SocketError::NotYourGateway { .. } | SocketError::ServerUnknown { .. })) => socket_advice(refusal),
-        other => anyhow::Error::new(other).context(format!("the gateway on {} did not answer properly", socket.display())),
-    }
 }

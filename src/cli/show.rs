@@ -11,7 +11,7 @@ use gatehouse_core::text::visible;
 use gatehouse_host_ipc::protocol::MIN_SEEN_CHARS;
 use gatehouse_host_ipc::ClientError;
 
-use crate::output;
+use gatehouse_console::output;
 
 pub async fn run(socket: PathBuf, id: String, json: bool) -> anyhow::Result<ExitCode> {
     let mut client = super::connect_frontend(&socket).await?;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::output;
+use gatehouse_console::output;
 
 pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     let mut client = match super::connect_frontend(&socket).await {

@@ -1,19 +1,19 @@
 //! `gatehouse watch`: live events, as text or one JSON object a line, until interrupted or the
-//! gateway goes away.
+//! gateway goes away (it follows with the one subscription client, and does not reconnect).
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gatehouse_core::Event;
-use gatehouse_host_ipc::protocol::ServerNotification;
+use gatehouse_host_ipc::subscription::{FeedItem, Subscription};
 use gatehouse_host_ipc::ClientError;
 
-use crate::output;
+use gatehouse_console::output;
 
 pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
-    let mut client = super::connect_frontend(&socket).await?;
-    let snapshot = client.subscribe().await?;
+    let client = super::connect_frontend(&socket).await?;
+    let (mut subscription, snapshot) = Subscription::start(client).await?;
     let mut ids = output::ShownIds::default();
     snapshot.iter().for_each(|prompt| ids.learn(prompt));
     let mut stdout = std::io::stdout();
@@ -32,17 +32,17 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     }
     stdout.flush()?;
     loop {
-        let notification = match client.next_server_notification().await {
-            Ok(notification) => notification,
+        let item = match subscription.next().await {
+            Ok(item) => item,
             Err(ClientError::Closed) => {
                 eprintln!("gatehouse: the gateway went away");
                 return Ok(ExitCode::from(1));
             }
             Err(error) => return Err(error.into()),
         };
-        match notification {
-            ServerNotification::Event(event) => {
-                if let Event::Added { prompt } = &event {
+        match item {
+            FeedItem::Event(event) => {
+                if let Event::Added { prompt } = event.as_ref() {
                     ids.learn(prompt);
                 }
                 if json {
@@ -51,7 +51,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     writeln!(stdout, "{}", output::event_line(&event, &ids))?;
                 }
             }
-            ServerNotification::Snapshot(snapshot) => {
+            FeedItem::Snapshot(snapshot) => {
                 snapshot.prompts.iter().for_each(|prompt| ids.learn(prompt));
                 if json {
                     writeln!(
@@ -72,7 +72,6 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     )?;
                 }
             }
-            ServerNotification::Registered(_) | ServerNotification::Unknown(_) => {}
         }
         stdout.flush()?;
     }

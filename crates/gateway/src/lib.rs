@@ -1,14 +1,17 @@
 //! The gateway: the [`Gateway`] that owns the arbiter, the loop that serves each connection with
-//! it, the [`audit`] log, and how it [`listen`]s on its socket. Connections are plain byte
+//! it, the [`audit`] log, how it [`listen`]s on its socket, and its [`life_cycle`] ([`run`]:
+//! sockets bound or taken from systemd's [`activation`], idle exit, capability refresh). Connections are plain byte
 //! streams, so tests drive the server over an in-memory duplex and the binary over a local socket.
 //!
 //! Architecture invariant: knows the wire (from `gatehouse-host-ipc`) and nothing of agents:
 //! capability flags arrive as data, prompts arrive already parsed.
 
+pub mod activation;
 pub mod audit;
 pub mod capabilities;
 mod connection;
 mod gateway;
+pub mod life_cycle;
 pub mod listen;
 pub mod view;
 
@@ -19,6 +22,7 @@ pub use gateway::{
     EventFrame, Gateway, GatewayError, GatewayOptions, HeldPrompt, Limits, Owner, HOOK_LEFT_REASON,
     HOOK_REFUSED_REASON,
 };
+pub use life_cycle::{run, run_until, RunError, RunOptions, Stopped};
 
 use std::sync::Arc;
 

@@ -51,6 +51,10 @@ impl ClientError {
     }
 }
 
+/// How a front end words a client error for a person: the binary's one wording, with its hints
+/// (no library gives command-line advice). `socket` is the path the front end connects to.
+pub type ClientErrorWords = fn(&Path, &ClientError) -> String;
+
 /// A client connected over the gateway's local socket.
 pub type SocketClient = Client<interprocess::local_socket::tokio::Stream>;
 

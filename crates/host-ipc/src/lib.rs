@@ -6,7 +6,10 @@
 //! - [`client`]: what hooks and front ends use to talk to it.
 //! - [`hook_session`]: a hook's dealings with the gateway (budgets, holds across restarts, the
 //!   receipt), and its [`spool`] of observations that found no gateway.
-//! - [`socket`]: where the socket lives and how it is made private.
+//! - [`subscription`]: every front end's subscription: snapshot, events, catch-up after lag,
+//!   reconnect with a growing pause.
+//! - [`socket`]: where the socket and the state folder live, and how they are made private.
+//! - [`host`]: this machine's host name, said in every hello and on every prompt.
 //!
 //! The gateway that serves the protocol is the `gatehouse-gateway` crate.
 //!
@@ -16,11 +19,13 @@
 pub mod client;
 pub mod framing;
 pub mod hook_session;
+pub mod host;
 pub mod protocol;
 pub mod socket;
 pub mod spool;
+pub mod subscription;
 
-pub use client::{Client, ClientError, SocketClient};
+pub use client::{Client, ClientError, ClientErrorWords, SocketClient};
 pub use protocol::{ErrorCode, Role, RpcError, PROTOCOL_VERSION};
 /// The wall clock, as the arbiter wants it: clients and the gateway read time the same way.
 pub fn now() -> gatehouse_core::Timestamp {

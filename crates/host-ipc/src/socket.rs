@@ -112,6 +112,17 @@ fn user_name(_uid: u32) -> Option<String> {
     None
 }
 
+/// gatehouse's state folder: `$XDG_STATE_HOME/gatehouse`, or `~/.local/state/gatehouse`.
+pub fn state_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local").join("state"))
+        })?;
+    Some(base.join("gatehouse"))
+}
+
 /// The default socket path: `$XDG_RUNTIME_DIR/gatehouse/gatehouse.sock`, or else
 /// `<temp dir>/gatehouse-<uid>/gatehouse.sock`.
 pub fn default_socket_path() -> PathBuf {

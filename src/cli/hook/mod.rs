@@ -293,7 +293,7 @@ fn handle(
     // machine it is on, and the tmux pane its agent runs in when the environment tells (an
     // adapter may have said more, such as the agent's pid).
     if let HookEvent::Prompt { prompt, .. } = &mut event {
-        prompt.host = crate::host::own_host_name().to_owned();
+        prompt.host = gatehouse_host_ipc::host::own_host_name().to_owned();
         if prompt.extra.terminal.is_none() {
             let variable = |name: &str| std::env::var(name).ok();
             prompt.extra.terminal = gatehouse_core::TerminalLocation::from_values(
@@ -324,7 +324,7 @@ fn handle(
         .map_err(|error| format!("cannot start the async runtime: {error}"))?;
     let connector = SocketConnector {
         path: socket.clone(),
-        host: crate::host::own_host_name().to_owned(),
+        host: gatehouse_host_ipc::host::own_host_name().to_owned(),
     };
     let session = HookSession::new(connector, spool, say);
     // An agent that reads silence as an approval gets its answer before its hook timeout,

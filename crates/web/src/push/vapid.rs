@@ -12,7 +12,7 @@ use base64::Engine as _;
 use ring::rand::SystemRandom;
 use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
 
-use crate::web::devices::write_private_atomically;
+use crate::devices::write_private_atomically;
 
 /// How long a signed VAPID token is valid: RFC 8292 allows at most 24 hours.
 pub const TOKEN_LIFETIME_SECONDS: u64 = 12 * 60 * 60;
@@ -55,7 +55,7 @@ impl VapidKey {
 
     /// The default file: `<state dir>/web-push-vapid.pk8`.
     pub fn default_path() -> anyhow::Result<PathBuf> {
-        crate::config::state_dir()
+        gatehouse_host_ipc::socket::state_dir()
             .map(|folder| folder.join("web-push-vapid.pk8"))
             .context("cannot tell where to keep the push key: set HOME or XDG_STATE_HOME")
     }

@@ -1,5 +1,5 @@
-//! systemd socket activation: the sockets a service manager listens on and hands to
-//! `gatehouse serve` (`LISTEN_PID`, `LISTEN_FDS`, `LISTEN_FDNAMES`; the sockets are fds 3, 4, ...).
+//! systemd socket activation: the sockets a service manager listens on and hands to the gateway
+//! (`gatehouse serve`; `LISTEN_PID`, `LISTEN_FDS`, `LISTEN_FDNAMES`; the sockets are fds 3, 4, ...).
 //!
 //! The variables are read once, before any thread starts, and removed from the environment so
 //! that no child (an adapter's `codex --version`, say) inherits them; the descriptors are made
@@ -8,6 +8,21 @@
 //! are is checked later, by `socket::adopt`, before anything is served on them.
 
 use std::os::fd::{FromRawFd, OwnedFd};
+
+/// Why the sockets a service manager passed cannot be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum ActivationError {
+    /// A variable does not say what it should (the words say which and why).
+    #[error("{0}")]
+    Malformed(String),
+    #[error(
+        "LISTEN_FDS says the service manager passed descriptor {fd}, but it is not open: {source}"
+    )]
+    NotOpen { fd: i32, source: std::io::Error },
+}
+
+/// The sockets passed to this process: what the variables say, and the descriptors.
+pub type ActivatedSockets = (Listen, Vec<OwnedFd>);
 
 /// The first descriptor a service manager passes.
 pub const FIRST_FD: i32 = 3;
@@ -63,7 +78,7 @@ pub fn parse(
 
 /// Takes the sockets passed to this process, if any, and removes the variables from the
 /// environment. Call it before any other thread starts.
-pub fn take_from_environment() -> anyhow::Result<Option<(Listen, Vec<OwnedFd>)>> {
+pub fn take_from_environment() -> Result<Option<ActivatedSockets>, ActivationError> {
     let read = |name: &str| std::env::var(name).ok();
     let parsed = parse(
         read("LISTEN_PID").as_deref(),
@@ -75,7 +90,7 @@ pub fn take_from_environment() -> anyhow::Result<Option<(Listen, Vec<OwnedFd>)>>
         // Edition 2021: remove_var is safe to call; no other thread runs yet.
         std::env::remove_var(name);
     }
-    let Some(listen) = parsed.map_err(anyhow::Error::msg)? else {
+    let Some(listen) = parsed.map_err(ActivationError::Malformed)? else {
         return Ok(None);
     };
     let mut fds = Vec::with_capacity(listen.count);
@@ -84,10 +99,10 @@ pub fn take_from_environment() -> anyhow::Result<Option<(Listen, Vec<OwnedFd>)>>
         let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
         if flags == -1 || unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) } == -1
         {
-            anyhow::bail!(
-                "LISTEN_FDS says the service manager passed descriptor {fd}, but it is not open: {}",
-                std::io::Error::last_os_error()
-            );
+            return Err(ActivationError::NotOpen {
+                fd,
+                source: std::io::Error::last_os_error(),
+            });
         }
         // SAFETY: the descriptor is open, was passed to this process to own, and is taken once.
         fds.push(unsafe { OwnedFd::from_raw_fd(fd) });

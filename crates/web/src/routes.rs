@@ -264,7 +264,7 @@ async fn session(Paired(device): Paired) -> Response {
     let home = std::env::var("HOME").unwrap_or_default();
     Json(json!({
         "device": DeviceView::from(&device),
-        "host": crate::host::own_host_name(),
+        "host": gatehouse_host_ipc::host::own_host_name(),
         "home": home,
     }))
     .into_response()

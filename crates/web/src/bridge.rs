@@ -1,8 +1,9 @@
 //! The web front end's link to the gateway, through the one protocol.
 //!
-//! - [`Bridge::follow`] subscribes (client name `web`), keeps the live prompts, and publishes
-//!   every change to the open pages as one encoded [`PageMessage`]; when the gateway goes away it
-//!   says so and reconnects with a growing pause.
+//! - [`Bridge::follow`] subscribes (client name `web`) with the one subscription client
+//!   (`gatehouse_host_ipc::subscription::follow`), keeps the live prompts, and publishes every
+//!   change to the open pages as one encoded [`PageMessage`]; when the gateway goes away it says
+//!   why (in the binary's words) and reconnects with a growing pause.
 //! - [`Bridge::answer`] and [`Bridge::release`] act on a fresh connection of their own whose
 //!   hello names the device (`web:<device name>`), so the gateway's audit log records the device
 //!   as `by`. They name the prompt by its full id, never by a prefix.
@@ -14,14 +15,15 @@
 //! and before every message it sends.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::ops::ControlFlow;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use gatehouse_core::{Answer, DecisionId, Event, Prompt, PromptState};
-use gatehouse_host_ipc::protocol::{notification, FullPrompt, SnapshotParams};
-use gatehouse_host_ipc::socket::SocketError;
-use gatehouse_host_ipc::{ClientError, Role, SocketClient};
+use gatehouse_host_ipc::protocol::FullPrompt;
+use gatehouse_host_ipc::subscription::{self, Backoff, FeedItem, FollowUpdate};
+use gatehouse_host_ipc::{ClientErrorWords, Role, SocketClient};
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, watch};
 
@@ -30,8 +32,11 @@ use super::push::Alert;
 /// How many messages a slow page may fall behind before it is sent a fresh snapshot.
 pub const FEED_DEPTH: usize = 4_096;
 
-const FIRST_PAUSE: Duration = Duration::from_millis(250);
-const LONGEST_PAUSE: Duration = Duration::from_secs(2);
+/// The pause before reconnecting: 250 ms, doubling after each failed attempt, up to 2 s.
+const RECONNECT_BACKOFF: Backoff = Backoff {
+    first: Duration::from_millis(250),
+    longest: Duration::from_secs(2),
+};
 
 /// What a page is told, as one JSON object per server-sent event.
 #[derive(Debug, Serialize)]
@@ -64,6 +69,8 @@ struct Live {
 
 pub struct Bridge {
     socket: PathBuf,
+    /// The binary's words for the gateway's errors.
+    words: ClientErrorWords,
     live: Mutex<Live>,
     feed: broadcast::Sender<Arc<str>>,
     /// Bumped on every revocation.
@@ -73,9 +80,10 @@ pub struct Bridge {
 }
 
 impl Bridge {
-    pub fn new(socket: PathBuf) -> Arc<Bridge> {
+    pub fn new(socket: PathBuf, words: ClientErrorWords) -> Arc<Bridge> {
         Arc::new(Bridge {
             socket,
+            words,
             live: Mutex::new(Live {
                 gateway: GatewayState {
                     up: false,
@@ -134,51 +142,22 @@ impl Bridge {
 
     /// Follows the gateway for as long as the process runs.
     pub async fn follow(self: Arc<Bridge>) {
-        let mut failed: u32 = 0;
-        loop {
-            let reason = match SocketClient::connect(&self.socket, Role::Frontend, "web").await {
-                Ok(mut client) => match client.subscribe().await {
-                    Ok(prompts) => {
-                        failed = 0;
-                        self.replace(prompts, true, None);
-                        self.forward(&mut client).await
-                    }
-                    Err(error) => in_words(&self.socket, error),
-                },
-                Err(error) => in_words(&self.socket, error),
-            };
-            failed = failed.saturating_add(1);
-            self.replace(Vec::new(), false, Some(reason));
-            let pause = FIRST_PAUSE
-                .saturating_mul(1 << failed.saturating_sub(1).min(8))
-                .min(LONGEST_PAUSE);
-            tokio::time::sleep(pause).await;
-        }
-    }
-
-    async fn forward(&self, client: &mut SocketClient) -> String {
-        loop {
-            let received = match client.next_notification().await {
-                Ok(received) => received,
-                Err(ClientError::Closed) => return "the gateway closed the connection".into(),
-                Err(error) => return error.to_string(),
-            };
-            match received.method.as_str() {
-                notification::EVENT => match serde_json::from_value::<Event>(received.params) {
-                    Ok(event) => self.apply(event),
-                    Err(error) => return format!("the gateway sent an unreadable event: {error}"),
-                },
-                notification::SNAPSHOT => {
-                    match serde_json::from_value::<SnapshotParams>(received.params) {
-                        Ok(snapshot) => self.replace(snapshot.prompts, true, None),
-                        Err(error) => {
-                            return format!("the gateway sent an unreadable snapshot: {error}")
-                        }
-                    }
+        let connect = || SocketClient::connect(&self.socket, Role::Frontend, "web");
+        subscription::follow(connect, RECONNECT_BACKOFF, |update| {
+            match update {
+                FollowUpdate::Connected { snapshot, .. } => self.replace(snapshot, true, None),
+                FollowUpdate::Item(FeedItem::Event(event)) => self.apply(*event),
+                FollowUpdate::Item(FeedItem::Snapshot(snapshot)) => {
+                    self.replace(snapshot.prompts, true, None)
                 }
-                _ => {}
+                FollowUpdate::Disconnected { error, .. } => {
+                    let reason = (self.words)(&self.socket, &error);
+                    self.replace(Vec::new(), false, Some(reason))
+                }
             }
-        }
+            ControlFlow::Continue(())
+        })
+        .await;
     }
 
     fn replace(&self, prompts: Vec<Prompt>, up: bool, reason: Option<String>) {
@@ -243,7 +222,7 @@ impl Bridge {
             .answer_seen(id, answer, seen)
             .await
             .map(|result| result.state)
-            .map_err(|error| in_words(&self.socket, error))
+            .map_err(|error| (self.words)(&self.socket, &error))
     }
 
     /// Prompt `id` whole, with the digest that approving it names, for `device`.
@@ -252,7 +231,7 @@ impl Bridge {
         client
             .prompt_get(id)
             .await
-            .map_err(|error| in_words(&self.socket, error))
+            .map_err(|error| (self.words)(&self.socket, &error))
     }
 
     /// Hands prompt `id` back to the agent's terminal, for `device`.
@@ -262,13 +241,13 @@ impl Bridge {
             .release(id)
             .await
             .map(|result| result.state)
-            .map_err(|error| in_words(&self.socket, error))
+            .map_err(|error| (self.words)(&self.socket, &error))
     }
 
     async fn connect_as(&self, device: &str) -> Result<SocketClient, String> {
         SocketClient::connect(&self.socket, Role::Frontend, &format!("web:{device}"))
             .await
-            .map_err(|error| in_words(&self.socket, error))
+            .map_err(|error| (self.words)(&self.socket, &error))
     }
 }
 
@@ -283,16 +262,4 @@ pub fn encode(message: &PageMessage) -> Arc<str> {
     serde_json::to_string(message)
         .unwrap_or_else(|_| "{}".into())
         .into()
-}
-
-/// A client error as a person reads it: the gateway's own message for a refusal.
-fn in_words(socket: &Path, error: ClientError) -> String {
-    match error {
-        ClientError::Rpc(refusal) => refusal.message,
-        ClientError::Socket(SocketError::Connect { .. }) => format!(
-            "no gateway is running on {}; start one with `gatehouse serve`",
-            socket.display()
-        ),
-        other => other.to_string(),
-    }
 }

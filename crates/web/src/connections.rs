@@ -14,7 +14,7 @@
 //!   one is refused.
 //!
 //! On top of this, hyper closes a connection that does not send a whole request head in time
-//! (`serve`), and [`crate::open_files::raise_open_file_limit`] lets the process use every
+//! (`serve`), and the open-file limit the binary raised for it lets the process use every
 //! descriptor it may.
 
 use std::collections::BTreeMap;

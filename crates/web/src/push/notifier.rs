@@ -19,8 +19,8 @@ use super::endpoints::AllowList;
 use super::send::Client;
 use super::vapid::VapidKey;
 use super::{Alert, PushSubscription};
-use crate::web::ntfy::Ntfy;
-use crate::web::routes::{Shared, WebState};
+use crate::ntfy::Ntfy;
+use crate::routes::{Shared, WebState};
 
 /// How many alerts may wait for the sending task; more are dropped.
 pub const QUEUE_DEPTH: usize = 64;

@@ -11,7 +11,7 @@ use super::{
     action_word, request_word, short, ConnectionState, ConsoleState, GatewayCommand,
     GatewayRequest, Intent, Mode, Notice, Row, Selection, Tone,
 };
-use crate::console::answer_form::{AnswerForm, FormOutcome};
+use crate::answer_form::{AnswerForm, FormOutcome};
 
 impl ConsoleState {
     pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Intent {

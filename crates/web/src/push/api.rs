@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::PushSubscription;
-use crate::web::routes::{Paired, Shared};
+use crate::routes::{Paired, Shared};
 
 pub fn routes() -> Router<Shared> {
     Router::new()

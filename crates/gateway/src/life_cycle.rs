@@ -1,78 +1,112 @@
-//! `gatehouse serve`: binds the socket (or takes the one systemd listens on, see
-//! [`super::activation`]), and the hooks socket beside it, builds the gateway from the registered
-//! adapters' capability flags, and serves until interrupted, or until it has sat idle for
-//! `[serve] idle_exit_seconds` with nothing pending and no connection.
+//! The gateway's life cycle, as `gatehouse serve` runs it: binds the socket (or takes the one
+//! systemd listens on, see [`crate::activation`]), and the hooks socket beside it, builds the
+//! gateway from the adapters' capability flags (refreshed while it runs), and serves until
+//! stopped, or until it has sat idle for [`RunOptions::idle_exit`] with nothing pending and no
+//! connection. The binary calls [`run`]; tests and benchmarks run it in-process with
+//! [`run_until`].
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::future::Future;
+use std::io;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-
-use anyhow::Context;
 use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::AdapterRegistry;
-use gatehouse_gateway::audit::AuditLog;
-use gatehouse_gateway::listen;
-use gatehouse_gateway::Roles;
-use gatehouse_gateway::{Gateway, GatewayOptions};
-use gatehouse_host_ipc::socket;
-use tracing_subscriber::EnvFilter;
+use gatehouse_host_ipc::socket::{self, SocketError};
 
-use super::activation;
-use crate::adapters;
+use crate::activation::ActivatedSockets;
+use crate::audit::AuditLog;
+use crate::listen;
+use crate::Roles;
+use crate::{Gateway, GatewayOptions};
 
-pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    // Before any thread starts: the variables are removed so no child inherits them.
-    let activated = super::activation::take_from_environment()?;
-    let socket_path = super::socket_path(socket_flag)?;
-    let idle_exit = crate::config::load()?.serve.idle_exit(activated.is_some());
-    crate::open_files::raise_open_file_limit();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        // The guard lives until the gateway stops (a signal, an error): then it removes the
-        // socket, if the path still names the one bound here, and releases the lock.
-        let started_by = if activated.is_some() { "systemd socket activation" } else { "gatehouse serve" };
-        let Sockets { main: listen::BoundSocket { listener, guard: _socket_guard }, hooks } = sockets(&socket_path, activated).await?;
-        let (hooks_listener, _hooks_guard) = match hooks {
-            Some(listen::BoundSocket { listener, guard }) => (Some(listener), Some(guard)),
-            None => (None, None),
-        };
-        let registry = adapters::registry();
-        let capabilities = capabilities_off_the_runtime(&registry).await;
-        let options = GatewayOptions { socket: socket_path.display().to_string(), started_by: started_by.into(), local_host: crate::host::own_host_name().to_owned(), ..GatewayOptions::default() };
-        let audit = open_audit_log()?;
-        let earlier = remembered_from(audit.path());
-        let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));
-        gateway.remember_ended(earlier);
-        let agents: Vec<&str> = registry.ids().collect();
-        tracing::info!("gatehouse {} listening on {} for {} (started by {started_by})", env!("CARGO_PKG_VERSION"), socket_path.display(), agents.join(", "));
-        gateway.decide_capabilities_with(Arc::new(RegistryCapabilities(registry.clone())));
-        tokio::spawn(refresh_capabilities(registry.clone(), gateway.clone()));
-        let serve_hooks = async {
-            match hooks_listener {
-                Some(listener) => gatehouse_gateway::serve_with(gateway.clone(), listener, Roles::HooksOnly).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            served = gatehouse_gateway::serve(gateway.clone(), listener) => served.context("the gateway stopped accepting connections")?,
-            served = serve_hooks => served.context("the gateway stopped accepting connections on the hooks socket")?,
-            () = idle(gateway.clone(), idle_exit) => tracing::info!("stopping after {} s with nothing pending and no connection{}", idle_exit.unwrap_or_default().as_secs(), if started_by == "gatehouse serve" { "" } else { "; the service manager starts the gateway again on the next connection" }),
-            () = shutdown_signal() => tracing::info!("shutting down; waiting hooks leave their prompts to the agents' terminals"),
+mod options;
+
+pub use options::{RunError, RunOptions, Stopped};
+
+/// How the binary runs the gateway: until SIGTERM or Ctrl-C, or until it is idle.
+pub async fn run(options: RunOptions) -> Result<Stopped, RunError> {
+    run_until(options, shutdown_signal()).await
+}
+
+/// Runs the gateway until `stop` completes, or until it is idle. The sockets are removed when
+/// it returns (if their paths still name the ones bound here).
+pub async fn run_until(
+    options: RunOptions,
+    stop: impl Future<Output = ()>,
+) -> Result<Stopped, RunError> {
+    let RunOptions {
+        socket: socket_path,
+        activated,
+        idle_exit,
+        registry,
+        state_dir,
+        local_host,
+    } = options;
+    // The guard lives until the gateway stops (a signal, an error): then it removes the
+    // socket, if the path still names the one bound here, and releases the lock.
+    let started_by = if activated.is_some() {
+        "systemd socket activation"
+    } else {
+        "gatehouse serve"
+    };
+    let Sockets {
+        main:
+            listen::BoundSocket {
+                listener,
+                guard: _socket_guard,
+            },
+        hooks,
+    } = sockets(&socket_path, activated).await?;
+    let (hooks_listener, _hooks_guard) = match hooks {
+        Some(listen::BoundSocket { listener, guard }) => (Some(listener), Some(guard)),
+        None => (None, None),
+    };
+    let capabilities = capabilities_off_the_runtime(&registry).await;
+    let options = GatewayOptions {
+        socket: socket_path.display().to_string(),
+        started_by: started_by.into(),
+        local_host,
+        ..GatewayOptions::default()
+    };
+    let audit = open_audit_log(state_dir.as_deref())?;
+    let earlier = remembered_from(audit.path());
+    let gateway = Gateway::with_audit_log(capabilities, options, Some(audit));
+    gateway.remember_ended(earlier);
+    let agents: Vec<&str> = registry.ids().collect();
+    tracing::info!(
+        "gatehouse {} listening on {} for {} (started by {started_by})",
+        env!("CARGO_PKG_VERSION"),
+        socket_path.display(),
+        agents.join(", ")
+    );
+    gateway.decide_capabilities_with(Arc::new(RegistryCapabilities(registry.clone())));
+    let refresh = tokio::spawn(refresh_capabilities(
+        registry.clone(),
+        gateway.clone(),
+        state_dir,
+    ));
+    let serve_hooks = async {
+        match hooks_listener {
+            Some(listener) => crate::serve_with(gateway.clone(), listener, Roles::HooksOnly).await,
+            None => std::future::pending().await,
         }
-        anyhow::Ok(())
-    })?;
-    Ok(ExitCode::SUCCESS)
+    };
+    let stopped = tokio::select! {
+        served = crate::serve(gateway.clone(), listener) => Err(RunError::Accept { hooks_socket: false, source: served.err().unwrap_or_else(|| io::Error::other("the accept loop ended")) }),
+        served = serve_hooks => Err(RunError::Accept { hooks_socket: true, source: served.err().unwrap_or_else(|| io::Error::other("the accept loop ended")) }),
+        () = idle(gateway.clone(), idle_exit) => {
+            tracing::info!("stopping after {} s with nothing pending and no connection{}", idle_exit.unwrap_or_default().as_secs(), if started_by == "gatehouse serve" { "" } else { "; the service manager starts the gateway again on the next connection" });
+            Ok(Stopped::Idle)
+        }
+        () = stop => {
+            tracing::info!("shutting down; waiting hooks leave their prompts to the agents' terminals");
+            Ok(Stopped::Asked)
+        }
+    };
+    refresh.abort();
+    stopped
 }
 
 /// The gateway's own socket, and the hooks socket beside it when it could be had.
@@ -87,8 +121,8 @@ struct Sockets {
 /// folder) serves without it and says so.
 async fn sockets(
     socket_path: &Path,
-    activated: Option<(activation::Listen, Vec<OwnedFd>)>,
-) -> anyhow::Result<Sockets> {
+    activated: Option<ActivatedSockets>,
+) -> Result<Sockets, RunError> {
     let hooks_path = socket::hooks_socket_path(socket_path);
     let mut main = None;
     let mut hooks = None;
@@ -99,32 +133,37 @@ async fn sockets(
             listen.names
         );
         for fd in fds {
-            let found = listen::activated_socket_path(fd.as_fd())?;
+            let found = listen::activated_socket_path(fd.as_fd()).map_err(RunError::Activated)?;
             if same_path(&found, socket_path) {
-                main = Some(listen::adopt(socket_path, fd).await?);
+                main = Some(
+                    listen::adopt(socket_path, fd)
+                        .await
+                        .map_err(RunError::Activated)?,
+                );
             } else if same_path(&found, &hooks_path) {
-                hooks = Some(listen::adopt(&hooks_path, fd).await?);
+                hooks = Some(
+                    listen::adopt(&hooks_path, fd)
+                        .await
+                        .map_err(RunError::Activated)?,
+                );
             } else {
-                return Err(socket::SocketError::UnexpectedActivatedSocket {
-                    path: socket_path.into(),
-                    found: found.display().to_string(),
-                }
-                .into());
+                return Err(RunError::Activated(
+                    SocketError::UnexpectedActivatedSocket {
+                        path: socket_path.into(),
+                        found: found.display().to_string(),
+                    },
+                ));
             }
         }
         if main.is_none() {
-            anyhow::bail!(
-                "systemd passed only the hooks socket, not the gateway's socket {}; add ListenStream={} to gatehouse.socket",
-                socket_path.display(),
-                socket_path.display()
-            );
+            return Err(RunError::OnlyTheHooksSocketPassed {
+                path: socket_path.into(),
+            });
         }
     }
     let main = match main {
         Some(main) => main,
-        None => listen::bind(socket_path)
-            .await
-            .map_err(super::socket_advice)?,
+        None => listen::bind(socket_path).await.map_err(RunError::Bind)?,
     };
     let folder = hooks_path.parent().unwrap_or(Path::new("."));
     if hooks.is_none() && !socket::folder_is_private(folder) {
@@ -183,7 +222,7 @@ const RECORD_LOOK: Duration = Duration::from_secs(1);
 /// file) and runs nothing, so a passing probe counts for the very next prompt.
 struct RegistryCapabilities(AdapterRegistry);
 
-impl gatehouse_gateway::CapabilitySource for RegistryCapabilities {
+impl crate::CapabilitySource for RegistryCapabilities {
     fn for_agent(
         &self,
         adapter: &str,
@@ -198,8 +237,11 @@ impl gatehouse_gateway::CapabilitySource for RegistryCapabilities {
 /// the folder's modification time). An adapter may look at the installed agent to answer (Codex
 /// runs `codex --version`), so the call may block for a moment; it runs where blocking does not
 /// hold up the gateway's other work.
-async fn refresh_capabilities(registry: AdapterRegistry, gateway: Arc<Gateway>) {
-    let folder = crate::config::state_dir();
+async fn refresh_capabilities(
+    registry: AdapterRegistry,
+    gateway: Arc<Gateway>,
+    folder: Option<PathBuf>,
+) {
     let changed_at = |folder: &Option<PathBuf>| {
         folder
             .as_ref()
@@ -247,7 +289,7 @@ fn remembered_from(
     gatehouse_core::Timestamp,
 )> {
     const REMEMBERED: usize = 65_536;
-    match gatehouse_gateway::audit::ended_prompts(log, REMEMBERED) {
+    match crate::audit::ended_prompts(log, REMEMBERED) {
         Ok(ended) => ended,
         Err(error) => {
             tracing::warn!(
@@ -262,26 +304,25 @@ fn remembered_from(
 /// The audit log is rotated past this size.
 const AUDIT_LOG_MAX_BYTES: u64 = 16 * 1024 * 1024;
 
-fn open_audit_log() -> anyhow::Result<AuditLog> {
-    let path = audit_log_path()?;
-    let log = AuditLog::open(&path, AUDIT_LOG_MAX_BYTES).with_context(|| {
-        format!(
-            "cannot open the audit log {}; check that folder's permissions or set XDG_STATE_HOME",
-            path.display()
-        )
+fn open_audit_log(state_dir: Option<&Path>) -> Result<AuditLog, RunError> {
+    let path = audit_log_path(state_dir)?;
+    let log = AuditLog::open(&path, AUDIT_LOG_MAX_BYTES).map_err(|source| RunError::AuditLog {
+        path: path.clone(),
+        source,
     })?;
     tracing::info!("audit log: {}", path.display());
     Ok(log)
 }
 
-/// `$XDG_STATE_HOME/gatehouse/audit.jsonl`.
-pub fn audit_log_path() -> anyhow::Result<std::path::PathBuf> {
-    let folder = crate::config::state_dir()
-        .context("neither XDG_STATE_HOME nor HOME is set, so the audit log has no home; set one")?;
-    Ok(folder.join("audit.jsonl"))
+/// `<state folder>/audit.jsonl` (`$XDG_STATE_HOME/gatehouse/audit.jsonl`).
+pub fn audit_log_path(state_dir: Option<&Path>) -> Result<PathBuf, RunError> {
+    Ok(state_dir
+        .ok_or(RunError::NoStateFolder)?
+        .join("audit.jsonl"))
 }
 
-async fn shutdown_signal() {
+/// Returns at SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

@@ -200,7 +200,7 @@ impl Drop for AbortOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::web::push::endpoints::parse;
+    use crate::push::endpoints::parse;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
@@ -280,7 +280,7 @@ mod tests {
     #[tokio::test]
     async fn https_needs_a_certificate_from_the_web_roots() {
         let folder = tempfile::tempdir().unwrap();
-        let tls = crate::web::tls::self_signed(folder.path(), &["localhost".to_owned()]).unwrap();
+        let tls = crate::tls::self_signed(folder.path(), &["localhost".to_owned()]).unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.config);

@@ -71,7 +71,11 @@ pub fn shown_id(prompt: &Prompt) -> String {
 /// A prompt's agent, with the host it came from when that is not this machine:
 /// `claude@devbox`. Both are agent text, made visible.
 pub fn agent(prompt: &gatehouse_core::NewPrompt) -> String {
-    visible(&crate::host::agent_at_host(&prompt.adapter, &prompt.host)).into_owned()
+    visible(&gatehouse_host_ipc::host::agent_at_host(
+        &prompt.adapter,
+        &prompt.host,
+    ))
+    .into_owned()
 }
 
 /// The host a prompt came from, as the gateway stamped it: `laptop (local)` for this machine
@@ -86,7 +90,7 @@ pub fn host(prompt: &gatehouse_core::NewPrompt) -> String {
 
 /// The host of a prompt from another machine, made visible; `None` for one from this machine.
 pub fn remote_host(prompt: &gatehouse_core::NewPrompt) -> Option<String> {
-    let own = crate::host::own_host_name();
+    let own = gatehouse_host_ipc::host::own_host_name();
     (!prompt.host.is_empty() && prompt.host != own).then(|| truncate(&prompt.host, FOLDER_WIDTH))
 }
 
@@ -247,7 +251,7 @@ pub fn status(status: &StatusResult, now: Timestamp) -> String {
             .hosts
             .iter()
             .map(|entry| {
-                let here = if entry.host == crate::host::own_host_name() {
+                let here = if entry.host == gatehouse_host_ipc::host::own_host_name() {
                     " (this machine)"
                 } else {
                     ""

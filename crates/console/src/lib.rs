@@ -14,6 +14,7 @@ mod answer_form;
 mod connection;
 mod desktop_notification;
 mod messages;
+pub mod output;
 mod state;
 mod view;
 
@@ -24,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use crossterm::event::Event as TerminalEvent;
+use gatehouse_host_ipc::ClientErrorWords;
 use ratatui::DefaultTerminal;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 
@@ -58,9 +60,15 @@ answered in the agent's terminal. An action always goes to the prompt it was dra
 that prompt has gone, nothing is sent, and if the list changed under the cursor in the last
 moment, the key is ignored so that you can look again.";
 
-pub fn run(socket: PathBuf, notify: bool) -> anyhow::Result<ExitCode> {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        bail!("`gatehouse console` needs a terminal; scripts can use `gatehouse list`, `watch` and `answer`");
+/// Whether the console can run here: stdin and stdout are a terminal.
+pub fn has_a_terminal() -> bool {
+    std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
+/// Runs the console on this terminal until the person quits; `words` words the gateway's errors.
+pub fn run(socket: PathBuf, notify: bool, words: ClientErrorWords) -> anyhow::Result<ExitCode> {
+    if !has_a_terminal() {
+        bail!("the console needs a terminal on stdin and stdout");
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -68,7 +76,7 @@ pub fn run(socket: PathBuf, notify: bool) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
         let (update_sender, updates) = mpsc::unbounded_channel();
-        let commands = connection::start(socket, update_sender);
+        let commands = connection::start(socket, update_sender, words);
         let terminal_events = read_terminal_events();
         // `try_init` installs a panic hook that restores the terminal before the panic is printed.
         let mut terminal = ratatui::try_init().context("cannot set the terminal up")?;

@@ -120,7 +120,7 @@ impl DeviceStore {
 
     /// The default file: `<state dir>/web-devices.json`.
     pub fn default_path() -> anyhow::Result<PathBuf> {
-        crate::config::state_dir()
+        gatehouse_host_ipc::socket::state_dir()
             .map(|folder| folder.join("web-devices.json"))
             .context("cannot tell where to keep paired devices: set HOME or XDG_STATE_HOME")
     }

@@ -1,45 +1,14 @@
-//! `gatehouse web`: answer every agent's prompts from a phone or another machine's browser.
-//!
-//! A front end like the console: one process that talks to the gateway's socket with the one
-//! protocol (the gateway itself keeps no network listener) and serves a page to paired browsers.
-//!
-//! - [`serve`]: `gatehouse web` itself: checks, TLS, the listener, the printed pairing link.
-//! - [`routes`]: the HTTP routes and the checks in front of them (Host, Origin, device token).
-//! - [`feed`]: one page's live feed, ended at once when its device is revoked.
-//! - [`connections`]: the open connections, bounded so that no flood starves a paired device.
-//! - [`auth`]: secrets, hashes, the device token's header, and the Host and Origin rules.
-//! - [`devices`]: the pairing store (paired devices in a private file, open pairing tokens).
-//! - [`bridge`]: the gateway link: subscribe, keep the live prompts, answer per device.
-//! - [`control`]: the private control socket that `web pair`, `devices` and `revoke` use.
-//! - [`push`]: Web Push (VAPID, RFC 8291 encryption, the endpoint allow-list, the sender);
-//!   [`ntfy`]: the same content-free call through a self-hosted ntfy server.
-//! - [`tls`]: the owner's certificate, or a self-signed one kept in the state folder.
-//! - [`assets`]: the page, its scripts and its style, embedded in the binary (the page's text
-//!   escaping generated from `gatehouse_core::text`).
-
-pub mod assets;
-pub mod auth;
-pub mod bridge;
-pub mod connections;
-pub mod control;
-pub mod devices;
-pub mod feed;
-pub mod ntfy;
-pub mod push;
-pub mod routes;
-pub mod serve;
-pub mod tls;
-
-#[cfg(test)]
-mod tests;
+//! `gatehouse web` on the command line: its flags and subcommands, and what `web pair`,
+//! `devices`, `revoke` and `push-test` print; serving is `gatehouse-web`'s (`serve::run`), with the
+//! settings read here.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-
-use control::{ControlReply, ControlRequest};
-use devices::DeviceStore;
+use gatehouse_web::control::{self, ControlReply, ControlRequest};
+use gatehouse_web::devices::DeviceStore;
+use gatehouse_web::{loopback_port, serve};
 
 pub const AFTER_HELP: &str = "\
 Examples:
@@ -99,15 +68,28 @@ enum WebCommand {
     },
 }
 
+/// Runs `gatehouse web` or one of its subcommands.
 pub fn run(socket: PathBuf, arguments: WebArgs) -> anyhow::Result<ExitCode> {
     let control = control::control_path(&socket);
     match arguments.command {
-        None => serve::run(socket, arguments.serve),
+        None => serve::run(socket, arguments.serve, settings()?),
         Some(WebCommand::Pair { json, qr }) => pair(&control, json, qr),
         Some(WebCommand::Devices { json }) => devices(&control, json),
         Some(WebCommand::Revoke { id, all }) => revoke(&control, if all { None } else { id }),
         Some(WebCommand::PushTest { json }) => push_test(&control, json),
     }
+}
+
+/// What `gatehouse web` takes from outside its flags, read only when it serves (so `web pair`
+/// and the others work with a broken config file).
+fn settings() -> anyhow::Result<gatehouse_web::WebSettings> {
+    let settings = crate::config::load()?;
+    Ok(gatehouse_web::WebSettings {
+        web: settings.web,
+        notify: settings.notify,
+        open_file_limit: crate::open_files::raise_open_file_limit(),
+        client_error_words: super::client_error::in_words,
+    })
 }
 
 fn ask(control: &Path, request: ControlRequest) -> anyhow::Result<Option<ControlReply>> {
@@ -151,19 +133,6 @@ fn pair(control: &Path, json: bool, qr: bool) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The port of a pairing link that names a loopback address (`127.0.0.1`, `[::1]`, `localhost`),
-/// which only a browser on this same machine can open.
-pub fn loopback_port(url: &str) -> Option<u16> {
-    let authority = url.split("://").nth(1)?.split('/').next()?;
-    let (host, port) = authority.rsplit_once(':')?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    loopback.then(|| port.parse().ok()).flatten()
 }
 
 /// What `web pair --qr` says instead of a QR code when the page listens on loopback only.
@@ -268,5 +237,20 @@ fn revoke(control: &Path, id: Option<String>) -> anyhow::Result<ExitCode> {
             println!("Logged out: {}", removed.join(", "));
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loopback_link_gets_advice_instead_of_a_qr_code() {
+        let advice = loopback_qr_advice(7780);
+        assert!(
+            advice.contains("--listen 0.0.0.0:7780 --tls-self-signed"),
+            "{advice}"
+        );
+        assert!(advice.contains("ssh -L 7780:127.0.0.1:7780"), "{advice}");
     }
 }

@@ -9,10 +9,10 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use super::render;
-use crate::console::state::tests::{
+use crate::state::tests::{
     bash, claude_capabilities, connected, id, permission, question, FIRST, SECOND, THIRD,
 };
-use crate::console::state::{ConsoleState, GatewayUpdate, SETTLE_TIME};
+use crate::state::{ConsoleState, GatewayUpdate, SETTLE_TIME};
 
 /// Twelve seconds after the fixtures' prompts arrived.
 const WALL_NOW: Timestamp = Timestamp(1_796_008_412_000);
@@ -473,7 +473,7 @@ fn the_detail_pane_says_what_a_prefix_rule_lets_through_in_full() {
 fn once_sends(state: &mut ConsoleState, now: Instant) -> bool {
     matches!(
         state.handle_key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::NONE), now),
-        crate::console::state::Intent::Send(_)
+        crate::state::Intent::Send(_)
     )
 }
 

@@ -26,7 +26,7 @@ use super::control::{self, ControlReply, ControlRequest};
 use super::devices::{DeviceStore, PAIRING_LIFETIME};
 use super::routes::{self, Shared, WebState};
 use super::tls;
-use crate::open_files::raise_open_file_limit;
+use crate::settings::WebSettings;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
 
@@ -66,9 +66,13 @@ pub struct ServeArgs {
     tls_self_signed: bool,
 }
 
-pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
-    let settings = crate::config::load()?;
+pub fn run(
+    socket: PathBuf,
+    arguments: ServeArgs,
+    settings: WebSettings,
+) -> anyhow::Result<ExitCode> {
     let config = settings.web;
+    let client_error_words = settings.client_error_words;
     let allow_list = super::push::endpoints::AllowList::new(&config.push_endpoints)?;
     let ntfy = settings
         .notify
@@ -95,7 +99,7 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let mut hosts = config.hosts;
     hosts.extend(arguments.hosts);
-    let limits = ConnectionLimits::for_open_file_limit(raise_open_file_limit());
+    let limits = ConnectionLimits::for_open_file_limit(settings.open_file_limit);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -136,7 +140,7 @@ pub fn run(socket: PathBuf, arguments: ServeArgs) -> anyhow::Result<ExitCode> {
         let link_base = format!("{}://{link_host}:{}", access.scheme(), bound.port());
         let control_socket = control::bind(&control::control_path(&socket)).await?;
         let store = DeviceStore::open(Some(DeviceStore::default_path()?))?;
-        let bridge = Bridge::new(socket.clone());
+        let bridge = Bridge::new(socket.clone(), client_error_words);
         let push = start_push(allow_list, push_contact, ntfy);
         if let Some(push) = &push {
             bridge.send_alerts_to(push.alerts());
