@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, Gateway};
+use crate::common::{claude_bash, claude_fixture, Gateway};
 use crate::support::browser::{browser_available, Browser, Theme, DESKTOP, PHONE};
 use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
 use crate::web::{card, dom_text, pair, pair_link, run, using, wait_until_ended, Web, World};
@@ -924,4 +924,54 @@ fn a_codex_patch_shows_every_file_and_line_of_its_diff_escaped() {
         })
         .await;
     });
+}
+
+/// A careless tap: the card under the finger is answered elsewhere and the next one slides into
+/// its place. The tap that lands in that moment is not taken, and says so; once the list has been
+/// still, the same button works.
+#[test]
+fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    let (_first_hook, first) = gateway.hold_claude(&claude_bash("echo safe-A"));
+    let (second_hook, second) = gateway.hold_claude(&claude_bash("rm -rf ~/important-B"));
+    let (first_id, second_id) = (id_of(&first), id_of(&second));
+    let second_deny = format!("{} [data-action='deny']", card(&second_id));
+    run(async {
+        using(Browser::phone(Theme::Light).await, async |phone| {
+            pair(phone, &web.first_link, "careless phone").await;
+            phone.wait_for(&second_deny).await;
+            // In the page, the moment the first card leaves the list, tap the second's Deny.
+            let tapped = phone.client.execute_async(
+                "const [first, button, done] = arguments;
+                 const timer = setInterval(() => {
+                   if (!document.querySelector(`[data-ended-items] [data-prompt-id='${first}']`)) return;
+                   clearInterval(timer);
+                   const settling = Boolean(document.body.dataset.settling);
+                   document.querySelector(button).click();
+                   done(settling);
+                 }, 2);",
+                vec![json!(first_id), json!(second_deny)],
+            );
+            let answered = gateway.run(&["answer", first["short_id"].as_str().unwrap(), "deny"]);
+            assert!(answered.status.success(), "{answered:?}");
+            let settling = tapped.await.expect("the tap ran");
+            assert_eq!(settling, json!(true), "the list had just moved");
+            let status = phone.text(&format!("{} [data-status]", card(&second_id))).await;
+            assert!(status.contains("Not sent: the list just moved"), "{status}");
+            assert!(
+                gateway.list().iter().any(|prompt| prompt["id"] == second["id"]),
+                "the tap answered nothing"
+            );
+            // Once the list is still, the button works.
+            phone.click(&second_deny).await;
+            wait_until_ended(phone, &second_id, "deny").await;
+        })
+        .await;
+    });
+    let output = crate::common::finish(second_hook, DEADLINE);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("deny"));
 }

@@ -330,8 +330,18 @@ impl Browser {
             .expect("the window is resized");
     }
 
-    /// Clicks the first element matching `css`.
+    /// Clicks the first element matching `css`, once the page's list is still (the page takes no
+    /// answer while `body[data-settling]` says it just moved, as a person's finger would wait).
     pub async fn click(&self, css: &str) {
+        self.wait_until(PAGE_DEADLINE, "the list to be still", async |browser| {
+            browser.count("body[data-settling]").await == 0
+        })
+        .await;
+        self.click_at_once(css).await;
+    }
+
+    /// Clicks the first element matching `css` at once, even while the list moves.
+    pub async fn click_at_once(&self, css: &str) {
         self.wait_for(css)
             .await
             .click()

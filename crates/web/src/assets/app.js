@@ -19,6 +19,11 @@ const gatehouseApp = (() => {
   // How many ended cards the "recently ended" list keeps, and for how long.
   const ENDED_KEPT = 20;
   const ENDED_FOR_MS = 10 * 60 * 1000;
+  // After the list moves (a card comes, goes or is replaced), a tap meant for the card that was
+  // under the finger can land on the one that slid into its place: answers are not taken until
+  // the list has been still this long. `body[data-settling]` says so while it lasts.
+  const SETTLE_MS = 750;
+  let settleTimer = null;
   const TITLE = 'gatehouse';
 
   // The device token, kept per origin (scheme, host and port) by the browser.
@@ -291,7 +296,15 @@ const gatehouseApp = (() => {
     const fresh = gatehouseCards.render(whole.prompt, cardContext());
     fresh.dataset.whole = 'true';
     node.replaceWith(fresh);
+    listMoved();
     cards.set(prompt.id, { prompt: whole.prompt, node: fresh, ended: false, seen: whole.digest });
+  }
+
+  // The list just moved: answers wait until it has been still for SETTLE_MS.
+  function listMoved() {
+    document.body.dataset.settling = 'true';
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => { delete document.body.dataset.settling; }, SETTLE_MS);
   }
 
   function addCard(prompt, fresh) {
@@ -306,12 +319,14 @@ const gatehouseApp = (() => {
     const after = $$(':scope > [data-prompt-id]', list)
       .find((other) => when(cards.get(other.dataset.promptId)?.prompt || {}) > when(prompt));
     list.insertBefore(node, after || null);
+    listMoved();
     if (fresh) banner(prompt);
   }
 
   function removeCard(id) {
     const card = cards.get(id);
     if (card) card.node.remove();
+    if (card && !card.ended) listMoved();
     cards.delete(id);
     const shown = $('[data-banner]');
     if (shown.dataset.for === id) hideBanner();
@@ -329,6 +344,7 @@ const gatehouseApp = (() => {
     $('[data-status]', card.node).textContent = why;
     const ended = $('[data-ended-items]');
     ended.prepend(card.node);
+    listMoved();
     $('[data-ended-last]').textContent = `last: ${visible(card.prompt.adapter)} ${visible(card.prompt.tool)}: ${why}`;
     if ($('[data-banner]').dataset.for === id) hideBanner();
     const items = $$(':scope > [data-prompt-id]', ended);
@@ -403,6 +419,11 @@ const gatehouseApp = (() => {
     let body;
     const messageField = $('[data-deny-message]', node);
     const message = messageField ? messageField.value.trim() : '';
+    if (document.body.dataset.settling) {
+      status.textContent = 'Not sent: the list just moved under your finger. Check that this is the prompt you mean, then tap again.';
+      node.dataset.refused = 'true';
+      return;
+    }
     if (APPROVING.includes(action)) {
       if (node.dataset.cut === 'true' || Number(node.dataset.unopened || 0) > 0) {
         status.textContent = 'Not sent: open every collapsed part first; a cut prompt is allowed only on the machine.';
