@@ -29,6 +29,11 @@ fn main() -> ExitCode {
         return cli::hook::run_never_failing(parsed);
     }
     let arguments = parsed.unwrap_or_else(|error| error.exit());
+    if arguments.only_prints() {
+        // SAFETY: nothing else runs yet; restoring the default action of SIGPIPE touches no
+        // memory, and only these commands, which write to no socket, get it.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    }
     match cli::run(arguments) {
         Ok(code) => code,
         Err(error) => {

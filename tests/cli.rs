@@ -690,3 +690,30 @@ fn a_hostile_command_reaches_list_watch_and_log_as_visible_escapes_and_json_stay
         "log --json keeps the exact message: {json_log}"
     );
 }
+
+/// `gatehouse show ID | head` and `gatehouse log | head`: a reader that stops early ends the
+/// command quietly, as it would any Unix tool, with no panic and no error on stderr.
+#[test]
+fn output_piped_into_a_reader_that_stops_early_ends_quietly() {
+    use std::io::Read;
+    let gateway = Gateway::start();
+    let (_hook, prompt) =
+        gateway.hold_claude(&claude_bash(&format!("echo {}", "x\n".repeat(200_000))));
+    let id = prompt["short_id"].as_str().unwrap().to_owned();
+    for arguments in [vec!["show", id.as_str()], vec!["log"], vec!["list"]] {
+        let mut child = gateway
+            .command(&arguments)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        let output = crate::common::finish(child, Duration::from_secs(30));
+        let stderr = stderr(&output);
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "{arguments:?}: {stderr}"
+        );
+    }
+}

@@ -39,14 +39,14 @@ everything else is shown read-only.
 
 Quick start:
   gatehouse serve &                     # run the gateway
-  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or codex, copilot, qwen, gemini)
+  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or codex, copilot, qwen, gemini, opencode)
   gatehouse list                        # prompts waiting for you, with their short ids
   gatehouse answer a3f7 once            # allow one Bash command (or: deny --message TEXT)
   gatehouse console                     # or answer everything from one live screen
   gatehouse web                         # or from a browser (`gatehouse web --help` pairs a phone)
 
 An agent's prompts are read-only until what gatehouse offers is proven against the installed
-version: `gatehouse probe codex|copilot|claude` runs that proof; `gatehouse status` says what each
+version: `gatehouse probe claude|codex|copilot|qwen|gemini|opencode` runs that proof; `gatehouse status` says what each
 agent allows and why. `gatehouse log` shows who answered what, and what was delivered.";
 
 #[derive(Debug, Parser)]
@@ -146,6 +146,20 @@ impl Cli {
     /// Whether this is `gatehouse hook ...`, which must never fail (see [`hook`]).
     pub fn is_hook(&self) -> bool {
         matches!(self.command, Command::Hook { .. })
+    }
+
+    /// Whether the command asks once and prints, so that output piped into a command that stops
+    /// reading early, such as `head`, may end it quietly, as it would any Unix tool. Not the
+    /// gateway, `web`, `remote`, `watch` or the console: they live on sockets, where a reader that
+    /// goes away is an error to handle and say, not the end of the process.
+    pub fn only_prints(&self) -> bool {
+        matches!(
+            self.command,
+            Command::Status { .. }
+                | Command::List { .. }
+                | Command::Show { .. }
+                | Command::Log { .. }
+        )
     }
 
     /// For `gatehouse hook AGENT [EVENT]`: the agent and the event.
