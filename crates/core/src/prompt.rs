@@ -202,6 +202,48 @@ pub struct Prompt {
     /// `subscribe` and events): the content shown is an excerpt, and `prompt.get` has it whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut: Option<CutNote>,
+    /// When the gateway's hold of this prompt ends, for a prompt a hook holds for an answer
+    /// (set by the gateway from the wait the hook asked for); absent for a watched prompt. At
+    /// that moment the hook gives the prompt back to the agent and a later answer is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_ends_at: Option<Timestamp>,
+    /// What happens then, and meanwhile, in the gateway's words for people, such as "then Qwen
+    /// Code shows its own dialog"; absent when `hold_ends_at` is (see [`WhileHeld`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_hold: Option<String>,
+}
+
+/// What an agent does while its hook holds one of its prompts, as its adapter states it
+/// ([`crate::Adapter::while_held`]); the gateway words it for each held prompt
+/// ([`Prompt::after_hold`]), so that front ends need not know agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WhileHeld {
+    /// The agent keeps its own prompt on screen, answerable in its terminal, while the hook
+    /// waits (Claude Code, OpenCode): the first answer wins, and when the hold ends only the
+    /// agent's own prompt is left.
+    OwnPromptStaysLive,
+    /// The agent shows no prompt of its own while the hook waits and takes the prompt back after
+    /// a limit of its own (Qwen Code, Codex, Copilot CLI, Gemini CLI answerable): when the hold
+    /// ends, the agent shows its own dialog.
+    OwnDialogAfterHold,
+}
+
+impl WhileHeld {
+    /// What happens when the hold of a prompt of `agent` (the agent's name for people) ends, as
+    /// front ends show it after the time left: "then Qwen Code shows its own dialog". `None`
+    /// (the adapter did not say) gets words that are true of every agent.
+    pub fn after_hold(this: Option<WhileHeld>, agent: &str) -> String {
+        match this {
+            Some(WhileHeld::OwnDialogAfterHold) => format!(
+                "then {agent} shows its own dialog (it shows none meanwhile), and an answer here is refused"
+            ),
+            Some(WhileHeld::OwnPromptStaysLive) => format!(
+                "then only {agent}'s own prompt can answer it; that prompt is answerable in {agent}'s terminal meanwhile too, and the first answer wins"
+            ),
+            None => format!("then {agent}'s own prompt decides, and an answer here is refused"),
+        }
+    }
 }
 
 /// How a cut copy of a prompt differs from the whole (see [`Prompt::cut`]).

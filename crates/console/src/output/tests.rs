@@ -32,6 +32,8 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
         created_at: Timestamp(NOW.0 - age_seconds * 1_000),
         held_since: Timestamp(NOW.0 - age_seconds * 1_000),
         cut: None,
+        hold_ends_at: None,
+        after_hold: None,
     }
 }
 
