@@ -262,3 +262,45 @@ impl Prompt {
         self.actions.is_empty()
     }
 }
+
+#[cfg(test)]
+mod hold_tests {
+    use super::*;
+
+    #[test]
+    fn the_words_for_the_end_of_a_hold_name_the_agent_and_what_it_does() {
+        assert_eq!(
+            WhileHeld::after_hold(Some(WhileHeld::OwnDialogAfterHold), "Qwen Code"),
+            "then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused"
+        );
+        let live = WhileHeld::after_hold(Some(WhileHeld::OwnPromptStaysLive), "OpenCode");
+        assert!(live.contains("answerable in OpenCode's terminal meanwhile too"), "{live}");
+        assert!(live.contains("the first answer wins"), "{live}");
+        assert_eq!(
+            WhileHeld::after_hold(None, "Codex"),
+            "then Codex's own prompt decides, and an answer here is refused"
+        );
+    }
+
+    #[test]
+    fn a_prompt_from_an_older_gateway_reads_with_no_hold_and_one_without_a_hold_writes_none() {
+        let older = serde_json::json!({
+            "id": "01a22a7c-7184-7520-bb65-4d44b4eba601", "adapter": "claude", "session": "s",
+            "cwd": "/p", "kind": "permission", "tool": "Bash", "input": {}, "summary": "ls",
+            "actions": ["once"], "state": "pending",
+            "created_at": "2026-11-30T03:13:20.000Z", "held_since": "2026-11-30T03:13:20.000Z",
+        });
+        let prompt: Prompt = serde_json::from_value(older.clone()).unwrap();
+        assert_eq!((prompt.hold_ends_at, prompt.after_hold.as_deref()), (None, None));
+        let written = serde_json::to_value(&prompt).unwrap();
+        assert!(written.get("hold_ends_at").is_none() && written.get("after_hold").is_none());
+        let mut held = older;
+        held["hold_ends_at"] = "2026-11-30T03:13:58.000Z".into();
+        held["after_hold"] = "then Qwen Code shows its own dialog".into();
+        let prompt: Prompt = serde_json::from_value(held).unwrap();
+        assert_eq!(
+            prompt.hold_ends_at.unwrap().millis_since(prompt.created_at),
+            38_000
+        );
+    }
+}
