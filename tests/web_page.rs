@@ -949,14 +949,19 @@ fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_onc
             // Held for 12 s, as an installer's GATEHOUSE_HOOK__WAIT_SECONDS would set it.
             let _hook = gateway.spawn_hook(
                 "claude",
-                bash_event(json!({ "command": "make release" })).to_string().as_bytes(),
+                bash_event(json!({ "command": "make release" }))
+                    .to_string()
+                    .as_bytes(),
                 &[("GATEHOUSE_HOOK__WAIT_SECONDS", "12")],
             );
             let prompt = gateway.wait_for_pending(1).remove(0);
             // `list --json` says when the hold ends and what happens then, in Claude Code's words.
             // The hook asks for what is left of its wait when it reaches the gateway.
             let held_for = millis_between(&prompt["created_at"], &prompt["hold_ends_at"]);
-            assert!((10_000..=12_000).contains(&held_for), "{held_for} ms: {prompt}");
+            assert!(
+                (10_000..=12_000).contains(&held_for),
+                "{held_for} ms: {prompt}"
+            );
             let after = prompt["after_hold"].as_str().unwrap_or_default().to_owned();
             assert!(
                 after.contains("Claude Code's terminal meanwhile too, and the first answer wins"),
@@ -977,14 +982,19 @@ fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_onc
                 })
                 .await;
             let seconds = |text: &str| text.trim_end_matches('s').parse::<u64>().unwrap_or(99);
-            assert!(seconds(&phone.text(&left).await) < seconds(&first), "{first}");
+            assert!(
+                seconds(&phone.text(&left).await) < seconds(&first),
+                "{first}"
+            );
             assert!(!disabled(phone, &format!("{card} [data-action='once']")).await);
             phone.screenshot("held-countdown-phone", PHONE).await;
             // At the end, the card offers nothing and says what happened instead.
             phone
-                .wait_until(DEADLINE, "the card to stop offering actions", async |page| {
-                    page.count(&format!("{card} [data-action]")).await == 0
-                })
+                .wait_until(
+                    DEADLINE,
+                    "the card to stop offering actions",
+                    async |page| page.count(&format!("{card} [data-action]")).await == 0,
+                )
                 .await;
             phone
                 .wait_until(DEADLINE, "the card to say the hold ended", async |page| {

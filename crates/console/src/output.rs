@@ -58,7 +58,10 @@ pub fn hold_note(prompt: &Prompt, now: Timestamp) -> Option<String> {
         after
     };
     Some(if ends_at > now {
-        format!("answer within {}, {after}", time_left(ends_at.millis_since(now)))
+        format!(
+            "answer within {}, {after}",
+            time_left(ends_at.millis_since(now))
+        )
     } else {
         format!("the hold has ended; {after}")
     })

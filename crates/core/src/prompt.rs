@@ -274,7 +274,10 @@ mod hold_tests {
             "then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused"
         );
         let live = WhileHeld::after_hold(Some(WhileHeld::OwnPromptStaysLive), "OpenCode");
-        assert!(live.contains("answerable in OpenCode's terminal meanwhile too"), "{live}");
+        assert!(
+            live.contains("answerable in OpenCode's terminal meanwhile too"),
+            "{live}"
+        );
         assert!(live.contains("the first answer wins"), "{live}");
         assert_eq!(
             WhileHeld::after_hold(None, "Codex"),
@@ -291,7 +294,10 @@ mod hold_tests {
             "created_at": "2026-11-30T03:13:20.000Z", "held_since": "2026-11-30T03:13:20.000Z",
         });
         let prompt: Prompt = serde_json::from_value(older.clone()).unwrap();
-        assert_eq!((prompt.hold_ends_at, prompt.after_hold.as_deref()), (None, None));
+        assert_eq!(
+            (prompt.hold_ends_at, prompt.after_hold.as_deref()),
+            (None, None)
+        );
         let written = serde_json::to_value(&prompt).unwrap();
         assert!(written.get("hold_ends_at").is_none() && written.get("after_hold").is_none());
         let mut held = older;

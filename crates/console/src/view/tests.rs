@@ -553,10 +553,12 @@ fn at_80_by_24_no_column_or_key_is_hidden() {
 #[test]
 fn a_held_prompt_says_how_long_is_left_to_answer_and_what_happens_then() {
     let start = Instant::now();
-    let mut qwen = permission(FIRST, "run_shell_command", "make test", vec![
-        gatehouse_core::Action::Once,
-        gatehouse_core::Action::Deny,
-    ]);
+    let mut qwen = permission(
+        FIRST,
+        "run_shell_command",
+        "make test",
+        vec![gatehouse_core::Action::Once, gatehouse_core::Action::Deny],
+    );
     qwen.prompt.adapter = "qwen".into();
     qwen.hold_ends_at = Some(Timestamp(WALL_NOW.0 + 38_000));
     qwen.after_hold = Some(

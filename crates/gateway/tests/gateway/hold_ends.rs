@@ -42,13 +42,10 @@ fn hold_in_the_background(gateway: &Arc<Gateway>, prompt: NewPrompt, wait: Durat
 /// The prompt the next `added` event of `subscriber` carries.
 async fn next_added(subscriber: &mut Client<DuplexStream>) -> Prompt {
     loop {
-        let frame = tokio::time::timeout(
-            Duration::from_secs(30),
-            subscriber.next_notification(),
-        )
-        .await
-        .expect("an event within 30 s")
-        .unwrap();
+        let frame = tokio::time::timeout(Duration::from_secs(30), subscriber.next_notification())
+            .await
+            .expect("an event within 30 s")
+            .unwrap();
         if frame.method != notification::EVENT {
             continue;
         }
@@ -72,7 +69,9 @@ async fn a_held_prompt_ends_its_hold_when_the_hooks_wait_ends_and_says_what_happ
     let added = next_added(&mut subscriber).await;
     let listed = listed(&gateway, 1).await.remove(0);
     for prompt in [&added, &listed] {
-        let ends_at = prompt.hold_ends_at.expect("a held prompt says when its hold ends");
+        let ends_at = prompt
+            .hold_ends_at
+            .expect("a held prompt says when its hold ends");
         assert_eq!(
             ends_at.millis_since(prompt.created_at),
             40_000,
@@ -86,7 +85,9 @@ async fn a_held_prompt_ends_its_hold_when_the_hooks_wait_ends_and_says_what_happ
     }
     let json = serde_json::to_value(&listed).unwrap();
     assert!(
-        json["hold_ends_at"].as_str().is_some_and(|text| text.ends_with('Z')),
+        json["hold_ends_at"]
+            .as_str()
+            .is_some_and(|text| text.ends_with('Z')),
         "an RFC 3339 timestamp like created_at: {json}"
     );
 }
@@ -96,7 +97,10 @@ async fn an_adapter_that_did_not_say_gets_words_true_of_every_agent() {
     let gateway = toy_gateway();
     hold_in_the_background(&gateway, toy_bash("make"), Duration::from_secs(600));
     let prompt = listed(&gateway, 1).await.remove(0);
-    assert_eq!(prompt.hold_ends_at.unwrap().millis_since(prompt.created_at), 600_000);
+    assert_eq!(
+        prompt.hold_ends_at.unwrap().millis_since(prompt.created_at),
+        600_000
+    );
     assert_eq!(
         prompt.after_hold.as_deref(),
         Some("then Toy Agent's own prompt decides, and an answer here is refused")
