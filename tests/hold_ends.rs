@@ -60,7 +60,7 @@ fn a_held_qwen_prompt_says_when_its_hold_ends_and_that_qwens_dialog_comes_then_a
     // `list --json`: the hook's wait, from when the gateway registered it.
     let held_for = millis(&held["hold_ends_at"]) - millis(&held["created_at"]);
     assert!(
-        (QWEN_WAIT_SECONDS - 5) * 1_000 <= held_for && held_for <= QWEN_WAIT_SECONDS * 1_000,
+        ((QWEN_WAIT_SECONDS - 5) * 1_000..=QWEN_WAIT_SECONDS * 1_000).contains(&held_for),
         "{held_for} ms: {held}"
     );
     let after = held["after_hold"].as_str().unwrap_or_default();
@@ -77,7 +77,7 @@ fn a_held_qwen_prompt_says_when_its_hold_ends_and_that_qwens_dialog_comes_then_a
     // `list` and `show` say it in words.
     let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
     assert!(
-        list.contains(&format!("held: answer within ")) && list.contains(after),
+        list.contains("held: answer within ") && list.contains(after),
         "{list}"
     );
     assert_eq!(
