@@ -48,3 +48,21 @@ fn ids_where(keep: impl Fn(&dyn gatehouse_core::Adapter) -> bool) -> PossibleVal
         .collect();
     PossibleValuesParser::new(ids)
 }
+
+#[cfg(test)]
+mod tests {
+    use gatehouse_core::WhileHeld;
+
+    /// What each agent does while its hook holds a prompt, as the gateway words it on every held
+    /// prompt (Codex and OpenCode, whose crates were being changed elsewhere, still say nothing
+    /// and get words true of every agent).
+    #[test]
+    fn each_agent_says_what_it_does_while_its_hook_holds_a_prompt() {
+        let registry = super::registry();
+        let while_held = |id: &str| registry.get(id).unwrap().while_held();
+        assert_eq!(while_held("claude"), Some(WhileHeld::OwnPromptStaysLive));
+        for id in ["qwen", "copilot", "gemini"] {
+            assert_eq!(while_held(id), Some(WhileHeld::OwnDialogAfterHold), "{id}");
+        }
+    }
+}

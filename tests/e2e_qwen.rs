@@ -325,7 +325,7 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
 
 /// A passing probe record for Qwen Code 0.24.4, as `gatehouse probe qwen` writes it (the kit's
 /// record, `qwen-probe.json`).
-fn write_qwen_record(gateway: &Gateway) {
+pub(crate) fn write_qwen_record(gateway: &Gateway) {
     let passed = |case: &str| CaseResult {
         case: case.into(),
         passed: true,
@@ -346,7 +346,7 @@ fn write_qwen_record(gateway: &Gateway) {
 }
 
 /// Qwen Code 0.24.4's PermissionRequest for `command` in `session`.
-fn qwen_permission_request(session: &str, command: &str) -> Vec<u8> {
+pub(crate) fn qwen_permission_request(session: &str, command: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("crates/adapter-qwen/tests/data/qwen-code-0.24.4/PermissionRequest.shell.json");
     let mut event: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();

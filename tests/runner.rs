@@ -14,6 +14,8 @@
 //!   the manifest and service worker, pairing in the same tab, the buttons' contrast.
 //!   `web_push`: Web Push (through the page's own button) and ntfy, against a loopback push service.
 //! - `architecture`: docs/ARCHITECTURE.md's dependency rules and paths hold.
+//! - `hold_ends`: a held prompt says in `list --json`, `list` and `show` when its hold ends and
+//!   what happens then (Qwen Code's dialog); a watched one says nothing of a hold.
 //! - `claude_running_version`, `agent_version_reported`: what is offered follows the agent that
 //!   runs the hook, as it reports itself, decided by the gateway per prompt.
 //! - `common`: the gateway fixture; `support`: the end-to-end world (`support/world.rs`), the fake
@@ -34,6 +36,7 @@ mod e2e_gemini;
 mod e2e_opencode;
 mod e2e_qwen;
 mod gemini_hook_answers;
+mod hold_ends;
 mod hook_never_blocks;
 mod hook_work_bounds;
 mod hooks_peer;

@@ -926,6 +926,90 @@ fn a_codex_patch_shows_every_file_and_line_of_its_diff_escaped() {
     });
 }
 
+/// Seconds from a `hold_ends_at` or `created_at` text to another, as the page reads them.
+fn millis_between(earlier: &Value, later: &Value) -> i64 {
+    let parse = |value: &Value| {
+        gatehouse_core::Timestamp::parse_rfc3339(value.as_str().unwrap_or_default())
+            .unwrap_or_else(|| panic!("an RFC 3339 timestamp: {value}"))
+            .unix_millis() as i64
+    };
+    parse(later) - parse(earlier)
+}
+
+#[test]
+fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_once_the_hold_ended() {
+    if !browser_available() {
+        return;
+    }
+    let gateway = Gateway::start();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    run(async {
+        using(Browser::phone(Theme::Light).await, async |phone| {
+            pair(phone, &web.first_link, "hold phone").await;
+            // Held for 12 s, as an installer's GATEHOUSE_HOOK__WAIT_SECONDS would set it.
+            let _hook = gateway.spawn_hook(
+                "claude",
+                bash_event(json!({ "command": "make release" }))
+                    .to_string()
+                    .as_bytes(),
+                &[("GATEHOUSE_HOOK__WAIT_SECONDS", "12")],
+            );
+            let prompt = gateway.wait_for_pending(1).remove(0);
+            // `list --json` says when the hold ends and what happens then, in Claude Code's words.
+            // The hook asks for what is left of its wait when it reaches the gateway.
+            let held_for = millis_between(&prompt["created_at"], &prompt["hold_ends_at"]);
+            assert!(
+                (10_000..=12_000).contains(&held_for),
+                "{held_for} ms: {prompt}"
+            );
+            let after = prompt["after_hold"].as_str().unwrap_or_default().to_owned();
+            assert!(
+                after.contains("Claude Code's terminal meanwhile too, and the first answer wins"),
+                "{prompt}"
+            );
+            let card = card(&id_of(&prompt));
+            let left = format!("{card} [data-hold-left]");
+            phone.wait_for(&left).await;
+            let hold = phone.text(&format!("{card} [data-hold]")).await;
+            assert!(hold.starts_with("Answer here within "), "{hold}");
+            assert!(hold.contains(&after), "{hold}");
+            // It counts down while the page is open.
+            let first = phone.text(&left).await;
+            phone
+                .wait_until(DEADLINE, "the countdown to move", async |page| {
+                    let now = page.text(&left).await;
+                    !now.is_empty() && now != first
+                })
+                .await;
+            let seconds = |text: &str| text.trim_end_matches('s').parse::<u64>().unwrap_or(99);
+            assert!(
+                seconds(&phone.text(&left).await) < seconds(&first),
+                "{first}"
+            );
+            assert!(!disabled(phone, &format!("{card} [data-action='once']")).await);
+            phone.screenshot("held-countdown-phone", PHONE).await;
+            // At the end, the card offers nothing and says what happened instead.
+            phone
+                .wait_until(
+                    DEADLINE,
+                    "the card to stop offering actions",
+                    async |page| page.count(&format!("{card} [data-action]")).await == 0,
+                )
+                .await;
+            phone
+                .wait_until(DEADLINE, "the card to say the hold ended", async |page| {
+                    let text = dom_text(page, &card).await;
+                    text.contains(&after)
+                        && (text.contains("The hold has ended") || text.contains("the hold ended"))
+                })
+                .await;
+            // The gateway expired it too.
+            gateway.wait_for_pending(0);
+        })
+        .await;
+    });
+}
+
 /// A careless tap: the card under the finger is answered elsewhere and the next one slides into
 /// its place. The tap that lands in that moment is not taken, and says so; once the list has been
 /// still, the same button works.

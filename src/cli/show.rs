@@ -33,7 +33,11 @@ pub async fn run(socket: PathBuf, id: String, json: bool) -> anyhow::Result<Exit
         writeln!(stdout)?;
         return Ok(ExitCode::SUCCESS);
     }
-    write!(stdout, "{}", output::whole_prompt(&full.prompt))?;
+    write!(
+        stdout,
+        "{}",
+        output::whole_prompt(&full.prompt, gatehouse_host_ipc::now())
+    )?;
     let hex = full.digest.strip_prefix("sha256:").unwrap_or(&full.digest);
     let short = hex.get(..MIN_SEEN_CHARS).unwrap_or(hex);
     writeln!(stdout, "digest:   {}", visible(&full.digest))?;

@@ -72,6 +72,12 @@ impl Adapter for ClaudeAdapter {
         capabilities_for(&installed_unlocks(self.state_dir.as_deref()))
     }
 
+    /// Claude Code shows its own prompt in its terminal while the hook waits: the first answer
+    /// wins.
+    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
+        Some(gatehouse_core::WhileHeld::OwnPromptStaysLive)
+    }
+
     /// The most the hook may deliver for `prompt` (every probe passed); the hook narrows it to
     /// the Claude Code that runs it with [`Adapter::capabilities_for_agent`].
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {

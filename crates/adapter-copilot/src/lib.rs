@@ -76,6 +76,11 @@ pub struct Copilot;
 impl GatedAgent for Copilot {
     const AGENT: AgentDescription = AGENT;
 
+    /// Copilot CLI shows no dialog while its hook waits, and its own once the hook gives up.
+    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
+        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
+    }
+
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
         events::parse(stdin, event, running_own_rules)
     }

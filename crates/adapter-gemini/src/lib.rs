@@ -128,6 +128,12 @@ impl Adapter for GeminiAdapter {
         (event == Some(install::ANSWER_EVENT)).then_some(WITHOUT_VERDICT)
     }
 
+    /// Gemini waits for its answerable hook before it shows any dialog, and the hook answers
+    /// `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
+    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
+        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
+    }
+
     /// Esc in Gemini while the hook holds the call shows only in the session's transcript.
     fn cancellation_check(&self, stdin: &[u8]) -> Option<CancellationCheck> {
         cancel::transcript_check(stdin)

@@ -84,6 +84,11 @@ pub struct Qwen;
 impl GatedAgent for Qwen {
     const AGENT: AgentDescription = AGENT;
 
+    /// Qwen Code shows no dialog while its hook waits, and at 60 s shows its own.
+    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
+        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
+    }
+
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
         events::parse(stdin, event)
     }

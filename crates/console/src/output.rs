@@ -32,6 +32,41 @@ pub fn age(millis: u64) -> String {
     }
 }
 
+/// Time left, rounded up to the second, in at most two units: `38s`, `9m 32s`, `2h 5m`.
+pub fn time_left(millis: u64) -> String {
+    let seconds = millis.div_ceil(1_000);
+    match seconds {
+        0..=59 => format!("{seconds}s"),
+        60..=3_599 => format!("{}m {}s", seconds / 60, seconds % 60),
+        _ => format!("{}h {}m", seconds / 3_600, seconds % 3_600 / 60),
+    }
+}
+
+/// How long a held prompt can still be answered here, and what happens then, as the gateway
+/// words it: "answer within 38s, then Qwen Code shows its own dialog ...". `None` for a prompt
+/// no hook holds (watched, or from a gateway that does not say).
+pub fn hold_note(prompt: &Prompt, now: Timestamp) -> Option<String> {
+    let ends_at = prompt.hold_ends_at?;
+    let after = prompt
+        .after_hold
+        .as_deref()
+        .map(visible)
+        .unwrap_or_default();
+    let after = if after.is_empty() {
+        "then the agent's own prompt decides".into()
+    } else {
+        after
+    };
+    Some(if ends_at > now {
+        format!(
+            "answer within {}, {after}",
+            time_left(ends_at.millis_since(now))
+        )
+    } else {
+        format!("the hold has ended; {after}")
+    })
+}
+
 /// The ids that lines of events show: the short ids learnt so far, else the full id.
 #[derive(Debug, Default)]
 pub struct ShownIds(HashMap<DecisionId, String>);
@@ -218,6 +253,9 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
         extra::lines(&mut out, &prompt.prompt.extra);
         if let Some(reason) = &prompt.prompt.read_only_reason {
             let _ = writeln!(out, "    read-only: {}", visible(reason));
+        }
+        if let Some(note) = hold_note(prompt, now) {
+            let _ = writeln!(out, "    held: {note}");
         }
     }
     out

@@ -238,6 +238,15 @@ fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>>
         }
         _ => {}
     }
+    // Held by its hook, first: how long is left to answer here, and what happens then.
+    if let Some(note) = output::hold_note(prompt, wall_now) {
+        lines.push(Line::styled(
+            format!("HELD: {note}."),
+            Style::default()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
     if let Some(note) = output::cut_note(prompt) {
         lines.push(Line::styled(
             format!("CUT: {note}."),

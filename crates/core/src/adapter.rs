@@ -234,6 +234,14 @@ pub trait Adapter: Send + Sync {
         None
     }
 
+    /// What the agent does while its hook holds one of its prompts: keeps its own prompt live
+    /// (the first answer wins), or shows none and shows its own dialog when the hold ends. The
+    /// gateway words it for each held prompt ([`crate::Prompt::after_hold`]); `None`, the
+    /// default, gets words true of every agent ("then its own prompt decides").
+    fn while_held(&self) -> Option<crate::WhileHeld> {
+        None
+    }
+
     /// How gatehouse's hooks are installed into this agent's settings, if they can be.
     fn installer(&self) -> Option<&dyn HookInstaller> {
         None

@@ -332,6 +332,8 @@ impl Arbiter {
             created_at: now,
             held_since: held_since.min(now),
             cut: None,
+            hold_ends_at: None,
+            after_hold: None,
         };
         let settled_by = self
             .recent_observations
@@ -359,6 +361,23 @@ impl Arbiter {
         }
         self.known_ids.insert(id);
         self.remember_finished(id, Finished { state, at });
+    }
+
+    /// Notes on the pending prompt `id` when the hold of its hook ends and what happens then
+    /// (see [`Prompt::hold_ends_at`]), and returns it as it is now; `None` if it is not pending.
+    pub fn note_hold(
+        &mut self,
+        id: DecisionId,
+        ends_at: Timestamp,
+        after_hold: String,
+    ) -> Option<&Prompt> {
+        let prompt = self
+            .live
+            .get_mut(&id)
+            .filter(|prompt| prompt.state == PromptState::Pending)?;
+        prompt.hold_ends_at = Some(ends_at);
+        prompt.after_hold = Some(after_hold);
+        Some(prompt)
     }
 
     /// The prompts that are pending, oldest first, with their short ids as they are now.

@@ -202,6 +202,48 @@ pub struct Prompt {
     /// `subscribe` and events): the content shown is an excerpt, and `prompt.get` has it whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut: Option<CutNote>,
+    /// When the gateway's hold of this prompt ends, for a prompt a hook holds for an answer
+    /// (set by the gateway from the wait the hook asked for); absent for a watched prompt. At
+    /// that moment the hook gives the prompt back to the agent and a later answer is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_ends_at: Option<Timestamp>,
+    /// What happens then, and meanwhile, in the gateway's words for people, such as "then Qwen
+    /// Code shows its own dialog"; absent when `hold_ends_at` is (see [`WhileHeld`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_hold: Option<String>,
+}
+
+/// What an agent does while its hook holds one of its prompts, as its adapter states it
+/// ([`crate::Adapter::while_held`]); the gateway words it for each held prompt
+/// ([`Prompt::after_hold`]), so that front ends need not know agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WhileHeld {
+    /// The agent keeps its own prompt on screen, answerable in its terminal, while the hook
+    /// waits (Claude Code, OpenCode): the first answer wins, and when the hold ends only the
+    /// agent's own prompt is left.
+    OwnPromptStaysLive,
+    /// The agent shows no prompt of its own while the hook waits and takes the prompt back after
+    /// a limit of its own (Qwen Code, Codex, Copilot CLI, Gemini CLI answerable): when the hold
+    /// ends, the agent shows its own dialog.
+    OwnDialogAfterHold,
+}
+
+impl WhileHeld {
+    /// What happens when the hold of a prompt of `agent` (the agent's name for people) ends, as
+    /// front ends show it after the time left: "then Qwen Code shows its own dialog". `None`
+    /// (the adapter did not say) gets words that are true of every agent.
+    pub fn after_hold(this: Option<WhileHeld>, agent: &str) -> String {
+        match this {
+            Some(WhileHeld::OwnDialogAfterHold) => format!(
+                "then {agent} shows its own dialog (it shows none meanwhile), and an answer here is refused"
+            ),
+            Some(WhileHeld::OwnPromptStaysLive) => format!(
+                "then only {agent}'s own prompt can answer it; that prompt is answerable in {agent}'s terminal meanwhile too, and the first answer wins"
+            ),
+            None => format!("then {agent}'s own prompt decides, and an answer here is refused"),
+        }
+    }
 }
 
 /// How a cut copy of a prompt differs from the whole (see [`Prompt::cut`]).
@@ -218,5 +260,53 @@ pub struct CutNote {
 impl Prompt {
     pub fn is_read_only(&self) -> bool {
         self.actions.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod hold_tests {
+    use super::*;
+
+    #[test]
+    fn the_words_for_the_end_of_a_hold_name_the_agent_and_what_it_does() {
+        assert_eq!(
+            WhileHeld::after_hold(Some(WhileHeld::OwnDialogAfterHold), "Qwen Code"),
+            "then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused"
+        );
+        let live = WhileHeld::after_hold(Some(WhileHeld::OwnPromptStaysLive), "OpenCode");
+        assert!(
+            live.contains("answerable in OpenCode's terminal meanwhile too"),
+            "{live}"
+        );
+        assert!(live.contains("the first answer wins"), "{live}");
+        assert_eq!(
+            WhileHeld::after_hold(None, "Codex"),
+            "then Codex's own prompt decides, and an answer here is refused"
+        );
+    }
+
+    #[test]
+    fn a_prompt_from_an_older_gateway_reads_with_no_hold_and_one_without_a_hold_writes_none() {
+        let older = serde_json::json!({
+            "id": "01a22a7c-7184-7520-bb65-4d44b4eba601", "adapter": "claude", "session": "s",
+            "cwd": "/p", "kind": "permission", "tool": "Bash", "input": {}, "summary": "ls",
+            "actions": ["once"], "state": "pending",
+            "created_at": "2026-11-30T03:13:20.000Z", "held_since": "2026-11-30T03:13:20.000Z",
+        });
+        let prompt: Prompt = serde_json::from_value(older.clone()).unwrap();
+        assert_eq!(
+            (prompt.hold_ends_at, prompt.after_hold.as_deref()),
+            (None, None)
+        );
+        let written = serde_json::to_value(&prompt).unwrap();
+        assert!(written.get("hold_ends_at").is_none() && written.get("after_hold").is_none());
+        let mut held = older;
+        held["hold_ends_at"] = "2026-11-30T03:13:58.000Z".into();
+        held["after_hold"] = "then Qwen Code shows its own dialog".into();
+        let prompt: Prompt = serde_json::from_value(held).unwrap();
+        assert_eq!(
+            prompt.hold_ends_at.unwrap().millis_since(prompt.created_at),
+            38_000
+        );
     }
 }

@@ -14,7 +14,7 @@ use gatehouse_host_ipc::now;
 
 use gatehouse_core::{
     AdapterCapabilities, Answer, Arbiter, ArbiterError, CutNote, DecisionId, Event, NewPrompt,
-    Observation, Outcome, Prompt, PromptState, RunningAgent, Timestamp,
+    Observation, Outcome, Prompt, PromptState, RunningAgent, Timestamp, WhileHeld,
 };
 use tokio::sync::{broadcast, oneshot};
 
@@ -174,6 +174,9 @@ pub struct Gateway {
     next_connection: AtomicU64,
     /// The flags for a prompt whose hook said which agent runs it; none: the registered ones.
     capability_source: std::sync::OnceLock<Arc<dyn CapabilitySource>>,
+    /// What each adapter's agent does while its hook holds a prompt, by adapter id, as the
+    /// binary hands it over (see [`Gateway::describe_holds_with`]).
+    while_held: std::sync::OnceLock<BTreeMap<String, WhileHeld>>,
 }
 
 /// A prompt a hook holds: as registered, the outcome to wait for, and whether it is only
@@ -213,6 +216,7 @@ impl Gateway {
             hook_hosts: std::sync::Mutex::new(BTreeMap::new()),
             next_connection: AtomicU64::new(1),
             capability_source: std::sync::OnceLock::new(),
+            while_held: std::sync::OnceLock::new(),
         })
     }
 
@@ -220,6 +224,30 @@ impl Gateway {
     /// `source` (see [`CapabilitySource`]). Set once; a second call is ignored.
     pub fn decide_capabilities_with(&self, source: Arc<dyn CapabilitySource>) {
         let _ = self.capability_source.set(source);
+    }
+
+    /// What each adapter's agent does while its hook holds a prompt, by adapter id (each
+    /// adapter's [`gatehouse_core::Adapter::while_held`]): the gateway words it on every held
+    /// prompt ([`Prompt::after_hold`]). Set once; a second call is ignored. An adapter missing
+    /// here gets words true of every agent.
+    pub fn describe_holds_with(&self, while_held: BTreeMap<String, WhileHeld>) {
+        let _ = self.while_held.set(while_held);
+    }
+
+    /// What happens when the hold of a prompt of `adapter` ends, in words (see
+    /// [`WhileHeld::after_hold`]), named as the registered flags name the agent.
+    fn after_hold_locked(&self, state: &State, adapter: &str) -> String {
+        let name = state
+            .arbiter
+            .adapters()
+            .find(|flags| flags.adapter == adapter)
+            .map_or(adapter, |flags| flags.name.as_str());
+        let while_held = self
+            .while_held
+            .get()
+            .and_then(|known| known.get(adapter))
+            .copied();
+        WhileHeld::after_hold(while_held, name)
     }
 
     /// The flags for a prompt of `adapter` held for `agent`, from the source; `None`: the
@@ -336,6 +364,8 @@ impl Gateway {
             state: prompt.state,
             created_at: prompt.created_at,
             held_since: prompt.held_since,
+            hold_ends_at: prompt.hold_ends_at,
+            after_hold: prompt.after_hold,
             cut: Some(CutNote {
                 full_bytes: note.full_bytes,
                 digest: note.digest.clone().filter(|_| for_audit),
@@ -513,7 +543,7 @@ impl Gateway {
         let (prompt, watched) = self.register(
             prompt,
             held_since,
-            Some((sender, watch_if_read_only)),
+            Some((sender, watch_if_read_only, wait)),
             for_this_prompt,
             owner,
         )?;
@@ -548,7 +578,7 @@ impl Gateway {
         &self,
         prompt: NewPrompt,
         held_since: Option<Timestamp>,
-        hook: Option<(oneshot::Sender<Outcome>, bool)>,
+        hook: Option<(oneshot::Sender<Outcome>, bool, Duration)>,
         for_this_prompt: Option<AdapterCapabilities>,
         owner: Owner,
     ) -> Result<(Prompt, bool), GatewayError> {
@@ -566,7 +596,8 @@ impl Gateway {
         let Some(Event::Added { prompt }) = events.first() else {
             unreachable!("register always adds first")
         };
-        let prompt = prompt.clone();
+        let mut prompt = prompt.clone();
+        let mut events = events;
         let cut = view::listed_copy(&prompt.prompt, bytes).map(|copy| {
             let (full_bytes, digest) = view::json_size_and_digest(&prompt.prompt);
             let note = CutNote {
@@ -593,7 +624,7 @@ impl Gateway {
             state.hooks_socket.bytes += bytes;
         }
         let mut watched = false;
-        if let Some((waiter, watch_if_read_only)) = hook {
+        if let Some((waiter, watch_if_read_only, wait)) = hook {
             match events.get(1) {
                 // Settled while no gateway ran: the hook learns at once, with no verdict.
                 Some(Event::Changed { reason, .. }) => {
@@ -607,6 +638,18 @@ impl Gateway {
                 }
                 _ => {
                     state.waiters.insert(prompt.id, waiter);
+                    // Front ends show how long is left to answer, and what happens then.
+                    let wait_millis = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+                    let ends_at = Timestamp::from_unix_millis(
+                        prompt.created_at.unix_millis().saturating_add(wait_millis),
+                    );
+                    let after_hold = self.after_hold_locked(&state, &prompt.prompt.adapter);
+                    if let Some(noted) = state.arbiter.note_hold(prompt.id, ends_at, after_hold) {
+                        prompt = noted.clone();
+                        events[0] = Event::Added {
+                            prompt: prompt.clone(),
+                        };
+                    }
                 }
             }
         }

@@ -82,6 +82,12 @@ pub async fn run_until(
         agents.join(", ")
     );
     gateway.decide_capabilities_with(Arc::new(RegistryCapabilities(registry.clone())));
+    gateway.describe_holds_with(
+        registry
+            .iter()
+            .filter_map(|adapter| Some((adapter.id().to_owned(), adapter.while_held()?)))
+            .collect(),
+    );
     let refresh = tokio::spawn(refresh_capabilities(
         registry.clone(),
         gateway.clone(),

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use gatehouse_core::kit::{AgentProbe, HookInstaller, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, RunningAgent, Verdict,
+    ParseError, PromptKind, RunningAgent, Verdict, WhileHeld,
 };
 
 use crate::executable::{self, AgentExecutable, VersionError};
@@ -230,6 +230,11 @@ pub trait GatedAgent: Send + Sync + 'static {
 
     /// The probe that proves what the agent honours.
     fn probe(&self) -> &dyn AgentProbe;
+
+    /// What the agent does while its hook holds a prompt (see [`Adapter::while_held`]).
+    fn while_held(&self) -> Option<WhileHeld> {
+        None
+    }
 }
 
 /// The `Adapter` of a probe-gated agent. It finds the probe record in gatehouse's state folder,
@@ -278,6 +283,10 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
 
     fn probe(&self) -> Option<&dyn AgentProbe> {
         Some(self.agent.probe())
+    }
+
+    fn while_held(&self) -> Option<WhileHeld> {
+        self.agent.while_held()
     }
 
     /// For a prompt of the unlocked tool, the agent that runs this hook and its version; the

@@ -32,6 +32,8 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
         created_at: Timestamp(NOW.0 - age_seconds * 1_000),
         held_since: Timestamp(NOW.0 - age_seconds * 1_000),
         cut: None,
+        hold_ends_at: None,
+        after_hold: None,
     }
 }
 
@@ -501,4 +503,78 @@ fn list_shows_every_field_that_will_run_and_says_when_it_shows_less_than_all() {
         table.lines().all(|line| line.chars().count() < 4_200),
         "no line runs for pages"
     );
+}
+
+#[test]
+fn a_held_prompt_says_how_long_is_left_and_what_happens_then_in_list_and_show() {
+    let mut held = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba611",
+        "run_shell_command",
+        "make test",
+        vec![Action::Once, Action::Deny],
+        2,
+    );
+    held.prompt.adapter = "qwen".into();
+    held.hold_ends_at = Some(Timestamp(NOW.0 + 37_200));
+    held.after_hold = Some(
+        "then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused\x1b[2J"
+            .into(),
+    );
+    let table = prompt_table(std::slice::from_ref(&held), NOW);
+    assert_inert(&table);
+    assert_snapshot!(table, @r"
+    ID                                    AGENT  HOST   FOLDER         TOOL               AGE  ACTIONS    SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba611  qwen   local  …/dev/project  run_shell_command  2s   once,deny  make test
+        held: answer within 38s, then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused\e[2J
+    ");
+    let whole = whole_prompt(&held, NOW);
+    assert_inert(&whole);
+    assert_snapshot!(whole, @r"
+    id:       01a22a7c-7184-7520-bb65-4d44b4eba611 (01a22a7c-7184-7520-bb65-4d44b4eba611)
+    agent:    qwen
+    host:     local
+    folder:   /home/dev/project
+    session:  s1
+    kind:     permission
+    tool:     run_shell_command
+    state:    pending
+    actions:  once,deny
+    summary:  make test
+    held:     answer within 38s, then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused\e[2J
+    input:
+    ");
+    // Past the end: no countdown, and what happened.
+    let ended = prompt_table(std::slice::from_ref(&held), Timestamp(NOW.0 + 40_000));
+    assert_snapshot!(ended, @r"
+    ID                                    AGENT  HOST   FOLDER         TOOL               AGE  ACTIONS    SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba611  qwen   local  …/dev/project  run_shell_command  42s  once,deny  make test
+        held: the hold has ended; then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused\e[2J
+    ");
+}
+
+#[test]
+fn a_long_hold_counts_in_minutes_and_a_watched_prompt_says_nothing_of_a_hold() {
+    let mut held = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba612",
+        "Bash",
+        "make",
+        vec![Action::Once, Action::Deny],
+        2,
+    );
+    held.hold_ends_at = Some(Timestamp(NOW.0 + 572_000));
+    held.after_hold = Some("then only Claude Code's own prompt can answer it; that prompt is answerable in Claude Code's terminal meanwhile too, and the first answer wins".into());
+    let watched = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba613",
+        "Bash",
+        "ls",
+        vec![],
+        2,
+    );
+    assert_snapshot!(prompt_table(&[held, watched.clone()], NOW), @"
+    ID                                    AGENT   HOST   FOLDER         TOOL  AGE  ACTIONS    SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba612  claude  local  …/dev/project  Bash  2s   once,deny  make
+        held: answer within 9m 32s, then only Claude Code's own prompt can answer it; that prompt is answerable in Claude Code's terminal meanwhile too, and the first answer wins
+    01a22a7c-7184-7520-bb65-4d44b4eba613  claude  local  …/dev/project  Bash  2s   read-only  ls
+    ");
+    assert!(!whole_prompt(&watched, NOW).contains("held:"));
 }

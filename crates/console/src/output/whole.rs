@@ -4,10 +4,11 @@
 use std::fmt::Write;
 
 use gatehouse_core::text::visible;
-use gatehouse_core::Prompt;
+use gatehouse_core::{Prompt, Timestamp};
 
-/// Every field of `prompt`, one a line, with its input and preview whole.
-pub fn whole_prompt(prompt: &Prompt) -> String {
+/// Every field of `prompt`, one a line, with its input and preview whole; `now` tells how long
+/// its hold has left.
+pub fn whole_prompt(prompt: &Prompt, now: Timestamp) -> String {
     let content = &prompt.prompt;
     let mut out = String::new();
     let mut field = |name: &str, value: &str| {
@@ -33,6 +34,10 @@ pub fn whole_prompt(prompt: &Prompt) -> String {
     field("summary:", &content.summary);
     if let Some(reason) = &content.read_only_reason {
         field("read-only:", reason);
+    }
+    if let Some(note) = super::hold_note(prompt, now) {
+        // Already made visible.
+        let _ = writeln!(out, "{:<9} {note}", "held:");
     }
     // Field by field, each text line by line, so a command's last line is a line of its own.
     let _ = writeln!(out, "input:");

@@ -44,6 +44,8 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
         created_at: Timestamp(1_796_008_400_000),
         held_since: Timestamp(1_796_008_400_000),
         cut: None,
+        hold_ends_at: None,
+        after_hold: None,
     }
 }
 

@@ -549,3 +549,37 @@ fn at_80_by_24_no_column_or_key_is_hidden() {
         assert!(text.contains(key), "{key} is in the key bar: {drawn}");
     }
 }
+
+#[test]
+fn a_held_prompt_says_how_long_is_left_to_answer_and_what_happens_then() {
+    let start = Instant::now();
+    let mut qwen = permission(
+        FIRST,
+        "run_shell_command",
+        "make test",
+        vec![gatehouse_core::Action::Once, gatehouse_core::Action::Deny],
+    );
+    qwen.prompt.adapter = "qwen".into();
+    qwen.hold_ends_at = Some(Timestamp(WALL_NOW.0 + 38_000));
+    qwen.after_hold = Some(
+        "then Qwen Code shows its own dialog (it shows none meanwhile), and an answer here is refused"
+            .into(),
+    );
+    let state = connected(vec![qwen], start);
+    assert_snapshot!(screen(&state, 100, 14, settled(start)), @r#"
+    " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
+    "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────┐"
+    "│  AGENT    FOLDER                       TOOL             AGE  CAN       SUMMARY                   │"
+    "│> qwen     /home/dev/project            run_shell_comman 12s  once,deny make test                 │"
+    "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+    "┌ Detail: more below, PgDn to read it all before approving ────────────────────────────────────────┐"
+    "│HELD: answer within 38s, then Qwen Code shows its own dialog (it shows none meanwhile), and an    │"
+    "│answer here is refused.                                                                           │"
+    "│qwen · session 53b38252 · /home/dev/project                                                       │"
+    "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+    "o allow once · d deny · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q quit                 "
+    "                                                                                                    "
+    "                                                                                                    "
+    "                                                                                                    "
+    "#);
+}

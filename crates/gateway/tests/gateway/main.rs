@@ -4,6 +4,7 @@
 mod decided_per_agent;
 mod decoder_properties;
 mod duplex;
+mod hold_ends;
 mod hook_session;
 mod hooks_peer;
 mod support;

@@ -232,7 +232,7 @@ const gatehouseApp = (() => {
     } else if (message.type === 'event') {
       const event = message.event;
       if (event.type === 'added') addCard(event.prompt, true);
-      else if (event.type === 'changed' && event.state !== 'pending') endCard(event.id, event.state, describe(event));
+      else if (event.type === 'changed' && event.state !== 'pending') endCard(event.id, event.state, describe(event, cards.get(event.id)?.prompt));
     } else if (message.type === 'unpaired') {
       loggedOut('This browser was logged out (`gatehouse web revoke`). Pair it again to answer here.');
     }
@@ -251,7 +251,9 @@ const gatehouseApp = (() => {
     }
   }
 
-  function describe(event) {
+  // What happened to a prompt, in words; `prompt` (when the page has it) tells what the end of
+  // its hold meant.
+  function describe(event, prompt) {
     const by = event.by ? ` by ${visible(event.by)}` : '';
     switch (event.state) {
       case 'resolved':
@@ -263,6 +265,9 @@ const gatehouseApp = (() => {
       case 'withdrawn':
         return `Withdrawn: ${visible(event.reason || 'answered in the agent\'s terminal')}.`;
       case 'expired':
+        if (prompt && typeof prompt.hold_ends_at === 'string' && typeof prompt.after_hold === 'string') {
+          return `Expired: the hold ended with no answer here; ${visible(prompt.after_hold)}.`;
+        }
         return 'Expired: nobody answered in time; the agent\'s terminal decides.';
       default:
         return `Now ${visible(event.state)}.`;
@@ -479,6 +484,10 @@ const gatehouseApp = (() => {
 
   setInterval(() => {
     for (const time of $$('[data-age]')) time.textContent = age(time.dataset.created);
+    for (const note of $$('[data-hold]')) {
+      const card = note.closest('[data-prompt-id]');
+      if (card && !cards.get(card.dataset.promptId)?.ended) gatehouseCards.updateHold(card);
+    }
   }, 1000);
 
   document.addEventListener('DOMContentLoaded', () => {

@@ -5,6 +5,10 @@
 // `[data-expand]` control, and the approving buttons stay disabled until every collapsed part has
 // been opened. A cut prompt (the gateway sent only its start) can never be approved here.
 //
+// A prompt its hook holds (`hold_ends_at`) says how long is left to answer here, counting down
+// (`[data-hold]`), and what happens then in the gateway's words (`after_hold`); once the hold has
+// ended, the card offers nothing: the gateway refuses any answer after it.
+//
 // Agent text is hostile: it is set only with textContent after `visible` (see dom.js).
 'use strict';
 const gatehouseCards = (() => {
@@ -130,10 +134,54 @@ const gatehouseCards = (() => {
     return wrapper;
   }
 
+  // Time left, rounded up to the second: `38s`, `9m 32s`, `2h 5m`.
+  function timeLeft(millis) {
+    const seconds = Math.max(0, Math.ceil(millis / 1000));
+    if (seconds < 60) return `${seconds}s`;
+    if (seconds < 3600) return `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
+    return `${Math.floor(seconds / 3600)}h ${Math.floor((seconds % 3600) / 60)}m`;
+  }
+
+  // What happens when the hold ends, in the gateway's words (they start with "then").
+  function afterHold(prompt) {
+    return visible(typeof prompt.after_hold === 'string' && prompt.after_hold
+      ? prompt.after_hold : 'then the agent\'s own prompt decides, and an answer here is refused');
+  }
+
+  // The countdown of a prompt its hook holds for an answer; none for a watched or read-only one.
+  function renderHold(prompt) {
+    if (typeof prompt.hold_ends_at !== 'string' || !(prompt.actions || []).length) return null;
+    if (!Number.isFinite(Date.parse(prompt.hold_ends_at))) return null;
+    const after = afterHold(prompt);
+    return el('p', { class: 'hold', 'data-hold': true, 'data-hold-ends': prompt.hold_ends_at },
+      el('span', { 'data-hold-lead': true, text: 'Answer here within ' }),
+      el('strong', { class: 'left', 'data-hold-left': true, text: '' }),
+      el('span', { 'data-after-hold': after, text: `, ${after}.` }));
+  }
+
+  // Counts the card's hold down; when it has ended, takes the card's answers away (the gateway
+  // refuses them now) and says what happened instead.
+  function updateHold(card) {
+    const note = $('[data-hold]', card);
+    if (!note || card.dataset.holdEnded === 'true') return;
+    const left = Date.parse(note.dataset.holdEnds) - Date.now();
+    if (left > 0) {
+      $('[data-hold-left]', note).textContent = timeLeft(left);
+      return;
+    }
+    card.dataset.holdEnded = 'true';
+    const after = $('[data-after-hold]', note);
+    $('[data-hold-lead]', note).textContent = 'The hold has ended';
+    $('[data-hold-left]', note).textContent = '';
+    after.textContent = `: nothing can be answered here any more; ${after.dataset.afterHold}.`;
+    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note]', card)) node.remove();
+    for (const node of $$('[data-answer-form] input, [data-answer-form] textarea', card)) node.disabled = true;
+  }
+
   // Enables the approving buttons only when nothing is left unopened and the prompt is whole.
   function updateGate(card) {
     const unopened = Number(card.dataset.unopened || 0);
-    const blocked = card.dataset.cut === 'true' || unopened > 0;
+    const blocked = card.dataset.cut === 'true' || unopened > 0 || card.dataset.holdEnded === 'true';
     for (const button of $$('[data-action]', card)) {
       if (APPROVING.includes(button.dataset.action)) {
         button.disabled = blocked || card.dataset.sending === 'true';
@@ -299,6 +347,8 @@ const gatehouseCards = (() => {
     if (pane) details.append(el('dt', { text: 'terminal' }), el('dd', { 'data-pane': true, text: visible(pane) }));
     details.append(el('dt', { text: 'id' }), el('dd', { text: visible(prompt.short_id || prompt.id), title: prompt.id }));
     card.append(details);
+    const hold = renderHold(prompt);
+    if (hold) card.append(hold);
 
     const flags = renderFlags(input);
     if (flags) card.append(flags);
@@ -355,6 +405,7 @@ const gatehouseCards = (() => {
     }
     card.append(el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }));
     updateGate(card);
+    updateHold(card);
     return card;
   }
 
@@ -373,5 +424,5 @@ const gatehouseCards = (() => {
     return { action: 'answer', responses };
   }
 
-  return Object.freeze({ render, updateGate, collectAnswer, describeSuggestion, APPROVING });
+  return Object.freeze({ render, updateGate, updateHold, collectAnswer, describeSuggestion, APPROVING });
 })();
