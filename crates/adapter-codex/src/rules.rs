@@ -89,6 +89,30 @@ pub enum NotExpressible {
     Ambiguous,
     #[error("Codex matches a command with shell syntax as `SHELL -lc COMMAND`, and your shell is {0}, not {PROVEN_SHELL} (the form the probe proved)")]
     OtherShell(String),
+    #[error("`{0}` runs whatever program or script follows it, so a rule for the commands that start like this one would let any command through; answer \"always\" in Codex's own prompt if you mean that")]
+    RunsAnyProgram(String),
+}
+
+/// Programs that run whatever program, script or code follows them: a shell, an interpreter, or
+/// a command runner. Codex matches a rule's words as a prefix, so a rule that starts with one of
+/// these would allow any command written after it (`/bin/bash` alone would even allow every
+/// command with shell syntax, which Codex matches as `/bin/bash -lc SCRIPT`).
+const RUNS_ANY_PROGRAM: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "env", "sudo",
+    "doas", "su", "runuser", "setpriv", "setsid", "nohup", "timeout", "nice", "ionice", "chrt",
+    "taskset", "stdbuf", "unbuffer", "xargs", "parallel", "exec", "command", "builtin", "eval",
+    "time", "watch", "flock", "chroot", "strace", "ltrace", "gdb", "script", "ssh", "docker",
+    "podman", "kubectl", "npx", "uvx", "python", "python2", "python3", "perl", "ruby", "node",
+    "deno", "bun", "php", "lua", "tclsh", "awk", "gawk", "mawk", "make", "find",
+];
+
+/// Whether `program` (a command's first word, a path or a bare name) is one of
+/// [`RUNS_ANY_PROGRAM`], versioned names such as `python3.12` included.
+fn runs_any_program(program: &str) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let unversioned =
+        name.trim_end_matches(|character: char| character.is_ascii_digit() || character == '.');
+    RUNS_ANY_PROGRAM.contains(&name) || RUNS_ANY_PROGRAM.contains(&unversioned)
 }
 
 /// Characters a word may hold for the words form: none is special to the shell.
@@ -123,6 +147,9 @@ pub fn pattern_for(command: &str, shell: Option<&str>) -> Result<Pattern, NotExp
         .all(|word| !word.is_empty() && word.chars().all(plain_word_character))
         && !words[0].contains('=')
         && !RESERVED.contains(&words[0]);
+    if simple && runs_any_program(words[0]) {
+        return Err(NotExpressible::RunsAnyProgram(words[0].to_owned()));
+    }
     if simple {
         return Ok(Pattern::Words(
             words.into_iter().map(str::to_owned).collect(),

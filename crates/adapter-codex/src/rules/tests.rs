@@ -248,3 +248,37 @@ fn a_lock_left_by_a_hook_that_died_long_ago_is_taken_over_and_a_fresh_one_waited
     assert_eq!(add_rule(&path, &words(&["touch"])).unwrap(), Added::Written);
     assert!(!lock.exists());
 }
+
+/// A rule that starts with a shell, an interpreter or a command runner would let any command
+/// through (`/bin/bash` alone: every command with shell syntax, which Codex matches as
+/// `/bin/bash -lc SCRIPT`): none is written, and the person is told why.
+#[test]
+fn a_command_that_runs_any_program_gets_no_rule() {
+    for command in [
+        "/bin/bash",
+        "bash",
+        "/bin/bash -lc",
+        "env",
+        "env FOO=1",
+        "sudo -u root",
+        "xargs",
+        "nohup make",
+        "timeout 5",
+        "python3.12 -m http.server",
+        "/usr/bin/python3 script.py",
+        "node",
+        "make",
+    ] {
+        let refused = pattern_for(command, BASH).unwrap_err();
+        assert!(
+            matches!(refused, NotExpressible::RunsAnyProgram(_)),
+            "{command}: {refused:?}"
+        );
+        assert!(
+            refused.to_string().contains("runs whatever program"),
+            "{refused}"
+        );
+    }
+    assert!(pattern_for("git push origin main", BASH).is_ok());
+    assert!(pattern_for("cargo test", BASH).is_ok());
+}
