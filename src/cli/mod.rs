@@ -33,9 +33,11 @@ const LONG_ABOUT: &str = "\
 One gateway to approve, deny or answer the prompts of many AI coding agents.
 
 An agent's hook (installed with `gatehouse install claude`) hands each prompt to the gateway
-(`gatehouse serve`); any front end lists and answers it; the first answer wins, and the agent's own
-terminal prompt stays live the whole time. Only actions proven against the real agent are offered;
-everything else is shown read-only.
+(`gatehouse serve`); any front end lists and answers it. Where the agent keeps its own prompt on
+screen (Claude Code, OpenCode) the first answer wins; where it shows none while the hook waits
+(Codex, Copilot CLI, Qwen Code, answerable Gemini CLI) the prompt is held for the time `list` shows,
+then handed back. Only actions proven against the real agent are offered; everything else is shown
+read-only.
 
 Quick start:
   gatehouse serve &                     # run the gateway
