@@ -200,17 +200,30 @@ struct AnswerFocus {
 }
 
 /// The key hints as lines of `width`, broken only between keys (at ` · `), so that no key is
-/// split or left alone.
+/// split; when they take two lines, the keys that move and quit keep a line of their own rather
+/// than leave one of them alone.
 fn key_lines(hints: &str, width: u16) -> Vec<Line<'static>> {
     let width = usize::from(width).max(1);
-    let mut lines: Vec<String> = Vec::new();
-    for key in hints.split(" · ") {
-        match lines.last_mut() {
-            Some(line) if line.chars().count() + 3 + key.chars().count() <= width => {
-                line.push_str(" · ");
-                line.push_str(key);
+    let pack = |text: &str| {
+        let mut lines: Vec<String> = Vec::new();
+        for key in text.split(" · ") {
+            match lines.last_mut() {
+                Some(line) if line.chars().count() + 3 + key.chars().count() <= width => {
+                    line.push_str(" · ");
+                    line.push_str(key);
+                }
+                _ => lines.push(key.to_owned()),
             }
-            _ => lines.push(key.to_owned()),
+        }
+        lines
+    };
+    let mut lines = pack(hints);
+    if lines.len() > 1 {
+        if let Some(actions) = hints.strip_suffix(&format!(" · {MOVEMENT_KEYS}")) {
+            let actions = pack(actions);
+            if actions.len() == 1 && MOVEMENT_KEYS.chars().count() <= width {
+                lines = vec![actions[0].clone(), MOVEMENT_KEYS.to_owned()];
+            }
         }
     }
     lines.into_iter().map(Line::raw).collect()
@@ -540,6 +553,9 @@ fn question_lines(
     (lines, focus)
 }
 
+/// The keys that move, scroll and quit: the end of every key bar while browsing.
+const MOVEMENT_KEYS: &str = "↑↓ move · PgUp/PgDn scroll · q quit";
+
 /// The keys that apply now, drawn from the selected prompt's own actions.
 pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
     match &state.mode {
@@ -547,7 +563,7 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
         Mode::Answering(_) => return "↑↓ option · Tab/←→ question · Space choose · type on the Other row · Enter send · Esc cancel".into(),
         Mode::Browsing => {}
     }
-    let movement = "↑↓ move · PgUp/PgDn scroll · q quit";
+    let movement = MOVEMENT_KEYS;
     match &state.selection {
         Selection::Nothing => movement.into(),
         Selection::Vanished(_) => format!("gone: no action keys · {movement}"),

@@ -423,8 +423,8 @@ fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
     "│  -alpha                                                                                          │"
     "│  +beta\e[2J                                                                                      │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
-    "o allow once · d deny · A always (session) · r release to terminal · ↑↓ move · PgUp/PgDn scroll     "
-    "q quit                                                                                              "
+    "o allow once · d deny · A always (session) · r release to terminal                                  "
+    "↑↓ move · PgUp/PgDn scroll · q quit                                                                 "
     "                                                                                                    "
     "                                                                                                    "
     "#);
@@ -462,8 +462,8 @@ fn the_detail_pane_says_what_a_prefix_rule_lets_through_in_full() {
     "│Always (A, for this session): every Bash command that is `git push` or starts with it followed by │"
     "│a space, whatever comes after (such as `git push --force ...`)                                    │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
-    "o allow once · d deny · A always (session) · r release to terminal · ↑↓ move · PgUp/PgDn scroll     "
-    "q quit                                                                                              "
+    "o allow once · d deny · A always (session) · r release to terminal                                  "
+    "↑↓ move · PgUp/PgDn scroll · q quit                                                                 "
     "                                                                                                    "
     "                                                                                                    "
     "#);
