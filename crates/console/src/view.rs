@@ -130,9 +130,18 @@ fn render_detail(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, a
         answer_focus,
     );
     let end_shown = scroll + height >= total;
-    let title = if end_shown {
+    let all_seen = state
+        .detail_drawn
+        .borrow()
+        .as_ref()
+        .is_none_or(DetailDrawn::all_seen);
+    let can_approve = selected.is_some_and(|prompt| approvable(state, prompt));
+    let title = if end_shown && !all_seen && can_approve {
+        // Lines that changed (a resize, a new wrap) start the reading over.
+        " Detail: lines above were not all on screen, PgUp to read them ".to_owned()
+    } else if end_shown {
         " Detail (PgUp/PgDn scroll) ".to_owned()
-    } else if selected.is_some_and(|prompt| approvable(state, prompt)) {
+    } else if can_approve {
         " Detail: more below, PgDn to read it all before approving ".to_owned()
     } else {
         " Detail: more below, PgDn to read more ".to_owned()

@@ -362,3 +362,34 @@ fn a_prompt_too_long_for_the_console_offers_gatehouse_show_not_o() {
         .unwrap();
     assert!(!title.contains("before approving"), "{title}");
 }
+
+#[test]
+fn after_a_resize_the_lines_are_read_again_before_approving() {
+    let command = (1..=30)
+        .map(|line| format!("echo line-{line:02}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let start = Instant::now();
+    let mut state = connected(vec![bash(FIRST, &command)], start);
+    let now = settled(start);
+    for _ in 0..5 {
+        let _ = screen(&state, 80, 24, now);
+        press(&mut state, KeyCode::PageDown, now);
+    }
+    // At another width the lines may wrap differently: what was read at 80 columns does not count.
+    let wider = screen(&state, 100, 24, now).join("\n");
+    assert!(wider.contains("PgUp to read them"), "{wider}");
+    assert_eq!(press(&mut state, KeyCode::Char('o'), now), Intent::Nothing);
+    for _ in 0..5 {
+        press(&mut state, KeyCode::PageUp, now);
+        let _ = screen(&state, 100, 24, now);
+    }
+    for _ in 0..5 {
+        press(&mut state, KeyCode::PageDown, now);
+        let _ = screen(&state, 100, 24, now);
+    }
+    assert!(matches!(
+        press(&mut state, KeyCode::Char('o'), now),
+        Intent::Send(_)
+    ));
+}
