@@ -180,7 +180,7 @@ fn keys_answer_held_prompts_and_each_hook_prints_its_verdict() {
         json!({"Which color?": "Blue"})
     );
     console.wait_for("the answered question, marked gone", |screen| {
-        screen.contains("Answered: Which color?") && screen.contains("GONE: ")
+        screen.contains("Answered: Blue (Which color?)") && screen.contains("GONE: ")
     });
 
     let (deny_hook, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));

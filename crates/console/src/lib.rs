@@ -39,9 +39,9 @@ const REDRAW_INTERVAL: Duration = Duration::from_millis(250);
 pub const KEYS_HELP: &str = "\
 Keys:
   ↑/↓ or j/k     move between prompts (Home/End or g/G: first/last)
-  PgUp/PgDn      scroll the detail pane
-  o              allow once (only when the prompt offers it, and only once the end of its
-                 detail has been on screen: PgDn to it; a prompt longer than the console
+  PgUp/PgDn      scroll the detail pane by its height, no further than its end
+  o              allow once (only when the prompt offers it, and only once every line of
+                 its detail has been on screen: PgDn through it; a prompt longer than the console
                  shows is approved with `gatehouse show ID` and `answer ID once --seen`)
   A              always, for this session (or the only scope a suggestion allows, as for
                  Codex: every project, from its next session on), by the agent's first

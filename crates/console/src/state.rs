@@ -26,7 +26,7 @@ mod keys;
 mod words;
 
 use words::request_word;
-pub use words::{action_word, short};
+pub use words::{action_word, answers_in_words, short};
 use words::{ending_in_words, outcome_notice};
 
 /// How long after the rows under the cursor changed that action keys are ignored.
@@ -115,6 +115,37 @@ impl<'a> Row<'a> {
     }
 }
 
+/// What the drawings of the detail pane showed of one prompt, in wrapped lines of the pane's
+/// width. The view writes it each frame; paging and the approving keys read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetailDrawn {
+    pub id: DecisionId,
+    /// The pane's inner width and height.
+    pub width: u16,
+    pub height: usize,
+    /// How many wrapped lines the detail has, and the first one drawn last.
+    pub total: usize,
+    pub scroll: usize,
+    /// For each wrapped line, whether some drawing showed it. Starts over when the prompt, the
+    /// width or the number of lines changes (the lines are then not the same).
+    pub seen: Vec<bool>,
+    /// With the answer form open: the question and row that had the cursor in the last drawing,
+    /// and whether that question's options were on screen.
+    pub answer_focus: Option<(usize, usize, bool)>,
+}
+
+impl DetailDrawn {
+    /// Whether every line of the detail has been on screen.
+    pub fn all_seen(&self) -> bool {
+        self.seen.iter().all(|seen| *seen)
+    }
+
+    /// The first line of the last page: scrolling further would show empty lines.
+    pub fn last_scroll(&self) -> usize {
+        self.total.saturating_sub(self.height)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConsoleState {
     pub prompts: Vec<Prompt>,
@@ -129,10 +160,10 @@ pub struct ConsoleState {
     pub awaiting_reply: Vec<DecisionId>,
     /// How many lines the detail pane is scrolled down.
     pub detail_scroll: u16,
-    /// What the last drawing showed of the selected prompt's detail: its id, and whether its
-    /// last line was on screen. Approving keys need the end of what is approved to have been
-    /// drawn (nothing recorded, as before the first drawing, holds nothing back).
-    pub detail_drawn: std::cell::Cell<Option<(DecisionId, bool)>>,
+    /// What the drawings showed of the selected prompt's detail (see [`DetailDrawn`]).
+    /// Approving keys need every line of what is approved to have been drawn (nothing
+    /// recorded, as before the first drawing, holds nothing back).
+    pub detail_drawn: std::cell::RefCell<Option<DetailDrawn>>,
     /// The socket of the tmux server the console runs in (from `TMUX`), if any: a prompt's pane
     /// in the same server can be switched to.
     pub own_tmux_socket: Option<String>,
@@ -150,7 +181,7 @@ impl Default for ConsoleState {
             list_changed_at: None,
             awaiting_reply: Vec::new(),
             detail_scroll: 0,
-            detail_drawn: std::cell::Cell::new(None),
+            detail_drawn: std::cell::RefCell::new(None),
             own_tmux_socket: None,
         }
     }

@@ -21,6 +21,7 @@ use ratatui::Frame;
 use super::answer_form::AnswerForm;
 use super::state::{ConnectionState, ConsoleState, Mode, Row, Selection, Tone};
 use crate::output;
+use detail_pane::AnswerFocus;
 
 /// The widest project folder shown in the list; longer ones keep their end.
 const FOLDER_WIDTH: usize = 28;
@@ -54,45 +55,61 @@ const LIST_SUMMARY_CHARS: usize = 400;
 
 pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now: Instant) {
     let rows = state.rows();
-    let list_height = (rows.len() as u16 + 3).clamp(4, (frame.area().height * 2 / 5).max(4));
+    let area = frame.area();
+    // The header wraps (up to three lines) rather than cut the gateway's advice.
+    let header = Paragraph::new(header_line(state, now)).wrap(Wrap { trim: false });
+    let header_height = (header.line_count(area.width) as u16).clamp(1, 3);
+    let list_height = (rows.len() as u16 + 3).clamp(4, (area.height * 2 / 5).max(4));
     let [header_area, list_area, detail_area, keys_area, notice_area] = Layout::vertical([
-        Constraint::Length(1),
+        Constraint::Length(header_height),
         Constraint::Length(list_height),
         Constraint::Min(3),
         Constraint::Length(2),
         Constraint::Length(2),
     ])
-    .areas(frame.area());
-    frame.render_widget(Paragraph::new(header_line(state, now)), header_area);
+    .areas(area);
+    frame.render_widget(header, header_area);
     render_list(frame, state, &rows, wall_now, list_area);
-    let detail = Paragraph::new(detail_lines(state, wall_now)).wrap(Wrap { trim: false });
-    // Whether the detail's last line is on screen: if not, the title says more follows, and
-    // the approving keys wait until it has been scrolled into view.
-    let inner_height = usize::from(detail_area.height.saturating_sub(2));
-    let total = detail.line_count(detail_area.width.saturating_sub(2));
-    let end_shown = usize::from(state.detail_scroll) + inner_height >= total;
-    state
-        .detail_drawn
-        .set(state.selected_prompt().map(|prompt| (prompt.id, end_shown)));
-    let title = if end_shown {
-        " Detail (PgUp/PgDn scroll) ".to_owned()
-    } else {
-        " Detail: more below, PgDn to read it all before approving ".to_owned()
-    };
-    let detail = detail
-        .scroll((state.detail_scroll, 0))
-        .block(Block::default().borders(Borders::ALL).title(title));
-    frame.render_widget(detail, detail_area);
+    detail_pane::render(frame, state, wall_now, detail_area);
     frame.render_widget(
-        Paragraph::new(key_hints(state, now))
-            .style(Style::default().add_modifier(Modifier::BOLD))
-            .wrap(Wrap { trim: false }),
+        Paragraph::new(key_lines(&key_hints(state, now), keys_area.width))
+            .style(Style::default().add_modifier(Modifier::BOLD)),
         keys_area,
     );
     frame.render_widget(
         Paragraph::new(notice_line(state)).wrap(Wrap { trim: false }),
         notice_area,
     );
+}
+
+/// The key hints as lines of `width`, broken only between keys (at ` · `), so that no key is
+/// split; when they take two lines, the keys that move and quit keep a line of their own rather
+/// than leave one of them alone.
+fn key_lines(hints: &str, width: u16) -> Vec<Line<'static>> {
+    let width = usize::from(width).max(1);
+    let pack = |text: &str| {
+        let mut lines: Vec<String> = Vec::new();
+        for key in text.split(" · ") {
+            match lines.last_mut() {
+                Some(line) if line.chars().count() + 3 + key.chars().count() <= width => {
+                    line.push_str(" · ");
+                    line.push_str(key);
+                }
+                _ => lines.push(key.to_owned()),
+            }
+        }
+        lines
+    };
+    let mut lines = pack(hints);
+    if lines.len() > 1 {
+        if let Some(actions) = hints.strip_suffix(&format!(" · {MOVEMENT_KEYS}")) {
+            let actions = pack(actions);
+            if actions.len() == 1 && MOVEMENT_KEYS.chars().count() <= width {
+                lines = vec![actions[0].clone(), MOVEMENT_KEYS.to_owned()];
+            }
+        }
+    }
+    lines.into_iter().map(Line::raw).collect()
 }
 
 fn header_line(state: &ConsoleState, now: Instant) -> Line<'static> {
@@ -210,10 +227,13 @@ fn render_list(
     frame.render_stateful_widget(table, area, &mut table_state);
 }
 
-/// Everything the selected prompt says, in full.
-fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>> {
+/// Everything the selected prompt says, in full; with the answer form open, where its cursor is.
+fn detail_lines(
+    state: &ConsoleState,
+    wall_now: Timestamp,
+) -> (Vec<Line<'static>>, Option<AnswerFocus>) {
     let Some(prompt) = state.selected_prompt() else {
-        return empty_detail(state);
+        return (empty_detail(state), None);
     };
     let mut lines = Vec::new();
     match &state.selection {
@@ -282,12 +302,19 @@ fn detail_lines(state: &ConsoleState, wall_now: Timestamp) -> Vec<Line<'static>>
             Mode::Answering(form) if form.id == prompt.id => Some(form),
             _ => None,
         };
-        lines.extend(question_lines(prompt, form));
-    } else {
-        lines.extend(extra::lines(&prompt.prompt.extra));
-        lines.extend(input_lines(prompt));
+        let (questions, focus) = question_lines(prompt, form);
+        let offset = lines.len();
+        lines.extend(questions);
+        let focus = focus.map(|focus| AnswerFocus {
+            block: focus.block.start + offset..focus.block.end + offset,
+            cursor: focus.cursor.start + offset..focus.cursor.end + offset,
+            ..focus
+        });
+        return (lines, focus);
     }
-    lines
+    lines.extend(extra::lines(&prompt.prompt.extra));
+    lines.extend(input_lines(prompt));
+    (lines, None)
 }
 
 fn empty_detail(state: &ConsoleState) -> Vec<Line<'static>> {
@@ -339,10 +366,15 @@ fn input_lines(prompt: &Prompt) -> Vec<Line<'static>> {
 }
 
 /// The questions and their options; with the form open, what is chosen and where the cursor is.
-fn question_lines(prompt: &Prompt, form: Option<&AnswerForm>) -> Vec<Line<'static>> {
+fn question_lines(
+    prompt: &Prompt,
+    form: Option<&AnswerForm>,
+) -> (Vec<Line<'static>>, Option<AnswerFocus>) {
     let mut lines = Vec::new();
+    let mut focus = None;
     for (question_index, question) in prompt.prompt.questions.iter().enumerate() {
         let focused = form.is_some_and(|form| form.question_index == question_index);
+        let start = lines.len();
         let choose = if question.multi {
             "choose any"
         } else {
@@ -398,9 +430,23 @@ fn question_lines(prompt: &Prompt, form: Option<&AnswerForm>) -> Vec<Line<'stati
                 visible(&draft.text)
             )));
         }
+        if let Some(form) = form.filter(|_| focused) {
+            focus = Some(AnswerFocus {
+                question: question_index,
+                row: form.row,
+                block: start..lines.len(),
+                cursor: {
+                    let row = (start + 1 + form.row).min(lines.len().saturating_sub(1));
+                    row..row + 1
+                },
+            });
+        }
     }
-    lines
+    (lines, focus)
 }
+
+/// The keys that move, scroll and quit: the end of every key bar while browsing.
+const MOVEMENT_KEYS: &str = "↑↓ move · PgUp/PgDn scroll · q quit";
 
 /// The keys that apply now, drawn from the selected prompt's own actions.
 pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
@@ -409,7 +455,7 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
         Mode::Answering(_) => return "↑↓ option · Tab/←→ question · Space choose · type on the Other row · Enter send · Esc cancel".into(),
         Mode::Browsing => {}
     }
-    let movement = "↑↓ move · PgUp/PgDn scroll · q quit";
+    let movement = MOVEMENT_KEYS;
     match &state.selection {
         Selection::Nothing => movement.into(),
         Selection::Vanished(_) => format!("gone: no action keys · {movement}"),
@@ -420,18 +466,35 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
             } else if state.is_settling(now) {
                 format!("the list just changed: look again before acting · {movement}")
             } else {
-                let mut keys: Vec<&str> = actions
+                // A prompt longer than the console shows is approved with `gatehouse show`.
+                let whole = state
+                    .selected_pending_prompt()
+                    .is_none_or(|prompt| output::input_block(prompt).whole);
+                let mut keys: Vec<String> = actions
                     .iter()
+                    .filter(|action| whole || !matches!(action, Action::Once | Action::Always))
                     .map(|action| match action {
                         Action::Once => "o allow once",
                         Action::Deny => "d deny",
                         Action::Answer => "a answer",
                         Action::Always => "A always (session)",
                     })
+                    .map(str::to_owned)
                     .collect();
-                keys.push("r release to terminal");
+                if let Some(prompt) = state.selected_pending_prompt().filter(|_| !whole) {
+                    if actions.contains(&Action::Once) || actions.contains(&Action::Always) {
+                        keys.insert(
+                            0,
+                            format!(
+                                "too long to approve here: gatehouse show {}",
+                                output::shown_id(prompt)
+                            ),
+                        );
+                    }
+                }
+                keys.push("r release to terminal".into());
                 if state.can_switch_to_pane() {
-                    keys.push("t go to its pane");
+                    keys.push("t go to its pane".into());
                 }
                 format!("{} · {movement}", keys.join(" · "))
             }
@@ -471,7 +534,11 @@ fn keep_end(text: &str, width: usize) -> String {
     format!("…{kept}")
 }
 
+mod detail_pane;
 mod extra;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod paging_tests;

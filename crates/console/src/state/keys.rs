@@ -8,8 +8,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use gatehouse_core::{Action, Answer, DecisionId, Prompt};
 
 use super::{
-    action_word, request_word, short, ConnectionState, ConsoleState, GatewayCommand,
-    GatewayRequest, Intent, Mode, Notice, Row, Selection, Tone,
+    action_word, answers_in_words, request_word, short, ConnectionState, ConsoleState,
+    GatewayCommand, GatewayRequest, Intent, Mode, Notice, Row, Selection, Tone,
 };
 use crate::answer_form::{AnswerForm, FormOutcome};
 
@@ -50,11 +50,11 @@ impl ConsoleState {
                 Intent::Nothing
             }
             KeyCode::PageDown => {
-                self.detail_scroll = self.detail_scroll.saturating_add(10);
+                self.page(true);
                 Intent::Nothing
             }
             KeyCode::PageUp => {
-                self.detail_scroll = self.detail_scroll.saturating_sub(10);
+                self.page(false);
                 Intent::Nothing
             }
             KeyCode::Char('o') => self.action_key(Action::Once, now),
@@ -65,6 +65,28 @@ impl ConsoleState {
             KeyCode::Char('t') => self.pane_key(),
             _ => Intent::Nothing,
         }
+    }
+
+    /// Scrolls the detail pane by exactly the height it was last drawn with, and no further than
+    /// its last page: no line is skipped and no empty page shown.
+    /// Before the selected prompt was drawn, it moves one line.
+    fn page(&mut self, down: bool) {
+        let drawn = self.detail_drawn.borrow().clone();
+        let selected = self.selected_id();
+        let scroll = match drawn.filter(|drawn| Some(drawn.id) == selected) {
+            Some(drawn) => {
+                let from = usize::from(self.detail_scroll).min(drawn.last_scroll());
+                let step = drawn.height.max(1);
+                if down {
+                    (from + step).min(drawn.last_scroll())
+                } else {
+                    from.saturating_sub(step)
+                }
+            }
+            None if down => usize::from(self.detail_scroll) + 1,
+            None => usize::from(self.detail_scroll).saturating_sub(1),
+        };
+        self.detail_scroll = u16::try_from(scroll).unwrap_or(u16::MAX);
     }
 
     /// Moves the cursor by `step` rows, clamped to the list. Leaving a vanished prompt forgets it.
@@ -204,9 +226,9 @@ impl ConsoleState {
                 "this prompt is longer than the console shows; read it with `gatehouse show {id}` and approve it there with the --seen it prints."
             ));
         }
-        match self.detail_drawn.get() {
-            Some((drawn, false)) if drawn == prompt.id => Some(
-                "the detail has more below; scroll it to the end (PgDn) and press the key again."
+        match &*self.detail_drawn.borrow() {
+            Some(drawn) if drawn.id == prompt.id && !drawn.all_seen() => Some(
+                "not every line of the detail has been on screen; scroll it to the end (PgDn) and press the key again."
                     .into(),
             ),
             _ => None,
@@ -344,6 +366,18 @@ impl ConsoleState {
             .known_prompt(form.id)
             .map(|prompt| prompt.prompt.questions.clone())
             .unwrap_or_default();
+        let picks_or_sends = matches!(
+            key.code,
+            KeyCode::Enter | KeyCode::Char(_) | KeyCode::Backspace
+        );
+        if picks_or_sends && !self.focused_options_drawn(&form) {
+            self.notice = Some(Notice {
+                text: "The options of this question are not on screen yet; nothing was chosen or sent. Look at them and press the key again.".into(),
+                tone: Tone::Warning,
+            });
+            self.mode = Mode::Answering(form);
+            return Intent::Nothing;
+        }
         match form.handle_key(key, &questions) {
             FormOutcome::Editing => {
                 self.mode = Mode::Answering(form);
@@ -375,12 +409,33 @@ impl ConsoleState {
                     summary,
                     GatewayRequest::Answer(Answer::Answer { responses }),
                 );
+                if let Intent::Send(command) = &intent {
+                    if let GatewayRequest::Answer(Answer::Answer { responses }) = &command.request {
+                        self.notice = Some(Notice {
+                            text: format!("Sending the answer: {}", answers_in_words(responses)),
+                            tone: Tone::Info,
+                        });
+                    }
+                }
                 if intent == Intent::Nothing {
                     // Keep the form open over a prompt that is gone, so that typing goes on landing
                     // in it rather than on action keys; Esc closes it.
                     self.mode = Mode::Answering(form);
                 }
                 intent
+            }
+        }
+    }
+
+    /// Whether the last drawing showed the options of the question that has the cursor, with
+    /// the cursor where it is now (nothing drawn yet, as in tests of the rules alone, holds
+    /// nothing back).
+    fn focused_options_drawn(&self, form: &AnswerForm) -> bool {
+        match &*self.detail_drawn.borrow() {
+            None => true,
+            Some(drawn) => {
+                drawn.id == form.id
+                    && drawn.answer_focus == Some((form.question_index, form.row, true))
             }
         }
     }

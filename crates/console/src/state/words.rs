@@ -1,8 +1,8 @@
 //! The console's words for people: how a prompt ended, what the gateway said to a command, the
 //! names of actions, and short forms of long texts.
 
-use gatehouse_core::text::{truncate, ELLIPSIS};
-use gatehouse_core::{Action, Answer, PromptState};
+use gatehouse_core::text::{truncate, visible, ELLIPSIS};
+use gatehouse_core::{Action, Answer, PromptState, QuestionResponse};
 
 use super::{GatewayCommand, GatewayRequest, Notice, Tone};
 
@@ -45,7 +45,12 @@ pub(super) fn outcome_notice(
                     message: Some(message),
                 }) => format!("Denied (\"{}\")", short(message)),
                 GatewayRequest::Answer(Answer::Deny { message: None }) => "Denied".to_owned(),
-                GatewayRequest::Answer(Answer::Answer { .. }) => "Answered".to_owned(),
+                GatewayRequest::Answer(Answer::Answer { responses }) => {
+                    return Notice {
+                        text: format!("Answered: {} ({summary})", answers_in_words(responses)),
+                        tone: Tone::Success,
+                    };
+                }
                 // From when the rule counts is the suggestion's to say (Codex: its next
                 // session), so not "from now on".
                 GatewayRequest::Answer(Answer::Always { scope, .. }) => {
@@ -95,4 +100,26 @@ pub fn short(text: &str) -> String {
         None => truncate(text, WIDTH),
         Some((first_line, _)) => truncate(&format!("{first_line}{ELLIPSIS}"), WIDTH),
     }
+}
+
+/// What an answer to a question prompt says, for a notice: the chosen labels and own words of
+/// each question, made visible, `/` between questions (own words in quotes), cut to fit the notice lines.
+pub fn answers_in_words(responses: &[QuestionResponse]) -> String {
+    const WIDTH: usize = 120;
+    let words = responses
+        .iter()
+        .map(|response| {
+            let mut parts: Vec<String> = response
+                .picks
+                .iter()
+                .map(|pick| visible(pick).into_owned())
+                .collect();
+            if let Some(text) = &response.text {
+                parts.push(format!("\"{}\"", visible(text)));
+            }
+            parts.join(", ")
+        })
+        .collect::<Vec<_>>()
+        .join(" / ");
+    truncate(&words, WIDTH)
 }

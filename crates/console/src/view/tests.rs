@@ -209,7 +209,7 @@ fn a_vanished_prompt() {
     "│> claude   /home/dev/project            Bash             12s  GONE      rm -rf build              │"
     "│  claude   /home/dev/project            Bash             12s  once,deny make                      │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
-    "┌ Detail: more below, PgDn to read it all before approving ────────────────────────────────────────┐"
+    "┌ Detail: more below, PgDn to read more ───────────────────────────────────────────────────────────┐"
     "│GONE: withdrawn, answered in the terminal. Nothing will be sent for this prompt.                  │"
     "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
     "│Bash permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                           │"
@@ -238,7 +238,7 @@ fn the_gateway_gone() {
     "│  AGENT    FOLDER                       TOOL             AGE  CAN SUMMARY                                             │"
     "│                                                                                                                      │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
-    "┌ Detail: more below, PgDn to read it all before approving ────────────────────────────────────────────────────────────┐"
+    "┌ Detail: more below, PgDn to read more ───────────────────────────────────────────────────────────────────────────────┐"
     "│The gateway is not running or cannot be reached. Start it with `gatehouse serve`;                                     │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────┘"
     "↑↓ move · PgUp/PgDn scroll · q quit                                                                                     "
@@ -423,8 +423,8 @@ fn an_edit_shows_its_terminal_its_suggestion_and_its_diff() {
     "│  -alpha                                                                                          │"
     "│  +beta\e[2J                                                                                      │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
-    "o allow once · d deny · A always (session) · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q "
-    "quit                                                                                                "
+    "o allow once · d deny · A always (session) · r release to terminal                                  "
+    "↑↓ move · PgUp/PgDn scroll · q quit                                                                 "
     "                                                                                                    "
     "                                                                                                    "
     "#);
@@ -462,8 +462,8 @@ fn the_detail_pane_says_what_a_prefix_rule_lets_through_in_full() {
     "│Always (A, for this session): every Bash command that is `git push` or starts with it followed by │"
     "│a space, whatever comes after (such as `git push --force ...`)                                    │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
-    "o allow once · d deny · A always (session) · r release to terminal · ↑↓ move · PgUp/PgDn scroll · q "
-    "quit                                                                                                "
+    "o allow once · d deny · A always (session) · r release to terminal                                  "
+    "↑↓ move · PgUp/PgDn scroll · q quit                                                                 "
     "                                                                                                    "
     "                                                                                                    "
     "#);
@@ -497,12 +497,12 @@ fn at_80_by_24_a_command_is_approved_only_once_its_end_has_been_drawn() {
     let notice = state.notice.as_ref().unwrap().text.clone();
     assert!(notice.contains("scroll it to the end"), "{notice}");
 
-    press(
-        &mut state,
-        &[KeyCode::PageDown, KeyCode::PageDown, KeyCode::PageDown],
-        now,
-    );
-    let drawn = screen(&state, 80, 24, now);
+    // Page by page, each drawn (as the console draws after every key): every line is seen.
+    let mut drawn = String::new();
+    for _ in 0..3 {
+        press(&mut state, &[KeyCode::PageDown], now);
+        drawn = screen(&state, 80, 24, now);
+    }
     assert!(drawn.contains("evil.example"), "the tail is drawn: {drawn}");
     assert!(
         once_sends(&mut state, now),
