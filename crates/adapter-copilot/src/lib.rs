@@ -29,7 +29,9 @@ pub mod version;
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{Action, HookEvent, NewPrompt, ParseError, Verdict};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, Unlocks};
+use gatehouse_harness::gated::{
+    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
+};
 use gatehouse_harness::record::AgentWords;
 
 /// The adapter's id, as in `gatehouse hook copilot`.
@@ -58,10 +60,15 @@ pub const AGENT: AgentDescription = AgentDescription {
         parse: version::parse_version_output,
     },
     unlocks: Unlocks {
-        tool: events::ANSWERABLE_TOOL,
-        actions: &[Action::Once, Action::Deny],
-        not_unlocked: "no probe checks Copilot's \"don't ask again\"",
-        other_tools: "the probe proves bash prompts only; answer the others in Copilot's terminal",
+        groups: &[UnlockGroup::EVERY_CASE],
+        tools: &[ToolUnlock {
+            tool: events::ANSWERABLE_TOOL,
+            group: 0,
+            actions: &[Action::Once, Action::Deny],
+            also: None,
+            not_unlocked: "no probe checks Copilot's \"don't ask again\"",
+        }],
+        elsewhere: "answer the others in Copilot's terminal",
         held: None,
     },
 };
