@@ -67,7 +67,11 @@ fn a_verified_probe_offers_once_and_deny_for_bash_only() {
 fn the_rule_names_copilot_and_its_probe_and_the_record_survives_a_write_and_a_read() {
     let folder = tempfile::tempdir().unwrap();
     let state = folder.path().join("state");
-    let unlock_read = || AGENT.unlock(AGENT.record(&state), |_| Ok("1.0.102".to_owned())).remove(0);
+    let unlock_read = || {
+        AGENT
+            .unlock(AGENT.record(&state), |_| Ok("1.0.102".to_owned()))
+            .remove(0)
+    };
     assert!(
         matches!(unlock_read(), Unlock::ReadOnly { reason } if reason.contains("this Copilot CLI honours gatehouse's answers; run `gatehouse probe copilot`"))
     );
@@ -93,7 +97,9 @@ fn the_rule_names_copilot_and_its_probe_and_the_record_survives_a_write_and_a_re
             evidence: "by probe on 2026-11-30 for Copilot CLI 1.0.102".into()
         }
     );
-    let another = AGENT.unlock(Ok(Some(record.clone())), |_| Ok("1.0.103".to_owned())).remove(0);
+    let another = AGENT
+        .unlock(Ok(Some(record.clone())), |_| Ok("1.0.103".to_owned()))
+        .remove(0);
     assert!(
         matches!(another, Unlock::ReadOnly { reason } if reason.contains("passed for Copilot CLI 1.0.102, but Copilot CLI 1.0.103 is in use"))
     );

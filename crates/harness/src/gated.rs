@@ -26,8 +26,8 @@ use gatehouse_core::{
 
 use crate::executable::{self, AgentExecutable, VersionError};
 use crate::probe::ProbeOptions;
-use crate::record::{grouped_unlock, AgentWords, ProbeRecord, RecordError, Unlock};
 pub use crate::record::UnlockGroup;
+use crate::record::{grouped_unlock, AgentWords, ProbeRecord, RecordError, Unlock};
 
 /// Which actions a passing probe unlocks for the permission prompts of one tool.
 #[derive(Debug, Clone, Copy)]
@@ -250,7 +250,10 @@ impl AgentDescription {
     /// Whether a hook should report its running agent for `prompt`: one of an unlockable tool
     /// that the adapter did not mark read-only.
     pub fn depends_on_the_version(&self, prompt: &NewPrompt) -> bool {
-        self.unlocks.tools.iter().any(|tool| prompt.tool == tool.tool)
+        self.unlocks
+            .tools
+            .iter()
+            .any(|tool| prompt.tool == tool.tool)
             && prompt.read_only_reason.is_none()
     }
 
