@@ -124,7 +124,7 @@ impl GatedAgent for Codex {
     }
 
     fn installer(&self) -> &dyn HookInstaller {
-        &install::CodexInstaller
+        &install::CODEX_INSTALLER
     }
 
     fn probe(&self) -> &dyn AgentProbe {
