@@ -84,6 +84,7 @@ pub const AGENT: AgentDescription = AgentDescription {
                 not_unlocked: "Codex's \"don't ask again for these files\" keeps no rule that gatehouse could write",
             },
         ],
+        questions: None,
         elsewhere: "answer the others in Codex's terminal",
         held: None,
     },

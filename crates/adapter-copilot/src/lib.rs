@@ -68,6 +68,7 @@ pub const AGENT: AgentDescription = AgentDescription {
             also: None,
             not_unlocked: "no probe checks Copilot's \"don't ask again\"",
         }],
+        questions: None,
         elsewhere: "answer the others in Copilot's terminal",
         held: None,
     },

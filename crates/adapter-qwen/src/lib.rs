@@ -63,6 +63,7 @@ pub const AGENT: AgentDescription = AgentDescription {
             "Qwen Code ignores a hook's \"always\" (updatedPermissions) and sends no suggestions: \
                        release the prompt and choose \"Always allow\" in Qwen's own dialog",
         }],
+        questions: None,
         elsewhere: "answer the others in Qwen's terminal",
         held: Some(install::HELD),
     },

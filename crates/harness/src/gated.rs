@@ -53,6 +53,9 @@ pub struct Unlocks {
     pub groups: &'static [UnlockGroup],
     /// The tools whose permission prompts the probe proves, each by one group.
     pub tools: &'static [ToolUnlock],
+    /// The group (an index into [`Unlocks::groups`]) whose cases prove answers to the agent's
+    /// questions, such as OpenCode's; `None`: no answer to a question is ever offered.
+    pub questions: Option<usize>,
     /// Where the person answers every other tool's prompts, such as `answer the others in
     /// Copilot's terminal`: it ends the reason those stay read-only.
     pub elsewhere: &'static str,
@@ -229,6 +232,13 @@ impl AgentDescription {
             )
         };
         rules.push(every_tool(&every_other));
+        if let Some(index) = self.unlocks.questions {
+            rules.push(CapabilityRule {
+                kind: PromptKind::Question,
+                tool: None,
+                actions: vec![flag(Action::Answer, group(index))],
+            });
+        }
         AdapterCapabilities {
             adapter: self.id.into(),
             name: self.name.into(),
@@ -247,14 +257,16 @@ impl AgentDescription {
             .deliverable(prompt)
     }
 
-    /// Whether a hook should report its running agent for `prompt`: one of an unlockable tool
-    /// that the adapter did not mark read-only.
+    /// Whether a hook should report its running agent for `prompt`: one of an unlockable tool,
+    /// or a question when answers can be unlocked, that the adapter did not mark read-only.
     pub fn depends_on_the_version(&self, prompt: &NewPrompt) -> bool {
-        self.unlocks
+        let question = prompt.kind == PromptKind::Question && self.unlocks.questions.is_some();
+        let tool = self
+            .unlocks
             .tools
             .iter()
-            .any(|tool| prompt.tool == tool.tool)
-            && prompt.read_only_reason.is_none()
+            .any(|tool| prompt.tool == tool.tool);
+        (question || tool) && prompt.read_only_reason.is_none()
     }
 
     /// The tools the probe proves, for people, such as `Bash and apply_patch`.

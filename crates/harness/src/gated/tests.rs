@@ -36,6 +36,7 @@ const AGENT: AgentDescription = AgentDescription {
             also: None,
             not_unlocked: "no always here",
         }],
+        questions: None,
         elsewhere: "answer the others in the agent's terminal",
         held: None,
     },
@@ -205,4 +206,30 @@ fn a_hook_reports_its_agent_and_may_deliver_at_best_the_unlocked_actions_of_the_
     assert!(AGENT.deliverable_actions(&read_only).is_empty());
     let found = AGENT.running_agent(None);
     assert!(found.version().is_err(), "{found:?}");
+}
+
+#[test]
+fn an_agent_whose_probe_proves_answers_offers_them_for_questions_and_its_hook_reports_for_them() {
+    let answering = AgentDescription {
+        unlocks: Unlocks {
+            questions: Some(0),
+            ..AGENT.unlocks
+        },
+        ..AGENT
+    };
+    let mut question = prompt("question");
+    question.kind = PromptKind::Question;
+    assert!(!AGENT.depends_on_the_version(&question));
+    assert!(answering.depends_on_the_version(&question));
+    let flags = answering.capabilities_for(&answering.unlock_of(&record(true)));
+    assert_eq!(
+        flags.offered(PromptKind::Question, "question"),
+        vec![Action::Answer]
+    );
+    let failed = answering.capabilities_for(&answering.unlock_of(&record(false)));
+    assert!(failed.offered(PromptKind::Question, "question").is_empty());
+    assert!(AGENT
+        .capabilities_for(&AGENT.unlock_of(&record(true)))
+        .rule_for(PromptKind::Question, "question")
+        .is_none());
 }
