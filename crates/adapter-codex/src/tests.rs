@@ -128,3 +128,14 @@ fn the_flags_of_every_combination_of_kinds_are_those_from_before_the_kit() {
         assert_eq!(now, before, "combination {index}");
     }
 }
+
+#[test]
+fn a_passing_probe_says_it_offers_once_and_deny_for_bash_and_apply_patch_as_before() {
+    assert_eq!(
+        AGENT.offers(),
+        (
+            "once and deny".to_owned(),
+            "Bash and apply_patch prompts".to_owned()
+        )
+    );
+}

@@ -110,3 +110,11 @@ fn the_rule_names_copilot_and_its_probe_and_the_record_survives_a_write_and_a_re
     std::fs::write(state.join("copilot-probe.json"), written_before).unwrap();
     assert_eq!(AGENT.record(&state).unwrap(), Some(record));
 }
+
+#[test]
+fn a_passing_probe_says_it_offers_once_and_deny_for_bash_as_before() {
+    assert_eq!(
+        AGENT.offers(),
+        ("once and deny".to_owned(), "bash prompts".to_owned())
+    );
+}

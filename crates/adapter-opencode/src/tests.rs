@@ -135,3 +135,14 @@ fn a_record_written_before_the_kit_reads_unlocks_the_same_and_is_written_back_al
     let flags = AGENT.capabilities_for(&AGENT.unlock_of(&failed));
     assert!(flags.offered(PromptKind::Question, "question").is_empty());
 }
+
+#[test]
+fn a_passing_probe_says_it_offers_once_deny_and_always_and_answers_as_before() {
+    assert_eq!(
+        AGENT.offers(),
+        (
+            "once, deny and always".to_owned(),
+            "bash prompts, and answers to its questions".to_owned()
+        )
+    );
+}

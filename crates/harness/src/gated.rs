@@ -269,24 +269,58 @@ impl AgentDescription {
         (question || tool) && prompt.read_only_reason.is_none()
     }
 
-    /// The tools the probe proves, for people, such as `Bash and apply_patch`.
-    pub fn proven_tools(&self) -> String {
+    /// What a passing probe offers, in words for people: the actions of the first tool (such as
+    /// `once and deny`), and the prompts (such as `Bash and apply_patch prompts`, and answers to
+    /// questions where a group proves them).
+    pub fn offers(&self) -> (String, String) {
+        let actions: Vec<&str> = self
+            .unlocks
+            .tools
+            .first()
+            .map_or(&[][..], |tool| tool.actions)
+            .iter()
+            .map(|action| action.as_str())
+            .collect();
+        let actions = match actions.split_last() {
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        };
         let tools: Vec<&str> = self.unlocks.tools.iter().map(|tool| tool.tool).collect();
-        tools.join(" and ")
+        let mut prompts = format!("{} prompts", tools.join(" and "));
+        if self.unlocks.questions.is_some() {
+            prompts.push_str(", and answers to its questions");
+        }
+        (actions, prompts)
     }
 
     /// What `AgentProbe::run` does for a standard probe: probes the executable the person named
     /// (else the one on `PATH`) with `run`, saves the record and says what it means.
-    pub fn run_probe(
+    pub fn run_probe<E: Into<KitError>>(
         &self,
         request: &ProbeRequest,
-        run: impl FnOnce(&ProbeOptions) -> Result<ProbeRecord, crate::probe::ProbeError>,
+        run: impl FnOnce(&ProbeOptions) -> Result<ProbeRecord, E>,
     ) -> Result<ProbeOutcome, KitError> {
+        self.run_probe_or(request, || self.executable.not_found().into(), run)
+    }
+
+    /// [`Self::run_probe`], with `missing` when no executable is named or on `PATH`.
+    pub fn run_probe_or<E: Into<KitError>>(
+        &self,
+        request: &ProbeRequest,
+        missing: impl FnOnce() -> KitError,
+        run: impl FnOnce(&ProbeOptions) -> Result<ProbeRecord, E>,
+    ) -> Result<ProbeOutcome, KitError> {
+        let (actions, prompts) = self.offers();
+        let offers = crate::probe::Offers {
+            actions: &actions,
+            prompts: &prompts,
+        };
         crate::probe::run_and_save(
             request,
             || self.executable.find_on_path(),
-            || self.executable.not_found().into(),
-            (self.words, &self.proven_tools()),
+            missing,
+            (self.words, offers),
             ProbeRecord::path(&request.state_dir, self.id),
             run,
         )

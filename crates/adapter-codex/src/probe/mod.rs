@@ -175,14 +175,10 @@ impl AgentProbe for CodexProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let progress_to = progress;
-        driver::run_and_save(
+        AGENT.run_probe_or(
             request,
-            || AGENT.executable.find_on_path(),
             || "no `codex` was found on PATH; install Codex, or name the executable".into(),
-            (AGENT.words, &AGENT.proven_tools()),
-            ProbeRecord::path(&request.state_dir, AGENT.id),
-            |options| run(options, progress_to),
+            |options| run(options, progress),
         )
     }
 }

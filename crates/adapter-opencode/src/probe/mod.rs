@@ -259,26 +259,7 @@ impl AgentProbe for OpenCodeProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let executable = request
-            .executable
-            .clone()
-            .or_else(|| AGENT.executable.find_on_path())
-            .ok_or_else(|| AGENT.executable.not_found())?;
-        let probed = run(&ProbeOptions::new(executable), progress)?;
-        let path = ProbeRecord::path(&request.state_dir, AGENT.id);
-        probed.write(&request.state_dir)?;
-        let version = probed.version.clone();
-        let meaning = if probed.passed {
-            format!("gatehouse now offers once, deny and always for OpenCode {version}'s bash prompts, and answers to its questions; any other version stays read-only until probed")
-        } else {
-            format!("OpenCode {version} stays read-only in gatehouse; answer its prompts in OpenCode's terminal")
-        };
-        Ok(ProbeOutcome {
-            passed: probed.passed,
-            agent_version: version,
-            record: path,
-            meaning,
-        })
+        AGENT.run_probe(request, |options| run(options, progress))
     }
 }
 
