@@ -76,13 +76,11 @@ pub const AGENT: AgentDescription = AgentDescription {
                 also: Some((Action::Always, Kind::Always as usize)),
                 not_unlocked: "",
             },
-            ToolUnlock {
-                tool: events::PATCH_TOOL,
-                group: Kind::Patch as usize,
-                actions: &[Action::Once, Action::Deny],
-                also: None,
-                not_unlocked: "Codex's \"don't ask again for these files\" keeps no rule that gatehouse could write",
-            },
+            ToolUnlock::once_and_deny(
+                events::PATCH_TOOL,
+                Kind::Patch as usize,
+                "Codex's \"don't ask again for these files\" keeps no rule that gatehouse could write",
+            ),
         ],
         questions: None,
         elsewhere: "answer the others in Codex's terminal",

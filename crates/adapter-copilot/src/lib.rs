@@ -27,7 +27,7 @@ pub mod verdict;
 pub mod version;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -61,13 +61,11 @@ pub const AGENT: AgentDescription = AgentDescription {
     },
     unlocks: Unlocks {
         groups: &[UnlockGroup::EVERY_CASE],
-        tools: &[ToolUnlock {
-            tool: events::ANSWERABLE_TOOL,
-            group: 0,
-            actions: &[Action::Once, Action::Deny],
-            also: None,
-            not_unlocked: "no probe checks Copilot's \"don't ask again\"",
-        }],
+        tools: &[ToolUnlock::once_and_deny(
+            events::ANSWERABLE_TOOL,
+            0,
+            "no probe checks Copilot's \"don't ask again\"",
+        )],
         questions: None,
         elsewhere: "answer the others in Copilot's terminal",
         held: None,

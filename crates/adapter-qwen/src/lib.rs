@@ -23,7 +23,7 @@ pub mod probe;
 pub mod verdict;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -54,15 +54,12 @@ pub const AGENT: AgentDescription = AgentDescription {
     },
     unlocks: Unlocks {
         groups: &[UnlockGroup::EVERY_CASE],
-        tools: &[ToolUnlock {
-            tool: events::ANSWERABLE_TOOL,
-            group: 0,
-            actions: &[Action::Once, Action::Deny],
-            also: None,
-            not_unlocked:
+        tools: &[ToolUnlock::once_and_deny(
+            events::ANSWERABLE_TOOL,
+            0,
             "Qwen Code ignores a hook's \"always\" (updatedPermissions) and sends no suggestions: \
                        release the prompt and choose \"Always allow\" in Qwen's own dialog",
-        }],
+        )],
         questions: None,
         elsewhere: "answer the others in Qwen's terminal",
         held: Some(install::HELD),

@@ -45,6 +45,24 @@ pub struct ToolUnlock {
     pub not_unlocked: &'static str,
 }
 
+impl ToolUnlock {
+    /// `once` and `deny` for `tool`, proven by the group `group`; `not_unlocked` says why
+    /// `always` is not offered.
+    pub const fn once_and_deny(
+        tool: &'static str,
+        group: usize,
+        not_unlocked: &'static str,
+    ) -> ToolUnlock {
+        ToolUnlock {
+            tool,
+            group,
+            actions: &[Action::Once, Action::Deny],
+            also: None,
+            not_unlocked,
+        }
+    }
+}
+
 /// Which prompts a passing probe unlocks, and which actions.
 #[derive(Debug, Clone, Copy)]
 pub struct Unlocks {

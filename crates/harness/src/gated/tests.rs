@@ -29,13 +29,7 @@ const AGENT: AgentDescription = AgentDescription {
     },
     unlocks: Unlocks {
         groups: &[UnlockGroup::EVERY_CASE],
-        tools: &[ToolUnlock {
-            tool: "shell",
-            group: 0,
-            actions: &[Action::Once, Action::Deny],
-            also: None,
-            not_unlocked: "no always here",
-        }],
+        tools: &[ToolUnlock::once_and_deny("shell", 0, "no always here")],
         questions: None,
         elsewhere: "answer the others in the agent's terminal",
         held: None,
