@@ -32,11 +32,9 @@ const DEADLINE: Duration = Duration::from_secs(60);
 const START_DEADLINE: Duration = Duration::from_secs(120);
 
 fn find_opencode_bin() -> Option<PathBuf> {
-    find_bin(
-        "GATEHOUSE_OPENCODE_BIN",
-        "opencode",
-        gatehouse_adapter_opencode::version::find_on_path,
-    )
+    find_bin("GATEHOUSE_OPENCODE_BIN", "opencode", || {
+        gatehouse_adapter_opencode::AGENT.executable.find_on_path()
+    })
 }
 
 fn call(name: &str) -> ScriptedCall {

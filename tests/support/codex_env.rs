@@ -33,11 +33,9 @@ const API_KEY_VARIABLE: &str = "GATEHOUSE_TEST_API_KEY";
 
 /// Finds Codex: `GATEHOUSE_CODEX_BIN`, then `<repo>/node_modules/.bin/codex`, then `codex` on `PATH`.
 pub fn find_codex_bin() -> Option<PathBuf> {
-    find_bin(
-        "GATEHOUSE_CODEX_BIN",
-        "codex",
-        gatehouse_adapter_codex::version::find_on_path,
-    )
+    find_bin("GATEHOUSE_CODEX_BIN", "codex", || {
+        gatehouse_adapter_codex::AGENT.executable.find_on_path()
+    })
 }
 
 /// A Codex home and workspace in `root`, wired to one fake Responses API.

@@ -1,9 +1,9 @@
 //! Installs and removes gatehouse's command hooks in a Codex hooks file: `$CODEX_HOME/hooks.json`,
 //! else `~/.codex/hooks.json` (or a project's `.codex/hooks.json`, which Codex loads only for a
-//! trusted project). Codex 0.171.0 reads the same shape as Claude Code's settings, so the
-//! algorithm is the shared one in [`gatehouse_hook_settings`]: pure [`plan_install`] and
-//! [`plan_uninstall`], and [`install_file`] and [`uninstall_file`] around them, which keep a
-//! `.gatehouse-backup`, write atomically and never overwrite a file that is not a JSON object.
+//! trusted project). Codex 0.171.0 reads the same shape as Claude Code's settings, and its hook
+//! holds a prompt for a short wait of its own, so the installer is the shared
+//! [`HeldHooksInstaller`] ([`CODEX_INSTALLER`]), which keeps a `.gatehouse-backup`, writes
+//! atomically and never overwrites a file that is not a JSON object.
 //!
 //! Codex runs a new or changed hook only after the person reviewed it once: at its next start it
 //! shows "Hooks need review" (or `/hooks`). The installer says so and never writes Codex's trust
@@ -19,19 +19,15 @@
 //! shell word after any `NAME=value` assignments, since gatehouse's own command sets the short
 //! Codex wait that way) is named `gatehouse`, in any folder.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks, EntryShape, EntryStyle};
-use serde_json::Value;
+use gatehouse_hook_settings::installer::HeldHooksInstaller;
+use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle};
 
 pub use gatehouse_hook_settings::{
     backup_path, Change, HookEvent, HookPlan, HookTimeout, InstallError, InstallReport,
     BACKUP_SUFFIX,
 };
-
-/// The suffix every gatehouse hook command for Codex ends with.
-pub const HOOK_COMMAND_SUFFIX: &str = " hook codex";
 
 /// How long a Codex hook holds a prompt for an answer. Codex shows no prompt of its own while its
 /// PermissionRequest hook runs, so this is short; `release` hands the prompt back at once.
@@ -55,126 +51,54 @@ pub const EVENTS: [HookEvent; 6] = [
     HookEvent::within("SessionEnd", None, 3),
 ];
 
-/// Codex, as the shared installer sees it.
-pub const CODEX_HOOKS: AgentHooks = AgentHooks {
-    file_kind: "Codex hooks file",
-    command_suffix: HOOK_COMMAND_SUFFIX,
-    events: &EVENTS,
-    allows_assignments_before_program: true,
-    entry: EntryStyle::PLAIN,
-    entry_shape: EntryShape::MatcherGroups,
-    command_names_event: false,
+/// Codex's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`), or a project's
+/// `.codex/hooks.json`, as the shared installer writes it.
+pub const CODEX_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
+    hooks: AgentHooks {
+        file_kind: "Codex hooks file",
+        command_suffix: " hook codex",
+        events: &EVENTS,
+        allows_assignments_before_program: true,
+        entry: EntryStyle::PLAIN,
+        entry_shape: EntryShape::MatcherGroups,
+        command_names_event: false,
+    },
+    home_variable: "CODEX_HOME",
+    home_folder: ".codex",
+    file_name: "hooks.json",
+    project_file: ".codex/hooks.json",
+    described:
+        "$CODEX_HOME/hooks.json (else ~/.codex/hooks.json), or a project's .codex/hooks.json",
+    wait_seconds: CODEX_WAIT_SECONDS,
+    hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
+    notes,
+    uninstall_notes,
 };
 
-/// The hooks file Codex reads for this user: `$CODEX_HOME/hooks.json`, else `~/.codex/hooks.json`.
-pub fn default_hooks_path() -> Option<PathBuf> {
-    if let Some(codex_home) = std::env::var_os("CODEX_HOME").filter(|folder| !folder.is_empty()) {
-        return Some(PathBuf::from(codex_home).join("hooks.json"));
+/// What the person should know after an install: Codex's review of new hooks, and how prompts
+/// are held.
+pub fn notes(command: &str, changed: &InstallReport) -> Vec<String> {
+    let mut notes = vec![format!("Codex runs `{command}`.")];
+    if !changed.changes.is_empty() {
+        notes.push(
+            "Codex runs new or changed hooks only after you review them once: at its next start it shows \
+             \"Hooks need review\" (or type /hooks); choose to trust gatehouse's hooks there. gatehouse never trusts them for you."
+                .into(),
+        );
     }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".codex").join("hooks.json"))
+    notes.push(format!(
+        "Codex's prompts are listed read-only until `gatehouse probe codex` passes for the installed Codex version; \
+         then a Bash or apply_patch prompt is held for up to {CODEX_WAIT_SECONDS} s, during which Codex shows no prompt of its own."
+    ));
+    notes
 }
 
-/// The hook command for a gatehouse binary: it sets the short Codex wait and is quoted for a
-/// POSIX shell. `None` when the path is not UTF-8 or not named `gatehouse`.
-#[must_use]
-pub fn hook_command(program: &Path) -> Option<String> {
-    let command = format!(
-        "GATEHOUSE_HOOK__WAIT_SECONDS={CODEX_WAIT_SECONDS} {}",
-        CODEX_HOOKS.hook_command(program)?
-    );
-    is_gatehouse_command(&command).then_some(command)
-}
-
-/// Whether a hook command is gatehouse's (see the module documentation).
-#[must_use]
-pub fn is_gatehouse_command(command: &str) -> bool {
-    CODEX_HOOKS.is_gatehouse_command(command)
-}
-
-/// What to install for a hook command: Codex's hold timeout is fixed.
-fn plan_for(command: &str) -> HookPlan {
-    HookPlan {
-        command: command.to_owned(),
-        hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
-    }
-}
-
-/// The hooks with gatehouse's entries installed for `command`, and what changed.
-///
-/// # Errors
-///
-/// Fails when `command` is not gatehouse's, or when the hooks file has the wrong shape.
-pub fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
-    CODEX_HOOKS.plan_install(settings, &plan_for(command))
-}
-
-/// The hooks with every gatehouse entry removed, and what changed.
-///
-/// # Errors
-///
-/// Fails when the top level or its `hooks` value is not a JSON object.
-pub fn plan_uninstall(settings: &Value) -> Result<(Value, Vec<Change>), InstallError> {
-    CODEX_HOOKS.plan_uninstall(settings)
-}
-
-/// Installs gatehouse's hooks, running `command`, into the hooks file at `path`.
-///
-/// # Errors
-///
-/// Fails, leaving the file unchanged, when it cannot be read or written, is not a JSON object of
-/// the right shape, or changed meanwhile.
-pub fn install_file(path: &Path, command: &str) -> Result<InstallReport, InstallError> {
-    CODEX_HOOKS.install_file(path, &plan_for(command))
-}
-
-/// Removes gatehouse's hooks from the hooks file at `path`; a missing file is left missing.
-///
-/// # Errors
-///
-/// Fails, leaving the file unchanged, for the same reasons as [`install_file`].
-pub fn uninstall_file(path: &Path) -> Result<InstallReport, InstallError> {
-    CODEX_HOOKS.uninstall_file(path)
-}
-
-/// Codex's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`), or a project's
-/// `.codex/hooks.json`.
-pub struct CodexInstaller;
-
-impl HookInstaller for CodexInstaller {
-    fn settings_path(&self, scope: &SettingsScope) -> Result<PathBuf, KitError> {
-        installer::settings_path(scope, default_hooks_path, ".codex/hooks.json", &CODEX_HOOKS)
-    }
-
-    fn settings_described(&self) -> &'static str {
-        "$CODEX_HOME/hooks.json (else ~/.codex/hooks.json), or a project's .codex/hooks.json"
-    }
-
-    /// Codex's wait is its own (it shows no prompt while its hook waits), whatever the request.
-    fn install(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError> {
-        let command = installer::hook_command(hook_command(&request.program), &request.program)?;
-        let report = install_file(&request.settings, &command)?;
-        let mut notes = vec![format!("Codex runs `{command}`.")];
-        if !report.changes.is_empty() {
-            notes.push(
-                "Codex runs new or changed hooks only after you review them once: at its next start it shows \
-                 \"Hooks need review\" (or type /hooks); choose to trust gatehouse's hooks there. gatehouse never trusts them for you."
-                    .into(),
-            );
-        }
-        notes.push(format!(
-            "Codex's prompts are listed read-only until `gatehouse probe codex` passes for the installed Codex version; \
-             then a Bash or apply_patch prompt is held for up to {CODEX_WAIT_SECONDS} s, during which Codex shows no prompt of its own."
-        ));
-        Ok(installer::outcome(report, notes))
-    }
-
-    fn uninstall(&self, settings: &Path) -> Result<InstallOutcome, KitError> {
-        let notes = crate::rules::rules_path_from_environment()
-            .and_then(|path| rules_file_note(&path))
-            .into_iter()
-            .collect();
-        Ok(installer::outcome(uninstall_file(settings)?, notes))
-    }
+/// What the person should know after an uninstall: that gatehouse's rules file stays.
+pub fn uninstall_notes() -> Vec<String> {
+    crate::rules::rules_path_from_environment()
+        .and_then(|path| rules_file_note(&path))
+        .into_iter()
+        .collect()
 }
 
 /// What `uninstall` tells the person about gatehouse's rules file at `path`; `None` when there

@@ -12,7 +12,6 @@
 
 use std::path::Path;
 
-use gatehouse_core::answer::deny_message;
 use gatehouse_core::{Answer, NewPrompt, Verdict};
 use serde_json::json;
 
@@ -69,26 +68,11 @@ pub fn render_for(prompt: &NewPrompt, verdict: &Verdict, target: &RulesTarget<'_
     .to_string()
 }
 
-/// The hook's stdout for a verdict.
+/// The hook's stdout for a verdict: the kit's, in Claude Code's PermissionRequest shape. Codex
+/// asks no questions through this hook, and `always` is delivered by [`render_for`], for Bash
+/// prompts only: anywhere else either is a deny, which never keeps a rule nobody proved.
 pub fn render(verdict: &Verdict) -> String {
-    let decision = match &verdict.0 {
-        Answer::Once => json!({ "behavior": "allow" }),
-        Answer::Deny { message } => {
-            json!({ "behavior": "deny", "message": deny_message(message) })
-        }
-        // Codex asks no questions through this hook, so no such verdict is ever offered; should
-        // one arrive anyway, it must never allow by accident.
-        Answer::Answer { .. } => {
-            json!({ "behavior": "deny", "message": "gatehouse cannot answer questions for Codex." })
-        }
-        // `always` is delivered by `render_for`, for Bash prompts only; anywhere else it must
-        // not keep a rule nobody proved.
-        Answer::Always { .. } => {
-            json!({ "behavior": "deny", "message": "gatehouse cannot allow Codex calls from now on." })
-        }
-    };
-    json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest", "decision": decision } })
-        .to_string()
+    gatehouse_harness::verdict::permission_request_decision(verdict, "Codex")
 }
 
 #[cfg(test)]

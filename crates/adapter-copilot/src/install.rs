@@ -11,7 +11,7 @@
 //! gatehouse's when its `bash` command ends with ` hook copilot` and at most one event word, and
 //! its program (after any `NAME=value` words) is named `gatehouse`, in any folder.
 
-use gatehouse_hook_settings::installer::HeldHooksInstaller;
+use gatehouse_hook_settings::installer::{self, HeldHooksInstaller};
 use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle};
 
 pub use gatehouse_hook_settings::{
@@ -61,10 +61,11 @@ pub const COPILOT_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
     wait_seconds: COPILOT_WAIT_SECONDS,
     hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
     notes,
+    uninstall_notes: installer::no_notes,
 };
 
 /// What the person should know after an install.
-pub fn notes(command: &str) -> Vec<String> {
+pub fn notes(command: &str, _changed: &InstallReport) -> Vec<String> {
     vec![
         format!("Copilot CLI runs `{command} EVENT` for each event."),
         format!(

@@ -27,9 +27,11 @@ pub mod verdict;
 pub mod version;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, Unlocks};
+use gatehouse_harness::gated::{
+    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
+};
 use gatehouse_harness::record::AgentWords;
 
 /// The adapter's id, as in `gatehouse hook copilot`.
@@ -58,10 +60,14 @@ pub const AGENT: AgentDescription = AgentDescription {
         parse: version::parse_version_output,
     },
     unlocks: Unlocks {
-        tool: events::ANSWERABLE_TOOL,
-        actions: &[Action::Once, Action::Deny],
-        not_unlocked: "no probe checks Copilot's \"don't ask again\"",
-        other_tools: "the probe proves bash prompts only; answer the others in Copilot's terminal",
+        groups: &[UnlockGroup::EVERY_CASE],
+        tools: &[ToolUnlock::once_and_deny(
+            events::ANSWERABLE_TOOL,
+            0,
+            "no probe checks Copilot's \"don't ask again\"",
+        )],
+        questions: None,
+        elsewhere: "answer the others in Copilot's terminal",
         held: None,
     },
 };

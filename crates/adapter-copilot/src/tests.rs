@@ -8,9 +8,9 @@ use crate::AGENT;
 
 #[test]
 fn read_only_offers_nothing_and_says_why() {
-    let flags = AGENT.capabilities_for(&Unlock::ReadOnly {
+    let flags = AGENT.capabilities_for(&[Unlock::ReadOnly {
         reason: "no probe".into(),
-    });
+    }]);
     assert!(flags.offered(PromptKind::Permission, "bash").is_empty());
     let rule = flags.rule_for(PromptKind::Permission, "bash").unwrap();
     assert_eq!(rule.actions[0].evidence, "no probe");
@@ -32,10 +32,10 @@ fn read_only_offers_nothing_and_says_why() {
 
 #[test]
 fn a_verified_probe_offers_once_and_deny_for_bash_only() {
-    let flags = AGENT.capabilities_for(&Unlock::Verified {
+    let flags = AGENT.capabilities_for(&[Unlock::Verified {
         version: "1.0.102".into(),
         evidence: "by probe on 2026-12-01 for Copilot CLI 1.0.102".into(),
-    });
+    }]);
     assert_eq!(
         flags.offered(PromptKind::Permission, "bash"),
         vec![Action::Once, Action::Deny]
@@ -67,7 +67,11 @@ fn a_verified_probe_offers_once_and_deny_for_bash_only() {
 fn the_rule_names_copilot_and_its_probe_and_the_record_survives_a_write_and_a_read() {
     let folder = tempfile::tempdir().unwrap();
     let state = folder.path().join("state");
-    let unlock_read = || AGENT.unlock(AGENT.record(&state), |_| Ok("1.0.102".to_owned()));
+    let unlock_read = || {
+        AGENT
+            .unlock(AGENT.record(&state), |_| Ok("1.0.102".to_owned()))
+            .remove(0)
+    };
     assert!(
         matches!(unlock_read(), Unlock::ReadOnly { reason } if reason.contains("this Copilot CLI honours gatehouse's answers; run `gatehouse probe copilot`"))
     );
@@ -93,7 +97,9 @@ fn the_rule_names_copilot_and_its_probe_and_the_record_survives_a_write_and_a_re
             evidence: "by probe on 2026-11-30 for Copilot CLI 1.0.102".into()
         }
     );
-    let another = AGENT.unlock(Ok(Some(record.clone())), |_| Ok("1.0.103".to_owned()));
+    let another = AGENT
+        .unlock(Ok(Some(record.clone())), |_| Ok("1.0.103".to_owned()))
+        .remove(0);
     assert!(
         matches!(another, Unlock::ReadOnly { reason } if reason.contains("passed for Copilot CLI 1.0.102, but Copilot CLI 1.0.103 is in use"))
     );
@@ -103,4 +109,12 @@ fn the_rule_names_copilot_and_its_probe_and_the_record_survives_a_write_and_a_re
         "cases": [{"case": "allow", "passed": true, "evidence": "ran"}], "gatehouse_version": "0.1.0"}"#;
     std::fs::write(state.join("copilot-probe.json"), written_before).unwrap();
     assert_eq!(AGENT.record(&state).unwrap(), Some(record));
+}
+
+#[test]
+fn a_passing_probe_says_it_offers_once_and_deny_for_bash_as_before() {
+    assert_eq!(
+        AGENT.offers(),
+        ("once and deny".to_owned(), "bash prompts".to_owned())
+    );
 }

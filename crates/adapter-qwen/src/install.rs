@@ -16,8 +16,8 @@
 //! An entry is gatehouse's when its `command` ends with ` hook qwen` and its program (after any
 //! `NAME=value` words) is named `gatehouse`, in any folder.
 
-use gatehouse_hook_settings::installer::HeldHooksInstaller;
-use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle, HookEvent};
+use gatehouse_hook_settings::installer::{self, HeldHooksInstaller};
+use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle, HookEvent, InstallReport};
 
 /// How long a Qwen hook holds a prompt for an answer: well under the 60 s after which Qwen shows
 /// its own dialog and ignores a later answer. `release` hands the prompt back at once.
@@ -62,11 +62,12 @@ pub const QWEN_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
     wait_seconds: QWEN_WAIT_SECONDS,
     hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
     notes,
+    uninstall_notes: installer::no_notes,
 };
 
 /// What the person should know after an install: how prompts are held, and Qwen's own approval
 /// mode.
-pub fn notes(command: &str) -> Vec<String> {
+pub fn notes(command: &str, _changed: &InstallReport) -> Vec<String> {
     vec![
         format!("Qwen Code runs `{command}` for each event."),
         format!(

@@ -23,9 +23,11 @@ pub mod probe;
 pub mod verdict;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, Unlocks};
+use gatehouse_harness::gated::{
+    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
+};
 use gatehouse_harness::record::AgentWords;
 
 /// The adapter's id, as in `gatehouse hook qwen`.
@@ -51,13 +53,15 @@ pub const AGENT: AgentDescription = AgentDescription {
         parse: parse_version_output,
     },
     unlocks: Unlocks {
-        tool: events::ANSWERABLE_TOOL,
-        actions: &[Action::Once, Action::Deny],
-        not_unlocked:
+        groups: &[UnlockGroup::EVERY_CASE],
+        tools: &[ToolUnlock::once_and_deny(
+            events::ANSWERABLE_TOOL,
+            0,
             "Qwen Code ignores a hook's \"always\" (updatedPermissions) and sends no suggestions: \
                        release the prompt and choose \"Always allow\" in Qwen's own dialog",
-        other_tools:
-            "the probe proves run_shell_command prompts only; answer the others in Qwen's terminal",
+        )],
+        questions: None,
+        elsewhere: "answer the others in Qwen's terminal",
         held: Some(install::HELD),
     },
 };

@@ -24,10 +24,10 @@ fn a_passing_probe_offers_once_and_deny_for_shell_commands_says_how_long_and_nev
     assert!(unprobed
         .offered(PromptKind::Permission, "run_shell_command")
         .is_empty());
-    let flags = AGENT.capabilities_for(&Unlock::Verified {
+    let flags = AGENT.capabilities_for(&[Unlock::Verified {
         version: "0.24.4".into(),
         evidence: "by probe on 2026-12-01 for Qwen Code 0.24.4".into(),
-    });
+    }]);
     assert_eq!(
         flags.offered(PromptKind::Permission, "run_shell_command"),
         vec![Action::Once, Action::Deny]

@@ -8,10 +8,13 @@
 //! and what a hook may deliver at best.
 //!
 //! The rule, the same for every such agent: read-only for every tool with the record's reason
-//! until a probe passed for the version in use ([`crate::record::standard_unlock`]); then the
-//! unlocked actions are verified for the unlocked tool only, with the probe as evidence, the other
-//! actions of that tool say why they are not ([`Unlocks::not_unlocked`]), and every other tool
-//! stays read-only ([`Unlocks::other_tools`]).
+//! until a probe passed for the version in use ([`crate::record::standard_unlock`]), for each
+//! group of cases on its own ([`UnlockGroup`]: Codex proves shell commands, patches and "always"
+//! by separate cases; most agents have one group, every case); then the actions a group proves
+//! are verified for its tool only ([`ToolUnlock`]), with the probe as evidence, the other
+//! actions of that tool say why they are not ([`ToolUnlock::not_unlocked`]), and every other
+//! tool stays read-only, saying which tools the probe proves and where to answer the others
+//! ([`Unlocks::elsewhere`]).
 
 use std::path::{Path, PathBuf};
 
@@ -23,19 +26,57 @@ use gatehouse_core::{
 
 use crate::executable::{self, AgentExecutable, VersionError};
 use crate::probe::ProbeOptions;
-use crate::record::{standard_unlock, AgentWords, ProbeRecord, RecordError, Unlock};
+pub use crate::record::UnlockGroup;
+use crate::record::{grouped_unlock, AgentWords, ProbeRecord, RecordError, Unlock};
+
+/// Which actions a passing probe unlocks for the permission prompts of one tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolUnlock {
+    /// The tool, such as `bash`.
+    pub tool: &'static str,
+    /// The group (an index into [`Unlocks::groups`]) whose cases prove the tool's prompts.
+    pub group: usize,
+    /// The actions that group proves for the tool, such as `once` and `deny`.
+    pub actions: &'static [Action],
+    /// An action another group proves for this tool, once the tool's own group is unlocked
+    /// (such as Codex's `always`, proven by its own case): the action and the group's index.
+    pub also: Option<(Action, usize)>,
+    /// Why the tool's other actions (such as `always`) are not offered, in words for people.
+    pub not_unlocked: &'static str,
+}
+
+impl ToolUnlock {
+    /// `once` and `deny` for `tool`, proven by the group `group`; `not_unlocked` says why
+    /// `always` is not offered.
+    pub const fn once_and_deny(
+        tool: &'static str,
+        group: usize,
+        not_unlocked: &'static str,
+    ) -> ToolUnlock {
+        ToolUnlock {
+            tool,
+            group,
+            actions: &[Action::Once, Action::Deny],
+            also: None,
+            not_unlocked,
+        }
+    }
+}
 
 /// Which prompts a passing probe unlocks, and which actions.
 #[derive(Debug, Clone, Copy)]
 pub struct Unlocks {
-    /// The one tool whose permission prompts the probe proves, such as `bash`.
-    pub tool: &'static str,
-    /// The actions the probe proves for it, such as `once` and `deny`.
-    pub actions: &'static [Action],
-    /// Why the tool's other actions (such as `always`) are not offered, in words for people.
-    pub not_unlocked: &'static str,
-    /// Why every other tool stays read-only, in words for people.
-    pub other_tools: &'static str,
+    /// The groups of probe cases, each unlocked on its own: `&[UnlockGroup::EVERY_CASE]` for an
+    /// agent whose probe proves one set of answers.
+    pub groups: &'static [UnlockGroup],
+    /// The tools whose permission prompts the probe proves, each by one group.
+    pub tools: &'static [ToolUnlock],
+    /// The group (an index into [`Unlocks::groups`]) whose cases prove answers to the agent's
+    /// questions, such as OpenCode's; `None`: no answer to a question is ever offered.
+    pub questions: Option<usize>,
+    /// Where the person answers every other tool's prompts, such as `answer the others in
+    /// Copilot's terminal`: it ends the reason those stay read-only.
+    pub elsewhere: &'static str,
     /// For an agent that shows no dialog of its own while its hook holds a prompt and gives up
     /// waiting after a while: how long an unlocked prompt is held, in words for people, added to
     /// the evidence of the unlocked actions (which front ends show beside them).
@@ -70,17 +111,18 @@ impl AgentDescription {
         ProbeRecord::read(state_dir, self.id)
     }
 
-    /// The standard rule for `record` against the version `version_in_use` finds.
+    /// The standard rule for `record` against the version `version_in_use` finds, for each
+    /// group of [`Unlocks::groups`] over its own cases ([`grouped_unlock`]).
     pub fn unlock(
         &self,
         record: Result<Option<ProbeRecord>, RecordError>,
         version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
-    ) -> Unlock {
-        standard_unlock(self.words, record, version_in_use)
+    ) -> Vec<Unlock> {
+        grouped_unlock(self.words, self.unlocks.groups, record, version_in_use)
     }
 
     /// What a fresh record unlocks for the agent it probed.
-    pub fn unlock_of(&self, record: &ProbeRecord) -> Unlock {
+    pub fn unlock_of(&self, record: &ProbeRecord) -> Vec<Unlock> {
         self.unlock(Ok(Some(record.clone())), |record| {
             Ok(record.version.clone())
         })
@@ -90,7 +132,7 @@ impl AgentDescription {
     /// against `--version` of the agent on `PATH` (else of the one the probe checked), answered
     /// from the version cache in `state_dir` when that very file was asked before (the gateway
     /// asks every few seconds, and an agent written for Node takes most of a second to answer).
-    pub fn installed_unlock(&self, state_dir: Option<&Path>) -> Unlock {
+    pub fn installed_unlock(&self, state_dir: Option<&Path>) -> Vec<Unlock> {
         let cache = state_dir.map(executable::version_cache_path);
         self.unlock_in(state_dir, |record| {
             let installed = self
@@ -103,7 +145,7 @@ impl AgentDescription {
 
     /// Whether answers are unlocked for the agent a hook reported: the record as it is now,
     /// against the reported version. Never runs a program.
-    pub fn reported_unlock(&self, state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
+    pub fn reported_unlock(&self, state_dir: Option<&Path>, agent: &RunningAgent) -> Vec<Unlock> {
         self.unlock_in(state_dir, |_| executable::reported_version(agent))
     }
 
@@ -111,13 +153,18 @@ impl AgentDescription {
         &self,
         state_dir: Option<&Path>,
         version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
-    ) -> Unlock {
+    ) -> Vec<Unlock> {
         match state_dir {
             Some(state_dir) => self.unlock(self.record(state_dir), version_in_use),
-            None => Unlock::ReadOnly {
+            None => self.every_group(Unlock::ReadOnly {
                 reason: NO_STATE_FOLDER.into(),
-            },
+            }),
         }
+    }
+
+    /// `unlock` for every group.
+    pub fn every_group(&self, unlock: Unlock) -> Vec<Unlock> {
+        vec![unlock; self.unlocks.groups.len()]
     }
 
     /// The agent that runs this hook, and its version, as the hook reports it (see
@@ -132,13 +179,15 @@ impl AgentDescription {
     /// The capability flags with no probe: every action exists, none is verified.
     pub fn capabilities(&self) -> AdapterCapabilities {
         let name = self.words.name;
-        self.capabilities_for(&Unlock::ReadOnly {
+        self.capabilities_for(&self.every_group(Unlock::ReadOnly {
             reason: format!("no probe has checked that this {name} honours gatehouse's answers"),
-        })
+        }))
     }
 
-    /// The capability flags for `unlock` (see the module documentation).
-    pub fn capabilities_for(&self, unlock: &Unlock) -> AdapterCapabilities {
+    /// The capability flags for `unlocks`, one per group (see the module documentation): a rule
+    /// for each tool whose group is unlocked, and one for every other tool, which says which
+    /// tools the probe proves, why the others of [`Unlocks::tools`] are not, and where to answer.
+    pub fn capabilities_for(&self, unlocks: &[Unlock]) -> AdapterCapabilities {
         let every_tool = |evidence: &str| CapabilityRule {
             kind: PromptKind::Permission,
             tool: None,
@@ -146,32 +195,68 @@ impl AgentDescription {
                 .map(|action| ActionFlag::unverified(action, evidence))
                 .into(),
         };
-        let rules = match unlock {
-            Unlock::ReadOnly { reason } => vec![every_tool(reason)],
-            Unlock::Verified { evidence, .. } => {
-                let evidence = match self.unlocks.held {
+        let read_only = Unlock::ReadOnly {
+            reason: NO_STATE_FOLDER.into(),
+        };
+        let group = |index: usize| unlocks.get(index).unwrap_or(&read_only);
+        let flag = |action: Action, unlock: &Unlock| match unlock {
+            Unlock::Verified { evidence, .. } => ActionFlag::verified(
+                action,
+                match self.unlocks.held {
                     Some(held) => format!("{evidence}; {held}"),
                     None => evidence.clone(),
-                };
-                vec![
-                    CapabilityRule {
-                        kind: PromptKind::Permission,
-                        tool: Some(self.unlocks.tool.into()),
-                        actions: EVERY_ACTION
-                            .into_iter()
-                            .map(|action| {
-                                if self.unlocks.actions.contains(&action) {
-                                    ActionFlag::verified(action, evidence.clone())
-                                } else {
-                                    ActionFlag::unverified(action, self.unlocks.not_unlocked)
-                                }
-                            })
-                            .collect(),
-                    },
-                    every_tool(self.unlocks.other_tools),
-                ]
-            }
+                },
+            ),
+            Unlock::ReadOnly { reason } => ActionFlag::unverified(action, reason.clone()),
         };
+        let mut rules = Vec::new();
+        let (mut proven, mut not_proven) = (Vec::new(), Vec::new());
+        for tool in self.unlocks.tools {
+            let unlock = group(tool.group);
+            if let Unlock::ReadOnly { reason } = unlock {
+                not_proven.push((tool.tool, reason.clone()));
+                continue;
+            }
+            proven.push(tool.tool);
+            let action_flag = |action: Action| match tool.also {
+                _ if tool.actions.contains(&action) => flag(action, unlock),
+                Some((also, index)) if also == action => flag(action, group(index)),
+                _ => ActionFlag::unverified(action, tool.not_unlocked),
+            };
+            rules.push(CapabilityRule {
+                kind: PromptKind::Permission,
+                tool: Some(tool.tool.into()),
+                actions: EVERY_ACTION.map(action_flag).into(),
+            });
+        }
+        let every_other = if proven.is_empty() {
+            not_proven
+                .first()
+                .map(|(_, reason)| reason.clone())
+                .unwrap_or_else(|| self.unlocks.elsewhere.into())
+        } else {
+            let why_not: Vec<String> = not_proven
+                .iter()
+                .map(|(tool, reason)| format!("{tool} prompts: {reason}"))
+                .collect();
+            let why_not = match why_not.is_empty() {
+                true => String::new(),
+                false => format!(" ({})", why_not.join("; ")),
+            };
+            format!(
+                "the probe proves {} prompts only{why_not}; {}",
+                proven.join(" and "),
+                self.unlocks.elsewhere
+            )
+        };
+        rules.push(every_tool(&every_other));
+        if let Some(index) = self.unlocks.questions {
+            rules.push(CapabilityRule {
+                kind: PromptKind::Question,
+                tool: None,
+                actions: vec![flag(Action::Answer, group(index))],
+            });
+        }
         AdapterCapabilities {
             adapter: self.id.into(),
             name: self.name.into(),
@@ -186,27 +271,74 @@ impl AgentDescription {
             version: String::new(),
             evidence: String::new(),
         };
-        self.capabilities_for(&at_best).deliverable(prompt)
+        self.capabilities_for(&self.every_group(at_best))
+            .deliverable(prompt)
     }
 
-    /// Whether a hook should report its running agent for `prompt`: one of the unlocked tool
-    /// that the adapter did not mark read-only.
+    /// Whether a hook should report its running agent for `prompt`: one of an unlockable tool,
+    /// or a question when answers can be unlocked, that the adapter did not mark read-only.
     pub fn depends_on_the_version(&self, prompt: &NewPrompt) -> bool {
-        prompt.tool == self.unlocks.tool && prompt.read_only_reason.is_none()
+        let question = prompt.kind == PromptKind::Question && self.unlocks.questions.is_some();
+        let tool = self
+            .unlocks
+            .tools
+            .iter()
+            .any(|tool| prompt.tool == tool.tool);
+        (question || tool) && prompt.read_only_reason.is_none()
+    }
+
+    /// What a passing probe offers, in words for people: the actions of the first tool (such as
+    /// `once and deny`), and the prompts (such as `Bash and apply_patch prompts`, and answers to
+    /// questions where a group proves them).
+    pub fn offers(&self) -> (String, String) {
+        let actions: Vec<&str> = self
+            .unlocks
+            .tools
+            .first()
+            .map_or(&[][..], |tool| tool.actions)
+            .iter()
+            .map(|action| action.as_str())
+            .collect();
+        let actions = match actions.split_last() {
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let tools: Vec<&str> = self.unlocks.tools.iter().map(|tool| tool.tool).collect();
+        let mut prompts = format!("{} prompts", tools.join(" and "));
+        if self.unlocks.questions.is_some() {
+            prompts.push_str(", and answers to its questions");
+        }
+        (actions, prompts)
     }
 
     /// What `AgentProbe::run` does for a standard probe: probes the executable the person named
     /// (else the one on `PATH`) with `run`, saves the record and says what it means.
-    pub fn run_probe(
+    pub fn run_probe<E: Into<KitError>>(
         &self,
         request: &ProbeRequest,
-        run: impl FnOnce(&ProbeOptions) -> Result<ProbeRecord, crate::probe::ProbeError>,
+        run: impl FnOnce(&ProbeOptions) -> Result<ProbeRecord, E>,
     ) -> Result<ProbeOutcome, KitError> {
+        self.run_probe_or(request, || self.executable.not_found().into(), run)
+    }
+
+    /// [`Self::run_probe`], with `missing` when no executable is named or on `PATH`.
+    pub fn run_probe_or<E: Into<KitError>>(
+        &self,
+        request: &ProbeRequest,
+        missing: impl FnOnce() -> KitError,
+        run: impl FnOnce(&ProbeOptions) -> Result<ProbeRecord, E>,
+    ) -> Result<ProbeOutcome, KitError> {
+        let (actions, prompts) = self.offers();
+        let offers = crate::probe::Offers {
+            actions: &actions,
+            prompts: &prompts,
+        };
         crate::probe::run_and_save(
             request,
             || self.executable.find_on_path(),
-            || self.executable.not_found().into(),
-            (self.words, self.unlocks.tool),
+            missing,
+            (self.words, offers),
             ProbeRecord::path(&request.state_dir, self.id),
             run,
         )

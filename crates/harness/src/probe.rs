@@ -384,15 +384,32 @@ pub fn judge(seen: &Seen<'_>) -> Result<String, String> {
 #[error("the deadline passed first")]
 pub struct DeadlinePassed;
 
+/// What a passing probe offers, in words for people: `actions` (such as `once and deny`) for the
+/// agent's `prompts` (such as `bash prompts`).
+#[derive(Debug, Clone, Copy)]
+pub struct Offers<'a> {
+    pub actions: &'a str,
+    pub prompts: &'a str,
+}
+
+impl<'a> Offers<'a> {
+    /// `once and deny` for `prompts`.
+    pub fn once_and_deny(prompts: &'a str) -> Offers<'a> {
+        Offers {
+            actions: "once and deny",
+            prompts,
+        }
+    }
+}
+
 /// What a standard probe's `AgentProbe::run` does: probes the executable the person named (else
 /// the one `find` finds; none is `missing`) with `run`, saves the record at `record_path` and
-/// says what it means: `once` and `deny` for the agent's `tool` prompts of that version, or
-/// read-only.
+/// says what it means: what it `offers` for that version of the agent, or read-only.
 pub fn run_and_save<R, E>(
     request: &ProbeRequest,
     find: impl FnOnce() -> Option<PathBuf>,
     missing: impl FnOnce() -> KitError,
-    (words, tool): (AgentWords, &str),
+    (words, offers): (AgentWords, Offers<'_>),
     record_path: PathBuf,
     run: impl FnOnce(&ProbeOptions) -> Result<R, E>,
 ) -> Result<ProbeOutcome, KitError>
@@ -408,8 +425,9 @@ where
     let probed = run(&ProbeOptions::new(executable)).map_err(Into::into)?;
     crate::record::write(&record_path, &probed)?;
     let (name, version) = (words.name, probed.agent_version().to_owned());
+    let Offers { actions, prompts } = offers;
     let meaning = if probed.passed() {
-        format!("gatehouse now offers once and deny for {name} {version}'s {tool} prompts; any other version stays read-only until probed")
+        format!("gatehouse now offers {actions} for {name} {version}'s {prompts}; any other version stays read-only until probed")
     } else {
         format!("{name} {version} stays read-only in gatehouse; answer its prompts in {name}'s terminal")
     };

@@ -1,8 +1,8 @@
 //! A probe's record of what it proved, kept as JSON in gatehouse's state folder: read (a missing
 //! record is none yet) and written atomically (a temporary file renamed over it), whatever the
 //! agent. The record of a standard probe ([`ProbeRecord`]) and the standard unlock rule
-//! ([`standard_unlock`]), for agents whose probe proves one set of answers, are here once; an
-//! agent whose probe proves more keeps a record of its own.
+//! ([`standard_unlock`]) are here once, and the same rule per group of cases
+//! ([`grouped_unlock`]) for an agent whose probe proves more than one set of answers.
 //!
 //! The standard rule: answers are verified only while the record says the probe passed and its
 //! version equals the version of the agent in use. No record, a record that cannot be read, a
@@ -149,6 +149,125 @@ pub fn standard_unlock<R: StandardRecord, E: Display>(
             version,
         },
     }
+}
+
+/// A set of probe cases that unlocks something on its own, such as Codex's patch cases: it is
+/// unlocked by the standard rule over its cases only, so a failed case elsewhere does not lock
+/// it, and a record that holds none of its cases (from a probe that came before them) leaves it
+/// read-only, saying so.
+#[derive(Debug, Clone, Copy)]
+pub struct UnlockGroup {
+    /// What the cases prove, for people, such as `file changes (apply_patch)`.
+    pub proves: &'static str,
+    /// The cases' names; empty: every case of the record (the standard rule).
+    pub cases: &'static [&'static str],
+}
+
+impl UnlockGroup {
+    /// The standard group: every case of the record.
+    pub const EVERY_CASE: UnlockGroup = UnlockGroup {
+        proves: "",
+        cases: &[],
+    };
+}
+
+/// The record as one group's cases see it.
+struct GroupView<'a> {
+    record: &'a ProbeRecord,
+    group: &'a UnlockGroup,
+}
+
+impl GroupView<'_> {
+    fn of_the_group(&self, name: &str) -> bool {
+        self.group.cases.is_empty() || self.group.cases.contains(&name)
+    }
+
+    /// Whether the record lacks one of the group's cases.
+    fn missing(&self) -> bool {
+        self.group
+            .cases
+            .iter()
+            .any(|name| !self.record.cases.iter().any(|case| case.case == *name))
+    }
+}
+
+impl StandardRecord for GroupView<'_> {
+    fn agent_version(&self) -> &str {
+        &self.record.version
+    }
+
+    fn passed(&self) -> bool {
+        if self.group.cases.is_empty() {
+            return self.record.passed;
+        }
+        !self.missing()
+            && self
+                .record
+                .cases
+                .iter()
+                .filter(|case| self.of_the_group(&case.case))
+                .all(|case| case.passed)
+    }
+
+    fn failed_cases(&self) -> Vec<&str> {
+        self.record
+            .cases
+            .iter()
+            .filter(|case| self.of_the_group(&case.case) && !case.passed)
+            .map(|case| case.case.as_str())
+            .collect()
+    }
+
+    fn probed_on(&self) -> String {
+        self.record.probed_on()
+    }
+}
+
+/// The standard rule for each of `groups`, over that group's cases only (in their order). A
+/// group whose cases the record does not all hold (a record from an older probe) stays read-only
+/// and says so, so an old record never unlocks what it did not check. `version_in_use` is asked
+/// at most once, and only when some group passed.
+pub fn grouped_unlock<E: Display>(
+    words: AgentWords,
+    groups: &[UnlockGroup],
+    record: Result<Option<ProbeRecord>, RecordError>,
+    version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, E>,
+) -> Vec<Unlock> {
+    let record = match record {
+        Ok(Some(record)) => record,
+        other => {
+            let read_only = standard_unlock(words, other, |record: &ProbeRecord| {
+                Ok::<_, String>(record.version.clone())
+            });
+            return vec![read_only; groups.len()];
+        }
+    };
+    let view = |group| GroupView {
+        record: &record,
+        group,
+    };
+    let version = if groups.iter().any(|group| view(group).passed()) {
+        version_in_use(&record).map_err(|error| error.to_string())
+    } else {
+        Err(String::new())
+    };
+    let one = |group| {
+        let view = view(group);
+        if view.missing() {
+            return Unlock::ReadOnly {
+                reason: format!(
+                    "the probe of {} {} on {} did not check {} (it came before gatehouse could); run `{}` again",
+                    words.name,
+                    record.version,
+                    record.probed_on(),
+                    group.proves,
+                    words.probe_command
+                ),
+            };
+        }
+        standard_unlock(words, Ok(Some(view)), |_| version.clone())
+    };
+    groups.iter().map(one).collect()
 }
 
 /// The record of a standard probe (allow, deny, no verdict), whatever the agent: saved as

@@ -71,8 +71,15 @@ pub struct HeldHooksInstaller {
     pub wait_seconds: u64,
     /// The agent's timeout of the holding hook, in seconds.
     pub hold_timeout_seconds: u64,
-    /// What the person should know after an install, given the hook command.
-    pub notes: fn(&str) -> Vec<String>,
+    /// What the person should know after an install, given the hook command and what changed.
+    pub notes: fn(&str, &InstallReport) -> Vec<String>,
+    /// What the person should know after an uninstall ([`no_notes`]: nothing).
+    pub uninstall_notes: fn() -> Vec<String>,
+}
+
+/// No notes after an uninstall.
+pub fn no_notes() -> Vec<String> {
+    Vec::new()
 }
 
 impl HeldHooksInstaller {
@@ -135,10 +142,12 @@ impl gatehouse_core::kit::HookInstaller for HeldHooksInstaller {
         let report = self
             .hooks
             .install_file(&request.settings, &self.plan_for(&command))?;
-        Ok(outcome(report, (self.notes)(&command)))
+        let notes = (self.notes)(&command, &report);
+        Ok(outcome(report, notes))
     }
 
     fn uninstall(&self, settings: &Path) -> Result<InstallOutcome, KitError> {
-        Ok(outcome(self.hooks.uninstall_file(settings)?, Vec::new()))
+        let report = self.hooks.uninstall_file(settings)?;
+        Ok(outcome(report, (self.uninstall_notes)()))
     }
 }

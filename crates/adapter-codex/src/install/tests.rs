@@ -5,7 +5,39 @@ use std::fs;
 
 use serde_json::json;
 
+use std::path::Path;
+
+use serde_json::Value;
+
 use super::*;
+
+fn hook_command(program: &Path) -> Option<String> {
+    CODEX_INSTALLER.hook_command(program)
+}
+
+fn is_gatehouse_command(command: &str) -> bool {
+    CODEX_INSTALLER.hooks.is_gatehouse_command(command)
+}
+
+fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
+    CODEX_INSTALLER
+        .hooks
+        .plan_install(settings, &CODEX_INSTALLER.plan_for(command))
+}
+
+fn plan_uninstall(settings: &Value) -> Result<(Value, Vec<Change>), InstallError> {
+    CODEX_INSTALLER.hooks.plan_uninstall(settings)
+}
+
+fn install_file(path: &Path, command: &str) -> Result<InstallReport, InstallError> {
+    CODEX_INSTALLER
+        .hooks
+        .install_file(path, &CODEX_INSTALLER.plan_for(command))
+}
+
+fn uninstall_file(path: &Path) -> Result<InstallReport, InstallError> {
+    CODEX_INSTALLER.hooks.uninstall_file(path)
+}
 
 const COMMAND: &str = "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/opt/bin/gatehouse' hook codex";
 
@@ -186,4 +218,25 @@ fn uninstall_names_the_rules_file_it_leaves_and_how_many_rules_it_holds() {
         "{note}"
     );
     assert!(note.contains("Delete the file"), "{note}");
+}
+
+#[test]
+fn the_installer_asks_for_codexs_review_only_when_a_hook_changed() {
+    use gatehouse_core::kit::{HookInstaller, InstallRequest};
+    let folder = tempfile::tempdir().unwrap();
+    let request = InstallRequest {
+        settings: folder.path().join("hooks.json"),
+        program: "/opt/bin/gatehouse".into(),
+        hold_seconds: 600,
+        timeout_margin_seconds: 30,
+    };
+    let first = CODEX_INSTALLER.install(&request).unwrap();
+    assert_eq!(first.notes.len(), 3, "{:?}", first.notes);
+    assert_eq!(first.notes[0], format!("Codex runs `{COMMAND}`."));
+    assert!(first.notes[1].contains("Hooks need review"));
+    assert!(first.notes[2].contains("held for up to 60 s"));
+    let again = CODEX_INSTALLER.install(&request).unwrap();
+    assert!(again.changes.is_empty());
+    assert_eq!(again.notes.len(), 2, "{:?}", again.notes);
+    assert!(!again.notes.iter().any(|note| note.contains("review")));
 }

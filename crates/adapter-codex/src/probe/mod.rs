@@ -58,8 +58,10 @@ pub use gatehouse_harness::probe::DENY_MESSAGE;
 use gatehouse_harness::probe::{self as driver, HookAnswer, PrivateFolder, ProbeHook, Seen};
 use gatehouse_harness::terminal::Terminal;
 
-use crate::record::{ProbeRecord, Unlock};
-use crate::version::{self, VersionError};
+use gatehouse_harness::executable::VersionError;
+
+use crate::record::ProbeRecord;
+use crate::AGENT;
 use crate::{events, verdict};
 use cases::{Case, ProbeCase};
 
@@ -92,8 +94,10 @@ pub fn run(
             problem: error.to_string(),
         })
         .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let codex_version =
-        version::version_of(&codex).map_err(|error| ProbeError::Version(error.to_string()))?;
+    let codex_version = AGENT
+        .executable
+        .version_of(&codex)
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
     progress(&format!(
         "Probing Codex {codex_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
         codex.display()
@@ -148,8 +152,9 @@ pub fn run(
     );
     drop(terminal);
     Ok(ProbeRecord {
-        codex_version,
-        codex_executable: codex,
+        agent: AGENT.id,
+        version: codex_version,
+        executable: codex,
         probed_at: driver::now(),
         passed: results.iter().all(|result| result.passed),
         cases: results,
@@ -170,23 +175,12 @@ impl AgentProbe for CodexProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let progress_to = progress;
-        driver::run_and_save(
+        AGENT.run_probe_or(
             request,
-            version::find_on_path,
             || "no `codex` was found on PATH; install Codex, or name the executable".into(),
-            (crate::record::WORDS, "Bash and apply_patch"),
-            crate::record::record_path(&request.state_dir),
-            |options| run(options, progress_to),
+            |options| run(options, progress),
         )
     }
-}
-
-/// Whether a fresh probe record unlocks answers for the Codex it probed (shell commands).
-pub fn unlock_of(record: &ProbeRecord) -> Unlock {
-    crate::record::unlock(Ok(Some(record.clone())), |record| {
-        Ok(record.codex_version.clone())
-    })
 }
 
 /// What `gatehouse hook codex` prints for the case's answer in production.

@@ -161,7 +161,10 @@ impl AgentProbe for GeminiProbe {
             request,
             version::find_on_path,
             || version::not_found().into(),
-            (crate::record::WORDS, "shell command"),
+            (
+                crate::record::WORDS,
+                driver::Offers::once_and_deny("shell command prompts"),
+            ),
             crate::record::record_path(&request.state_dir),
             |options| run(options, progress_to),
         )

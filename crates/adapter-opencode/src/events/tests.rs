@@ -40,10 +40,10 @@ fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
 }
 
 fn verified() -> AdapterCapabilities {
-    crate::capabilities_for(&crate::record::Unlock::Verified {
+    crate::AGENT.capabilities_for(&[gatehouse_harness::record::Unlock::Verified {
         version: "1.18.33".into(),
         evidence: "probe".into(),
-    })
+    }])
 }
 
 #[test]

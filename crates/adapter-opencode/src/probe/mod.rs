@@ -1,5 +1,5 @@
 //! `gatehouse probe opencode`: checks, live, whether the installed OpenCode honours the replies
-//! of gatehouse's plugin, and returns a [`ProbeRecord`] for [`crate::record`].
+//! of gatehouse's plugin, and returns the kit's [`ProbeRecord`].
 //!
 //! The probe runs the real OpenCode in its terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder ([`private`]): its own `HOME`
@@ -44,8 +44,10 @@ use gatehouse_harness::probe::{
 use gatehouse_harness::terminal::Terminal;
 
 use self::private::PrivateOpenCode;
-use crate::record::{ProbeRecord, Unlock};
-use crate::version::{self, VersionError};
+use gatehouse_harness::executable::VersionError;
+use gatehouse_harness::record::ProbeRecord;
+
+use crate::AGENT;
 use crate::{events, verdict};
 
 /// The first line of OpenCode 1.18.33's permission prompt.
@@ -173,7 +175,10 @@ pub fn run(
             problem: error.to_string(),
         })
         .map_err(version_error)?;
-    let opencode_version = version::version_of(&opencode).map_err(version_error)?;
+    let opencode_version = AGENT
+        .executable
+        .version_of(&opencode)
+        .map_err(version_error)?;
     let plugin_package =
         find_plugin_package(&opencode).map_err(OpenCodeProbeError::PluginPackage)?;
     progress(&format!(
@@ -219,8 +224,9 @@ pub fn run(
     exit(&terminal, Duration::from_secs(20));
     drop(terminal);
     Ok(ProbeRecord {
-        opencode_version,
-        opencode_executable: opencode,
+        agent: AGENT.id,
+        version: opencode_version,
+        executable: opencode,
         probed_at: driver::now(),
         passed: results.iter().all(|result| result.passed),
         cases: results,
@@ -253,34 +259,8 @@ impl AgentProbe for OpenCodeProbe {
         request: &ProbeRequest,
         progress: &mut dyn FnMut(&str),
     ) -> Result<ProbeOutcome, KitError> {
-        let executable = request
-            .executable
-            .clone()
-            .or_else(version::find_on_path)
-            .ok_or_else(version::not_found)?;
-        let probed = run(&ProbeOptions::new(executable), progress)?;
-        let path = crate::record::record_path(&request.state_dir);
-        crate::record::write(&path, &probed)?;
-        let version = probed.opencode_version.clone();
-        let meaning = if probed.passed {
-            format!("gatehouse now offers once, deny and always for OpenCode {version}'s bash prompts, and answers to its questions; any other version stays read-only until probed")
-        } else {
-            format!("OpenCode {version} stays read-only in gatehouse; answer its prompts in OpenCode's terminal")
-        };
-        Ok(ProbeOutcome {
-            passed: probed.passed,
-            agent_version: version,
-            record: path,
-            meaning,
-        })
+        AGENT.run_probe(request, |options| run(options, progress))
     }
-}
-
-/// Whether a fresh probe record unlocks answers for the OpenCode it probed.
-pub fn unlock_of(record: &ProbeRecord) -> Unlock {
-    crate::record::unlock(Ok(Some(record.clone())), |record| {
-        Ok::<_, String>(record.opencode_version.clone())
-    })
 }
 
 /// What `gatehouse hook opencode` prints for `verdict` on `prompt`; nothing for no verdict.

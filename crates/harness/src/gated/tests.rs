@@ -28,10 +28,10 @@ const AGENT: AgentDescription = AgentDescription {
         parse: last_word,
     },
     unlocks: Unlocks {
-        tool: "shell",
-        actions: &[Action::Once, Action::Deny],
-        not_unlocked: "no always here",
-        other_tools: "only shell is probed",
+        groups: &[UnlockGroup::EVERY_CASE],
+        tools: &[ToolUnlock::once_and_deny("shell", 0, "no always here")],
+        questions: None,
+        elsewhere: "answer the others in the agent's terminal",
         held: None,
     },
 };
@@ -106,7 +106,10 @@ fn a_verified_probe_offers_the_unlocked_actions_for_the_unlocked_tool_only() {
     );
     assert!(flags.offered(PromptKind::Permission, "Shell").is_empty());
     let other = flags.rule_for(PromptKind::Permission, "edit").unwrap();
-    assert_eq!(other.actions[0].evidence, "only shell is probed");
+    assert_eq!(
+        other.actions[0].evidence,
+        "the probe proves shell prompts only; answer the others in the agent's terminal"
+    );
 }
 
 #[test]
@@ -133,7 +136,7 @@ fn an_agent_that_gives_up_on_its_hook_says_how_long_a_prompt_is_held_beside_the_
 fn the_record_keeps_the_agent_keys_and_the_rule_follows_the_reported_version() {
     let folder = tempfile::tempdir().unwrap();
     let state = folder.path().join("state");
-    let none = AGENT.reported_unlock(Some(&state), &reported("1.2.3"));
+    let none = &AGENT.reported_unlock(Some(&state), &reported("1.2.3"))[0];
     assert!(
         matches!(&none, Unlock::ReadOnly { reason } if reason.contains("run `gatehouse probe agent`")),
         "{none:?}"
@@ -148,36 +151,36 @@ fn the_record_keeps_the_agent_keys_and_the_rule_follows_the_reported_version() {
     );
     assert_eq!(AGENT.record(&state).unwrap(), Some(record(true)));
     assert!(matches!(
-        AGENT.reported_unlock(Some(&state), &reported("1.2.3")),
+        &AGENT.reported_unlock(Some(&state), &reported("1.2.3"))[0],
         Unlock::Verified { .. }
     ));
-    let other = AGENT.reported_unlock(Some(&state), &reported("1.2.4"));
+    let other = &AGENT.reported_unlock(Some(&state), &reported("1.2.4"))[0];
     assert!(
         matches!(&other, Unlock::ReadOnly { reason } if reason.contains("passed for Agent 1.2.3, but Agent 1.2.4 is in use")),
         "{other:?}"
     );
-    let unknown = AGENT.reported_unlock(
+    let unknown = &AGENT.reported_unlock(
         Some(&state),
         &RunningAgent::new(None, Err("no agent".into())),
-    );
+    )[0];
     assert!(matches!(unknown, Unlock::ReadOnly { .. }));
     record(false).write(&state).unwrap();
-    let failed = AGENT.reported_unlock(Some(&state), &reported("1.2.3"));
+    let failed = &AGENT.reported_unlock(Some(&state), &reported("1.2.3"))[0];
     assert!(
         matches!(&failed, Unlock::ReadOnly { reason } if reason.contains("failed (deny)")),
         "{failed:?}"
     );
     std::fs::write(state.join("agent-probe.json"), "{\"agent_version\": 1}").unwrap();
     assert!(matches!(
-        AGENT.reported_unlock(Some(&state), &reported("1.2.3")),
+        &AGENT.reported_unlock(Some(&state), &reported("1.2.3"))[0],
         Unlock::ReadOnly { .. }
     ));
     assert!(matches!(
-        AGENT.reported_unlock(None, &reported("1.2.3")),
+        &AGENT.reported_unlock(None, &reported("1.2.3"))[0],
         Unlock::ReadOnly { reason } if reason.contains("XDG_STATE_HOME")
     ));
     assert!(matches!(
-        AGENT.installed_unlock(Some(Path::new("/nonexistent"))),
+        &AGENT.installed_unlock(Some(Path::new("/nonexistent")))[0],
         Unlock::ReadOnly { .. }
     ));
 }
@@ -197,4 +200,30 @@ fn a_hook_reports_its_agent_and_may_deliver_at_best_the_unlocked_actions_of_the_
     assert!(AGENT.deliverable_actions(&read_only).is_empty());
     let found = AGENT.running_agent(None);
     assert!(found.version().is_err(), "{found:?}");
+}
+
+#[test]
+fn an_agent_whose_probe_proves_answers_offers_them_for_questions_and_its_hook_reports_for_them() {
+    let answering = AgentDescription {
+        unlocks: Unlocks {
+            questions: Some(0),
+            ..AGENT.unlocks
+        },
+        ..AGENT
+    };
+    let mut question = prompt("question");
+    question.kind = PromptKind::Question;
+    assert!(!AGENT.depends_on_the_version(&question));
+    assert!(answering.depends_on_the_version(&question));
+    let flags = answering.capabilities_for(&answering.unlock_of(&record(true)));
+    assert_eq!(
+        flags.offered(PromptKind::Question, "question"),
+        vec![Action::Answer]
+    );
+    let failed = answering.capabilities_for(&answering.unlock_of(&record(false)));
+    assert!(failed.offered(PromptKind::Question, "question").is_empty());
+    assert!(AGENT
+        .capabilities_for(&AGENT.unlock_of(&record(true)))
+        .rule_for(PromptKind::Question, "question")
+        .is_none());
 }
