@@ -54,14 +54,15 @@ mod tests {
     use gatehouse_core::WhileHeld;
 
     /// What each agent does while its hook holds a prompt, as the gateway words it on every held
-    /// prompt (Codex and OpenCode, whose crates were being changed elsewhere, still say nothing
-    /// and get words true of every agent).
+    /// prompt.
     #[test]
     fn each_agent_says_what_it_does_while_its_hook_holds_a_prompt() {
         let registry = super::registry();
         let while_held = |id: &str| registry.get(id).unwrap().while_held();
-        assert_eq!(while_held("claude"), Some(WhileHeld::OwnPromptStaysLive));
-        for id in ["qwen", "copilot", "gemini"] {
+        for id in ["claude", "opencode"] {
+            assert_eq!(while_held(id), Some(WhileHeld::OwnPromptStaysLive), "{id}");
+        }
+        for id in ["codex", "qwen", "copilot", "gemini"] {
             assert_eq!(while_held(id), Some(WhileHeld::OwnDialogAfterHold), "{id}");
         }
     }

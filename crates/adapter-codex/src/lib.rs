@@ -98,6 +98,11 @@ pub struct Codex;
 impl GatedAgent for Codex {
     const AGENT: AgentDescription = AGENT;
 
+    /// Codex shows no prompt while its hook waits, and its own once the hook gives up.
+    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
+        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
+    }
+
     fn parse_hook_event(
         &self,
         stdin: &[u8],

@@ -91,6 +91,11 @@ pub struct OpenCode;
 impl GatedAgent for OpenCode {
     const AGENT: AgentDescription = AGENT;
 
+    /// OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
+    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
+        Some(gatehouse_core::WhileHeld::OwnPromptStaysLive)
+    }
+
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
         events::parse(stdin, event, &events::HookEnvironment::current())
     }
