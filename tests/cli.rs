@@ -717,3 +717,24 @@ fn output_piped_into_a_reader_that_stops_early_ends_quietly() {
         );
     }
 }
+
+/// `answer` says what it did in plain words, and a wrong action on a question says how to answer
+/// one.
+#[test]
+fn answer_says_what_it_did_and_how_to_answer_a_question() {
+    let gateway = Gateway::start();
+    let (_hook, prompt) = gateway.hold_claude(&claude_bash("echo plain"));
+    let id = prompt["short_id"].as_str().unwrap();
+    let output = gateway.run(&["answer", id, "once"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("allowed once: "),
+        "{}",
+        stdout(&output)
+    );
+    let (_hook, question) =
+        gateway.hold_claude(&claude_fixture("PermissionRequest-AskUserQuestion"));
+    let output = gateway.run(&["answer", question["short_id"].as_str().unwrap(), "once"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("--pick"), "{}", stderr(&output));
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 use clap::Args;
-use gatehouse_core::{AlwaysScope, Answer, QuestionResponse};
+use gatehouse_core::{Action, AlwaysScope, Answer, QuestionResponse};
 use gatehouse_host_ipc::ClientError;
 
 use gatehouse_console::output;
@@ -192,7 +192,13 @@ pub async fn run(socket: PathBuf, arguments: AnswerArgs) -> anyhow::Result<ExitC
     {
         Ok(result) if arguments.json => println!("{}", serde_json::to_string(&result)?),
         Ok(result) => {
-            println!("{action}: {}", output::what_was_answered(&result));
+            let done = match action {
+                Action::Once => "allowed once",
+                Action::Always => "allowed, and always from now on",
+                Action::Deny => "denied",
+                Action::Answer => "answered",
+            };
+            println!("{done}: {}", output::what_was_answered(&result));
             if let Some(kept) = result
                 .prompt
                 .as_ref()
@@ -246,6 +252,12 @@ fn refused(error: ClientError) -> anyhow::Result<ExitCode> {
                 }
                 "not_seen_in_full" => {
                     "; `gatehouse show ID` prints it whole and the --seen DIGEST that approves it"
+                }
+                "action_not_offered" if error.message.ends_with("it offers: answer") => {
+                    "; a question is answered with --pick QUESTION=LABEL (or --text), and `gatehouse show ID` lists its options"
+                }
+                "not_pending" => {
+                    "; `gatehouse list` shows what is pending (a prompt that came back after a gateway restart has a new id)"
                 }
                 _ => "",
             };
