@@ -365,7 +365,11 @@ fn a_hook_disabled_by_name_is_refused_and_named_a_danger() {
     fs::write(&settings, pretty(&enabled_again)).unwrap();
     assert_eq!(policy_without_hook(&settings, &[]), None);
     let system = folder.path().join("system-settings.json");
-    fs::write(&system, r#"{"hooksConfig": {"disabled": ["gatehouse-answer"]}}"#).unwrap();
+    fs::write(
+        &system,
+        r#"{"hooksConfig": {"disabled": ["gatehouse-answer"]}}"#,
+    )
+    .unwrap();
     let danger = policy_without_hook(&settings, std::slice::from_ref(&system)).unwrap();
     assert!(danger.contains(&system.display().to_string()), "{danger}");
     fs::remove_file(&policy).unwrap();
@@ -393,7 +397,10 @@ fn a_project_that_switches_the_hook_off_is_named() {
     );
     install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
     let danger = project_switches_the_hook_off(&settings, &project).unwrap();
-    assert!(danger.starts_with("DANGER") && danger.contains("unasked"), "{danger}");
+    assert!(
+        danger.starts_with("DANGER") && danger.contains("unasked"),
+        "{danger}"
+    );
     fs::write(
         project.join(".gemini/settings.json"),
         r#"{"hooksConfig": {"enabled": false}}"#,
