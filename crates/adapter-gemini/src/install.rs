@@ -25,7 +25,16 @@
 //! then gatehouse's own policy file ([`crate::policy`]). Its command does not send stderr to
 //! `/dev/null`: should the gatehouse binary be gone, bash's "No such file or directory" on stderr
 //! with exit 127 is what makes Gemini 0.61.0 block the call rather than run it. Uninstalling
-//! removes the policy first, then the hooks; a plain `install` (watched) removes both too.
+//! removes the policy first, then the hooks; a plain `install` (watched) removes both too. The
+//! answerable hook is removed only once nothing is left at the policy's path (a `gatehouse.toml`
+//! edited by hand is not gatehouse's to remove, and keeps the hook).
+//!
+//! Gemini does not run the hook when any settings file it merges (the user's, the system's, the
+//! system defaults, the project's `.gemini/settings.json`) sets `hooksConfig.enabled: false` or
+//! names it in `hooksConfig.disabled` ([`answer_hook_switched_off`], [`other_settings_files`]):
+//! the answerable install is refused then, and [`policy_without_hook`] and
+//! [`project_switches_the_hook_off`] name it a DANGER. A project Gemini runs in elsewhere can do
+//! the same, which gatehouse cannot see or prevent.
 
 use std::path::{Path, PathBuf};
 
@@ -124,7 +133,7 @@ pub const GEMINI_ANSWER_HOOKS: AgentHooks = AgentHooks {
 };
 
 /// What `gatehouse install gemini --answerable` costs, said before it is done.
-pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, or the hook removed from settings.json while the policy stays). gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s), well before Gemini's timeout (240 s); what it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks.";
+pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, the hook disabled by name with /hooks disable or hooksConfig.disabled, in ~/.gemini/settings.json, the system settings or a project's .gemini/settings.json, or the hook removed from settings.json while the policy stays). gatehouse refuses and warns where it can see this (`gatehouse status` run in a project folder checks that project), but it cannot stop a project from doing it. gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s), well before Gemini's timeout (240 s); what it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks; while any file is at the policy's path (one you edited, say) the BeforeTool hook stays, and you are told to remove that file by hand.";
 
 /// The settings file Gemini CLI reads for this user: `$GEMINI_CLI_HOME/.gemini/settings.json`,
 /// else `~/.gemini/settings.json`.
