@@ -361,11 +361,16 @@ fn handle(
         path: socket.clone(),
         host: gatehouse_host_ipc::host::own_host_name().to_owned(),
     };
-    let session = HookSession::new(connector, spool, say);
+    let mut session = HookSession::new(connector, spool, say);
     // An agent that reads silence as an approval gets its answer before its hook timeout,
-    // whatever the configured wait.
+    // whatever the configured wait, and at once from a gateway that says hello but never
+    // takes the hold (the person could not answer a prompt that is not listed).
     let wait = match without_verdict_of(adapter.as_ref(), event_name) {
-        Some(without_verdict) => settings.hook.wait().min(without_verdict.hold_at_most()),
+        Some(without_verdict) => {
+            session = session
+                .expecting_registration_within(gatehouse_host_ipc::hook_session::CALL_BUDGET);
+            settings.hook.wait().min(without_verdict.hold_at_most())
+        }
         None => settings.hook.wait(),
     };
     runtime.block_on(async {
