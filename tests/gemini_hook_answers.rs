@@ -251,6 +251,53 @@ fn a_killed_or_wedged_gateway_gets_geminis_dialog() {
     );
 }
 
+/// A gateway that says hello back and then never says it registered the hold: the answerable
+/// hook asks after one call budget (2 s), not at the end of its 170 s hold.
+#[test]
+fn a_gateway_that_says_hello_but_never_takes_the_hold_gets_geminis_dialog_at_once() {
+    use std::io::{BufRead, BufReader};
+    let sandbox = Sandbox::new();
+    let answerable = Answerable::prepare(&sandbox);
+    std::fs::create_dir_all(sandbox.socket().parent().unwrap()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(sandbox.socket()).unwrap();
+    let server = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut lines = BufReader::new(stream.try_clone().unwrap());
+        let mut hello = String::new();
+        lines.read_line(&mut hello).unwrap();
+        let hello: Value = serde_json::from_str(&hello).unwrap();
+        let reply = serde_json::json!({
+            "jsonrpc": "2.0", "id": hello["id"],
+            "result": {"protocol": gatehouse_host_ipc::PROTOCOL_VERSION, "server": "takes no holds", "adapters": []},
+        });
+        (&stream)
+            .write_all(format!("{reply}\n").as_bytes())
+            .unwrap();
+        // Reads the hold, and every later byte, until the hook leaves; answers nothing.
+        let mut ignored = String::new();
+        while lines.read_line(&mut ignored).is_ok_and(|read| read > 0) {
+            ignored.clear();
+        }
+    });
+    let started = Instant::now();
+    let output = finish(
+        spawn(&sandbox, &answerable.path(), &before_tool(), &[]),
+        DEADLINE,
+    );
+    assert_asks(&output, "a gateway that takes no holds");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("did not"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    server.join().unwrap();
+}
+
 #[test]
 fn a_verdict_is_printed_alone_and_a_release_or_withdrawal_asks() {
     let gateway = Gateway::start();
