@@ -251,6 +251,53 @@ fn a_killed_or_wedged_gateway_gets_geminis_dialog() {
     );
 }
 
+/// A gateway that says hello back and then never says it registered the hold: the answerable
+/// hook asks after one call budget (2 s), not at the end of its 170 s hold.
+#[test]
+fn a_gateway_that_says_hello_but_never_takes_the_hold_gets_geminis_dialog_at_once() {
+    use std::io::{BufRead, BufReader};
+    let sandbox = Sandbox::new();
+    let answerable = Answerable::prepare(&sandbox);
+    std::fs::create_dir_all(sandbox.socket().parent().unwrap()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(sandbox.socket()).unwrap();
+    let server = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut lines = BufReader::new(stream.try_clone().unwrap());
+        let mut hello = String::new();
+        lines.read_line(&mut hello).unwrap();
+        let hello: Value = serde_json::from_str(&hello).unwrap();
+        let reply = serde_json::json!({
+            "jsonrpc": "2.0", "id": hello["id"],
+            "result": {"protocol": gatehouse_host_ipc::PROTOCOL_VERSION, "server": "takes no holds", "adapters": []},
+        });
+        (&stream)
+            .write_all(format!("{reply}\n").as_bytes())
+            .unwrap();
+        // Reads the hold, and every later byte, until the hook leaves; answers nothing.
+        let mut ignored = String::new();
+        while lines.read_line(&mut ignored).is_ok_and(|read| read > 0) {
+            ignored.clear();
+        }
+    });
+    let started = Instant::now();
+    let output = finish(
+        spawn(&sandbox, &answerable.path(), &before_tool(), &[]),
+        DEADLINE,
+    );
+    assert_asks(&output, "a gateway that takes no holds");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("did not"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    server.join().unwrap();
+}
+
 #[test]
 fn a_verdict_is_printed_alone_and_a_release_or_withdrawal_asks() {
     let gateway = Gateway::start();
@@ -391,6 +438,139 @@ fn a_hook_terminated_while_it_holds_still_asks() {
             || gateway.list().is_empty(),
         );
     }
+}
+
+/// Every signal whose default action ends the hook silently and that can be sent to it, beyond
+/// SIGTERM, SIGHUP and SIGINT: each still gets `ask` (no output would run the command unasked).
+#[test]
+fn a_hook_sent_any_catchable_terminating_signal_while_it_holds_still_asks() {
+    let gateway = Gateway::start();
+    let answerable = Answerable::prepare(&gateway.sandbox);
+    let signals = [
+        ("SIGQUIT", libc::SIGQUIT),
+        ("SIGUSR1", libc::SIGUSR1),
+        ("SIGUSR2", libc::SIGUSR2),
+        ("SIGALRM", libc::SIGALRM),
+        ("SIGTRAP", libc::SIGTRAP),
+        ("SIGABRT", libc::SIGABRT),
+        ("SIGXCPU", libc::SIGXCPU),
+        ("SIGXFSZ", libc::SIGXFSZ),
+        ("SIGVTALRM", libc::SIGVTALRM),
+        ("SIGPROF", libc::SIGPROF),
+        ("SIGSYS", libc::SIGSYS),
+        ("SIGIO", libc::SIGIO),
+        ("SIGSTKFLT", libc::SIGSTKFLT),
+        ("SIGPWR", libc::SIGPWR),
+        ("SIGRTMIN", libc::SIGRTMIN()),
+        ("SIGRTMAX", libc::SIGRTMAX()),
+    ];
+    for (name, signal) in signals {
+        let hook = spawn(&gateway.sandbox, &answerable.path(), &before_tool(), &[]);
+        the_prompt(&gateway);
+        // SAFETY: kill only sends a signal, to the hook this test started and still owns.
+        unsafe { libc::kill(hook.id() as libc::pid_t, signal) };
+        let output = finish(hook, DEADLINE);
+        assert_asks(&output, name);
+        wait_for(
+            DEADLINE,
+            "the prompt of the hook that left to be withdrawn",
+            || gateway.list().is_empty(),
+        );
+    }
+}
+
+/// A Gemini policy whose hook Gemini would not run is a danger: a hook disabled by name
+/// (`hooksConfig.disabled`, as `/hooks disable gatehouse-answer` writes it) refuses the
+/// answerable install with nothing written, and after it makes `status` say DANGER; a project
+/// that disables it is named when `status` runs there; a `gatehouse.toml` edited by hand keeps
+/// the hook on uninstall, and without the hook is a DANGER whatever its text.
+#[test]
+fn a_policy_whose_hook_gemini_would_not_run_is_a_danger_in_status() {
+    let gateway = Gateway::start();
+    let home = gateway.home();
+    let settings = home.join(".gemini/settings.json");
+    let policy = home.join(".gemini/policies/gatehouse.toml");
+    let no_system = gateway
+        .sandbox
+        .folder
+        .path()
+        .join("no-system-settings.json");
+    let run_in = |folder: &Path, arguments: &[&str]| {
+        gateway
+            .sandbox
+            .command(arguments)
+            .env("GEMINI_CLI_SYSTEM_SETTINGS_PATH", &no_system)
+            .current_dir(folder)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let both = |output: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    let folder = gateway.sandbox.folder.path().to_path_buf();
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let disabled = r#"{"hooksConfig": {"disabled": ["gatehouse-answer"]}}"#;
+    std::fs::write(&settings, disabled).unwrap();
+    let refused = run_in(&folder, &["install", "gemini", "--answerable", "--yes"]);
+    assert!(!refused.status.success(), "{}", both(&refused));
+    assert!(
+        both(&refused).contains("hooksConfig.disabled"),
+        "{}",
+        both(&refused)
+    );
+    assert!(!policy.exists());
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), disabled);
+
+    // Installed, then disabled by name: status says DANGER.
+    std::fs::write(&settings, "{}").unwrap();
+    let answerable = Answerable::prepare(&gateway.sandbox);
+    let mut written: Value = serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    written["hooksConfig"]["disabled"] = serde_json::json!(["gatehouse-answer"]);
+    std::fs::write(&settings, written.to_string()).unwrap();
+    let status = both(&run_in(&folder, &["status"]));
+    assert!(
+        status.contains("DANGER") && status.contains("hooksConfig.disabled"),
+        "{status}"
+    );
+    written["hooksConfig"]
+        .as_object_mut()
+        .unwrap()
+        .remove("disabled");
+    std::fs::write(&settings, written.to_string()).unwrap();
+
+    // A project that disables it: named when status runs there.
+    let project = folder.join("project");
+    std::fs::create_dir_all(project.join(".gemini")).unwrap();
+    std::fs::write(project.join(".gemini/settings.json"), disabled).unwrap();
+    let status = both(&run_in(&project, &["status"]));
+    assert!(
+        status.contains("DANGER") && status.contains("project"),
+        "{status}"
+    );
+
+    // An edited policy: uninstall keeps the hook and says what to remove.
+    let edited = format!("# my note\n{}", std::fs::read_to_string(&policy).unwrap());
+    std::fs::write(&policy, &edited).unwrap();
+    let removed = run_in(&folder, &["uninstall", "gemini"]);
+    assert!(removed.status.success(), "{}", both(&removed));
+    assert!(both(&removed).contains("by hand"), "{}", both(&removed));
+    assert_eq!(std::fs::read_to_string(&policy).unwrap(), edited);
+    assert!(std::fs::read_to_string(&settings)
+        .unwrap()
+        .contains("hook gemini BeforeTool"));
+    // The hook gone by hand: DANGER, whatever the policy's text.
+    std::fs::write(&settings, "{}").unwrap();
+    let status = both(&run_in(&folder, &["status"]));
+    assert!(
+        status.contains("DANGER") && status.contains("gatehouse.toml"),
+        "{status}"
+    );
+    drop(answerable);
 }
 
 /// A long, multi-line shell command, as a model may ask Gemini to run it.

@@ -25,7 +25,16 @@
 //! then gatehouse's own policy file ([`crate::policy`]). Its command does not send stderr to
 //! `/dev/null`: should the gatehouse binary be gone, bash's "No such file or directory" on stderr
 //! with exit 127 is what makes Gemini 0.61.0 block the call rather than run it. Uninstalling
-//! removes the policy first, then the hooks; a plain `install` (watched) removes both too.
+//! removes the policy first, then the hooks; a plain `install` (watched) removes both too. The
+//! answerable hook is removed only once nothing is left at the policy's path (a `gatehouse.toml`
+//! edited by hand is not gatehouse's to remove, and keeps the hook).
+//!
+//! Gemini does not run the hook when any settings file it merges (the user's, the system's, the
+//! system defaults, the project's `.gemini/settings.json`) sets `hooksConfig.enabled: false` or
+//! names it in `hooksConfig.disabled` ([`answer_hook_switched_off`], [`other_settings_files`]):
+//! the answerable install is refused then, and [`policy_without_hook`] and
+//! [`project_switches_the_hook_off`] name it a DANGER. A project Gemini runs in elsewhere can do
+//! the same, which gatehouse cannot see or prevent.
 
 use std::path::{Path, PathBuf};
 
@@ -124,7 +133,7 @@ pub const GEMINI_ANSWER_HOOKS: AgentHooks = AgentHooks {
 };
 
 /// What `gatehouse install gemini --answerable` costs, said before it is done.
-pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, or the hook removed from settings.json while the policy stays). gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s), well before Gemini's timeout (240 s); what it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks.";
+pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, the hook disabled by name with /hooks disable or hooksConfig.disabled, in ~/.gemini/settings.json, the system settings or a project's .gemini/settings.json, or the hook removed from settings.json while the policy stays). gatehouse refuses and warns where it can see this (`gatehouse status` run in a project folder checks that project), but it cannot stop a project from doing it. gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s), well before Gemini's timeout (240 s); what it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks; while any file is at the policy's path (one you edited, say) the BeforeTool hook stays, and you are told to remove that file by hand.";
 
 /// The settings file Gemini CLI reads for this user: `$GEMINI_CLI_HOME/.gemini/settings.json`,
 /// else `~/.gemini/settings.json`.
@@ -246,17 +255,107 @@ fn read_settings(path: &Path) -> Option<Value> {
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
 }
 
-/// When gatehouse's policy is beside the settings at `path` but its hook would not run (not in
-/// the file, or hooks turned off), what that means: Gemini runs every shell command unasked.
-/// `gatehouse status` says it (as the reason nothing is offered).
-pub fn policy_without_hook(path: &Path) -> Option<String> {
-    if !crate::policy::is_installed(&crate::policy::path_beside(path)) {
+/// Why Gemini would not run gatehouse's answerable hook, as one settings file says: every hook
+/// turned off (`hooksConfig.enabled: false`), or this one disabled by name
+/// (`hooksConfig.disabled`, which Gemini's `/hooks disable gatehouse-answer` writes; Gemini
+/// matches an entry's `name`, or its `command` when it has none).
+pub fn answer_hook_switched_off(settings: &Value) -> Option<&'static str> {
+    if hooks_turned_off(settings) {
+        return Some("hooksConfig.enabled is false");
+    }
+    let disabled_by_name = settings
+        .pointer("/hooksConfig/disabled")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|name| name == ANSWER_ENTRY_NAME || GEMINI_ANSWER_HOOKS.is_gatehouse_command(name));
+    disabled_by_name.then_some("hooksConfig.disabled names gatehouse-answer")
+}
+
+/// The settings files besides the user's that Gemini CLI 0.61.0 merges, and that gatehouse can
+/// find from here: the system settings (`$GEMINI_CLI_SYSTEM_SETTINGS_PATH`, else
+/// `/etc/gemini-cli/settings.json`; on macOS `/Library/Application Support/GeminiCli/settings.json`),
+/// the system defaults beside them (`$GEMINI_CLI_SYSTEM_DEFAULTS_PATH`, else
+/// `system-defaults.json`), and, when `project` is given, that folder's `.gemini/settings.json`
+/// (Gemini's workspace settings when it runs there). Each can turn hooks off or disable one by
+/// name; `hooksConfig.disabled` is a union of them all.
+pub fn other_settings_files(project: Option<&Path>) -> Vec<PathBuf> {
+    let from_env = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    let system = from_env("GEMINI_CLI_SYSTEM_SETTINGS_PATH").map_or_else(
+        || {
+            PathBuf::from(if cfg!(target_os = "macos") {
+                "/Library/Application Support/GeminiCli/settings.json"
+            } else {
+                "/etc/gemini-cli/settings.json"
+            })
+        },
+        PathBuf::from,
+    );
+    let defaults = from_env("GEMINI_CLI_SYSTEM_DEFAULTS_PATH").map_or_else(
+        || {
+            system
+                .parent()
+                .unwrap_or_else(|| Path::new("/"))
+                .join("system-defaults.json")
+        },
+        PathBuf::from,
+    );
+    let mut files = vec![system, defaults];
+    files.extend(project.map(|folder| folder.join(".gemini").join("settings.json")));
+    files
+}
+
+/// The first of `settings` (the user's file) and `also_read` that keeps gatehouse's answerable
+/// hook from running, and why: `"<file>: <reason>"`, or the bare reason for `settings` itself.
+fn answer_hook_switched_off_in(settings: &Path, also_read: &[PathBuf]) -> Option<String> {
+    if let Some(reason) = read_settings(settings)
+        .as_ref()
+        .and_then(answer_hook_switched_off)
+    {
+        return Some(reason.to_owned());
+    }
+    also_read.iter().find_map(|file| {
+        let reason = answer_hook_switched_off(&read_settings(file)?)?;
+        Some(format!("{reason} in {}", file.display()))
+    })
+}
+
+/// When a `gatehouse.toml` policy (whatever its text) is beside the settings at `path` but its
+/// hook would not run (not in the file, hooks turned off, or the hook disabled by name in it or
+/// in one of `also_read`), what that means: Gemini runs every shell command unasked. `gatehouse
+/// status` says it (as the reason nothing is offered).
+pub fn policy_without_hook(path: &Path, also_read: &[PathBuf]) -> Option<String> {
+    let policy = crate::policy::path_beside(path);
+    if !crate::policy::exists(&policy) {
         return None;
     }
-    let turned_off = read_settings(path).is_some_and(|settings| hooks_turned_off(&settings));
-    (turned_off || !answer_hook_installed(path)).then(|| format!(
-        "DANGER: gatehouse's Gemini policy is installed but its BeforeTool hook does not run ({}), so Gemini runs every shell command unasked; run `gatehouse uninstall gemini` or `gatehouse install gemini --answerable`",
-        if turned_off { "hooksConfig.enabled is false" } else { "it is not in settings.json" }
+    let why = answer_hook_switched_off_in(path, also_read).or_else(|| {
+        (!answer_hook_installed(path)).then(|| "it is not in settings.json".to_owned())
+    })?;
+    Some(format!(
+        "DANGER: a Gemini policy {} is installed but gatehouse's BeforeTool hook does not run ({why}), so Gemini runs every shell command unasked; run `gatehouse uninstall gemini` (and remove that file by hand if it is not gatehouse's) or `gatehouse install gemini --answerable`",
+        policy.display()
+    ))
+}
+
+/// When gatehouse's policy is installed for this user (a `gatehouse.toml` beside `settings`) and
+/// the project in `folder` turns hooks off or disables gatehouse's hook by name, what that means:
+/// a Gemini run there runs every shell command unasked. gatehouse cannot prevent it; `gatehouse
+/// status` and `install` say it when run in that folder.
+pub fn project_switches_the_hook_off(settings: &Path, folder: &Path) -> Option<String> {
+    if !crate::policy::exists(&crate::policy::path_beside(settings)) {
+        return None;
+    }
+    let project = folder.join(".gemini").join("settings.json");
+    if project == settings {
+        return None;
+    }
+    let reason = answer_hook_switched_off(&read_settings(&project)?)?;
+    Some(format!(
+        "DANGER: {} ({reason}) keeps gatehouse's BeforeTool hook from running while your Gemini policy allows run_shell_command, so Gemini run in {} runs every shell command unasked; remove that setting, or run `gatehouse uninstall gemini`",
+        project.display(),
+        folder.display()
     ))
 }
 
@@ -266,8 +365,10 @@ fn hooks_turned_off(settings: &Value) -> bool {
 }
 
 /// Removes what makes Gemini answerable from the settings at `path`: gatehouse's policy first
-/// (beside it), then the answerable hook. A policy that cannot be removed stops here, leaving
-/// the hook in place: a policy without its hook would run every shell command unasked.
+/// (beside it), then the answerable hook. The hook is removed only once no file is left at the
+/// policy's path: a policy that cannot be removed, or one that is no longer gatehouse's text
+/// (edited by hand, say), keeps the hook in place, and the person is told what to remove, since
+/// a policy without its hook would run every shell command unasked.
 fn remove_answerable(path: &Path) -> Result<(Vec<String>, Vec<String>), KitError> {
     let mut changes = Vec::new();
     let mut notes = Vec::new();
@@ -279,6 +380,16 @@ fn remove_answerable(path: &Path) -> Result<(Vec<String>, Vec<String>), KitError
         Err(error) => {
             return Err(format!("{error}; the BeforeTool hook was left in place, so that Gemini does not run commands unasked").into())
         }
+    }
+    if crate::policy::exists(&policy_path) {
+        if answer_hook_installed(path) {
+            notes.push(format!(
+                "gatehouse's BeforeTool hook stays in {}: while {} exists, Gemini may run shell commands unasked without it. Remove that file by hand, then run `gatehouse uninstall gemini` again",
+                path.display(),
+                policy_path.display()
+            ));
+        }
+        return Ok((changes, notes));
     }
     let report = GEMINI_ANSWER_HOOKS.uninstall_file(path)?;
     changes.extend(report.changes.iter().map(ToString::to_string));
@@ -345,12 +456,18 @@ impl HookInstaller for GeminiInstaller {
             )
             .into());
         }
-        install_answerable_file(&request.settings, &request.program)
+        let here = std::env::current_dir().ok();
+        install_answerable_file(
+            &request.settings,
+            &request.program,
+            &other_settings_files(here.as_deref()),
+        )
     }
 }
 
 /// The answerable install into the settings file at `settings` (the checks of the user's own
-/// settings aside): refused, with nothing written, when the file turns hooks off or a
+/// settings aside): refused, with nothing written, when that file or one of `also_read` (see
+/// [`other_settings_files`]) turns hooks off or disables gatehouse's hook by name, or a
 /// `gatehouse.toml` policy beside it is not gatehouse's; then the watched hooks, the answerable
 /// `BeforeTool` hook, and last the policy.
 ///
@@ -360,10 +477,11 @@ impl HookInstaller for GeminiInstaller {
 pub fn install_answerable_file(
     settings: &Path,
     program: &Path,
+    also_read: &[PathBuf],
 ) -> Result<InstallOutcome, KitError> {
-    if read_settings(settings).is_some_and(|settings| hooks_turned_off(&settings)) {
+    if let Some(reason) = answer_hook_switched_off_in(settings, also_read) {
         return Err(format!(
-            "{} turns Gemini's hooks off (hooksConfig.enabled is false): with gatehouse's policy Gemini would then run every shell command unasked; set it to true first",
+            "Gemini would not run gatehouse's BeforeTool hook with {} ({reason}): with gatehouse's policy Gemini would then run every shell command unasked; set hooksConfig.enabled to true and take gatehouse-answer out of hooksConfig.disabled first",
             settings.display()
         )
         .into());

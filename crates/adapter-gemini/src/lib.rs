@@ -218,15 +218,16 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
 /// Whether answers are unlocked for the installed Gemini CLI, as the gateway sees it: its
 /// policy in place, and the record passed for the installed version.
 pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
+    // First: a `gatehouse.toml` of any text without the hook that makes it safe is a danger.
+    if let Some(danger) = install::default_settings_path()
+        .and_then(|path| install::policy_without_hook(&path, &install::other_settings_files(None)))
+    {
+        return Unlock::ReadOnly { reason: danger };
+    }
     if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
         return Unlock::ReadOnly {
             reason: NO_POLICY_REASON.into(),
         };
-    }
-    if let Some(danger) =
-        install::default_settings_path().and_then(|path| install::policy_without_hook(&path))
-    {
-        return Unlock::ReadOnly { reason: danger };
     }
     // Gemini is a Node script: `--version` takes seconds, so its answer is cached per file.
     let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);

@@ -15,8 +15,9 @@
 //!   hook, and removed first by `gatehouse uninstall gemini`.
 //!
 //! A file is gatehouse's when its first line is [`OWN_FIRST_LINE`]; only such a file is ever
-//! replaced or removed. The rule counts as installed only while the file is exactly
-//! [`POLICY_TEXT`].
+//! replaced or removed. The rule counts as installed (answers are offered) only while the file
+//! is exactly [`POLICY_TEXT`]; but any file at that path, whatever its text, keeps gatehouse's
+//! hook in place, and without the hook is named a DANGER ([`exists`]).
 
 use std::fs;
 use std::io;
@@ -72,6 +73,15 @@ pub fn default_path() -> Option<PathBuf> {
 /// Whether the file at `path` is gatehouse's policy exactly as gatehouse writes it.
 pub fn is_installed(path: &Path) -> bool {
     fs::read_to_string(path).is_ok_and(|text| text == POLICY_TEXT)
+}
+
+/// Whether anything is at `path` (a file of any text, a folder, a link): what keeps gatehouse's
+/// hook in place. One that cannot be looked at counts as there.
+pub fn exists(path: &Path) -> bool {
+    match fs::symlink_metadata(path) {
+        Ok(_) => true,
+        Err(error) => error.kind() != io::ErrorKind::NotFound,
+    }
 }
 
 /// Whether the file at `path` is gatehouse's (whatever it says after the first line).

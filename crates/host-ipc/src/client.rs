@@ -39,6 +39,8 @@ pub enum ClientError {
     BadReply(String),
     #[error(transparent)]
     Rpc(#[from] RpcError),
+    #[error("the gateway did not say it registered the prompt within {0:?}")]
+    NotRegistered(std::time::Duration),
 }
 
 impl ClientError {
@@ -65,6 +67,8 @@ pub struct Client<S> {
     next_request_id: u64,
     notifications: VecDeque<Notification>,
     hello: HelloResult,
+    /// How long a hold may wait for the gateway's `registered` (none: as long as the hold).
+    registration_budget: Option<std::time::Duration>,
 }
 
 impl SocketClient {
@@ -110,6 +114,7 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
                 server: String::new(),
                 adapters: Vec::new(),
             },
+            registration_budget: None,
         };
         let params = HelloParams {
             protocol: PROTOCOL_VERSION,
@@ -126,12 +131,33 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         &self.hello
     }
 
+    /// Makes each later hold fail with [`ClientError::NotRegistered`] when the gateway has not
+    /// said `registered` within `budget` of sending it (none: the hold waits for its outcome
+    /// however long). For a hook whose agent reads a hook that never answers as an approval.
+    pub fn expect_registration_within(&mut self, budget: Option<std::time::Duration>) {
+        self.registration_budget = budget;
+    }
+
     /// Sends one request and waits for its response, queueing notifications that come first.
     pub async fn call<P: Serialize, R: DeserializeOwned>(
         &mut self,
         method: &str,
         params: &P,
     ) -> Result<R, ClientError> {
+        self.call_expecting(method, params, None).await
+    }
+
+    /// Like [`Client::call`]; with `expected`, the notification named there must come within
+    /// its budget of the call's start (the request's sending included), or the call fails with
+    /// [`ClientError::NotRegistered`] (the connection is then of no further use).
+    async fn call_expecting<P: Serialize, R: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        params: &P,
+        expected: Option<(&str, std::time::Duration)>,
+    ) -> Result<R, ClientError> {
+        let mut expected =
+            expected.map(|(name, budget)| (name, budget, tokio::time::Instant::now() + budget));
         let id = self.next_request_id;
         self.next_request_id += 1;
         let params = serde_json::to_value(params)
@@ -150,15 +176,31 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
                 limit: MAX_FRAME_BYTES,
             });
         }
-        self.writer.write_all(&frame).await?;
-        self.writer.flush().await?;
+        let sending = async {
+            self.writer.write_all(&frame).await?;
+            self.writer.flush().await
+        };
+        match expected {
+            Some((_, budget, deadline)) => tokio::time::timeout_at(deadline, sending)
+                .await
+                .map_err(|_| ClientError::NotRegistered(budget))??,
+            None => sending.await?,
+        }
         loop {
-            let frame = self.read_frame().await?;
+            let frame = match expected {
+                Some((_, budget, deadline)) => tokio::time::timeout_at(deadline, self.read_frame())
+                    .await
+                    .map_err(|_| ClientError::NotRegistered(budget))??,
+                None => self.read_frame().await?,
+            };
             let value: Value = serde_json::from_slice(&frame)
                 .map_err(|error| ClientError::BadReply(error.to_string()))?;
             if value.get("id").is_none() {
-                let notification = serde_json::from_value(value)
+                let notification: Notification = serde_json::from_value(value)
                     .map_err(|error| ClientError::BadReply(error.to_string()))?;
+                if expected.is_some_and(|(name, _, _)| notification.method == name) {
+                    expected = None;
+                }
                 self.notifications.push_back(notification);
                 continue;
             }
@@ -308,7 +350,12 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             agent,
         };
         let queued_before = self.notifications.len();
-        let result: HoldResult = self.call(method::HOOK_HOLD, &params).await?;
+        let expected = self
+            .registration_budget
+            .map(|budget| (notification::REGISTERED, budget));
+        let result: HoldResult = self
+            .call_expecting(method::HOOK_HOLD, &params, expected)
+            .await?;
         // The outcome must be for the prompt the gateway registered for this call, and said so
         // first: anything else is not an answer to this hook.
         let registered_id = self

@@ -77,6 +77,7 @@ pub struct HookSession<C> {
     connector: C,
     spool: Option<Spool>,
     notice: fn(&str),
+    registration_budget: Option<Duration>,
 }
 
 impl<C: Connector> HookSession<C> {
@@ -87,7 +88,18 @@ impl<C: Connector> HookSession<C> {
             connector,
             spool,
             notice,
+            registration_budget: None,
         }
+    }
+
+    /// A hold ends with [`HookError::TooSlow`] when the gateway has not said it registered the
+    /// prompt within `budget` (a gateway that says hello and then never takes the hold), rather
+    /// than waiting out the hold. For an agent that reads a hook that never answers as an
+    /// approval; others keep waiting, as the person may still answer.
+    #[must_use]
+    pub fn expecting_registration_within(mut self, budget: Duration) -> Self {
+        self.registration_budget = Some(budget);
+        self
     }
 
     /// Reports what the agent did; spooled when no gateway can be reached.
@@ -156,6 +168,7 @@ impl<C: Connector> HookSession<C> {
     ) -> Result<Held<C::Stream>, HookError> {
         let mut client = self.connect().await?;
         loop {
+            client.expect_registration_within(self.registration_budget);
             let remaining = deadline.saturating_duration_since(Instant::now());
             let holding = client.hold_for(
                 prompt.clone(),
@@ -176,6 +189,9 @@ impl<C: Connector> HookSession<C> {
                         }
                         None => return Ok(Held::NoVerdict),
                     }
+                }
+                Ok(Err(ClientError::NotRegistered(budget))) => {
+                    return Err(HookError::TooSlow(budget))
                 }
                 Ok(Err(other)) => return Err(HookError::Wire(other)),
             };

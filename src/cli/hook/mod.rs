@@ -181,17 +181,52 @@ fn print_once(text: &str) -> std::io::Result<bool> {
     Ok(true)
 }
 
-/// SIGTERM, SIGINT or SIGHUP (a `kill`, a closed terminal, a shutdown) prints the adapter's
-/// "no verdict" output (unless a verdict was printed) before the hook exits. The signals are
-/// blocked in every thread and taken by one that waits for them. SIGKILL cannot be caught: that
-/// residual risk is the agent's (see docs/SECURITY.md).
+/// Every signal whose default action ends the process and that can be sent to it (a `kill`, a
+/// closed terminal, a shutdown, a CPU or file size limit, a timer, a stray `kill -USR1`): each
+/// is blocked and taken by the one signal thread, which answers. SIGPIPE is not among them: the
+/// hook ignores it (Rust's default), so a write to a closed pipe fails as an error instead.
+/// SIGKILL and SIGSTOP cannot be caught; SIGSEGV, SIGBUS, SIGFPE and SIGILL from a real fault are
+/// delivered to the faulting thread whatever the mask (blocking them only kills the process), so
+/// they are left alone: those residual risks are the agent's (see docs/SECURITY.md).
+fn terminating_signals() -> Vec<libc::c_int> {
+    let mut signals = vec![
+        libc::SIGHUP,
+        libc::SIGINT,
+        libc::SIGQUIT,
+        libc::SIGTRAP,
+        libc::SIGABRT,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+        libc::SIGALRM,
+        libc::SIGTERM,
+        libc::SIGXCPU,
+        libc::SIGXFSZ,
+        libc::SIGVTALRM,
+        libc::SIGPROF,
+        libc::SIGIO,
+        libc::SIGSYS,
+    ];
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        signals.extend([libc::SIGSTKFLT, libc::SIGPWR]);
+        // The real-time signals end the process by default too; glibc keeps the first few
+        // below SIGRTMIN() for itself.
+        signals.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    }
+    signals
+}
+
+/// Any of [`terminating_signals`] prints the adapter's "no verdict" output (unless a verdict was
+/// printed) before the hook exits. The signals are blocked in every thread and taken by one that
+/// waits for them.
 fn answer_on_termination_signals(without_verdict: WithoutVerdict) {
+    let terminating = terminating_signals();
     // SAFETY: plain libc calls on a signal set owned here; the mask is set on this thread before
     // any other starts, so every thread of the hook inherits it.
     let signals = unsafe {
         let mut signals: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut signals);
-        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        for signal in terminating {
             libc::sigaddset(&mut signals, signal);
         }
         if libc::pthread_sigmask(libc::SIG_BLOCK, &signals, std::ptr::null_mut()) != 0 {
@@ -326,11 +361,16 @@ fn handle(
         path: socket.clone(),
         host: gatehouse_host_ipc::host::own_host_name().to_owned(),
     };
-    let session = HookSession::new(connector, spool, say);
+    let mut session = HookSession::new(connector, spool, say);
     // An agent that reads silence as an approval gets its answer before its hook timeout,
-    // whatever the configured wait.
+    // whatever the configured wait, and at once from a gateway that says hello but never
+    // takes the hold (the person could not answer a prompt that is not listed).
     let wait = match without_verdict_of(adapter.as_ref(), event_name) {
-        Some(without_verdict) => settings.hook.wait().min(without_verdict.hold_at_most()),
+        Some(without_verdict) => {
+            session = session
+                .expecting_registration_within(gatehouse_host_ipc::hook_session::CALL_BUDGET);
+            settings.hook.wait().min(without_verdict.hold_at_most())
+        }
         None => settings.hook.wait(),
     };
     runtime.block_on(async {

@@ -164,7 +164,7 @@ fn written(settings: &Path) -> Value {
 #[test]
 fn answerable_writes_the_hook_then_the_policy_and_uninstall_removes_both() {
     let (_folder, settings, policy) = answerable_home();
-    let outcome = install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    let outcome = install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
     assert!(answer_hook_installed(&settings));
     assert!(crate::policy::is_installed(&policy));
     let changes = outcome.changes.join("\n");
@@ -190,9 +190,9 @@ fn answerable_writes_the_hook_then_the_policy_and_uninstall_removes_both() {
     );
     // No stderr redirect: a missing binary's message on stderr is what makes Gemini block.
     assert!(!ours["hooks"][0]["command"].as_str().unwrap().contains("2>"));
-    assert_eq!(policy_without_hook(&settings), None);
+    assert_eq!(policy_without_hook(&settings, &[]), None);
     // Idempotent.
-    assert!(install_answerable_file(&settings, Path::new(PROGRAM))
+    assert!(install_answerable_file(&settings, Path::new(PROGRAM), &[])
         .unwrap()
         .changes
         .is_empty());
@@ -211,7 +211,7 @@ fn answerable_writes_the_hook_then_the_policy_and_uninstall_removes_both() {
 #[test]
 fn a_plain_install_after_an_answerable_one_goes_back_to_watching() {
     let (_folder, settings, policy) = answerable_home();
-    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
     let outcome = GeminiInstaller
         .install(&InstallRequest {
             settings: settings.clone(),
@@ -240,7 +240,7 @@ fn a_plain_install_after_an_answerable_one_goes_back_to_watching() {
 #[test]
 fn a_policy_that_cannot_be_removed_keeps_the_hook_that_makes_it_safe() {
     let (_folder, settings, policy) = answerable_home();
-    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
     // Something in the policy's place that cannot be read or removed as a file.
     fs::remove_file(&policy).unwrap();
     fs::create_dir(&policy).unwrap();
@@ -262,7 +262,7 @@ fn answerable_is_refused_with_hooks_off_or_a_foreign_policy_and_nothing_is_writt
     let mut off = captured_settings();
     off["hooksConfig"]["enabled"] = false.into();
     fs::write(&settings, pretty(&off)).unwrap();
-    let error = install_answerable_file(&settings, Path::new(PROGRAM))
+    let error = install_answerable_file(&settings, Path::new(PROGRAM), &[])
         .unwrap_err()
         .to_string();
     assert!(error.contains("hooksConfig.enabled is false"), "{error}");
@@ -276,7 +276,7 @@ fn answerable_is_refused_with_hooks_off_or_a_foreign_policy_and_nothing_is_writt
         "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\n",
     )
     .unwrap();
-    let error = install_answerable_file(&settings, Path::new(PROGRAM))
+    let error = install_answerable_file(&settings, Path::new(PROGRAM), &[])
         .unwrap_err()
         .to_string();
     assert!(error.contains("not gatehouse's"), "{error}");
@@ -294,22 +294,22 @@ fn answerable_is_refused_with_hooks_off_or_a_foreign_policy_and_nothing_is_writt
 #[test]
 fn the_policy_without_its_hook_is_named_a_danger() {
     let (_folder, settings, _policy) = answerable_home();
-    assert_eq!(policy_without_hook(&settings), None, "neither");
-    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
-    assert_eq!(policy_without_hook(&settings), None, "both");
+    assert_eq!(policy_without_hook(&settings, &[]), None, "neither");
+    install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
+    assert_eq!(policy_without_hook(&settings, &[]), None, "both");
     // The hook removed by hand, the policy left.
     GEMINI_ANSWER_HOOKS.uninstall_file(&settings).unwrap();
-    let danger = policy_without_hook(&settings).unwrap();
+    let danger = policy_without_hook(&settings, &[]).unwrap();
     assert!(
         danger.contains("unasked") && danger.contains("not in settings.json"),
         "{danger}"
     );
     // Hooks turned off.
-    install_answerable_file(&settings, Path::new(PROGRAM)).unwrap();
+    install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
     let mut off = written(&settings);
     off["hooksConfig"]["enabled"] = false.into();
     fs::write(&settings, pretty(&off)).unwrap();
-    assert!(policy_without_hook(&settings)
+    assert!(policy_without_hook(&settings, &[])
         .unwrap()
         .contains("hooksConfig.enabled is false"));
 }
@@ -328,4 +328,138 @@ fn answerable_goes_only_into_the_users_own_settings() {
         .to_string();
     assert!(error.contains("your own Gemini settings"), "{error}");
     assert!(!folder.path().join("elsewhere.json").exists());
+}
+
+#[test]
+fn a_hook_disabled_by_name_is_refused_and_named_a_danger() {
+    let (folder, settings, policy) = answerable_home();
+    // `/hooks disable gatehouse-answer` in Gemini writes this into the user's settings.
+    let mut disabled = captured_settings();
+    disabled["hooksConfig"]["disabled"] = json!(["some-other-hook", ANSWER_ENTRY_NAME]);
+    fs::write(&settings, pretty(&disabled)).unwrap();
+    let error = install_answerable_file(&settings, Path::new(PROGRAM), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("hooksConfig.disabled"), "{error}");
+    assert!(!policy.exists(), "nothing is written");
+    assert_eq!(pretty(&written(&settings)), pretty(&disabled));
+
+    // Disabled after the install: a danger.
+    fs::write(&settings, pretty(&captured_settings())).unwrap();
+    install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
+    let mut now = written(&settings);
+    now["hooksConfig"]["disabled"] = json!([ANSWER_ENTRY_NAME]);
+    fs::write(&settings, pretty(&now)).unwrap();
+    let danger = policy_without_hook(&settings, &[]).unwrap();
+    assert!(
+        danger.starts_with("DANGER") && danger.contains("hooksConfig.disabled"),
+        "{danger}"
+    );
+
+    // Disabled in another file Gemini merges (the system settings, say): the same.
+    let mut enabled_again = written(&settings);
+    enabled_again["hooksConfig"]
+        .as_object_mut()
+        .unwrap()
+        .remove("disabled");
+    fs::write(&settings, pretty(&enabled_again)).unwrap();
+    assert_eq!(policy_without_hook(&settings, &[]), None);
+    let system = folder.path().join("system-settings.json");
+    fs::write(
+        &system,
+        r#"{"hooksConfig": {"disabled": ["gatehouse-answer"]}}"#,
+    )
+    .unwrap();
+    let danger = policy_without_hook(&settings, std::slice::from_ref(&system)).unwrap();
+    assert!(danger.contains(&system.display().to_string()), "{danger}");
+    fs::remove_file(&policy).unwrap();
+    let error = install_answerable_file(&settings, Path::new(PROGRAM), &[system])
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("system-settings.json"), "{error}");
+    assert!(!policy.exists(), "nothing is written");
+}
+
+#[test]
+fn a_project_that_switches_the_hook_off_is_named() {
+    let (folder, settings, _policy) = answerable_home();
+    let project = folder.path().join("project");
+    fs::create_dir_all(project.join(".gemini")).unwrap();
+    fs::write(
+        project.join(".gemini/settings.json"),
+        r#"{"hooksConfig": {"disabled": ["gatehouse-answer"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        project_switches_the_hook_off(&settings, &project),
+        None,
+        "no policy, no danger"
+    );
+    install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
+    let danger = project_switches_the_hook_off(&settings, &project).unwrap();
+    assert!(
+        danger.starts_with("DANGER") && danger.contains("unasked"),
+        "{danger}"
+    );
+    fs::write(
+        project.join(".gemini/settings.json"),
+        r#"{"hooksConfig": {"enabled": false}}"#,
+    )
+    .unwrap();
+    assert!(project_switches_the_hook_off(&settings, &project)
+        .unwrap()
+        .contains("hooksConfig.enabled is false"));
+    // Run from there, the answerable install is refused.
+    GeminiInstaller.uninstall(&settings).unwrap();
+    let also_read = other_settings_files(Some(&project));
+    assert!(install_answerable_file(&settings, Path::new(PROGRAM), &also_read).is_err());
+    assert!(!answer_hook_installed(&settings));
+}
+
+#[test]
+fn an_edited_policy_keeps_the_hook_that_makes_it_safe() {
+    for install in [false, true] {
+        let (_folder, settings, policy) = answerable_home();
+        install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
+        // A comment line added at the top: the text is no longer gatehouse's.
+        let edited = format!("# mine now\n{}", crate::policy::POLICY_TEXT);
+        fs::write(&policy, &edited).unwrap();
+        let outcome = if install {
+            GeminiInstaller
+                .install(&InstallRequest {
+                    settings: settings.clone(),
+                    program: PROGRAM.into(),
+                    hold_seconds: 600,
+                    timeout_margin_seconds: 30,
+                })
+                .unwrap()
+        } else {
+            GeminiInstaller.uninstall(&settings).unwrap()
+        };
+        assert_eq!(fs::read_to_string(&policy).unwrap(), edited, "left alone");
+        assert!(
+            answer_hook_installed(&settings),
+            "the hook stays while a policy is there (install: {install})"
+        );
+        let notes = outcome.notes.join("\n");
+        assert!(
+            notes.contains("by hand") && notes.contains(&policy.display().to_string()),
+            "{notes}"
+        );
+        assert_eq!(policy_without_hook(&settings, &[]), None);
+        // The hook removed by hand: whatever the text, a danger.
+        GEMINI_ANSWER_HOOKS.uninstall_file(&settings).unwrap();
+        let danger = policy_without_hook(&settings, &[]).unwrap();
+        assert!(danger.starts_with("DANGER"), "{danger}");
+        // Removed by hand: uninstall removes the hook.
+        GEMINI_ANSWER_HOOKS
+            .install_file(
+                &settings,
+                &answer_plan_for("'/opt/bin/gatehouse' hook gemini BeforeTool"),
+            )
+            .unwrap();
+        fs::remove_file(&policy).unwrap();
+        GeminiInstaller.uninstall(&settings).unwrap();
+        assert!(!answer_hook_installed(&settings));
+    }
 }

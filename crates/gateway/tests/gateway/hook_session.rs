@@ -84,6 +84,39 @@ impl Connector for Stuck {
     }
 }
 
+/// A gateway that says hello back, then reads every request and never answers one (nor says
+/// it registered a prompt).
+struct TakesNoHolds;
+
+impl Connector for TakesNoHolds {
+    type Stream = DuplexStream;
+
+    async fn connect(&self) -> Result<Client<DuplexStream>, ClientError> {
+        use gatehouse_host_ipc::framing::{encode_frame, FrameReader};
+        use gatehouse_host_ipc::protocol::{HelloResult, Response};
+        use tokio::io::AsyncWriteExt;
+        let (near, far) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            let (read_half, mut write_half) = tokio::io::split(far);
+            let mut frames = FrameReader::new(read_half);
+            let Ok(Some(hello)) = frames.next_frame().await else {
+                return;
+            };
+            let hello: serde_json::Value = serde_json::from_slice(&hello).unwrap();
+            let result = HelloResult {
+                protocol: gatehouse_host_ipc::PROTOCOL_VERSION,
+                server: "takes no holds".into(),
+                adapters: Vec::new(),
+            };
+            let reply =
+                Response::success(hello["id"].clone(), serde_json::to_value(result).unwrap());
+            let _ = write_half.write_all(&encode_frame(&reply)).await;
+            while let Ok(Some(_ignored)) = frames.next_frame().await {}
+        });
+        Client::over(near, Role::Hook, "test-hook").await
+    }
+}
+
 async fn until(mut condition: impl FnMut() -> bool) {
     while !condition() {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -157,6 +190,59 @@ async fn a_gateway_that_never_says_hello_costs_the_hook_one_call_budget() {
         "{refused}"
     );
     assert_eq!(started.elapsed(), CALL_BUDGET);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_gateway_that_says_hello_but_never_takes_the_hold_costs_an_answering_hook_one_call_budget(
+) {
+    // A hook whose agent reads silence as an approval: one call budget, then TooSlow (its
+    // adapter's "no verdict" output follows).
+    let session =
+        HookSession::new(TakesNoHolds, None, |_| {}).expecting_registration_within(CALL_BUDGET);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(170);
+    let refused = session
+        .hold(bash("ls"), now(), deadline, false)
+        .await
+        .err()
+        .expect("no verdict from a gateway that takes no holds");
+    assert!(
+        matches!(refused, HookError::TooSlow(budget) if budget == CALL_BUDGET),
+        "{refused}"
+    );
+    assert_eq!(started.elapsed(), CALL_BUDGET);
+
+    // Any other hook keeps waiting, as before: the person may still answer at a slow gateway.
+    let session = HookSession::new(TakesNoHolds, None, |_| {});
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(30);
+    let waited = session.hold(bash("ls"), now(), deadline, false).await;
+    assert!(waited.is_err() || matches!(waited, Ok(Held::NoVerdict)));
+    assert!(
+        started.elapsed() >= Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // A gateway that takes the hold answers as before, with the budget set.
+    let switchboard = Switchboard::default();
+    let gateway = gateway();
+    switchboard.up(&gateway);
+    let session =
+        HookSession::new(switchboard, None, |_| {}).expecting_registration_within(CALL_BUDGET);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let holding =
+        tokio::spawn(async move { session.hold(bash("make"), now(), deadline, false).await });
+    until(|| gateway.pending_count() == 1).await;
+    tokio::time::sleep(CALL_BUDGET * 5).await;
+    let pending = gateway.pending().remove(0);
+    gateway
+        .answer(&pending.short_id, Answer::Once, None, "test")
+        .unwrap();
+    let Ok(Held::Verdict { verdict, .. }) = holding.await.unwrap() else {
+        panic!("a registered hold waits past the budget for its answer");
+    };
+    assert!(verdict.allows());
 }
 
 #[tokio::test(start_paused = true)]
