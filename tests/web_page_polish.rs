@@ -74,11 +74,11 @@ fn an_answer_is_confirmed_at_the_top_without_moving_a_card_and_a_question_names_
             .await;
             assert_eq!(style, json!(["fixed", "none", "status"]), "over the list, taking no tap");
             // The notice itself moves no card: hiding it leaves the second card where it is.
+            phone.screenshot("outcome-notice-phone", PHONE).await;
             let second_card = card(&id_of(&second));
             let before = bounds(phone, &second_card).await[0];
             script(phone, "document.querySelector('[data-outcome]').hidden = true", vec![]).await;
             assert_eq!(bounds(phone, &second_card).await[0], before);
-            phone.screenshot("outcome-notice-phone", PHONE).await;
 
             // A question: the notice and the ended card say which answer was chosen.
             let question_card = card(&id_of(&question));
@@ -243,6 +243,8 @@ fn a_patch_labels_its_raw_part_and_an_opencode_card_shows_what_runs_first() {
                     );
                 }
             }
+            let patterns = dom_text(phone, &format!("{opencode_card} [data-field='patterns']")).await;
+            assert_eq!(patterns, "• git status", "a list of patterns reads as lines");
             let folder = dom_text(phone, &format!("{opencode_card} [data-folder]")).await;
             assert!(!folder.trim().is_empty(), "an empty folder says so: {folder:?}");
             script(phone, "document.querySelector(arguments[0]).scrollIntoView()", vec![json!(opencode_card)]).await;
@@ -317,6 +319,11 @@ fn a_read_only_reason_is_one_short_sentence_with_the_rest_behind_why() {
                 .await;
             assert!(!short.contains('`'), "no literal backticks: {short}");
             assert!(short.len() < 200, "one short sentence: {short}");
+            assert_eq!(
+                short.matches('(').count(),
+                short.matches(')').count(),
+                "never cut inside brackets: {short}"
+            );
             if reason.contains('`') {
                 assert!(
                     phone.count(&format!("{read_only} code")).await > 0,

@@ -217,6 +217,11 @@ const gatehouseCards = (() => {
   const BOOKKEEPING = /^(id|sessionID|session_id|messageID|message_id|callID|call_id|turn_id|tool_use_id)$/;
   // Fields that say what will run, first.
   const FIRST = ['patterns', 'pattern', 'file_path', 'path', 'filePath', 'url'];
+  function isListOfLines(value) {
+    return Array.isArray(value) && value.length > 0
+      && value.every((item) => typeof item === 'string' && item !== '' && !/[\n\r]/.test(item));
+  }
+
   function fieldRank(name) {
     if (FIRST.includes(name)) return 0;
     return BOOKKEEPING.test(name) ? 2 : 1;
@@ -237,11 +242,25 @@ const gatehouseCards = (() => {
     return String(text).split(/`([^`]*)`/).map((part, index) => (index % 2 ? el('code', { text: part }) : document.createTextNode(part)));
   }
 
+  // The words up to the first `.`, `:` or `;` followed by a space, outside brackets and backticks.
+  function firstClause(words) {
+    let depth = 0;
+    let quoted = false;
+    for (let index = 0; index < words.length - 1; index += 1) {
+      const char = words[index];
+      if (char === '`') quoted = !quoted;
+      else if (!quoted && char === '(') depth += 1;
+      else if (!quoted && char === ')') depth = Math.max(0, depth - 1);
+      else if (!quoted && depth === 0 && '.:;'.includes(char) && words[index + 1] === ' ') return words.slice(0, index);
+    }
+    return words.replace(/[.]$/, '');
+  }
+
   // A read-only reason: its first clause, then the whole reason behind "Why".
   function renderReadOnly(reason) {
     const words = visible(reason || 'gatehouse offers no answer for this prompt');
     const there = /terminal/i.test(words) ? '' : ' Answer it in the agent\'s own terminal.';
-    const first = words.split(/(?<=[.:;])\s/)[0].replace(/[.:;]$/, '');
+    const first = firstClause(words);
     const node = el('div', { class: 'readonly', 'data-read-only': true });
     const lead = el('p', { 'data-read-only-short': true }, el('strong', { text: 'Read-only here: ' }), ...withCode(first), document.createTextNode(`.${there}`));
     node.append(lead);
@@ -302,7 +321,10 @@ const gatehouseCards = (() => {
       if (bookkeeping) cell.dataset.bookkeeping = 'true';
       if (name === 'description' && typeof value === 'string' && oneLine) cell.className = 'description';
       if (oneLine) cell.textContent = typeof value === 'string' ? visible(value) : visible(JSON.stringify(value));
-      else cell.append(textBlock(card, typeof value === 'string' ? value : JSON.stringify(value, null, 2), { class: 'input' }));
+      else if (isListOfLines(value)) {
+        // A list of one-line texts (OpenCode's patterns): one line each, marked as a list.
+        cell.append(textBlock(card, value.map((item) => `• ${item}`).join('\n'), { class: 'input', 'data-list': true }));
+      } else cell.append(textBlock(card, typeof value === 'string' ? value : JSON.stringify(value, null, 2), { class: 'input' }));
       into.append(cell);
     }
     if (list.childElementCount) root.append(list);
