@@ -436,8 +436,8 @@ const gatehouseCards = (() => {
     if (flags) card.append(flags);
     if (prompt.cut) {
       const size = Number(prompt.cut.full_bytes) || 0;
-      card.append(el('p', { class: 'cut', 'data-cut': true,
-        text: `Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Load it whole here to allow it, or read it with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse.` }));
+      card.append(el('p', { class: 'cut', 'data-cut': true },
+        ...withCode(`Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Load it whole here to allow it, or read it with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse.`)));
       if (context.loadWhole) {
         const load = el('button', { type: 'button', class: 'expand small', 'data-load-whole': true,
           text: `Load the whole prompt (${size.toLocaleString('en')} bytes): the only way to turn Allow on` });
