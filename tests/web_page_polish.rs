@@ -86,7 +86,7 @@ fn an_answer_is_confirmed_at_the_top_without_moving_a_card_and_a_question_names_
             phone.wait_for(&blue).await;
             phone.click(&blue).await;
             phone.click(&format!("{question_card} [data-action='answer']")).await;
-            wait_until_ended(phone, &id_of(&question), "Answered “Blue”").await;
+            wait_until_ended(phone, &id_of(&question), "Answered (answer: “Blue”)").await;
             phone
                 .wait_until(DEADLINE, "the notice to name the choice", async |page| {
                     page.text("[data-outcome]").await.contains("“Blue”")

@@ -273,7 +273,7 @@ const gatehouseApp = (() => {
       case 'resolved':
       case 'delivered':
       case 'unconfirmed':
-        if (event.action === 'answer' && prompt && prompt.answered) return `Answered “${prompt.answered}”${by}.`;
+        if (event.action === 'answer' && prompt && prompt.answered) return `Answered (answer: “${prompt.answered}”)${by}.`;
         return `Answered${event.action ? ` (${visible(event.action)})` : ''}${by}.`;
       case 'released':
         return `Handed back to the agent's terminal${by}.`;
