@@ -86,7 +86,7 @@ fn an_answer_is_confirmed_at_the_top_without_moving_a_card_and_a_question_names_
             phone.wait_for(&blue).await;
             phone.click(&blue).await;
             phone.click(&format!("{question_card} [data-action='answer']")).await;
-            wait_until_ended(phone, &id_of(&question), "Answered (answer: “Blue”)").await;
+            wait_until_ended(phone, &id_of(&question), "Answered (answer): “Blue”").await;
             phone
                 .wait_until(DEADLINE, "the notice to name the choice", async |page| {
                     page.text("[data-outcome]").await.contains("“Blue”")
@@ -139,7 +139,8 @@ fn the_new_prompt_banner_goes_when_its_card_is_shown_and_never_covers_a_card_hea
             );
             phone.screenshot("banner-shown-card-phone", PHONE).await;
 
-            // A banner whose prompt ends goes with it; one whose card comes on screen goes too.
+            // A banner whose prompt ends goes with it; one whose card is scrolled onto the screen
+            // goes too.
             let (_hook, other) = gateway.hold_claude(&claude_bash("echo another"));
             phone.wait_for("[data-banner]:not([hidden])").await;
             let answered = gateway.run(&["answer", &id_of(&other), "deny"]);
@@ -149,25 +150,23 @@ fn the_new_prompt_banner_goes_when_its_card_is_shown_and_never_covers_a_card_hea
                     !page.shown("[data-banner]").await
                 })
                 .await;
+            script(phone, "window.scrollTo(0, 0)", vec![]).await;
+            let (_hook, last) = gateway.hold_claude(&claude_bash("echo last"));
+            phone.wait_for("[data-banner]:not([hidden])").await;
+            // Give the banner's watch a frame to see the card off the screen, then scroll to it.
+            phone.wait_for(&card(&id_of(&last))).await;
             script(
                 phone,
-                "window.scrollTo(0, document.body.scrollHeight)",
+                "return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 100))))",
                 vec![],
             )
             .await;
-            let (_hook, _last) = gateway.hold_claude(&claude_bash("echo last"));
+            assert!(phone.shown("[data-banner]").await, "a card off the screen keeps its banner");
+            script(phone, "window.scrollTo(0, document.body.scrollHeight)", vec![]).await;
             phone
-                .wait_until(
-                    DEADLINE,
-                    "the banner of a card on screen to go",
-                    async |page| {
-                        !page.shown("[data-banner]").await
-                            && page
-                                .count("[data-answerable-list] > [data-prompt-id]")
-                                .await
-                                == 6
-                    },
-                )
+                .wait_until(DEADLINE, "the banner of a card scrolled onto the screen to go", async |page| {
+                    !page.shown("[data-banner]").await
+                })
                 .await;
         })
         .await;

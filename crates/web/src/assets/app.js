@@ -29,10 +29,14 @@ const gatehouseApp = (() => {
   const BANNER_FOR_MS = 20000;
   let outcomeTimer = null;
   let bannerTimer = null;
-  // Hides the banner once the card it names is on the screen.
+  // Hides the banner once the person scrolls the card it names onto the screen (a card that came
+  // on screen keeps its banner: it calls a person who was not looking).
+  let bannerCardSeen = true;
   const bannerWatch = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
     for (const entry of entries) {
-      if (entry.isIntersecting && $('[data-banner]').dataset.for === entry.target.dataset.promptId) hideBanner();
+      if ($('[data-banner]').dataset.for !== entry.target.dataset.promptId) continue;
+      if (!entry.isIntersecting) bannerCardSeen = false;
+      else if (!bannerCardSeen) hideBanner();
     }
   }, { threshold: 0.3 }) : null;
   const TITLE = 'gatehouse';
@@ -273,7 +277,7 @@ const gatehouseApp = (() => {
       case 'resolved':
       case 'delivered':
       case 'unconfirmed':
-        if (event.action === 'answer' && prompt && prompt.answered) return `Answered (answer: “${prompt.answered}”)${by}.`;
+        if (event.action === 'answer' && prompt && prompt.answered) return `Answered (answer): “${prompt.answered}”${by}.`;
         return `Answered${event.action ? ` (${visible(event.action)})` : ''}${by}.`;
       case 'released':
         return `Handed back to the agent's terminal${by}.`;
@@ -432,13 +436,16 @@ const gatehouseApp = (() => {
     const card = cards.get(prompt.id);
     if (bannerWatch && card) {
       bannerWatch.disconnect();
-      // Only once the banner is drawn: a card already on the screen hides it at once.
+      bannerCardSeen = true;
+      // Only once the banner is drawn, so that the card's place is final.
       requestAnimationFrame(() => { if (node.dataset.for === prompt.id) bannerWatch.observe(card.node); });
     }
   }
 
   function hideBanner() {
     const node = $('[data-banner]');
+    // Its going moves the cards below it up: taps wait, as for any move of the list.
+    if (!node.hidden) listMoved();
     node.hidden = true;
     delete node.dataset.for;
     clearTimeout(bannerTimer);

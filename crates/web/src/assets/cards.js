@@ -259,8 +259,9 @@ const gatehouseCards = (() => {
   // A read-only reason: its first clause, then the whole reason behind "Why".
   function renderReadOnly(reason) {
     const words = visible(reason || 'gatehouse offers no answer for this prompt');
-    const there = /terminal/i.test(words) ? '' : ' Answer it in the agent\'s own terminal.';
-    const first = firstClause(words);
+    // The first clause without a bracketed aside at its end (Why has it).
+    const first = firstClause(words).replace(/\s\([^()]*\)$/, '');
+    const there = /terminal/i.test(first) ? '' : ' Answer it in the agent\'s own terminal.';
     const node = el('div', { class: 'readonly', 'data-read-only': true });
     const lead = el('p', { 'data-read-only-short': true }, el('strong', { text: 'Read-only here: ' }), ...withCode(first), document.createTextNode(`.${there}`));
     node.append(lead);
