@@ -19,6 +19,10 @@ use crate::web::{card, dom_text, pair, pair_link, run, using, wait_until_ended, 
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
+/// The review of a new user on a phone (notices, the banner, labels, tap targets).
+#[path = "web_page_polish.rs"]
+mod polish;
+
 fn bash_event(input: Value) -> Value {
     let mut event = claude_fixture("PermissionRequest-Bash");
     event["tool_input"] = input;

@@ -24,6 +24,21 @@ const gatehouseApp = (() => {
   // the list has been still this long. `body[data-settling]` says so while it lasts.
   const SETTLE_MS = 750;
   let settleTimer = null;
+  // How long the notice of an ended prompt stays, and how long a banner for a new one.
+  const OUTCOME_FOR_MS = 8000;
+  const BANNER_FOR_MS = 20000;
+  let outcomeTimer = null;
+  let bannerTimer = null;
+  // Hides the banner once the person scrolls the card it names onto the screen (a card that came
+  // on screen keeps its banner: it calls a person who was not looking).
+  let bannerCardSeen = true;
+  const bannerWatch = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if ($('[data-banner]').dataset.for !== entry.target.dataset.promptId) continue;
+      if (!entry.isIntersecting) bannerCardSeen = false;
+      else if (!bannerCardSeen) hideBanner();
+    }
+  }, { threshold: 0.3 }) : null;
   const TITLE = 'gatehouse';
 
   // The device token, kept per origin (scheme, host and port) by the browser.
@@ -232,7 +247,10 @@ const gatehouseApp = (() => {
     } else if (message.type === 'event') {
       const event = message.event;
       if (event.type === 'added') addCard(event.prompt, true);
-      else if (event.type === 'changed' && event.state !== 'pending') endCard(event.id, event.state, describe(event, cards.get(event.id)?.prompt));
+      else if (event.type === 'changed' && event.state !== 'pending') {
+      const known = cards.get(event.id);
+      endCard(event.id, event.state, describe(event, known && { ...known.prompt, answered: known.answered }), true);
+    }
     } else if (message.type === 'unpaired') {
       loggedOut('This browser was logged out (`gatehouse web revoke`). Pair it again to answer here.');
     }
@@ -259,6 +277,7 @@ const gatehouseApp = (() => {
       case 'resolved':
       case 'delivered':
       case 'unconfirmed':
+        if (event.action === 'answer' && prompt && prompt.answered) return `Answered (answer): “${prompt.answered}”${by}.`;
         return `Answered${event.action ? ` (${visible(event.action)})` : ''}${by}.`;
       case 'released':
         return `Handed back to the agent's terminal${by}.`;
@@ -337,9 +356,10 @@ const gatehouseApp = (() => {
     if (shown.dataset.for === id) hideBanner();
   }
 
-  function endCard(id, state, why) {
+  function endCard(id, state, why, tellAtTop = false) {
     const card = cards.get(id);
     if (!card || card.ended) return;
+    if (tellAtTop) outcome(card.prompt, why);
     card.ended = true;
     card.node.dataset.state = state;
     for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-answer-form] input, [data-answer-form] textarea', card.node)) {
@@ -392,7 +412,18 @@ const gatehouseApp = (() => {
     $('[data-ended-count]').textContent = `Recently ended (${endedCount})`;
   }
 
-  // A banner at the top for a new prompt, until it is looked at or ends.
+  // Where the person looked: a notice at the top of the list (over it, so no card moves) naming
+  // the prompt that just ended and how. It takes no taps and goes by itself.
+  function outcome(prompt, why) {
+    const node = $('[data-outcome]');
+    const what = prompt.kind === 'question' ? 'question' : visible(prompt.tool);
+    node.textContent = `${visible(prompt.adapter)} ${what} (${visible(prompt.short_id || prompt.id)}): ${why}`;
+    node.hidden = false;
+    clearTimeout(outcomeTimer);
+    outcomeTimer = setTimeout(() => { node.hidden = true; }, OUTCOME_FOR_MS);
+  }
+
+  // A banner at the top for a new prompt, until it is looked at, ends, or a while has passed.
   function banner(prompt) {
     const node = $('[data-banner]');
     node.dataset.for = prompt.id;
@@ -400,12 +431,25 @@ const gatehouseApp = (() => {
     const what = prompt.kind === 'question' ? 'asks a question' : prompt.kind === 'plan' ? 'has a plan' : `wants to use ${visible(prompt.tool)}`;
     $('[data-banner-text]', node).textContent = `New: ${who} ${what}${(prompt.actions || []).length ? '' : ' (read-only here)'}`;
     node.hidden = false;
+    clearTimeout(bannerTimer);
+    bannerTimer = setTimeout(hideBanner, BANNER_FOR_MS);
+    const card = cards.get(prompt.id);
+    if (bannerWatch && card) {
+      bannerWatch.disconnect();
+      bannerCardSeen = true;
+      // Only once the banner is drawn, so that the card's place is final.
+      requestAnimationFrame(() => { if (node.dataset.for === prompt.id) bannerWatch.observe(card.node); });
+    }
   }
 
   function hideBanner() {
     const node = $('[data-banner]');
+    // Its going moves the cards below it up: taps wait, as for any move of the list.
+    if (!node.hidden) listMoved();
     node.hidden = true;
     delete node.dataset.for;
+    clearTimeout(bannerTimer);
+    if (bannerWatch) bannerWatch.disconnect();
   }
 
   function showBannerCard() {
@@ -450,6 +494,8 @@ const gatehouseApp = (() => {
         body = { id: prompt.id, answer: message ? { action: 'deny', message } : { action: 'deny' } };
       } else if (action === 'answer') {
         body = { id: prompt.id, answer: gatehouseCards.collectAnswer(prompt, node) };
+        const entry = cards.get(prompt.id);
+        if (entry) entry.answered = gatehouseCards.describeAnswer(body.answer);
       } else if (action === 'always') {
         body = { id: prompt.id, answer: { action: 'always', suggestion: extra.suggestion, scope: extra.scope || 'session' } };
       } else {

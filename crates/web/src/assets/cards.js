@@ -120,9 +120,12 @@ const gatehouseCards = (() => {
     node.dataset.collapsed = 'true';
     card.dataset.unopened = String(Number(card.dataset.unopened || 0) + 1);
     const what = total > 1 ? `all ${total} lines` : `all ${characters} characters`;
+    // On a cut card opening the start enables nothing: only loading the whole prompt can.
+    const text = card.dataset.cut === 'true'
+      ? `Show ${what} of this start (Allow stays off: only “Load the whole prompt” can turn it on)`
+      : `Show ${what} (Allow stays off until you do)`;
     const button = el('button', {
-      type: 'button', class: 'expand small', 'data-expand': true, 'aria-expanded': 'false',
-      text: `Show ${what} (Allow stays off until you do)`,
+      type: 'button', class: 'expand small', 'data-expand': true, 'aria-expanded': 'false', text,
     });
     button.addEventListener('click', () => {
       delete node.dataset.collapsed;
@@ -204,6 +207,71 @@ const gatehouseCards = (() => {
     return block(card, visibleLineNodes(text), attributes, { total });
   }
 
+  // An agent's name for people.
+  const AGENT_NAMES = { claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI', gemini: 'Gemini CLI', qwen: 'Qwen Code', opencode: 'OpenCode' };
+  function agentName(adapter) {
+    return Object.hasOwn(AGENT_NAMES, adapter) ? AGENT_NAMES[adapter] : visible(adapter);
+  }
+
+  // The agent's own ids of a call: shown, last and dimmed, since they change nothing that runs.
+  const BOOKKEEPING = /^(id|sessionID|session_id|messageID|message_id|callID|call_id|turn_id|tool_use_id)$/;
+  // Fields that say what will run, first.
+  const FIRST = ['patterns', 'pattern', 'file_path', 'path', 'filePath', 'url'];
+  function isListOfLines(value) {
+    return Array.isArray(value) && value.length > 0
+      && value.every((item) => typeof item === 'string' && item !== '' && !/[\n\r]/.test(item));
+  }
+
+  function fieldRank(name) {
+    if (FIRST.includes(name)) return 0;
+    return BOOKKEEPING.test(name) ? 2 : 1;
+  }
+
+  // A cut input's JSON start, as lines: the escapes of a JSON string (\n, \t, \", \uXXXX) made
+  // into what they stand for. `visible` then shows every control character as an escape.
+  function jsonExcerptAsText(excerpt) {
+    return String(excerpt).replace(/\\(["\\/bfnrt]|u[0-9a-fA-F]{4})/g, (whole, code) => {
+      const simple = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+      if (code in simple) return simple[code];
+      return String.fromCharCode(parseInt(code.slice(1), 16));
+    });
+  }
+
+  // `text` with its `backticked` parts as code elements (never parsed as markup).
+  function withCode(text) {
+    return String(text).split(/`([^`]*)`/).map((part, index) => (index % 2 ? el('code', { text: part }) : document.createTextNode(part)));
+  }
+
+  // The words up to the first `.`, `:` or `;` followed by a space, outside brackets and backticks.
+  function firstClause(words) {
+    let depth = 0;
+    let quoted = false;
+    for (let index = 0; index < words.length - 1; index += 1) {
+      const char = words[index];
+      if (char === '`') quoted = !quoted;
+      else if (!quoted && char === '(') depth += 1;
+      else if (!quoted && char === ')') depth = Math.max(0, depth - 1);
+      else if (!quoted && depth === 0 && '.:;'.includes(char) && words[index + 1] === ' ') return words.slice(0, index);
+    }
+    return words.replace(/[.]$/, '');
+  }
+
+  // A read-only reason: its first clause, then the whole reason behind "Why".
+  function renderReadOnly(reason) {
+    const words = visible(reason || 'gatehouse offers no answer for this prompt');
+    // The first clause without a bracketed aside at its end (Why has it).
+    const first = firstClause(words).replace(/\s\([^()]*\)$/, '');
+    const there = /terminal/i.test(first) ? '' : ' Answer it in the agent\'s own terminal.';
+    const node = el('div', { class: 'readonly', 'data-read-only': true });
+    const lead = el('p', { 'data-read-only-short': true }, el('strong', { text: 'Read-only here: ' }), ...withCode(first), document.createTextNode(`.${there}`));
+    node.append(lead);
+    if (first !== words.replace(/[.]$/, '')) {
+      node.append(el('details', { class: 'why', 'data-read-only-why': true },
+        el('summary', { text: 'Why' }), el('p', {}, ...withCode(`${words.replace(/[.]$/, '')}.`))));
+    }
+    return node;
+  }
+
   function renderFlags(input) {
     const flags = el('div', { class: 'flags', 'data-flags': true });
     if (input && typeof input === 'object' && !Array.isArray(input)) {
@@ -217,20 +285,30 @@ const gatehouseCards = (() => {
   }
 
   // Every field of the input: `command` first (as `[data-input]`), then the others in order.
-  function renderInput(card, prompt, covered) {
+  function renderInput(card, prompt, covered, asSent = null) {
     const input = prompt.input;
     const root = el('div', { class: 'fields', 'data-fields': true });
     if (prompt.cut || input === null || typeof input !== 'object' || Array.isArray(input)) {
-      const text = typeof input === 'string' ? input : JSON.stringify(input, null, 2);
+      let text = typeof input === 'string' ? input : JSON.stringify(input, null, 2);
+      if (prompt.cut && typeof input === 'string') {
+        root.append(el('p', { class: 'muted small-note', 'data-cut-start': true, text: 'The start of the input, as its JSON with each \\n shown as a new line:' }));
+        text = jsonExcerptAsText(input);
+      }
       root.append(textBlock(card, text, { class: 'input', 'data-input': true }));
       if (prompt.cut) root.append(el('p', { class: 'cut-end', 'data-cut-end': true, text: '✂ cut here: the rest of the input is not on this page' }));
       return root;
     }
     const names = Object.keys(input);
+    // Under a diff, the input as the agent sent it is labelled as such.
+    if (asSent && names.some((name) => !(covered && PREVIEWED.includes(name)))) {
+      root.append(el('h3', { class: 'as-sent', 'data-as-sent': true, text: asSent }));
+    }
     if (typeof input.command === 'string') {
       root.append(textBlock(card, input.command, { class: 'input command', 'data-input': true, 'data-field': 'command' }));
     }
-    const rest = names.filter((name) => !(name === 'command' && typeof input.command === 'string'));
+    // What will run first (patterns, a path), the agent's bookkeeping (its ids) last, dimmed.
+    const rest = names.filter((name) => !(name === 'command' && typeof input.command === 'string'))
+      .sort((a, b) => fieldRank(a) - fieldRank(b));
     const list = el('dl', { class: 'field-list' });
     const coveredList = el('dl', { class: 'field-list' });
     for (const name of rest) {
@@ -238,11 +316,16 @@ const gatehouseCards = (() => {
       const value = input[name];
       const shortScalar = value === null || typeof value !== 'object';
       const oneLine = shortScalar && !String(value).includes('\n') && String(value).length <= 200;
-      into.append(el('dt', { 'data-field-name': name, text: visible(name) }));
+      const bookkeeping = fieldRank(name) === 2;
+      into.append(el('dt', { 'data-field-name': name, class: bookkeeping ? 'bookkeeping' : '', text: visible(name) }));
       const cell = el('dd', { 'data-field': name });
+      if (bookkeeping) cell.dataset.bookkeeping = 'true';
       if (name === 'description' && typeof value === 'string' && oneLine) cell.className = 'description';
       if (oneLine) cell.textContent = typeof value === 'string' ? visible(value) : visible(JSON.stringify(value));
-      else cell.append(textBlock(card, typeof value === 'string' ? value : JSON.stringify(value, null, 2), { class: 'input' }));
+      else if (isListOfLines(value)) {
+        // A list of one-line texts (OpenCode's patterns): one line each, marked as a list.
+        cell.append(textBlock(card, value.map((item) => `• ${item}`).join('\n'), { class: 'input', 'data-list': true }));
+      } else cell.append(textBlock(card, typeof value === 'string' ? value : JSON.stringify(value, null, 2), { class: 'input' }));
       into.append(cell);
     }
     if (list.childElementCount) root.append(list);
@@ -260,7 +343,7 @@ const gatehouseCards = (() => {
     const preview = prompt.preview;
     if (!preview || typeof preview !== 'object') return null;
     const root = el('section', { class: 'preview', 'data-preview': preview.format });
-    if (preview.title) root.append(el('h3', { class: 'preview-title', text: visible(preview.title) }));
+    if (preview.title) root.append(el('h3', { class: 'preview-title', 'data-preview-title': true }, ...withCode(visible(preview.title))));
     if (preview.format === 'diff') {
       root.append(block(card, gatehouseDiff.lines(preview.text), { class: 'diff', 'data-diff': true }, { blockLines: true }));
     } else if (preview.format === 'markdown') {
@@ -342,7 +425,7 @@ const gatehouseCards = (() => {
       el('span', { class: 'kind', text: visible(prompt.kind) }),
       el('time', { class: 'age', 'data-age': true, 'data-created': prompt.held_since || prompt.created_at, datetime: prompt.created_at, text: age(prompt.held_since || prompt.created_at) })));
     const details = el('dl', { class: 'where' },
-      el('dt', { text: 'folder' }), el('dd', { 'data-folder': true, title: visible(prompt.cwd), text: visible(folderWords(prompt.cwd, local, context.home)) }));
+      el('dt', { text: 'folder' }), el('dd', { 'data-folder': true, title: visible(prompt.cwd), text: visible(folderWords(prompt.cwd, local, context.home)) || '(not given)' }));
     const pane = terminalWords(prompt.terminal);
     if (pane) details.append(el('dt', { text: 'terminal' }), el('dd', { 'data-pane': true, text: visible(pane) }));
     details.append(el('dt', { text: 'id' }), el('dd', { text: visible(prompt.short_id || prompt.id), title: prompt.id }));
@@ -354,11 +437,11 @@ const gatehouseCards = (() => {
     if (flags) card.append(flags);
     if (prompt.cut) {
       const size = Number(prompt.cut.full_bytes) || 0;
-      card.append(el('p', { class: 'cut', 'data-cut': true,
-        text: `Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Load it whole here to allow it, or read it with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse.` }));
+      card.append(el('p', { class: 'cut', 'data-cut': true },
+        ...withCode(`Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Load it whole here to allow it, or read it with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse.`)));
       if (context.loadWhole) {
         const load = el('button', { type: 'button', class: 'expand small', 'data-load-whole': true,
-          text: `Load the whole prompt (${size.toLocaleString('en')} bytes)` });
+          text: `Load the whole prompt (${size.toLocaleString('en')} bytes): the only way to turn Allow on` });
         load.addEventListener('click', () => context.loadWhole(prompt, card));
         card.append(load);
       }
@@ -371,14 +454,13 @@ const gatehouseCards = (() => {
       questions.forEach((question) => form.append(renderQuestion(prompt, question)));
     } else {
       const covered = Boolean(preview) && !prompt.preview.incomplete && $('[data-collapsed]', preview) === null;
-      card.append(renderInput(card, prompt, covered && prompt.kind !== 'question'));
+      const asSent = preview && prompt.preview.format === 'diff' ? `As ${agentName(prompt.adapter)} sent it` : null;
+      card.append(renderInput(card, prompt, covered && prompt.kind !== 'question', asSent));
     }
     card.append(form);
 
     if (!actions.length) {
-      const reason = visible(prompt.read_only_reason || 'gatehouse offers no answer for this prompt');
-      const there = /terminal/i.test(reason) ? '' : ' Answer it in the agent\'s own terminal.';
-      card.append(el('p', { class: 'readonly', 'data-read-only': true, text: `Read-only here: ${reason}.${there}` }));
+      card.append(renderReadOnly(prompt.read_only_reason));
     } else {
       const bar = el('div', { class: 'actions', 'data-actions': true });
       if (actions.includes('deny')) {
@@ -424,5 +506,11 @@ const gatehouseCards = (() => {
     return { action: 'answer', responses };
   }
 
-  return Object.freeze({ render, updateGate, updateHold, collectAnswer, describeSuggestion, APPROVING });
+  // The answer chosen, in words: each question's picks and own text, as sent.
+  function describeAnswer(answer) {
+    return (answer.responses || []).map((response) => [...response.picks, ...(response.text ? [response.text] : [])]
+      .map(visible).join(', ')).join('; ');
+  }
+
+  return Object.freeze({ render, updateGate, updateHold, collectAnswer, describeAnswer, describeSuggestion, APPROVING });
 })();
