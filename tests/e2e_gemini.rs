@@ -25,6 +25,24 @@ const COMMAND: &str = "printf watched > watched.txt";
 /// Both hooks' names start with it: `gatehouse` (watching) and `gatehouse-answer` (BeforeTool).
 const HOOK_SAYS: &str = "[gatehouse";
 
+/// Whether `message` still sits in Gemini's input box: the screen has the rule (a line of `─`)
+/// that Gemini draws above its input box, the lines below it hold the message, and no dialog is
+/// on the screen (where another Enter would answer it).
+fn still_typed(screen: &str, message: &str) -> bool {
+    let mut below_rule = Vec::new();
+    let mut rule_seen = false;
+    for line in screen.lines().rev() {
+        if line.trim_start().starts_with('─') {
+            rule_seen = true;
+            break;
+        }
+        below_rule.push(line);
+    }
+    rule_seen
+        && !screen.contains(DIALOG_TEXT)
+        && below_rule.iter().any(|line| line.contains(message))
+}
+
 /// Gemini's terminal and home; the terminal stops first.
 struct Gemini {
     tmux: Tmux,
@@ -75,7 +93,9 @@ impl World {
 
     /// Submits a turn, waits for Gemini's dialog, and returns the one prompt the gateway lists.
     fn prompt_for(&self, message: &str) -> Value {
-        self.agent.env.submit(&self.agent.tmux, message);
+        self.agent
+            .env
+            .submit_surely(&self.agent.tmux, message, still_typed);
         let screen = self.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
         assert!(!screen.contains(HOOK_SAYS), "{screen}");
         self.the_one_listed(&self.agent.tmux, DEADLINE)
@@ -133,7 +153,10 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
         .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
     world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
     assert_eq!(world.gateway.list().len(), 1, "no event after Esc");
-    world.agent.env.submit(&world.agent.tmux, "and again");
+    world
+        .agent
+        .env
+        .submit_surely(&world.agent.tmux, "and again", still_typed);
     wait_for(
         DEADLINE,
         "the next message to withdraw the cancelled prompt",
@@ -159,7 +182,7 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
     world
         .agent
         .env
-        .submit(&world.agent.tmux, "without the gateway");
+        .submit_surely(&world.agent.tmux, "without the gateway", still_typed);
     let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
     assert!(!screen.contains(HOOK_SAYS), "{screen}");
     world
@@ -184,7 +207,9 @@ impl World {
     /// Submits a turn and returns the prompt the answerable hook holds: listed with once and
     /// deny, while Gemini shows no dialog (only "Executing Hook").
     fn held_for(&self, message: &str) -> Value {
-        self.agent.env.submit(&self.agent.tmux, message);
+        self.agent
+            .env
+            .submit_surely(&self.agent.tmux, message, still_typed);
         let mut held = None;
         wait_for(DEADLINE, "a held prompt with once and deny", || {
             held = self
@@ -307,7 +332,7 @@ fn gemini_answerable_by_choice_once_probed_and_its_own_dialog_whenever_gatehouse
     world
         .agent
         .env
-        .submit(&world.agent.tmux, "with the gateway stopped");
+        .submit_surely(&world.agent.tmux, "with the gateway stopped", still_typed);
     let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
     world.signal_gateway(libc::SIGCONT);
     assert!(!screen.contains(HOOK_SAYS), "{screen}");
@@ -320,7 +345,7 @@ fn gemini_answerable_by_choice_once_probed_and_its_own_dialog_whenever_gatehouse
     world
         .agent
         .env
-        .submit(&world.agent.tmux, "without the gateway");
+        .submit_surely(&world.agent.tmux, "without the gateway", still_typed);
     let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
     assert!(!screen.contains(HOOK_SAYS), "{screen}");
     assert!(!world.answered());

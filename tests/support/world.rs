@@ -129,6 +129,40 @@ impl AgentTerminal {
         tmux.send_keys(&["Enter"]);
     }
 
+    /// Types a message and sends it, pressing Enter again (every 5 s, up to the start deadline)
+    /// while `typed_still(screen, message)` says it still sits in the input box: an agent busy
+    /// redrawing under load can drop a key. Enter is pressed again only while the message is
+    /// still typed, so it never lands on a dialog that came after the message was taken.
+    pub fn submit_surely(
+        &self,
+        tmux: &Tmux,
+        message: &str,
+        typed_still: impl Fn(&str, &str) -> bool,
+    ) {
+        tmux.send_text(message);
+        tmux.wait_for_text(message, self.start_deadline);
+        let start = std::time::Instant::now();
+        loop {
+            tmux.send_keys(&["Enter"]);
+            let pressed = std::time::Instant::now();
+            while pressed.elapsed() < Duration::from_secs(5) {
+                if !typed_still(&tmux.screen(), message) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            assert!(
+                start.elapsed() < self.start_deadline,
+                "the agent did not take {message:?} within {:?}; last screen:\n{}",
+                self.start_deadline,
+                tmux.screen()
+            );
+            if !typed_still(&tmux.screen(), message) {
+                return;
+            }
+        }
+    }
+
     /// A file in the workspace.
     pub fn marker(&self, name: &str) -> PathBuf {
         self.workspace.join(name)
