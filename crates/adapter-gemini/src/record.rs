@@ -143,4 +143,58 @@ mod tests {
             matches!(another, Unlock::ReadOnly { reason } if reason.contains("passed for Gemini CLI 0.61.0, but Gemini CLI 0.62.0 is in use"))
         );
     }
+
+    /// A `gemini-probe.json` exactly as gatehouse wrote it before Gemini was on the kit's record.
+    const RECORD_WRITTEN_BEFORE_THE_KIT: &str = r#"{
+  "gemini_version": "0.61.0",
+  "gemini_executable": "/usr/bin/gemini",
+  "probed_at": "2026-11-30T03:00:00.000Z",
+  "passed": true,
+  "cases": [
+    {
+      "case": "allow",
+      "passed": true,
+      "evidence": "ran"
+    },
+    {
+      "case": "deny",
+      "passed": true,
+      "evidence": "blocked"
+    },
+    {
+      "case": "no-verdict",
+      "passed": true,
+      "evidence": "dialog"
+    }
+  ],
+  "gatehouse_version": "0.1.0"
+}
+"#;
+
+    /// A record written by the code before this one unlocks exactly what it did, and a record
+    /// written now is the same bytes.
+    #[test]
+    fn a_record_written_before_the_kit_unlocks_the_same_and_is_written_the_same() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = record_path(folder.path());
+        std::fs::write(&path, RECORD_WRITTEN_BEFORE_THE_KIT).unwrap();
+        assert_eq!(
+            unlock(read(&path), |_| Ok("0.61.0".to_owned())),
+            Unlock::Verified {
+                version: "0.61.0".into(),
+                evidence: "by probe on 2026-11-30 for Gemini CLI 0.61.0".into()
+            }
+        );
+        assert!(matches!(
+            unlock(read(&path), |_| Ok("0.62.0".to_owned())),
+            Unlock::ReadOnly { reason } if reason == "the probe passed for Gemini CLI 0.61.0, but Gemini CLI 0.62.0 is in use; run `gatehouse probe gemini` for this version"
+        ));
+        let record = read(&path).unwrap().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        write(&path, &record).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            RECORD_WRITTEN_BEFORE_THE_KIT
+        );
+    }
 }
