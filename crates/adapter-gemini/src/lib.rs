@@ -28,15 +28,15 @@
 //! at once without registering it, and Gemini's dialog is watched as before.
 //!
 //! Modules: [`events`] (hook input), [`cancel`] (Esc while the hook holds a call), [`verdict`] (hook output), [`policy`] (gatehouse's policy
-//! file), [`record`] (the probe record and the unlock rule), [`version`] (which Gemini CLI is in
-//! use), [`install`] (`~/.gemini/settings.json`), [`probe`].
+//! file), [`version`] (how `gemini --version` names it), [`install`] (`~/.gemini/settings.json`),
+//! [`probe`]. The probe record, the unlock rule and finding the Gemini CLI in use are the kit's
+//! ([`AGENT`]).
 
 pub mod cancel;
 pub mod events;
 pub mod install;
 pub mod policy;
 pub mod probe;
-pub mod record;
 pub mod verdict;
 pub mod version;
 
@@ -49,7 +49,9 @@ use gatehouse_core::{
     NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WithoutVerdict,
 };
 
-use crate::record::Unlock;
+use gatehouse_harness::executable::{AgentExecutable, VersionError};
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
+use gatehouse_harness::record::{AgentWords, ProbeRecord, RecordError, Unlock};
 
 /// The adapter's id, as in `gatehouse hook gemini`.
 pub const ADAPTER_ID: &str = "gemini";
@@ -62,6 +64,41 @@ pub const READ_ONLY_REASON: &str = "Gemini CLI's hooks cannot answer its dialog:
 
 /// Why nothing is offered while gatehouse's policy is not in place.
 pub const NO_POLICY_REASON: &str = "gatehouse's Gemini policy is not installed, so Gemini's own dialog decides; `gatehouse install gemini --answerable` installs it";
+
+/// Gemini CLI, as the kit knows it: its probe record (`gemini-probe.json`, with the keys
+/// `gemini_version` and `gemini_executable`), how the Gemini CLI in use and its version are
+/// found, and the one group of cases (every case) that proves `once` and `deny` for shell
+/// commands. Its capability flags and the policy condition are this crate's
+/// ([`capabilities_for`], [`installed_unlock`]).
+pub const AGENT: AgentDescription = AgentDescription {
+    id: ADAPTER_ID,
+    name: NAME,
+    words: AgentWords {
+        name: NAME,
+        probe_command: "gatehouse probe gemini",
+    },
+    // A hook's nearest `node` ancestor runs Gemini's script (see [`version`]); else the
+    // installed `gemini`.
+    executable: AgentExecutable {
+        program: "gemini",
+        names: &["gemini", "node", "nodejs"],
+        pid_variable: None,
+        version_variable: None,
+        installed_if_not_running: true,
+        parse: version::parse_version_output,
+    },
+    unlocks: Unlocks {
+        groups: &[UnlockGroup::EVERY_CASE],
+        tools: &[ToolUnlock::once_and_deny(
+            events::SHELL_TOOL,
+            0,
+            "gatehouse offers no \"always\" for Gemini CLI",
+        )],
+        questions: None,
+        elsewhere: "answer the others in Gemini's terminal",
+        held: None,
+    },
+};
 
 /// What the answerable hook prints whenever it has no verdict, and its deadline.
 pub const WITHOUT_VERDICT: WithoutVerdict = WithoutVerdict {
@@ -229,25 +266,14 @@ pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
             reason: NO_POLICY_REASON.into(),
         };
     }
-    // Gemini is a Node script: `--version` takes seconds, so its answer is cached per file.
-    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
-    unlock_with(state_dir, |record| {
-        let executable = version::installed_gemini(Some(&record.gemini_executable))
-            .ok_or(version::not_found())?;
-        gatehouse_harness::executable::version_of_cached(
-            &executable,
-            version::parse_version_output,
-            cache.as_deref(),
-        )
-    })
+    // Gemini is a Node script: `--version` takes seconds, so the kit caches its answer per file.
+    the_one_group(AGENT.installed_unlock(state_dir))
 }
 
 /// Whether answers are unlocked for the Gemini CLI a hook reported (the policy's absence, where
 /// the hook runs, is reported as its problem). Never runs a program.
 pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
-    unlock_with(state_dir, |_| {
-        gatehouse_harness::executable::reported_version(agent)
-    })
+    the_one_group(AGENT.reported_unlock(state_dir, agent))
 }
 
 /// The Gemini CLI that runs this hook and its version, or the missing policy as the problem.
@@ -255,30 +281,27 @@ pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
     if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
         return RunningAgent::new(None, Err(NO_POLICY_REASON.into()));
     }
-    let probed = state_dir
-        .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
-        .map(|record| record.gemini_executable);
-    gatehouse_harness::executable::report_running_agent(
-        &version::GEMINI,
-        probed.as_deref(),
-        state_dir,
-    )
+    AGENT.running_agent(state_dir)
 }
 
-fn unlock_with(
-    state_dir: Option<&Path>,
-    version_in_use: impl FnOnce(&record::ProbeRecord) -> Result<String, version::VersionError>,
+/// The kit's standard rule ([`AgentDescription::unlock`]) for Gemini's one group of cases:
+/// verified only for a passing record whose version equals the version of the Gemini CLI in use.
+/// `version_in_use` is asked only when the record passed.
+pub fn unlock(
+    record: Result<Option<ProbeRecord>, RecordError>,
+    version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
 ) -> Unlock {
-    let Some(state_dir) = state_dir else {
-        return Unlock::ReadOnly {
-            reason: "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found"
-                .into(),
-        };
-    };
-    record::unlock(
-        record::read(&record::record_path(state_dir)),
-        version_in_use,
-    )
+    the_one_group(AGENT.unlock(record, version_in_use))
+}
+
+/// What the rule says for Gemini's one group of cases.
+fn the_one_group(unlocks: Vec<Unlock>) -> Unlock {
+    unlocks
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Unlock::ReadOnly {
+            reason: "Gemini's probe proves nothing".into(),
+        })
 }
 
 #[cfg(test)]

@@ -135,15 +135,16 @@ fn a_reported_agent_without_the_policy_is_read_only_with_the_reason() {
     let folder = tempfile::tempdir().unwrap();
     let agent = RunningAgent::new(None, Err(NO_POLICY_REASON.into()));
     // Even a passing record unlocks nothing for it.
-    let record = record::ProbeRecord {
-        gemini_version: "0.61.0".into(),
-        gemini_executable: "/usr/bin/gemini".into(),
+    let record = gatehouse_harness::record::ProbeRecord {
+        agent: ADAPTER_ID,
+        version: "0.61.0".into(),
+        executable: "/usr/bin/gemini".into(),
         probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
         passed: true,
         cases: Vec::new(),
         gatehouse_version: "0.1.0".into(),
     };
-    record::write(&record::record_path(folder.path()), &record).unwrap();
+    record.write(folder.path()).unwrap();
     let adapter = GeminiAdapter::new(Some(folder.path().into()));
     let flags = adapter.capabilities_for_agent(&agent);
     assert!(flags
@@ -178,3 +179,5 @@ fn it_installs_and_has_a_probe() {
     assert!(adapter.installer().unwrap().answerable_price().is_some());
     assert!(adapter.probe().is_some());
 }
+
+mod record;
