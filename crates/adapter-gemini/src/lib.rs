@@ -40,17 +40,18 @@ pub mod probe;
 pub mod verdict;
 pub mod version;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
-    NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WithoutVerdict,
+    Action, ActionFlag, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
+    NewPrompt, ParseError, PromptKind, Verdict, WhileHeld, WithoutVerdict,
 };
 
 use gatehouse_harness::executable::{AgentExecutable, VersionError};
-use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
+use gatehouse_harness::gated::{
+    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
+};
 use gatehouse_harness::record::{AgentWords, ProbeRecord, RecordError, Unlock};
 
 /// The adapter's id, as in `gatehouse hook gemini`.
@@ -68,8 +69,7 @@ pub const NO_POLICY_REASON: &str = "gatehouse's Gemini policy is not installed, 
 /// Gemini CLI, as the kit knows it: its probe record (`gemini-probe.json`, with the keys
 /// `gemini_version` and `gemini_executable`), how the Gemini CLI in use and its version are
 /// found, and the one group of cases (every case) that proves `once` and `deny` for shell
-/// commands. Its capability flags and the policy condition are this crate's
-/// ([`capabilities_for`], [`installed_unlock`]).
+/// commands. Its capability flags and the policy condition are its own ([`Gemini`]).
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
@@ -106,57 +106,43 @@ pub const WITHOUT_VERDICT: WithoutVerdict = WithoutVerdict {
     answer_within: Duration::from_secs(install::ANSWER_WITHIN_SECONDS),
 };
 
-/// The Gemini CLI adapter. It finds the probe record in gatehouse's state folder, which the
-/// binary names (`None`: no folder is known, so nothing is unlocked).
+/// The Gemini CLI adapter: the kit's, with Gemini's events, verdicts, installer and probe, the
+/// policy as the condition for answers, its hook's `ask` without a verdict, and its
+/// cancellation check. It finds the probe record in gatehouse's state folder, which the binary
+/// names (`None`: no folder is known, so nothing is unlocked).
+pub type GeminiAdapter = GatedAdapter<Gemini>;
+
+/// What Gemini CLI brings of its own.
 #[derive(Debug, Default, Clone)]
-pub struct GeminiAdapter {
-    state_dir: Option<PathBuf>,
-}
+pub struct Gemini;
 
-impl GeminiAdapter {
-    pub fn new(state_dir: Option<PathBuf>) -> Self {
-        GeminiAdapter { state_dir }
-    }
-}
+impl GatedAgent for Gemini {
+    const AGENT: AgentDescription = AGENT;
 
-impl Adapter for GeminiAdapter {
-    fn id(&self) -> &'static str {
-        ADAPTER_ID
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    /// Reads gatehouse's policy and the probe record and, when it passed, runs the installed
-    /// `gemini --version`.
-    fn capabilities(&self) -> AdapterCapabilities {
-        capabilities_for(&installed_unlock(self.state_dir.as_deref()))
-    }
-
-    /// A shell command's BeforeTool prompt that nothing would be offered for is nothing for
-    /// gatehouse: the hook answers `ask` at once, and the Notification of Gemini's dialog lists
-    /// it read-only, as when only watched (rather than listing it twice).
     fn parse_hook_event(
         &self,
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        let event = events::parse(stdin)?;
-        if let HookEvent::Prompt { prompt, .. } = &event {
-            if prompt.read_only_reason.is_none()
-                && self
-                    .deliverable_for(prompt, self.running_agent(prompt).as_ref())
-                    .is_empty()
-            {
-                return Ok(HookEvent::Ignore);
-            }
-        }
-        Ok(event)
+        events::parse(stdin)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(verdict)
+    }
+
+    fn installer(&self) -> &dyn HookInstaller {
+        &install::GeminiInstaller
+    }
+
+    fn probe(&self) -> &dyn AgentProbe {
+        &probe::GeminiProbe
+    }
+
+    /// Gemini waits for its answerable hook before it shows any dialog, and the hook answers
+    /// `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
+    fn while_held(&self) -> Option<WhileHeld> {
+        Some(WhileHeld::OwnDialogAfterHold)
     }
 
     /// `ask` for the answerable BeforeTool hook (its command names the event), nothing for the
@@ -165,46 +151,44 @@ impl Adapter for GeminiAdapter {
         (event == Some(install::ANSWER_EVENT)).then_some(WITHOUT_VERDICT)
     }
 
-    /// Gemini waits for its answerable hook before it shows any dialog, and the hook answers
-    /// `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
-
     /// Esc in Gemini while the hook holds the call shows only in the session's transcript.
     fn cancellation_check(&self, stdin: &[u8]) -> Option<CancellationCheck> {
         cancel::transcript_check(stdin)
     }
 
-    fn installer(&self) -> Option<&dyn HookInstaller> {
-        Some(&install::GeminiInstaller)
+    /// First, a `gatehouse.toml` of any text without the hook that makes it safe is a danger;
+    /// then, without gatehouse's policy, Gemini's own dialog decides.
+    fn installed_not_answerable(&self) -> Option<String> {
+        if let Some(danger) = install::default_settings_path().and_then(|path| {
+            install::policy_without_hook(&path, &install::other_settings_files(None))
+        }) {
+            return Some(danger);
+        }
+        policy_not_installed()
     }
 
-    fn probe(&self) -> Option<&dyn AgentProbe> {
-        Some(&probe::GeminiProbe)
+    /// Where the hook runs: gatehouse's policy must be where this Gemini reads it.
+    fn running_not_answerable(&self) -> Option<String> {
+        policy_not_installed()
     }
 
-    /// For a BeforeTool prompt: the Gemini CLI that runs this hook and its version, or, when
-    /// gatehouse's policy is not where this Gemini reads it, that as the problem (nothing is
-    /// then offered).
-    fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
-        (prompt.tool == events::SHELL_TOOL && prompt.read_only_reason.is_none())
-            .then(|| running_agent(self.state_dir.as_deref()))
+    /// A shell command's BeforeTool prompt that nothing would be offered for is nothing for
+    /// gatehouse: the hook answers `ask` at once, and the Notification of Gemini's dialog lists
+    /// it read-only, as when only watched (rather than listing it twice).
+    fn ignore_undeliverable(&self) -> bool {
+        true
     }
 
-    fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
-        capabilities_for(&reported_unlock(self.state_dir.as_deref(), agent))
+    /// Gemini's own words ([`capabilities_for`]).
+    fn capabilities_for(&self, unlocks: &[Unlock]) -> AdapterCapabilities {
+        capabilities_for(&the_one_group(unlocks.to_vec()))
     }
+}
 
-    /// The most a BeforeTool prompt can be offered (every probe passed); none for a prompt of
-    /// Gemini's dialog (read-only).
-    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
-        let at_best = Unlock::Verified {
-            version: String::new(),
-            evidence: String::new(),
-        };
-        capabilities_for(&at_best).deliverable(prompt)
-    }
+/// [`NO_POLICY_REASON`] unless gatehouse's policy is installed.
+fn policy_not_installed() -> Option<String> {
+    (!policy::default_path().is_some_and(|path| policy::is_installed(&path)))
+        .then(|| NO_POLICY_REASON.into())
 }
 
 /// Gemini's capability flags with no probe: every action exists, none is verified.
@@ -250,38 +234,6 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
         name: NAME.into(),
         rules,
     }
-}
-
-/// Whether answers are unlocked for the installed Gemini CLI, as the gateway sees it: its
-/// policy in place, and the record passed for the installed version.
-pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
-    // First: a `gatehouse.toml` of any text without the hook that makes it safe is a danger.
-    if let Some(danger) = install::default_settings_path()
-        .and_then(|path| install::policy_without_hook(&path, &install::other_settings_files(None)))
-    {
-        return Unlock::ReadOnly { reason: danger };
-    }
-    if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
-        return Unlock::ReadOnly {
-            reason: NO_POLICY_REASON.into(),
-        };
-    }
-    // Gemini is a Node script: `--version` takes seconds, so the kit caches its answer per file.
-    the_one_group(AGENT.installed_unlock(state_dir))
-}
-
-/// Whether answers are unlocked for the Gemini CLI a hook reported (the policy's absence, where
-/// the hook runs, is reported as its problem). Never runs a program.
-pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
-    the_one_group(AGENT.reported_unlock(state_dir, agent))
-}
-
-/// The Gemini CLI that runs this hook and its version, or the missing policy as the problem.
-pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
-    if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
-        return RunningAgent::new(None, Err(NO_POLICY_REASON.into()));
-    }
-    AGENT.running_agent(state_dir)
 }
 
 /// The kit's standard rule ([`AgentDescription::unlock`]) for Gemini's one group of cases:

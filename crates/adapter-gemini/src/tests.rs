@@ -1,7 +1,7 @@
 //! Tests of the adapter as the binary sees it: its flags, its rendering, what it delivers, and
 //! what its hook prints without a verdict.
 
-use gatehouse_core::{Adapter, Answer, PromptKind, Verdict};
+use gatehouse_core::{Adapter, Answer, PromptKind, RunningAgent, Verdict};
 
 use super::*;
 
