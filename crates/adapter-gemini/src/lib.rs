@@ -28,8 +28,7 @@
 //! at once without registering it, and Gemini's dialog is watched as before.
 //!
 //! Modules: [`events`] (hook input), [`cancel`] (Esc while the hook holds a call), [`verdict`] (hook output), [`policy`] (gatehouse's policy
-//! file), [`version`] (how `gemini --version` names it), [`install`] (`~/.gemini/settings.json`),
-//! [`probe`]. The probe record, the unlock rule and finding the Gemini CLI in use are the kit's
+//! file), [`install`] (`~/.gemini/settings.json`), [`probe`]. The probe record, the unlock rule and finding the Gemini CLI in use are the kit's
 //! ([`AGENT`]).
 
 pub mod cancel;
@@ -38,7 +37,6 @@ pub mod install;
 pub mod policy;
 pub mod probe;
 pub mod verdict;
-pub mod version;
 
 use std::time::Duration;
 
@@ -77,15 +75,18 @@ pub const AGENT: AgentDescription = AgentDescription {
         name: NAME,
         probe_command: "gatehouse probe gemini",
     },
-    // A hook's nearest `node` ancestor runs Gemini's script (see [`version`]); else the
-    // installed `gemini`.
+    // `gemini --version` prints the version alone on its first line. Gemini CLI 0.61.0 is a Node
+    // script (`bundle/gemini.js`) that starts itself again as a child `node` process, runs its
+    // hooks through `bash -c` and names its version in no variable: so a hook asks its nearest
+    // `node` ancestor, through the script it runs (the kit's `executable::program_of`, the
+    // answer cached per file), else the installed `gemini`.
     executable: AgentExecutable {
         program: "gemini",
         names: &["gemini", "node", "nodejs"],
         pid_variable: None,
         version_variable: None,
         installed_if_not_running: true,
-        parse: version::parse_version_output,
+        parse: gatehouse_harness::executable::first_line_version,
     },
     unlocks: Unlocks {
         groups: &[UnlockGroup::EVERY_CASE],

@@ -180,4 +180,17 @@ fn it_installs_and_has_a_probe() {
     assert!(adapter.probe().is_some());
 }
 
+#[test]
+fn gemini_prints_its_version_alone_on_its_first_line_and_is_called_gemini() {
+    assert_eq!(
+        (AGENT.executable.parse)("0.61.0\n").as_deref(),
+        Some("0.61.0")
+    );
+    assert_eq!((AGENT.executable.parse)("gemini 0.61.0"), None);
+    assert_eq!(
+        AGENT.executable.not_found(),
+        gatehouse_harness::executable::VersionError::NotFound { program: "gemini" }
+    );
+}
+
 mod record;

@@ -24,7 +24,6 @@
 
 mod private;
 
-use std::fs;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
@@ -38,7 +37,6 @@ use gatehouse_harness::terminal::Terminal;
 use serde_json::json;
 
 use self::private::PrivateGemini;
-use gatehouse_harness::executable::VersionError;
 use gatehouse_harness::record::ProbeRecord;
 
 use crate::{events, verdict, ADAPTER_ID, AGENT};
@@ -73,16 +71,7 @@ pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let gemini = fs::canonicalize(&options.executable)
-        .map_err(|error| VersionError::CannotRun {
-            program: options.executable.clone(),
-            problem: error.to_string(),
-        })
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let gemini_version = AGENT
-        .executable
-        .version_of(&gemini)
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
+    let (gemini, gemini_version) = driver::executable_and_version(options, &AGENT.executable)?;
     progress(&format!(
         "Probing Gemini CLI {gemini_version} ({}) with gatehouse's policy, in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
         gemini.display()
@@ -124,15 +113,11 @@ pub fn run(
     );
     exit(&terminal, Duration::from_secs(15));
     drop(terminal);
-    Ok(ProbeRecord {
-        agent: ADAPTER_ID,
-        version: gemini_version,
-        executable: gemini,
-        probed_at: driver::now(),
-        passed: results.iter().all(|result| result.passed),
-        cases: results,
-        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
-    })
+    Ok(driver::record_of(
+        ADAPTER_ID,
+        (gemini, gemini_version),
+        results,
+    ))
 }
 
 /// Ends Gemini with `/quit` and waits up to `deadline` for it to be gone.

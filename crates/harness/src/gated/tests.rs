@@ -233,40 +233,6 @@ fn an_agent_whose_probe_proves_answers_offers_them_for_questions_and_its_hook_re
 #[derive(Default)]
 struct NotConfigured;
 
-impl HookInstaller for NotConfigured {
-    fn settings_path(
-        &self,
-        _scope: &gatehouse_core::kit::SettingsScope,
-    ) -> Result<PathBuf, KitError> {
-        unreachable!("not installed in this test")
-    }
-    fn settings_described(&self) -> &'static str {
-        "nowhere"
-    }
-    fn install(
-        &self,
-        _request: &gatehouse_core::kit::InstallRequest,
-    ) -> Result<gatehouse_core::kit::InstallOutcome, KitError> {
-        unreachable!("not installed in this test")
-    }
-    fn uninstall(&self, _settings: &Path) -> Result<gatehouse_core::kit::InstallOutcome, KitError> {
-        unreachable!("not installed in this test")
-    }
-}
-
-impl AgentProbe for NotConfigured {
-    fn executable_name(&self) -> &'static str {
-        "no-such-agent-anywhere"
-    }
-    fn run(
-        &self,
-        _request: &ProbeRequest,
-        _progress: &mut dyn FnMut(&str),
-    ) -> Result<ProbeOutcome, KitError> {
-        unreachable!("not probed in this test")
-    }
-}
-
 impl GatedAgent for NotConfigured {
     const AGENT: AgentDescription = AGENT;
 
@@ -284,10 +250,10 @@ impl GatedAgent for NotConfigured {
         String::new()
     }
     fn installer(&self) -> &dyn HookInstaller {
-        self
+        unreachable!("nothing is installed in this test")
     }
     fn probe(&self) -> &dyn AgentProbe {
-        self
+        unreachable!("nothing is probed in this test")
     }
     fn installed_not_answerable(&self) -> Option<String> {
         Some("not configured to answer, as the gateway sees it".into())
