@@ -490,6 +490,27 @@ pub fn record_of(
     }
 }
 
+/// Starts `agent` (its name for people, such as `Gemini CLI`) as `command` in a private
+/// terminal in `workspace` with `environment`, and waits until its screen is `ready` (within
+/// `options.start_deadline`; else [`ProbeError::DidNotStart`] with the last screen).
+pub fn start_in_terminal<K: AsRef<str>, V: AsRef<str>>(
+    agent: &'static str,
+    (workspace, environment): (&Path, &[(K, V)]),
+    command: &[&str],
+    options: &ProbeOptions,
+    ready: impl Fn(&str) -> bool,
+) -> Result<Terminal, ProbeError> {
+    let terminal = Terminal::start("probe", workspace, environment, command)?;
+    terminal
+        .wait_for_screen(options.start_deadline, ready)
+        .map_err(|screen| ProbeError::DidNotStart {
+            agent,
+            deadline: options.start_deadline,
+            screen,
+        })?;
+    Ok(terminal)
+}
+
 /// Now, for a record's time.
 pub fn now() -> Timestamp {
     Timestamp::from_unix_millis(

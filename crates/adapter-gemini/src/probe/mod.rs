@@ -84,19 +84,13 @@ pub fn run(
 
     progress("Starting Gemini CLI in a private terminal (tmux)...");
     let program = gemini.display().to_string();
-    let terminal = Terminal::start(
-        "probe",
-        &private.workspace,
-        &private.environment(&fake.base_url()),
+    let terminal = driver::start_in_terminal(
+        "Gemini CLI",
+        (&private.workspace, &private.environment(&fake.base_url())),
         &[&program],
+        options,
+        |screen| screen.contains(READY_TEXT),
     )?;
-    terminal
-        .wait_for_screen(options.start_deadline, |screen| screen.contains(READY_TEXT))
-        .map_err(|screen| ProbeError::DidNotStart {
-            agent: "Gemini CLI",
-            deadline: options.start_deadline,
-            screen,
-        })?;
 
     let results = driver::run_cases(
         &cases,
