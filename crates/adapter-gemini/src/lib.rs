@@ -28,28 +28,29 @@
 //! at once without registering it, and Gemini's dialog is watched as before.
 //!
 //! Modules: [`events`] (hook input), [`cancel`] (Esc while the hook holds a call), [`verdict`] (hook output), [`policy`] (gatehouse's policy
-//! file), [`record`] (the probe record and the unlock rule), [`version`] (which Gemini CLI is in
-//! use), [`install`] (`~/.gemini/settings.json`), [`probe`].
+//! file), [`install`] (`~/.gemini/settings.json`), [`probe`]. The probe record, the unlock rule and finding the Gemini CLI in use are the kit's
+//! ([`AGENT`]).
 
 pub mod cancel;
 pub mod events;
 pub mod install;
 pub mod policy;
 pub mod probe;
-pub mod record;
 pub mod verdict;
-pub mod version;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
-    NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WithoutVerdict,
+    Action, ActionFlag, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
+    NewPrompt, ParseError, PromptKind, Verdict, WhileHeld, WithoutVerdict,
 };
 
-use crate::record::Unlock;
+use gatehouse_harness::executable::{AgentExecutable, VersionError};
+use gatehouse_harness::gated::{
+    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
+};
+use gatehouse_harness::record::{AgentWords, ProbeRecord, RecordError, Unlock};
 
 /// The adapter's id, as in `gatehouse hook gemini`.
 pub const ADAPTER_ID: &str = "gemini";
@@ -63,63 +64,86 @@ pub const READ_ONLY_REASON: &str = "Gemini CLI's hooks cannot answer its dialog:
 /// Why nothing is offered while gatehouse's policy is not in place.
 pub const NO_POLICY_REASON: &str = "gatehouse's Gemini policy is not installed, so Gemini's own dialog decides; `gatehouse install gemini --answerable` installs it";
 
+/// Gemini CLI, as the kit knows it: its probe record (`gemini-probe.json`, with the keys
+/// `gemini_version` and `gemini_executable`), how the Gemini CLI in use and its version are
+/// found, and the one group of cases (every case) that proves `once` and `deny` for shell
+/// commands. Its capability flags and the policy condition are its own ([`Gemini`]).
+pub const AGENT: AgentDescription = AgentDescription {
+    id: ADAPTER_ID,
+    name: NAME,
+    words: AgentWords {
+        name: NAME,
+        probe_command: "gatehouse probe gemini",
+    },
+    // `gemini --version` prints the version alone on its first line. Gemini CLI 0.61.0 is a Node
+    // script (`bundle/gemini.js`) that starts itself again as a child `node` process, runs its
+    // hooks through `bash -c` and names its version in no variable: so a hook asks its nearest
+    // `node` ancestor, through the script it runs (the kit's `executable::program_of`, the
+    // answer cached per file), else the installed `gemini`.
+    executable: AgentExecutable {
+        program: "gemini",
+        names: &["gemini", "node", "nodejs"],
+        pid_variable: None,
+        version_variable: None,
+        installed_if_not_running: true,
+        parse: gatehouse_harness::executable::first_line_version,
+    },
+    unlocks: Unlocks {
+        groups: &[UnlockGroup::EVERY_CASE],
+        tools: &[ToolUnlock::once_and_deny(
+            events::SHELL_TOOL,
+            0,
+            "gatehouse offers no \"always\" for Gemini CLI",
+        )],
+        questions: None,
+        elsewhere: "answer the others in Gemini's terminal",
+        held: None,
+    },
+};
+
 /// What the answerable hook prints whenever it has no verdict, and its deadline.
 pub const WITHOUT_VERDICT: WithoutVerdict = WithoutVerdict {
     output: verdict::NO_VERDICT,
     answer_within: Duration::from_secs(install::ANSWER_WITHIN_SECONDS),
 };
 
-/// The Gemini CLI adapter. It finds the probe record in gatehouse's state folder, which the
-/// binary names (`None`: no folder is known, so nothing is unlocked).
+/// The Gemini CLI adapter: the kit's, with Gemini's events, verdicts, installer and probe, the
+/// policy as the condition for answers, its hook's `ask` without a verdict, and its
+/// cancellation check. It finds the probe record in gatehouse's state folder, which the binary
+/// names (`None`: no folder is known, so nothing is unlocked).
+pub type GeminiAdapter = GatedAdapter<Gemini>;
+
+/// What Gemini CLI brings of its own.
 #[derive(Debug, Default, Clone)]
-pub struct GeminiAdapter {
-    state_dir: Option<PathBuf>,
-}
+pub struct Gemini;
 
-impl GeminiAdapter {
-    pub fn new(state_dir: Option<PathBuf>) -> Self {
-        GeminiAdapter { state_dir }
-    }
-}
+impl GatedAgent for Gemini {
+    const AGENT: AgentDescription = AGENT;
 
-impl Adapter for GeminiAdapter {
-    fn id(&self) -> &'static str {
-        ADAPTER_ID
-    }
-
-    fn name(&self) -> &'static str {
-        NAME
-    }
-
-    /// Reads gatehouse's policy and the probe record and, when it passed, runs the installed
-    /// `gemini --version`.
-    fn capabilities(&self) -> AdapterCapabilities {
-        capabilities_for(&installed_unlock(self.state_dir.as_deref()))
-    }
-
-    /// A shell command's BeforeTool prompt that nothing would be offered for is nothing for
-    /// gatehouse: the hook answers `ask` at once, and the Notification of Gemini's dialog lists
-    /// it read-only, as when only watched (rather than listing it twice).
     fn parse_hook_event(
         &self,
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        let event = events::parse(stdin)?;
-        if let HookEvent::Prompt { prompt, .. } = &event {
-            if prompt.read_only_reason.is_none()
-                && self
-                    .deliverable_for(prompt, self.running_agent(prompt).as_ref())
-                    .is_empty()
-            {
-                return Ok(HookEvent::Ignore);
-            }
-        }
-        Ok(event)
+        events::parse(stdin)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(verdict)
+    }
+
+    fn installer(&self) -> &dyn HookInstaller {
+        &install::GeminiInstaller
+    }
+
+    fn probe(&self) -> &dyn AgentProbe {
+        &probe::GeminiProbe
+    }
+
+    /// Gemini waits for its answerable hook before it shows any dialog, and the hook answers
+    /// `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
+    fn while_held(&self) -> Option<WhileHeld> {
+        Some(WhileHeld::OwnDialogAfterHold)
     }
 
     /// `ask` for the answerable BeforeTool hook (its command names the event), nothing for the
@@ -128,46 +152,44 @@ impl Adapter for GeminiAdapter {
         (event == Some(install::ANSWER_EVENT)).then_some(WITHOUT_VERDICT)
     }
 
-    /// Gemini waits for its answerable hook before it shows any dialog, and the hook answers
-    /// `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
-
     /// Esc in Gemini while the hook holds the call shows only in the session's transcript.
     fn cancellation_check(&self, stdin: &[u8]) -> Option<CancellationCheck> {
         cancel::transcript_check(stdin)
     }
 
-    fn installer(&self) -> Option<&dyn HookInstaller> {
-        Some(&install::GeminiInstaller)
+    /// First, a `gatehouse.toml` of any text without the hook that makes it safe is a danger;
+    /// then, without gatehouse's policy, Gemini's own dialog decides.
+    fn installed_not_answerable(&self) -> Option<String> {
+        if let Some(danger) = install::default_settings_path().and_then(|path| {
+            install::policy_without_hook(&path, &install::other_settings_files(None))
+        }) {
+            return Some(danger);
+        }
+        policy_not_installed()
     }
 
-    fn probe(&self) -> Option<&dyn AgentProbe> {
-        Some(&probe::GeminiProbe)
+    /// Where the hook runs: gatehouse's policy must be where this Gemini reads it.
+    fn running_not_answerable(&self) -> Option<String> {
+        policy_not_installed()
     }
 
-    /// For a BeforeTool prompt: the Gemini CLI that runs this hook and its version, or, when
-    /// gatehouse's policy is not where this Gemini reads it, that as the problem (nothing is
-    /// then offered).
-    fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
-        (prompt.tool == events::SHELL_TOOL && prompt.read_only_reason.is_none())
-            .then(|| running_agent(self.state_dir.as_deref()))
+    /// A shell command's BeforeTool prompt that nothing would be offered for is nothing for
+    /// gatehouse: the hook answers `ask` at once, and the Notification of Gemini's dialog lists
+    /// it read-only, as when only watched (rather than listing it twice).
+    fn ignore_undeliverable(&self) -> bool {
+        true
     }
 
-    fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
-        capabilities_for(&reported_unlock(self.state_dir.as_deref(), agent))
+    /// Gemini's own words ([`capabilities_for`]).
+    fn capabilities_for(&self, unlocks: &[Unlock]) -> AdapterCapabilities {
+        capabilities_for(&the_one_group(unlocks.to_vec()))
     }
+}
 
-    /// The most a BeforeTool prompt can be offered (every probe passed); none for a prompt of
-    /// Gemini's dialog (read-only).
-    fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
-        let at_best = Unlock::Verified {
-            version: String::new(),
-            evidence: String::new(),
-        };
-        capabilities_for(&at_best).deliverable(prompt)
-    }
+/// [`NO_POLICY_REASON`] unless gatehouse's policy is installed.
+fn policy_not_installed() -> Option<String> {
+    (!policy::default_path().is_some_and(|path| policy::is_installed(&path)))
+        .then(|| NO_POLICY_REASON.into())
 }
 
 /// Gemini's capability flags with no probe: every action exists, none is verified.
@@ -215,70 +237,24 @@ pub fn capabilities_for(unlock: &Unlock) -> AdapterCapabilities {
     }
 }
 
-/// Whether answers are unlocked for the installed Gemini CLI, as the gateway sees it: its
-/// policy in place, and the record passed for the installed version.
-pub fn installed_unlock(state_dir: Option<&Path>) -> Unlock {
-    // First: a `gatehouse.toml` of any text without the hook that makes it safe is a danger.
-    if let Some(danger) = install::default_settings_path()
-        .and_then(|path| install::policy_without_hook(&path, &install::other_settings_files(None)))
-    {
-        return Unlock::ReadOnly { reason: danger };
-    }
-    if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
-        return Unlock::ReadOnly {
-            reason: NO_POLICY_REASON.into(),
-        };
-    }
-    // Gemini is a Node script: `--version` takes seconds, so its answer is cached per file.
-    let cache = state_dir.map(gatehouse_harness::executable::version_cache_path);
-    unlock_with(state_dir, |record| {
-        let executable = version::installed_gemini(Some(&record.gemini_executable))
-            .ok_or(version::not_found())?;
-        gatehouse_harness::executable::version_of_cached(
-            &executable,
-            version::parse_version_output,
-            cache.as_deref(),
-        )
-    })
-}
-
-/// Whether answers are unlocked for the Gemini CLI a hook reported (the policy's absence, where
-/// the hook runs, is reported as its problem). Never runs a program.
-pub fn reported_unlock(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlock {
-    unlock_with(state_dir, |_| {
-        gatehouse_harness::executable::reported_version(agent)
-    })
-}
-
-/// The Gemini CLI that runs this hook and its version, or the missing policy as the problem.
-pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
-    if !policy::default_path().is_some_and(|path| policy::is_installed(&path)) {
-        return RunningAgent::new(None, Err(NO_POLICY_REASON.into()));
-    }
-    let probed = state_dir
-        .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
-        .map(|record| record.gemini_executable);
-    gatehouse_harness::executable::report_running_agent(
-        &version::GEMINI,
-        probed.as_deref(),
-        state_dir,
-    )
-}
-
-fn unlock_with(
-    state_dir: Option<&Path>,
-    version_in_use: impl FnOnce(&record::ProbeRecord) -> Result<String, version::VersionError>,
+/// The kit's standard rule ([`AgentDescription::unlock`]) for Gemini's one group of cases:
+/// verified only for a passing record whose version equals the version of the Gemini CLI in use.
+/// `version_in_use` is asked only when the record passed.
+pub fn unlock(
+    record: Result<Option<ProbeRecord>, RecordError>,
+    version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
 ) -> Unlock {
-    let Some(state_dir) = state_dir else {
-        return Unlock::ReadOnly {
-            reason: "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found"
-                .into(),
-        };
-    };
-    record::unlock(
-        record::read(&record::record_path(state_dir)),
-        version_in_use,
-    )
+    the_one_group(AGENT.unlock(record, version_in_use))
+}
+
+/// What the rule says for Gemini's one group of cases.
+fn the_one_group(unlocks: Vec<Unlock>) -> Unlock {
+    unlocks
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Unlock::ReadOnly {
+            reason: "Gemini's probe proves nothing".into(),
+        })
 }
 
 #[cfg(test)]

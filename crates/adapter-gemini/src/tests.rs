@@ -1,7 +1,7 @@
 //! Tests of the adapter as the binary sees it: its flags, its rendering, what it delivers, and
 //! what its hook prints without a verdict.
 
-use gatehouse_core::{Adapter, Answer, PromptKind, Verdict};
+use gatehouse_core::{Adapter, Answer, PromptKind, RunningAgent, Verdict};
 
 use super::*;
 
@@ -135,15 +135,16 @@ fn a_reported_agent_without_the_policy_is_read_only_with_the_reason() {
     let folder = tempfile::tempdir().unwrap();
     let agent = RunningAgent::new(None, Err(NO_POLICY_REASON.into()));
     // Even a passing record unlocks nothing for it.
-    let record = record::ProbeRecord {
-        gemini_version: "0.61.0".into(),
-        gemini_executable: "/usr/bin/gemini".into(),
+    let record = gatehouse_harness::record::ProbeRecord {
+        agent: ADAPTER_ID,
+        version: "0.61.0".into(),
+        executable: "/usr/bin/gemini".into(),
         probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
         passed: true,
         cases: Vec::new(),
         gatehouse_version: "0.1.0".into(),
     };
-    record::write(&record::record_path(folder.path()), &record).unwrap();
+    record.write(folder.path()).unwrap();
     let adapter = GeminiAdapter::new(Some(folder.path().into()));
     let flags = adapter.capabilities_for_agent(&agent);
     assert!(flags
@@ -178,3 +179,18 @@ fn it_installs_and_has_a_probe() {
     assert!(adapter.installer().unwrap().answerable_price().is_some());
     assert!(adapter.probe().is_some());
 }
+
+#[test]
+fn gemini_prints_its_version_alone_on_its_first_line_and_is_called_gemini() {
+    assert_eq!(
+        (AGENT.executable.parse)("0.61.0\n").as_deref(),
+        Some("0.61.0")
+    );
+    assert_eq!((AGENT.executable.parse)("gemini 0.61.0"), None);
+    assert_eq!(
+        AGENT.executable.not_found(),
+        gatehouse_harness::executable::VersionError::NotFound { program: "gemini" }
+    );
+}
+
+mod record;

@@ -249,6 +249,14 @@ pub fn running_agent(
     }
 }
 
+/// The version in what an agent's `--version` prints when it prints its version alone: the
+/// first line, when that is one word that may be a version (see below); as Gemini CLI and
+/// OpenCode do.
+pub fn first_line_version(output: &str) -> Option<String> {
+    let line = output.lines().next()?.trim();
+    looks_like_a_version(line).then(|| line.to_owned())
+}
+
 /// Whether `text` may be a version: short, starting with a digit, of digits, letters, `.`,
 /// `-` and `+` only.
 fn looks_like_a_version(text: &str) -> bool {
@@ -518,6 +526,20 @@ mod tests {
         );
         assert_eq!(runs(&agent), 2);
         std::fs::remove_dir_all(&folder).unwrap();
+    }
+
+    #[test]
+    fn the_first_line_is_the_version_when_it_is_one_version_word() {
+        let seen = [
+            ("0.61.0\n", Some("0.61.0")),
+            ("0.62.0-preview.1", Some("0.62.0-preview.1")),
+            ("usage: gemini", None),
+            ("0.61.0 and more", None),
+            ("", None),
+        ];
+        for (output, version) in seen {
+            assert_eq!(first_line_version(output).as_deref(), version, "{output:?}");
+        }
     }
 
     #[test]

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{
-    Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
-    ParseError, PromptKind, RunningAgent, Verdict, WhileHeld,
+    Action, ActionFlag, Adapter, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
+    NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WhileHeld, WithoutVerdict,
 };
 
 use crate::executable::{self, AgentExecutable, VersionError};
@@ -367,6 +367,45 @@ pub trait GatedAgent: Send + Sync + 'static {
     fn while_held(&self) -> Option<WhileHeld> {
         None
     }
+
+    /// What the hook prints without a verdict (see [`Adapter::without_verdict`]).
+    fn without_verdict(&self, _event: Option<&str>) -> Option<WithoutVerdict> {
+        None
+    }
+
+    /// How the hook notices that the person cancelled a held call (see
+    /// [`Adapter::cancellation_check`]).
+    fn cancellation_check(&self, _stdin: &[u8]) -> Option<CancellationCheck> {
+        None
+    }
+
+    /// For an agent that must also be configured to let its hook answer (such as Gemini CLI's
+    /// policy): why the installed agent is not, as the gateway sees it. `Some`: every group is
+    /// read-only with that reason, whatever the probe record says. `None`, the default: the
+    /// record alone decides.
+    fn installed_not_answerable(&self) -> Option<String> {
+        None
+    }
+
+    /// The same, where a hook runs: `Some` is reported as the running agent's problem (so the
+    /// gateway and the hook's own check offer nothing), and no program is run.
+    fn running_not_answerable(&self) -> Option<String> {
+        None
+    }
+
+    /// Whether a prompt of an unlockable tool that nothing could be offered for (by the rule
+    /// for the agent that runs the hook) is left to the agent at once, as
+    /// [`HookEvent::Ignore`], rather than listed read-only (for an agent that shows the same
+    /// prompt again, read-only, in another event).
+    fn ignore_undeliverable(&self) -> bool {
+        false
+    }
+
+    /// The capability flags for `unlocks`, one per group: the kit's
+    /// ([`AgentDescription::capabilities_for`]) unless the agent words its own.
+    fn capabilities_for(&self, unlocks: &[Unlock]) -> AdapterCapabilities {
+        Self::AGENT.capabilities_for(unlocks)
+    }
 }
 
 /// The `Adapter` of a probe-gated agent. It finds the probe record in gatehouse's state folder,
@@ -398,11 +437,26 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     /// Reads the probe record and, when it passed, runs the installed agent's `--version`:
     /// called when a gateway starts and every few seconds after.
     fn capabilities(&self) -> AdapterCapabilities {
-        A::AGENT.capabilities_for(&A::AGENT.installed_unlock(self.state_dir.as_deref()))
+        let unlocks = match self.agent.installed_not_answerable() {
+            Some(reason) => A::AGENT.every_group(Unlock::ReadOnly { reason }),
+            None => A::AGENT.installed_unlock(self.state_dir.as_deref()),
+        };
+        self.agent.capabilities_for(&unlocks)
     }
 
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        self.agent.parse_hook_event(stdin, event)
+        let event = self.agent.parse_hook_event(stdin, event)?;
+        if let HookEvent::Prompt { prompt, .. } = &event {
+            if self.agent.ignore_undeliverable()
+                && prompt.read_only_reason.is_none()
+                && self
+                    .deliverable_for(prompt, self.running_agent(prompt).as_ref())
+                    .is_empty()
+            {
+                return Ok(HookEvent::Ignore);
+            }
+        }
+        Ok(event)
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
@@ -421,21 +475,41 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
         self.agent.while_held()
     }
 
-    /// For a prompt of the unlocked tool, the agent that runs this hook and its version; the
-    /// gateway decides with it what is offered.
+    fn without_verdict(&self, event: Option<&str>) -> Option<WithoutVerdict> {
+        self.agent.without_verdict(event)
+    }
+
+    fn cancellation_check(&self, stdin: &[u8]) -> Option<CancellationCheck> {
+        self.agent.cancellation_check(stdin)
+    }
+
+    /// For a prompt of the unlocked tool, the agent that runs this hook and its version (or why
+    /// the agent is not configured to be answerable); the gateway decides with it what is
+    /// offered.
     fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
         A::AGENT
             .depends_on_the_version(prompt)
-            .then(|| A::AGENT.running_agent(self.state_dir.as_deref()))
+            .then(|| match self.agent.running_not_answerable() {
+                Some(reason) => RunningAgent::new(None, Err(reason)),
+                None => A::AGENT.running_agent(self.state_dir.as_deref()),
+            })
     }
 
     /// The unlock rule applied to the probe record as it is now, for the reported version.
     fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
-        A::AGENT.capabilities_for(&A::AGENT.reported_unlock(self.state_dir.as_deref(), agent))
+        self.agent
+            .capabilities_for(&A::AGENT.reported_unlock(self.state_dir.as_deref(), agent))
     }
 
+    /// The most `prompt` can be offered (every probe passed).
     fn deliverable_actions(&self, prompt: &NewPrompt) -> Vec<Action> {
-        A::AGENT.deliverable_actions(prompt)
+        let at_best = Unlock::Verified {
+            version: String::new(),
+            evidence: String::new(),
+        };
+        self.agent
+            .capabilities_for(&A::AGENT.every_group(at_best))
+            .deliverable(prompt)
     }
 }
 

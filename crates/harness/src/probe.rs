@@ -454,6 +454,63 @@ pub fn wait_until(
     Ok(())
 }
 
+/// The executable a probe runs (`options.executable` with its links resolved, so that the
+/// record names the very file) and its version, as `agent` reads it.
+pub fn executable_and_version(
+    options: &ProbeOptions,
+    agent: &crate::executable::AgentExecutable,
+) -> Result<(PathBuf, String), ProbeError> {
+    let executable = fs::canonicalize(&options.executable)
+        .map_err(|error| crate::executable::VersionError::CannotRun {
+            program: options.executable.clone(),
+            problem: error.to_string(),
+        })
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
+    let version = agent
+        .version_of(&executable)
+        .map_err(|error| ProbeError::Version(error.to_string()))?;
+    Ok((executable, version))
+}
+
+/// The record of a probe of the adapter `agent`'s `executable` at `version` that saw
+/// `results`: passed when every case did, made now, by this gatehouse.
+pub fn record_of(
+    agent: &'static str,
+    (executable, version): (PathBuf, String),
+    results: Vec<CaseResult>,
+) -> crate::record::ProbeRecord {
+    crate::record::ProbeRecord {
+        agent,
+        version,
+        executable,
+        probed_at: now(),
+        passed: results.iter().all(|result| result.passed),
+        cases: results,
+        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
+    }
+}
+
+/// Starts `agent` (its name for people, such as `Gemini CLI`) as `command` in a private
+/// terminal in `workspace` with `environment`, and waits until its screen is `ready` (within
+/// `options.start_deadline`; else [`ProbeError::DidNotStart`] with the last screen).
+pub fn start_in_terminal<K: AsRef<str>, V: AsRef<str>>(
+    agent: &'static str,
+    (workspace, environment): (&Path, &[(K, V)]),
+    command: &[&str],
+    options: &ProbeOptions,
+    ready: impl Fn(&str) -> bool,
+) -> Result<Terminal, ProbeError> {
+    let terminal = Terminal::start("probe", workspace, environment, command)?;
+    terminal
+        .wait_for_screen(options.start_deadline, ready)
+        .map_err(|screen| ProbeError::DidNotStart {
+            agent,
+            deadline: options.start_deadline,
+            screen,
+        })?;
+    Ok(terminal)
+}
+
 /// Now, for a record's time.
 pub fn now() -> Timestamp {
     Timestamp::from_unix_millis(

@@ -1,6 +1,6 @@
 //! `gatehouse probe gemini`: checks, live, whether the installed Gemini CLI, with gatehouse's
 //! policy ([`crate::policy`]), lets the BeforeTool hook decide its shell commands, and returns a
-//! [`ProbeRecord`] for [`crate::record`].
+//! [`ProbeRecord`] (the kit's, agent `gemini`).
 //!
 //! The probe runs the real Gemini CLI in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME` (with
@@ -24,7 +24,6 @@
 
 mod private;
 
-use std::fs;
 use std::time::{Duration, Instant};
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
@@ -38,9 +37,9 @@ use gatehouse_harness::terminal::Terminal;
 use serde_json::json;
 
 use self::private::PrivateGemini;
-use crate::record::{ProbeRecord, Unlock};
-use crate::version::{self, VersionError};
-use crate::{events, verdict};
+use gatehouse_harness::record::ProbeRecord;
+
+use crate::{events, verdict, ADAPTER_ID, AGENT};
 
 /// The question of Gemini CLI 0.61.0's dialog for a shell command.
 pub const DIALOG_TEXT: &str = "Allow execution of";
@@ -72,14 +71,7 @@ pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let gemini = fs::canonicalize(&options.executable)
-        .map_err(|error| VersionError::CannotRun {
-            program: options.executable.clone(),
-            problem: error.to_string(),
-        })
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let gemini_version =
-        version::version_of(&gemini).map_err(|error| ProbeError::Version(error.to_string()))?;
+    let (gemini, gemini_version) = driver::executable_and_version(options, &AGENT.executable)?;
     progress(&format!(
         "Probing Gemini CLI {gemini_version} ({}) with gatehouse's policy, in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
         gemini.display()
@@ -92,19 +84,13 @@ pub fn run(
 
     progress("Starting Gemini CLI in a private terminal (tmux)...");
     let program = gemini.display().to_string();
-    let terminal = Terminal::start(
-        "probe",
-        &private.workspace,
-        &private.environment(&fake.base_url()),
+    let terminal = driver::start_in_terminal(
+        "Gemini CLI",
+        (&private.workspace, &private.environment(&fake.base_url())),
         &[&program],
+        options,
+        |screen| screen.contains(READY_TEXT),
     )?;
-    terminal
-        .wait_for_screen(options.start_deadline, |screen| screen.contains(READY_TEXT))
-        .map_err(|screen| ProbeError::DidNotStart {
-            agent: "Gemini CLI",
-            deadline: options.start_deadline,
-            screen,
-        })?;
 
     let results = driver::run_cases(
         &cases,
@@ -121,14 +107,11 @@ pub fn run(
     );
     exit(&terminal, Duration::from_secs(15));
     drop(terminal);
-    Ok(ProbeRecord {
-        gemini_version,
-        gemini_executable: gemini,
-        probed_at: driver::now(),
-        passed: results.iter().all(|result| result.passed),
-        cases: results,
-        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
-    })
+    Ok(driver::record_of(
+        ADAPTER_ID,
+        (gemini, gemini_version),
+        results,
+    ))
 }
 
 /// Ends Gemini with `/quit` and waits up to `deadline` for it to be gone.
@@ -159,23 +142,16 @@ impl AgentProbe for GeminiProbe {
         let progress_to = progress;
         driver::run_and_save(
             request,
-            version::find_on_path,
-            || version::not_found().into(),
+            || AGENT.executable.find_on_path(),
+            || AGENT.executable.not_found().into(),
             (
-                crate::record::WORDS,
+                AGENT.words,
                 driver::Offers::once_and_deny("shell command prompts"),
             ),
-            crate::record::record_path(&request.state_dir),
+            ProbeRecord::path(&request.state_dir, ADAPTER_ID),
             |options| run(options, progress_to),
         )
     }
-}
-
-/// Whether a fresh probe record unlocks answers for the Gemini CLI it probed.
-pub fn unlock_of(record: &ProbeRecord) -> Unlock {
-    crate::record::unlock(Ok(Some(record.clone())), |record| {
-        Ok(record.gemini_version.clone())
-    })
 }
 
 /// What `gatehouse hook gemini BeforeTool` prints for the case's answer in production: the

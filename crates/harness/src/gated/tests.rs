@@ -227,3 +227,82 @@ fn an_agent_whose_probe_proves_answers_offers_them_for_questions_and_its_hook_re
         .rule_for(PromptKind::Question, "question")
         .is_none());
 }
+
+/// An agent that must also be configured to let its hook answer, and whose prompts that nothing
+/// could be offered for are left to it: what Gemini CLI needs of the kit.
+#[derive(Default)]
+struct NotConfigured;
+
+impl GatedAgent for NotConfigured {
+    const AGENT: AgentDescription = AGENT;
+
+    fn parse_hook_event(
+        &self,
+        stdin: &[u8],
+        _event: Option<&str>,
+    ) -> Result<HookEvent, ParseError> {
+        Ok(HookEvent::Prompt {
+            prompt: prompt(std::str::from_utf8(stdin).unwrap()),
+            hold: gatehouse_core::HoldMode::WhileActionable,
+        })
+    }
+    fn render_verdict(&self, _prompt: &NewPrompt, _verdict: &Verdict) -> String {
+        String::new()
+    }
+    fn installer(&self) -> &dyn HookInstaller {
+        unreachable!("nothing is installed in this test")
+    }
+    fn probe(&self) -> &dyn AgentProbe {
+        unreachable!("nothing is probed in this test")
+    }
+    fn installed_not_answerable(&self) -> Option<String> {
+        Some("not configured to answer, as the gateway sees it".into())
+    }
+    fn running_not_answerable(&self) -> Option<String> {
+        Some("not configured to answer, where the hook runs".into())
+    }
+    fn ignore_undeliverable(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn an_agent_not_configured_to_answer_is_read_only_whatever_its_record_and_its_hook_leaves_it() {
+    let folder = tempfile::tempdir().unwrap();
+    record(true).write(folder.path()).unwrap();
+    let adapter = GatedAdapter::<NotConfigured>::new(Some(folder.path().into()));
+    // The gateway: read-only with the condition's reason, though the record passed.
+    let flags = adapter.capabilities();
+    assert!(flags.offered(PromptKind::Permission, "shell").is_empty());
+    let rule = flags.rule_for(PromptKind::Permission, "shell").unwrap();
+    assert_eq!(
+        rule.actions[0].evidence,
+        "not configured to answer, as the gateway sees it"
+    );
+    // The hook: the condition is reported as the running agent's problem, so nothing is
+    // offered, and the prompt is left to the agent rather than listed.
+    let running = adapter.running_agent(&prompt("shell")).unwrap();
+    assert_eq!(
+        running.version(),
+        Err("not configured to answer, where the hook runs".to_owned())
+    );
+    assert!(adapter
+        .capabilities_for_agent(&running)
+        .offered(PromptKind::Permission, "shell")
+        .is_empty());
+    assert_eq!(
+        adapter.parse_hook_event(b"shell", None).unwrap(),
+        HookEvent::Ignore
+    );
+    assert_eq!(
+        adapter.parse_hook_event(b"edit", None).unwrap(),
+        HookEvent::Ignore
+    );
+    // What the record unlocks for a reported version is still the rule's.
+    assert_eq!(
+        adapter
+            .capabilities_for_agent(&reported("1.2.3"))
+            .offered(PromptKind::Permission, "shell"),
+        vec![Action::Once, Action::Deny]
+    );
+}

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use gatehouse_core::{HookEvent, ParseError, Verdict};
 
 use super::{ask, judge, run_cases, wait_for_output, CaseResult, CommandCase, HookAnswer};
-use super::{now, standard_cases, PrivateFolder, ProbeError, ProbeHook, ProbeOptions, Seen};
+use super::{standard_cases, PrivateFolder, ProbeError, ProbeHook, ProbeOptions, Seen};
 use crate::gated::AgentDescription;
 use crate::model::{ScriptedCall, ScriptedModel};
 use crate::record::ProbeRecord;
@@ -149,15 +149,7 @@ impl AgentScreen {
         );
         self.quit(&terminal, Duration::from_secs(15));
         drop(terminal);
-        Ok(ProbeRecord {
-            agent: agent.id,
-            version,
-            executable,
-            probed_at: now(),
-            passed: results.iter().all(|result| result.passed),
-            cases: results,
-            gatehouse_version: env!("CARGO_PKG_VERSION").into(),
-        })
+        Ok(super::record_of(agent.id, (executable, version), results))
     }
 
     /// Waits for the agent's input box, dismissing its start dialog ([`Self::at_start`]) should
