@@ -6,27 +6,13 @@
 //! enables Allow; a read-only reason is one short sentence with the rest behind "Why"; every
 //! control is a 44 px tap target.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::common::{claude_bash, claude_fixture, Gateway};
 use crate::support::browser::{browser_available, Browser, Theme, PHONE};
 use crate::web::{card, dom_text, pair, run, using, wait_until_ended, Web};
 
-const DEADLINE: Duration = Duration::from_secs(30);
-
-fn id_of(prompt: &Value) -> String {
-    prompt["id"].as_str().unwrap().to_owned()
-}
-
-async fn script(browser: &Browser, source: &str, arguments: Vec<Value>) -> Value {
-    browser
-        .client
-        .execute(source, arguments)
-        .await
-        .unwrap_or_else(|error| panic!("the page runs `{source}`: {error}"))
-}
+use super::{id_of, script, DEADLINE};
 
 /// The bounding box of the first element matching `css`: [top, height, width].
 async fn bounds(browser: &Browser, css: &str) -> Vec<f64> {
