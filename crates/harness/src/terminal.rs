@@ -158,6 +158,20 @@ impl Terminal {
                 .iter()
                 .map(|(name, value)| format!("{}={}", name.as_ref(), value.as_ref())),
         );
+        // An agent's temporary files (OpenCode's extracted libraries, Qwen Code's socket folder)
+        // go into its private home, and leave with it, unless the caller chose a TMPDIR.
+        let named = |wanted: &str| {
+            environment
+                .iter()
+                .find(|(name, _)| name.as_ref() == wanted)
+                .map(|(_, value)| value.as_ref().to_owned())
+        };
+        if let (Some(home), None) = (named("HOME"), named("TMPDIR")) {
+            let temporary = Path::new(&home).join(".tmp");
+            if std::fs::create_dir_all(&temporary).is_ok() {
+                arguments.push(format!("TMPDIR={}", temporary.display()));
+            }
+        }
         arguments.extend(command.iter().map(|word| word.to_string()));
         let output = terminal
             .run(&arguments)
