@@ -1,0 +1,148 @@
+//! `gatehouse hook AGENT`: what an agent runs for each hook event. It reads the event
+//! ([`input`]), hands it to the gateway and prints the verdict, if any, in the agent's own
+//! format ([`deliver`]).
+//!
+//! Architecture invariant: nothing here ever prints an approval that did not come from the
+//! gateway as a verdict, and stdout carries one thing at most ([`output::print_once`]).
+//! Whenever the hook cannot do its job (no gateway, input that is not an event, an error on the
+//! wire) it ends with a [`HookFailure`], which the binary says in one line on stderr before it
+//! exits 0, so that the agent behaves exactly as if gatehouse were not installed.
+//!
+//! One exception, the adapter's to declare ([`gatehouse_core::WithoutVerdict`]): an agent that
+//! reads silence as an approval (Gemini CLI with gatehouse's allow policy) gets the adapter's
+//! "no verdict" output instead of nothing, on every path that printed no verdict, panics and
+//! signals included ([`without_verdict`]).
+//!
+//! If the gateway goes away while a prompt is held, the hook keeps waiting and registers the
+//! prompt again when a gateway is back; an observation that finds no gateway is spooled. All of
+//! that is the client's ([`gatehouse_host_ipc::hook_session`]).
+//!
+//! API boundary: [`handle`] runs one hook on the process's stdin and the gateway's socket; the
+//! binary brings the adapter (from its registry), the settings and the spool's path, and says
+//! the failure. [`input::read_event`] and [`deliver::deliver`] are the same steps over any
+//! reader and any [`Connector`], for tests and benchmarks in-process.
+
+pub mod deliver;
+pub mod input;
+pub mod output;
+mod terminal;
+pub mod without_verdict;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use gatehouse_core::{Action, Adapter, HookEvent, ParseError};
+use gatehouse_host_ipc::hook_session::{Connector, HookError, HookSession, SocketConnector};
+use gatehouse_host_ipc::socket::SocketError;
+use gatehouse_host_ipc::spool::Spool;
+use gatehouse_host_ipc::ClientError;
+use thiserror::Error;
+
+/// Why a hook delivered nothing. None of these approves anything: the agent decides.
+#[derive(Debug, Error)]
+pub enum HookFailure {
+    #[error("cannot read the hook event: {0}")]
+    CannotRead(std::io::Error),
+    #[error("the hook event is larger than {0} bytes")]
+    EventTooLarge(u64),
+    #[error("the hook event holds more than {0} JSON values")]
+    TooManyValues(usize),
+    #[error("{0}")]
+    NotAnEvent(ParseError),
+    #[error("{0}")]
+    Settings(String),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("no gateway is running on {}", .0.display())]
+    NoGateway(PathBuf),
+    #[error(transparent)]
+    Gateway(#[from] HookError),
+    #[error("the agent ended the call (the person cancelled it there); the prompt is withdrawn")]
+    CancelledByAgent,
+    #[error("the gateway sent `{action}` for a {kind} prompt of {tool}, which gatehouse does not offer for it; nothing was delivered")]
+    NotOffered {
+        action: Action,
+        kind: &'static str,
+        tool: String,
+    },
+    #[error("cannot write the verdict to the agent: {0}")]
+    CannotWrite(std::io::Error),
+    #[error("the hook's deadline passed as the verdict came; the agent decides")]
+    DeadlinePassed,
+}
+
+/// Where the gateway is and how long a held prompt waits for it.
+#[derive(Debug, Clone)]
+pub struct HookSettings {
+    pub socket: PathBuf,
+    pub wait: Duration,
+}
+
+/// Runs one hook: reads the event on stdin with `adapter`, asks `settings` (given the event:
+/// an observation needs no wait) where the gateway is, hands the event to it, and prints the
+/// verdict, if any. `spool` is where observations that find no gateway are kept.
+pub fn handle(
+    adapter: &dyn Adapter,
+    event_name: Option<&str>,
+    settings: impl FnOnce(&HookEvent) -> Result<HookSettings, String>,
+    spool: Option<PathBuf>,
+) -> Result<(), HookFailure> {
+    let read = input::read_event(adapter, event_name, std::io::stdin())?;
+    if read.event == HookEvent::Ignore {
+        return Ok(());
+    }
+    let HookSettings { socket, wait } = settings(&read.event).map_err(HookFailure::Settings)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(HookFailure::Runtime)?;
+    let connector = SocketConnector {
+        path: socket.clone(),
+        host: gatehouse_host_ipc::host::own_host_name().to_owned(),
+    };
+    let (session, wait) = session_for(adapter, event_name, connector, spool.map(Spool::new), wait);
+    runtime
+        .block_on(deliver::deliver(
+            adapter,
+            read,
+            &session,
+            wait,
+            &output::print_once,
+        ))
+        .map_err(|failure| named_socket(failure, &socket))
+}
+
+/// The session with the gateway and the wait of a held prompt, for `adapter`'s `event_name`. An
+/// agent that reads silence as an approval gets its answer before its hook timeout, whatever
+/// the configured wait, and at once from a gateway that says hello but never takes the hold
+/// (the person could not answer a prompt that is not listed).
+pub fn session_for<C: Connector>(
+    adapter: &dyn Adapter,
+    event_name: Option<&str>,
+    connector: C,
+    spool: Option<Spool>,
+    wait: Duration,
+) -> (HookSession<C>, Duration) {
+    let session = HookSession::new(connector, spool, output::say);
+    match without_verdict::without_verdict_of(adapter, event_name) {
+        Some(without_verdict) => (
+            session.expecting_registration_within(gatehouse_host_ipc::hook_session::CALL_BUDGET),
+            wait.min(without_verdict.hold_at_most()),
+        ),
+        None => (session, wait),
+    }
+}
+
+/// A connection refused on `socket` said as what it means: no gateway runs there. Another
+/// user's server, or one whose user cannot be told, keeps its own words.
+fn named_socket(failure: HookFailure, socket: &Path) -> HookFailure {
+    match failure {
+        HookFailure::Gateway(HookError::Unreachable(ClientError::Socket(
+            SocketError::Connect { .. },
+        ))) => HookFailure::NoGateway(socket.to_owned()),
+        other => other,
+    }
+}

@@ -1,0 +1,217 @@
+//! The hook's steps in-process: a toy agent's event read with the hook's bounds, held by a real
+//! gateway over in-memory streams, answered there, and printed only as the hook's own adapter
+//! offers it.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use gatehouse_core::arbiter::Event;
+use gatehouse_core::testing::{toy_bash, toy_capabilities, TOY};
+use gatehouse_core::{
+    Action, Adapter, AdapterCapabilities, Answer, HoldMode, HookEvent, NewPrompt, ParseError,
+    PromptState, Verdict,
+};
+use gatehouse_gateway::{serve_connection, Gateway, GatewayOptions};
+use gatehouse_host_ipc::hook_session::{Connector, HookSession};
+use gatehouse_host_ipc::protocol::ServerNotification;
+use gatehouse_host_ipc::{Client, ClientError, Role};
+use tokio::io::DuplexStream;
+
+use crate::deliver::deliver;
+use crate::input::{read_event, MAX_EVENT_BYTES};
+use crate::HookFailure;
+
+/// A toy agent: its event is `{"command": "..."}`, held until an outcome; its verdict is printed
+/// as `toy:ACTION`; it delivers `delivers` only.
+struct ToyAgent {
+    delivers: Vec<Action>,
+}
+
+impl Adapter for ToyAgent {
+    fn id(&self) -> &'static str {
+        TOY
+    }
+
+    fn name(&self) -> &'static str {
+        "Toy Agent"
+    }
+
+    fn capabilities(&self) -> AdapterCapabilities {
+        toy_capabilities()
+    }
+
+    fn parse_hook_event(
+        &self,
+        stdin: &[u8],
+        _event: Option<&str>,
+    ) -> Result<HookEvent, ParseError> {
+        let event: serde_json::Value = serde_json::from_slice(stdin)
+            .map_err(|error| ParseError::NotJson(error.to_string()))?;
+        let command = event["command"].as_str().unwrap_or_default();
+        Ok(HookEvent::Prompt {
+            prompt: toy_bash(command),
+            hold: HoldMode::UntilOutcome,
+        })
+    }
+
+    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
+        format!("toy:{}", verdict.0.action())
+    }
+
+    fn deliverable_actions(&self, _prompt: &NewPrompt) -> Vec<Action> {
+        self.delivers.clone()
+    }
+}
+
+/// Connections to one in-process gateway.
+struct InProcess(Arc<Gateway>);
+
+impl Connector for InProcess {
+    type Stream = DuplexStream;
+
+    async fn connect(&self) -> Result<Client<DuplexStream>, ClientError> {
+        let (near, far) = tokio::io::duplex(1 << 16);
+        tokio::spawn(serve_connection(self.0.clone(), far));
+        Client::over(near, Role::Hook, "test-hook").await
+    }
+}
+
+/// What the hook printed, in order.
+#[derive(Clone, Default)]
+struct Printed(Arc<Mutex<Vec<String>>>);
+
+impl Printed {
+    fn print(&self) -> impl Fn(&str) -> std::io::Result<bool> + '_ {
+        |text| {
+            self.0.lock().unwrap().push(text.to_owned());
+            Ok(true)
+        }
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// Runs the toy agent's hook on `event` against `gateway` while a front end answers the prompt
+/// it holds with `answer`; returns the hook's result and the prompt's final state.
+async fn hold_and_answer(
+    agent: ToyAgent,
+    gateway: &Arc<Gateway>,
+    answer: Answer,
+    printed: &Printed,
+) -> (Result<(), HookFailure>, PromptState) {
+    let (near, far) = tokio::io::duplex(1 << 16);
+    tokio::spawn(serve_connection(gateway.clone(), far));
+    let mut front_end = Client::over(near, Role::Frontend, "test").await.unwrap();
+    front_end.subscribe().await.unwrap();
+    let session = HookSession::new(InProcess(gateway.clone()), None, |_| {});
+    let read = read_event(&agent, None, br#"{"command": "make"}"#.as_slice()).unwrap();
+    let print = printed.print();
+    let hook = deliver(&agent, read, &session, Duration::from_secs(600), &print);
+    let answering = async {
+        let mut final_state = None;
+        while final_state.is_none() {
+            let Ok(ServerNotification::Event(event)) =
+                front_end.next_notification().await.unwrap().typed()
+            else {
+                continue;
+            };
+            match event {
+                Event::Added { prompt } => {
+                    gateway
+                        .answer(&prompt.short_id, answer.clone(), None, "test")
+                        .unwrap();
+                }
+                Event::Changed { state, .. } if state.is_final() => final_state = Some(state),
+                _ => {}
+            }
+        }
+        final_state.unwrap()
+    };
+    tokio::join!(hook, answering)
+}
+
+fn toy_gateway() -> Arc<Gateway> {
+    Gateway::new(vec![toy_capabilities()], GatewayOptions::default())
+}
+
+#[tokio::test]
+async fn an_answer_from_a_front_end_is_printed_once_in_the_agents_format_and_confirmed() {
+    let printed = Printed::default();
+    let agent = ToyAgent {
+        delivers: vec![Action::Once, Action::Deny],
+    };
+    let (result, state) = hold_and_answer(agent, &toy_gateway(), Answer::Once, &printed).await;
+    result.unwrap();
+    assert_eq!(printed.lines(), ["toy:once"]);
+    assert_eq!(state, PromptState::Delivered);
+}
+
+#[tokio::test]
+async fn a_verdict_the_hooks_own_adapter_does_not_offer_is_never_printed() {
+    // The gateway offers `once` (its record says so); this hook's adapter delivers `deny` only,
+    // as a hook of another agent version would: nothing is printed, the gateway is told.
+    let printed = Printed::default();
+    let agent = ToyAgent {
+        delivers: vec![Action::Deny],
+    };
+    let (result, state) = hold_and_answer(agent, &toy_gateway(), Answer::Once, &printed).await;
+    assert!(
+        matches!(
+            result,
+            Err(HookFailure::NotOffered {
+                action: Action::Once,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+    assert!(printed.lines().is_empty(), "{:?}", printed.lines());
+    assert_ne!(state, PromptState::Delivered);
+}
+
+#[test]
+fn an_event_one_byte_over_the_bound_is_refused_before_it_is_parsed() {
+    let agent = ToyAgent {
+        delivers: vec![Action::Deny],
+    };
+    let oversized = vec![b' '; MAX_EVENT_BYTES as usize + 1];
+    let refused = read_event(&agent, None, oversized.as_slice()).err();
+    assert!(
+        matches!(refused, Some(HookFailure::EventTooLarge(_))),
+        "{refused:?}"
+    );
+    let at_the_bound = vec![b' '; MAX_EVENT_BYTES as usize];
+    let parsed = read_event(&agent, None, at_the_bound.as_slice()).err();
+    assert!(
+        matches!(parsed, Some(HookFailure::NotAnEvent(_))),
+        "at the bound it reaches the parser: {parsed:?}"
+    );
+}
+
+#[test]
+fn an_event_of_many_tiny_values_is_refused_before_it_is_parsed() {
+    let agent = ToyAgent {
+        delivers: vec![Action::Deny],
+    };
+    let values = crate::input::MAX_EVENT_VALUES + 1;
+    let event = format!("[{}0]", "0,".repeat(values - 1));
+    let refused = read_event(&agent, None, event.as_bytes()).err();
+    assert!(
+        matches!(refused, Some(HookFailure::TooManyValues(_))),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn every_prompt_names_the_machine_the_hook_runs_on() {
+    let agent = ToyAgent {
+        delivers: vec![Action::Deny],
+    };
+    let read = read_event(&agent, None, br#"{"command": "ls"}"#.as_slice()).unwrap();
+    let HookEvent::Prompt { prompt, .. } = read.event else {
+        panic!("a prompt");
+    };
+    assert_eq!(prompt.host, gatehouse_host_ipc::host::own_host_name());
+}
