@@ -1,31 +1,31 @@
-//! The adapters this build knows, registered by id. Adding an agent means adding one line here;
-//! every command (hook, install, probe, status, the help text) finds it through the registry.
+//! The adapters this build knows, registered by id. Adding an agent means adding its line (and
+//! its `use`) here; every command (hook, install, probe, status, the help text) finds it through the registry.
 
 use std::sync::Arc;
 
 use clap::builder::PossibleValuesParser;
-use gatehouse_core::AdapterRegistry;
+use gatehouse_adapter_claude::ClaudeAdapter;
+use gatehouse_adapter_codex::CodexAdapter;
+use gatehouse_adapter_copilot::CopilotAdapter;
+use gatehouse_adapter_gemini::GeminiAdapter;
+use gatehouse_adapter_opencode::OpenCodeAdapter;
+use gatehouse_adapter_qwen::QwenAdapter;
+use gatehouse_core::{Adapter, AdapterRegistry};
 
 pub fn registry() -> AdapterRegistry {
+    let state = crate::config::state_dir();
+    let adapters: Vec<Arc<dyn Adapter>> = vec![
+        Arc::new(ClaudeAdapter::new(state.clone())),
+        Arc::new(CodexAdapter::new(state.clone())),
+        Arc::new(GeminiAdapter::new(state.clone())),
+        Arc::new(CopilotAdapter::new(state.clone())),
+        Arc::new(OpenCodeAdapter::new(state.clone())),
+        Arc::new(QwenAdapter::new(state)),
+    ];
     let mut registry = AdapterRegistry::new();
-    registry.register(Arc::new(gatehouse_adapter_claude::ClaudeAdapter::new(
-        crate::config::state_dir(),
-    )));
-    registry.register(Arc::new(gatehouse_adapter_codex::CodexAdapter::new(
-        crate::config::state_dir(),
-    )));
-    registry.register(Arc::new(gatehouse_adapter_gemini::GeminiAdapter::new(
-        crate::config::state_dir(),
-    )));
-    registry.register(Arc::new(gatehouse_adapter_copilot::CopilotAdapter::new(
-        crate::config::state_dir(),
-    )));
-    registry.register(Arc::new(gatehouse_adapter_opencode::OpenCodeAdapter::new(
-        crate::config::state_dir(),
-    )));
-    registry.register(Arc::new(gatehouse_adapter_qwen::QwenAdapter::new(
-        crate::config::state_dir(),
-    )));
+    for adapter in adapters {
+        registry.register(adapter);
+    }
     registry
 }
 
@@ -39,7 +39,7 @@ pub fn probeable_ids() -> PossibleValuesParser {
     ids_where(|adapter| adapter.probe().is_some())
 }
 
-fn ids_where(keep: impl Fn(&dyn gatehouse_core::Adapter) -> bool) -> PossibleValuesParser {
+fn ids_where(keep: impl Fn(&dyn Adapter) -> bool) -> PossibleValuesParser {
     let registry = registry();
     let ids: Vec<&'static str> = registry
         .iter()
