@@ -244,16 +244,22 @@ fn remove(path: &Path) -> anyhow::Result<Done> {
     Ok(Done::Removed)
 }
 
-pub fn install() -> anyhow::Result<ExitCode> {
-    let units = units()?;
-    // Refuse before writing anything, so a refusal leaves every file as it was.
-    for unit in &units {
+/// Refuses, before anything is written or removed, when a unit file is there that gatehouse did
+/// not write: a refusal leaves every file as it was.
+fn refuse_unless_all_ours(units: &[Unit]) -> anyhow::Result<()> {
+    for unit in units {
         if let Some(existing) = read(&unit.path)? {
             if !is_ours(&existing) {
                 return Err(not_ours(&unit.path));
             }
         }
     }
+    Ok(())
+}
+
+pub fn install() -> anyhow::Result<ExitCode> {
+    let units = units()?;
+    refuse_unless_all_ours(&units)?;
     let mut changed = false;
     for unit in &units {
         let done = write(unit)?;
@@ -288,13 +294,7 @@ pub fn install() -> anyhow::Result<ExitCode> {
 
 pub fn uninstall() -> anyhow::Result<ExitCode> {
     let units = units()?;
-    for unit in &units {
-        if let Some(existing) = read(&unit.path)? {
-            if !is_ours(&existing) {
-                return Err(not_ours(&unit.path));
-            }
-        }
-    }
+    refuse_unless_all_ours(&units)?;
     let mut removed = false;
     for unit in &units {
         let done = remove(&unit.path)?;
