@@ -171,33 +171,33 @@ async fn a_verdict_the_hooks_own_adapter_does_not_offer_is_never_printed() {
     assert_ne!(state, PromptState::Delivered);
 }
 
-#[test]
-fn an_event_one_byte_over_the_bound_is_refused_before_it_is_parsed() {
+/// Why the toy agent's hook read nothing of `event`, if it did not.
+fn refusal_of(event: &[u8]) -> Option<HookFailure> {
     let agent = ToyAgent {
         delivers: vec![Action::Deny],
     };
-    let oversized = vec![b' '; MAX_EVENT_BYTES as usize + 1];
-    let refused = read_event(&agent, None, oversized.as_slice()).err();
+    read_event(&agent, None, event).err()
+}
+
+#[test]
+fn an_event_one_byte_over_the_bound_is_refused_before_it_is_parsed() {
+    let bound = MAX_EVENT_BYTES as usize;
+    let over = refusal_of(&vec![b' '; bound + 1]);
     assert!(
-        matches!(refused, Some(HookFailure::EventTooLarge(_))),
-        "{refused:?}"
+        matches!(over, Some(HookFailure::EventTooLarge(_))),
+        "{over:?}"
     );
-    let at_the_bound = vec![b' '; MAX_EVENT_BYTES as usize];
-    let parsed = read_event(&agent, None, at_the_bound.as_slice()).err();
+    let at = refusal_of(&vec![b' '; bound]);
     assert!(
-        matches!(parsed, Some(HookFailure::NotAnEvent(_))),
-        "at the bound it reaches the parser: {parsed:?}"
+        matches!(at, Some(HookFailure::NotAnEvent(_))),
+        "at the bound it reaches the parser: {at:?}"
     );
 }
 
 #[test]
 fn an_event_of_many_tiny_values_is_refused_before_it_is_parsed() {
-    let agent = ToyAgent {
-        delivers: vec![Action::Deny],
-    };
     let values = crate::input::MAX_EVENT_VALUES + 1;
-    let event = format!("[{}0]", "0,".repeat(values - 1));
-    let refused = read_event(&agent, None, event.as_bytes()).err();
+    let refused = refusal_of(format!("[{}0]", "0,".repeat(values - 1)).as_bytes());
     assert!(
         matches!(refused, Some(HookFailure::TooManyValues(_))),
         "{refused:?}"
