@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     if hook {
         // The agent reads anything but exit 0 with nothing printed as a decision: the hook never
         // fails, whatever it is given.
-        return cli::hook::run_never_failing(parsed);
+        return cli::hook::run_never_failing(parsed, &words);
     }
     let arguments = parsed.unwrap_or_else(|error| error.exit());
     if arguments.only_prints() {

@@ -50,15 +50,17 @@ fn invoked_as_hook(words: &[OsString]) -> bool {
 /// Parses the arguments and runs the hook, so that nothing (arguments that do not parse, a
 /// panic) ever ends it with anything but exit 0 and nothing on stdout. What went wrong goes to
 /// stderr in one line.
-pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCode {
+pub fn run_never_failing(
+    parsed: Result<crate::cli::Cli, clap::Error>,
+    words: &[OsString],
+) -> ExitCode {
     // Known from the command line before anything can fail: what to print without a verdict.
-    let without_verdict = parsed
-        .as_ref()
-        .ok()
-        .and_then(crate::cli::Cli::hook_target)
-        .and_then(|(agent, event)| {
+    let without_verdict = match &parsed {
+        Ok(cli) => cli.hook_target().and_then(|(agent, event)| {
             without_verdict_of(adapters::registry().get(agent)?.as_ref(), event)
-        });
+        }),
+        Err(_) => without_verdict_of_words(words),
+    };
     if let Some(without_verdict) = without_verdict {
         // First, before any other thread starts: they inherit the blocked signals.
         without_verdict::guard(without_verdict);
@@ -101,6 +103,23 @@ pub fn run_never_failing(parsed: Result<crate::cli::Cli, clap::Error>) -> ExitCo
         without_verdict::print_unless_answered(without_verdict);
     }
     ExitCode::SUCCESS
+}
+
+/// For a command line that does not parse (a hand-written hook command with a stray word, an
+/// empty `--socket`, a swallowed word): the "no verdict" output of an agent named among its words
+/// for an event named after it, if any. An agent that reads silence as an approval still gets
+/// its answer.
+fn without_verdict_of_words(words: &[OsString]) -> Option<gatehouse_core::WithoutVerdict> {
+    let words: Vec<&str> = words.iter().filter_map(|word| word.to_str()).collect();
+    let registry = adapters::registry();
+    words.iter().enumerate().find_map(|(position, word)| {
+        let adapter = registry.get(word)?;
+        words[position + 1..]
+            .iter()
+            .map(|event| Some(*event))
+            .chain([None])
+            .find_map(|event| without_verdict_of(adapter.as_ref(), event))
+    })
 }
 
 fn handle(
@@ -148,4 +167,44 @@ fn spool_path() -> Option<PathBuf> {
     crate::config::state_dir()
         .filter(|_| home_exists)
         .map(|folder| folder.join("spool.jsonl"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn words(line: &str) -> Vec<OsString> {
+        line.split(' ').map(OsString::from).collect()
+    }
+
+    /// Gemini's `BeforeTool` hook answers `ask` even when its command line does not parse (found
+    /// by the attacker's review: each of these printed nothing, which Gemini runs unasked).
+    #[test]
+    fn a_gemini_hook_command_that_does_not_parse_still_has_its_no_verdict_output() {
+        for line in [
+            "gatehouse --socket hook gemini BeforeTool",
+            "gatehouse hook gemini BeforeTool extra",
+            "gatehouse hook gemini BeforeTool --bogus",
+            "gatehouse -V hook gemini BeforeTool",
+        ] {
+            let words = words(line);
+            assert!(crate::cli::Cli::try_parse_from(&words).is_err(), "{line}");
+            assert!(may_be_a_hook(&words), "{line}");
+            let output = without_verdict_of_words(&words).map(|answer| answer.output);
+            assert_eq!(output, Some(r#"{"decision":"ask"}"#), "{line}");
+        }
+    }
+
+    #[test]
+    fn other_agents_and_events_have_no_no_verdict_output() {
+        for line in [
+            "gatehouse --socket hook claude",
+            "gatehouse hook gemini AfterTool extra",
+            "gatehouse hook codex BeforeTool --bogus",
+        ] {
+            assert_eq!(without_verdict_of_words(&words(line)), None, "{line}");
+        }
+    }
 }

@@ -3,6 +3,8 @@
 //! the tmux pane (and its window) its agent runs in.
 
 use std::io::Read;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use gatehouse_core::{Adapter, CancellationCheck, HookEvent};
 
@@ -17,6 +19,34 @@ pub const MAX_EVENT_BYTES: u64 = (gatehouse_host_ipc::framing::MAX_FRAME_BYTES /
 
 /// The most JSON values an event may hold; one with more is not held.
 pub const MAX_EVENT_VALUES: usize = gatehouse_core::json_shape::MAX_EVENT_VALUES;
+
+/// How long the agent may take to write its event: it writes it at once. A hook whose stdin
+/// stays open and quiet longer lets go, rather than wait as long as the agent lets it.
+pub const INPUT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// At most `MAX_EVENT_BYTES` and one more of `input`, read to its end within `deadline` (on a
+/// thread of its own, which a read that never ends leaves behind as the hook goes on).
+pub fn read_within(
+    input: impl Read + Send + 'static,
+    deadline: Duration,
+) -> Result<Vec<u8>, HookFailure> {
+    let (read, was_read) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("hook-stdin".into())
+        .spawn(move || {
+            let mut bytes = Vec::new();
+            let result = input
+                .take(MAX_EVENT_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .map(|_| bytes);
+            let _ = read.send(result);
+        })
+        .map_err(HookFailure::CannotRead)?;
+    match was_read.recv_timeout(deadline) {
+        Ok(result) => result.map_err(HookFailure::CannotRead),
+        Err(_) => Err(HookFailure::InputTooSlow(deadline)),
+    }
+}
 
 /// An event read and parsed, ready to be handed to the gateway.
 pub struct ReadEvent {

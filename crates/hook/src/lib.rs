@@ -46,6 +46,8 @@ use thiserror::Error;
 pub enum HookFailure {
     #[error("cannot read the hook event: {0}")]
     CannotRead(std::io::Error),
+    #[error("the agent did not finish writing the hook event within {0:?}")]
+    InputTooSlow(Duration),
     #[error("the hook event is larger than {0} bytes")]
     EventTooLarge(u64),
     #[error("the hook event holds more than {0} JSON values")]
@@ -90,7 +92,8 @@ pub fn handle(
     settings: impl FnOnce(&HookEvent) -> Result<HookSettings, String>,
     spool: Option<PathBuf>,
 ) -> Result<(), HookFailure> {
-    let read = input::read_event(adapter, event_name, std::io::stdin())?;
+    let stdin = input::read_within(std::io::stdin(), input::INPUT_DEADLINE)?;
+    let read = input::read_event(adapter, event_name, stdin.as_slice())?;
     if read.event == HookEvent::Ignore {
         return Ok(());
     }

@@ -215,3 +215,39 @@ fn every_prompt_names_the_machine_the_hook_runs_on() {
     };
     assert_eq!(prompt.host, gatehouse_host_ipc::host::own_host_name());
 }
+
+/// A stdin that the agent keeps open and never writes to.
+struct NeverEnds;
+
+impl std::io::Read for NeverEnds {
+    fn read(&mut self, _buffer: &mut [u8]) -> std::io::Result<usize> {
+        std::thread::sleep(Duration::from_secs(3600));
+        Ok(0)
+    }
+}
+
+#[test]
+fn a_stdin_that_never_ends_is_let_go_at_the_deadline() {
+    let started = std::time::Instant::now();
+    let refused = crate::input::read_within(NeverEnds, Duration::from_millis(200)).err();
+    assert!(
+        matches!(refused, Some(HookFailure::InputTooSlow(_))),
+        "{refused:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn a_stdin_read_within_its_deadline_is_read_whole_up_to_the_bound() {
+    let event = br#"{"command": "make"}"#.to_vec();
+    let read =
+        crate::input::read_within(std::io::Cursor::new(event.clone()), Duration::from_secs(30));
+    assert_eq!(read.unwrap(), event);
+    let oversized = vec![b' '; MAX_EVENT_BYTES as usize + 10];
+    let read = crate::input::read_within(std::io::Cursor::new(oversized), Duration::from_secs(30));
+    assert_eq!(
+        read.unwrap().len() as u64,
+        MAX_EVENT_BYTES + 1,
+        "one byte over, no more"
+    );
+}

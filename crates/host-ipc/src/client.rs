@@ -10,6 +10,14 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use thiserror::Error;
+
+#[cfg(test)]
+mod tests;
+
+/// The most notifications, in bytes on the wire, that are kept while a call waits for its
+/// response: a subscriber's events in a burst fit many times over, and a gateway that floods a
+/// connection cannot take a hook's memory (the call fails instead).
+pub const MAX_QUEUED_NOTIFICATION_BYTES: usize = 32 * 1024 * 1024;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadHalf, WriteHalf};
 
 use crate::framing::{encode_frame, FrameError, FrameReader, MAX_FRAME_BYTES};
@@ -65,7 +73,10 @@ pub struct Client<S> {
     reader: FrameReader<ReadHalf<S>>,
     writer: WriteHalf<S>,
     next_request_id: u64,
-    notifications: VecDeque<Notification>,
+    /// Notifications that came while a call waited, with their sizes on the wire.
+    notifications: VecDeque<(Notification, usize)>,
+    /// The sum of those sizes, at most [`MAX_QUEUED_NOTIFICATION_BYTES`].
+    queued_bytes: usize,
     hello: HelloResult,
     /// How long a hold may wait for the gateway's `registered` (none: as long as the hold).
     registration_budget: Option<std::time::Duration>,
@@ -109,6 +120,7 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             writer,
             next_request_id: 1,
             notifications: VecDeque::new(),
+            queued_bytes: 0,
             hello: HelloResult {
                 protocol: PROTOCOL_VERSION,
                 server: String::new(),
@@ -201,7 +213,13 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
                 if expected.is_some_and(|(name, _, _)| notification.method == name) {
                     expected = None;
                 }
-                self.notifications.push_back(notification);
+                self.queued_bytes += frame.len();
+                if self.queued_bytes > MAX_QUEUED_NOTIFICATION_BYTES {
+                    return Err(ClientError::BadReply(format!(
+                        "more than {MAX_QUEUED_NOTIFICATION_BYTES} bytes of notifications came while a call waited"
+                    )));
+                }
+                self.notifications.push_back((notification, frame.len()));
                 continue;
             }
             let response: Response = serde_json::from_value(value)
@@ -231,7 +249,8 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
 
     /// The next notification: a queued one, or the next frame from the server.
     pub async fn next_notification(&mut self) -> Result<Notification, ClientError> {
-        if let Some(notification) = self.notifications.pop_front() {
+        if let Some((notification, bytes)) = self.notifications.pop_front() {
+            self.queued_bytes -= bytes;
             return Ok(notification);
         }
         let frame = self.read_frame().await?;
@@ -362,6 +381,7 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             .notifications
             .iter()
             .skip(queued_before)
+            .map(|(queued, _)| queued)
             .find(|queued| queued.method == notification::REGISTERED)
             .and_then(|queued| {
                 serde_json::from_value::<RegisteredParams>(queued.params.clone()).ok()

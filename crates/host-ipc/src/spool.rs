@@ -10,6 +10,10 @@
 //! Observations carry correlation keys taken from tool inputs, so the spool is private whatever
 //! the umask: the file (and the temporary file it is compacted through) is created with mode
 //! 0600, an existing one loses any access for others, and its folder is kept at 0700.
+//!
+//! Whoever can write the state folder could plant something else at the spool's path: the spool
+//! is opened without following a symbolic link and without blocking, and is used only if it is a
+//! regular file, of which at most [`MAX_READ_BYTES`] (its newest lines) are read.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -29,6 +33,10 @@ pub const MAX_AGE: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Past this size the spool is compacted to its newest [`MAX_ENTRIES`] entries.
 const COMPACT_AT_BYTES: u64 = 256 * 1024;
+
+/// The most of a spool that is read: its last bytes, where the newest entries are. A spool
+/// gatehouse wrote is never this large.
+pub const MAX_READ_BYTES: u64 = 4 * COMPACT_AT_BYTES;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
@@ -52,10 +60,7 @@ impl Spool {
         }
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');
-        let mut file = private_options()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
+        let mut file = open_regular(private_options().create(true).append(true), &self.path)?;
         make_private_file(&file)?;
         file.write_all(&line)?;
         if file.metadata()?.len() > COMPACT_AT_BYTES {
@@ -89,12 +94,14 @@ impl Spool {
         entries[start..].to_vec()
     }
 
-    /// The entries of `path` made at or after `oldest_kept`; lines that cannot be read are skipped.
+    /// The entries of `path` made at or after `oldest_kept`; lines that cannot be read are
+    /// skipped, and so is all but the last [`MAX_READ_BYTES`] of a larger file.
     fn read_from(&self, path: &Path, oldest_kept: Timestamp) -> Vec<Entry> {
-        let Ok(text) = fs::read_to_string(path) else {
+        let Ok(text) = read_newest(path) else {
             return Vec::new();
         };
-        text.lines()
+        String::from_utf8_lossy(&text)
+            .lines()
             .filter_map(|line| serde_json::from_str::<Entry>(line).ok())
             .filter(|entry| entry.observed_at >= oldest_kept)
             .collect()
@@ -111,24 +118,55 @@ impl Spool {
         }
         // A file of that name could only be left by a crashed hook with this pid; it is not news.
         let _ = fs::remove_file(&temporary);
-        private_options()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)?
+        open_regular(private_options().write(true).create_new(true), &temporary)?
             .write_all(&text)?;
         fs::rename(&temporary, &self.path)
     }
 }
 
-/// Options that create a file with mode 0600, whatever the umask.
+/// Options that create a file with mode 0600, whatever the umask, and that neither follow a
+/// symbolic link nor wait for a FIFO's other end.
 fn private_options() -> OpenOptions {
     let mut options = OpenOptions::new();
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
+        options
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     options
+}
+
+/// Opens `path` with `options`, if it is a regular file.
+fn open_regular(options: &OpenOptions, path: &Path) -> io::Result<fs::File> {
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
+/// The last [`MAX_READ_BYTES`] of the regular file `path`, from its first whole line on.
+fn read_newest(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = open_regular(private_options().read(true), path)?;
+    let skipped = file.metadata()?.len().saturating_sub(MAX_READ_BYTES);
+    file.seek(SeekFrom::Start(skipped))?;
+    let mut text = Vec::new();
+    file.take(MAX_READ_BYTES).read_to_end(&mut text)?;
+    if skipped > 0 {
+        // The first line read is likely a part of one.
+        let first_whole = text
+            .iter()
+            .position(|&byte| byte == b'\n')
+            .map_or(text.len(), |end| end + 1);
+        text.drain(..first_whole);
+    }
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -263,6 +301,78 @@ mod tests {
             (mode(&path), mode(&state)),
             (0o600, 0o700),
             "made private again"
+        );
+    }
+
+    fn entry(command: &str) -> Entry {
+        Entry {
+            observed_at: Timestamp(100),
+            observation: finished(command),
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_the_spool_is_neither_followed_nor_changed() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let victim = folder.path().join("victim");
+        fs::write(&victim, "the victim's own text\n").unwrap();
+        fs::set_permissions(&victim, fs::Permissions::from_mode(0o644)).unwrap();
+        let path = folder.path().join("spool.jsonl");
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let spool = Spool::new(path);
+        assert!(spool.append(&entry("ls")).is_err(), "refused");
+        assert!(spool.take(Timestamp(1_000)).is_empty());
+        assert_eq!(
+            fs::read_to_string(&victim).unwrap(),
+            "the victim's own text\n"
+        );
+        let mode = fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "its mode is kept");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_planted_at_the_spool_is_not_waited_on_and_not_left_behind() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("spool.jsonl");
+        let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a plain libc call with a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let spool = Spool::new(path);
+        // Neither call may block on the FIFO's other end (the test would hang).
+        assert!(spool.append(&entry("ls")).is_err());
+        assert!(spool.take(Timestamp(1_000)).is_empty());
+        let left: Vec<_> = fs::read_dir(folder.path()).unwrap().collect();
+        assert!(left.is_empty(), "nothing left: {left:?}");
+    }
+
+    #[test]
+    fn of_a_spool_larger_than_gatehouse_writes_only_the_newest_part_is_read() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("spool.jsonl");
+        let mut text = Vec::new();
+        let mut index = 0;
+        while (text.len() as u64) < 3 * MAX_READ_BYTES {
+            serde_json::to_writer(&mut text, &entry(&format!("{index}"))).unwrap();
+            text.push(b'\n');
+            index += 1;
+        }
+        fs::write(&path, &text).unwrap();
+        let read = read_newest(&path).unwrap();
+        assert!(
+            read.len() as u64 <= MAX_READ_BYTES,
+            "bounded: {}",
+            read.len()
+        );
+        assert!(read.starts_with(b"{"), "from a whole line on");
+        let taken = Spool::new(path).take(Timestamp(1_000));
+        assert_eq!(taken.len(), MAX_ENTRIES);
+        assert_eq!(
+            taken.last().unwrap().observation,
+            finished(&format!("{}", index - 1)),
+            "the newest entries are the ones read"
         );
     }
 }
