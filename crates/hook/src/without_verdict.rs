@@ -3,8 +3,6 @@
 //! was, on every path that ends the hook, by a watchdog at the adapter's deadline whatever the
 //! hook is waiting for, and on every catchable signal that would end it.
 
-use std::time::Duration;
-
 use gatehouse_core::{Adapter, WithoutVerdict};
 
 use crate::output::print_once;
@@ -19,7 +17,7 @@ pub fn without_verdict_of(adapter: &dyn Adapter, event: Option<&str>) -> Option<
         .ok()
         .and_then(|value| value.parse().ok())
     {
-        without_verdict.answer_within = Duration::from_millis(milliseconds);
+        without_verdict.answer_within = std::time::Duration::from_millis(milliseconds);
     }
     Some(without_verdict)
 }
