@@ -147,11 +147,7 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
     std::fs::remove_file(world.agent.env.marker("watched.txt")).unwrap();
     let cancelled = world.prompt_for("once more");
     assert_ne!(cancelled["id"], prompt["id"]);
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
+    world.dismiss_dialog();
     assert_eq!(world.gateway.list().len(), 1, "no event after Esc");
     world
         .agent
@@ -173,27 +169,8 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
 
     // With the gateway down, Gemini behaves as if gatehouse were not installed: its dialog
     // comes, nothing from gatehouse is on its screen, and Allow runs the command.
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
-    world.gateway.kill();
-    world
-        .agent
-        .env
-        .submit_surely(&world.agent.tmux, "without the gateway", still_typed);
-    let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
-    assert!(!screen.contains(HOOK_SAYS), "{screen}");
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    wait_for(
-        DEADLINE,
-        "the command allowed without a gateway to run",
-        || world.agent.env.marker("watched.txt").exists(),
-    );
+    world.dismiss_dialog();
+    world.without_the_gateway_geminis_dialog_allows("watched.txt");
     wait_for(DEADLINE, "the model to get the command's output", || {
         world.fake.outputs().len() == 2
     });
@@ -225,6 +202,26 @@ impl World {
             "no dialog while the hook holds: {screen}"
         );
         held.unwrap()
+    }
+
+    /// With the gateway gone, Gemini behaves as if gatehouse were not installed: a message
+    /// brings its own dialog, with nothing from gatehouse on its screen, and its Allow runs the
+    /// command, which writes `file`.
+    fn without_the_gateway_geminis_dialog_allows(&mut self, file: &str) {
+        self.gateway.kill();
+        let tmux = &self.agent.tmux;
+        self.agent
+            .env
+            .submit_surely(tmux, "without the gateway", still_typed);
+        let screen = tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+        assert!(!screen.contains(HOOK_SAYS), "{screen}");
+        assert!(!self.agent.env.marker(file).exists());
+        tmux.press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
+        wait_for(
+            DEADLINE,
+            "the command allowed in Gemini's dialog to run",
+            || self.agent.env.marker(file).exists(),
+        );
     }
 
     /// Esc until Gemini's dialog is gone and its input box is back.
@@ -341,21 +338,5 @@ fn gemini_answerable_by_choice_once_probed_and_its_own_dialog_whenever_gatehouse
 
     // A gateway that is gone: Gemini's own dialog, and its Allow runs the command, as if
     // gatehouse were not installed.
-    world.gateway.kill();
-    world
-        .agent
-        .env
-        .submit_surely(&world.agent.tmux, "without the gateway", still_typed);
-    let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
-    assert!(!screen.contains(HOOK_SAYS), "{screen}");
-    assert!(!world.answered());
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    wait_for(
-        DEADLINE,
-        "the command allowed in Gemini's dialog to run",
-        || world.answered(),
-    );
+    world.without_the_gateway_geminis_dialog_allows("answered.txt");
 }

@@ -1,4 +1,5 @@
-//! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]), a scripted
+//! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]; with Claude
+//! Code, [`claude_world`]), a scripted
 //! fake Anthropic API, each agent's private home, a private tmux session, plus a polling helper
 //! with a deadline.
 
@@ -7,6 +8,7 @@
 
 pub mod browser;
 pub mod claude_env;
+pub mod claude_world;
 pub mod codex_env;
 pub mod copilot_env;
 pub mod fake_anthropic;
@@ -16,6 +18,8 @@ pub mod push_service;
 pub mod tmux;
 pub mod world;
 
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How often `wait_until` checks its condition.
@@ -34,4 +38,17 @@ pub fn wait_until(deadline: Duration, what: &str, mut f: impl FnMut() -> bool) {
         }
         std::thread::sleep(POLL_INTERVAL);
     }
+}
+
+/// Starts `command` with stdin, stdout and stderr piped, writes `input` to its stdin and closes
+/// it, as an agent feeds its hook an event.
+pub fn spawn_fed(command: &mut Command, input: &[u8]) -> Child {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child
 }

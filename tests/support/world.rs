@@ -1,14 +1,19 @@
 //! One end-to-end world for every agent: a real `gatehouse serve` in a sandbox, the agent's
 //! scripted model ([`ScriptedModel`], in the agent's dialect), and what every agent's scenarios
 //! ask of them (the agent's environment inside the sandbox, `gatehouse install`, the adapter's
-//! flags in `status`, the one prompt listed, answers and refusals). An agent's own support file
-//! adds only its private home and how its terminal starts ([`AgentTerminal`]).
+//! flags in `status`, the one prompt listed, answers and refusals, and the scenarios they
+//! repeat). An agent is [`Agent`]: its terminal ([`AgentTerminal`]) and its private home, the
+//! only part an agent's own support file adds.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
+use gatehouse_harness::gated::AgentDescription;
 use gatehouse_harness::model::ScriptedModel;
+use gatehouse_harness::probe::screen::AgentScreen;
+use gatehouse_harness::probe::CaseResult;
+use gatehouse_harness::record::ProbeRecord;
 use serde_json::Value;
 
 use super::tmux::Tmux;
@@ -48,6 +53,24 @@ pub fn required_bin(agent: &str, found: Option<PathBuf>) -> Option<PathBuf> {
         eprintln!("skipped: {agent} is not installed (run `npm ci`)");
     }
     found
+}
+
+/// The executable of `agent` ([`find_bin`], then the agent's own search of `PATH`), or the
+/// reason it is missing ([`required_bin`]).
+pub fn required_agent_bin(
+    agent: &AgentDescription,
+    variable: &str,
+    node_name: &str,
+) -> Option<PathBuf> {
+    let found = find_bin(variable, node_name, || agent.executable.find_on_path());
+    required_bin(agent.name, found)
+}
+
+/// `root/workspace`, created, as its canonical path (the one the agent reports).
+pub fn workspace_in(root: &Path) -> PathBuf {
+    let workspace = root.join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    workspace.canonicalize().unwrap()
 }
 
 /// The environment the agent needs so that its hooks find the sandbox's gateway and probe
@@ -105,19 +128,25 @@ impl AgentTerminal {
         }
     }
 
-    /// Starts the agent in tmux and waits for `ready_text`.
-    pub fn start(&self, ready_text: &str) -> Tmux {
+    /// Starts the agent in tmux, with the `TMUX` and `TMUX_PANE` a person's terminal has when
+    /// `keeping_tmux_variables` (its hooks report the pane), without waiting for it.
+    pub fn launch(&self, keeping_tmux_variables: bool) -> Tmux {
         let env: Vec<(&str, &str)> = self
             .env
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_str()))
             .collect();
-        let tmux = Tmux::start(
-            self.name,
-            &self.workspace,
-            &env,
-            &[self.bin.to_str().unwrap()],
-        );
+        let command = [self.bin.to_str().unwrap()];
+        if keeping_tmux_variables {
+            Tmux::start_keeping_tmux_variables(self.name, &self.workspace, &env, &command)
+        } else {
+            Tmux::start(self.name, &self.workspace, &env, &command)
+        }
+    }
+
+    /// Starts the agent in tmux and waits for `ready_text`.
+    pub fn start(&self, ready_text: &str) -> Tmux {
+        let tmux = self.launch(false);
         tmux.wait_for_text(ready_text, self.start_deadline);
         tmux
     }
@@ -169,17 +198,62 @@ impl AgentTerminal {
     }
 }
 
-/// A gateway, the agent's scripted model and `agent`: the agent's private home and terminal,
-/// which an agent's scenarios bring. Fields drop in declaration order: the agent (and any
-/// terminal it holds) goes before the gateway, the model and the sandbox's folders.
-pub struct AgentWorld<A> {
+/// One agent of the end-to-end tests: its terminal and its private home `H` (the files its
+/// scenarios read, such as its settings). It is the terminal, for the scenarios.
+pub struct Agent<H> {
+    pub terminal: AgentTerminal,
+    pub home: H,
+}
+
+impl<H> std::ops::Deref for Agent<H> {
+    type Target = AgentTerminal;
+
+    fn deref(&self) -> &AgentTerminal {
+        &self.terminal
+    }
+}
+
+/// An agent's terminal that ends the agent with its quit command ([`AgentScreen::quit`]) when
+/// dropped, and waits for it to be gone before tmux is killed, so that the agent writes nothing
+/// into a home the test removes next.
+pub struct QuittingTmux {
+    tmux: Tmux,
+    screen: AgentScreen,
+}
+
+impl QuittingTmux {
+    pub fn new(tmux: Tmux, screen: AgentScreen) -> QuittingTmux {
+        QuittingTmux { tmux, screen }
+    }
+}
+
+impl std::ops::Deref for QuittingTmux {
+    type Target = Tmux;
+
+    fn deref(&self) -> &Tmux {
+        &self.tmux
+    }
+}
+
+impl Drop for QuittingTmux {
+    fn drop(&mut self) {
+        self.screen
+            .quit(self.tmux.terminal(), Duration::from_secs(15));
+    }
+}
+
+/// A gateway, the agent's scripted model (`M`: the kit's [`ScriptedModel`] in the agent's
+/// dialect, or Claude's Anthropic API) and `agent`: the agent's private home and terminal, which
+/// an agent's scenarios bring. Fields drop in declaration order: the agent (and any terminal it
+/// holds) goes before the gateway, the model and the sandbox's folders.
+pub struct AgentWorld<A, M = ScriptedModel> {
     pub agent: A,
     pub adapter: &'static str,
     pub gateway: Gateway,
-    pub fake: ScriptedModel,
+    pub fake: M,
 }
 
-impl<A> AgentWorld<A> {
+impl<A, M> AgentWorld<A, M> {
     /// Runs `gatehouse install <adapter>` with `env`; see [`install`].
     pub fn install(&self, env: &[(&str, &Path)]) -> String {
         install(&self.gateway, self.adapter, env)
@@ -198,6 +272,12 @@ impl<A> AgentWorld<A> {
     /// Runs `gatehouse probe <adapter> --executable BIN` against the agent at `bin`; the probe
     /// must pass every standard case. Returns what it printed.
     pub fn probe(&self, bin: &Path) -> String {
+        self.probe_with_cases(bin, &["allow", "deny", "no-verdict"])
+    }
+
+    /// Runs `gatehouse probe <adapter> --executable BIN` against the agent at `bin`; it must
+    /// succeed, name every one of `cases`, and fail none. Returns what it printed.
+    pub fn probe_with_cases(&self, bin: &Path, cases: &[&str]) -> String {
         let probed = self
             .gateway
             .command(&["probe", self.adapter, "--executable", bin.to_str().unwrap()])
@@ -209,11 +289,35 @@ impl<A> AgentWorld<A> {
             "probe: {stdout}{}",
             String::from_utf8_lossy(&probed.stderr)
         );
-        for case in ["allow", "deny", "no-verdict"] {
+        for case in cases {
             assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
         }
         assert!(!stdout.contains("FAILED"), "{stdout}");
         stdout
+    }
+
+    /// Before any probe: the adapter's flags are not verified, and `status` names the agent
+    /// (`name`, such as `Qwen Code`) and the probe to run.
+    pub fn unverified_until_probed(&self, name: &str) {
+        assert_eq!(self.flags()["actions"][0]["verified"], false);
+        let status = String::from_utf8_lossy(&self.gateway.run(&["status"]).stdout).into_owned();
+        let probe = format!("gatehouse probe {}", self.adapter);
+        assert!(
+            status.contains(&format!("{name} ({})", self.adapter)) && status.contains(&probe),
+            "{status}"
+        );
+    }
+
+    /// `prompt` is read-only until the probe, and its reason names the probe to run.
+    pub fn assert_read_only_until_probed(&self, prompt: &Value) {
+        assert_eq!(
+            prompt["actions"],
+            serde_json::json!([]),
+            "read-only until probed"
+        );
+        let reason = prompt["read_only_reason"].as_str().unwrap_or_default();
+        let probe = format!("gatehouse probe {}", self.adapter);
+        assert!(reason.contains(&probe), "{prompt}");
     }
 
     /// Waits until the running gateway offers what a probe unlocked (it reads a new record by
@@ -246,6 +350,13 @@ impl<A> AgentWorld<A> {
         self.gateway.start_again();
     }
 
+    /// Waits until the gateway lists nothing (`what` names why), then `late_answer` to
+    /// `prompt` is refused as withdrawn.
+    pub fn withdrawn(&self, prompt: &Value, what: &str, late_answer: &str, deadline: Duration) {
+        wait_until(deadline, what, || self.gateway.list().is_empty());
+        refused(&self.answer(&prompt["id"], &[late_answer]), "withdrawn");
+    }
+
     /// Waits for the gateway to list exactly one prompt, and returns it; on a timeout the
     /// agent's screen is shown.
     pub fn the_one_listed(&self, tmux: &Tmux, deadline: Duration) -> Value {
@@ -264,7 +375,9 @@ impl<A> AgentWorld<A> {
         assert_eq!(prompt["adapter"], self.adapter);
         prompt
     }
+}
 
+impl<A> AgentWorld<A> {
     /// Waits until the model has the agent's report of `call_id`, and returns it.
     pub fn output_for(&self, call_id: &str, deadline: Duration) -> String {
         let mut output = None;
@@ -326,10 +439,43 @@ pub fn install(gateway: &Gateway, adapter: &str, env: &[(&str, &Path)]) -> Strin
     stdout
 }
 
+/// A passing probe record of the kit ([`ProbeRecord`]) for `agent` (an adapter id such as
+/// `qwen`) at `version`, probed at `executable`, with the standard cases, in `gateway`'s state
+/// folder, as `gatehouse probe AGENT` writes it.
+pub fn write_passing_record(
+    gateway: &Gateway,
+    agent: &'static str,
+    version: &str,
+    executable: &str,
+) {
+    let passed = |case: &str| CaseResult {
+        case: case.into(),
+        passed: true,
+        evidence: "written by the test".into(),
+    };
+    let record = ProbeRecord {
+        agent,
+        version: version.into(),
+        executable: executable.into(),
+        probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
+        passed: true,
+        cases: vec![passed("allow"), passed("deny"), passed("no-verdict")],
+        gatehouse_version: "0.1.0".into(),
+    };
+    record
+        .write(&gateway.home().join(".local/state/gatehouse"))
+        .unwrap();
+}
+
 /// Asserts that a gatehouse command was refused with `code`.
 pub fn refused(output: &Output, code: &str) {
-    assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "expected a refusal with {code}: {}{stderr}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     assert!(stderr.contains(code), "expected {code}: {stderr}");
 }
 
@@ -346,10 +492,76 @@ pub fn poll_until(deadline: Duration, mut condition: impl FnMut() -> bool) -> bo
 }
 
 /// Scenarios every agent that asks for a command shares, for a world whose agent is its terminal.
+/// The scripted call `NAME` runs `printf NAME > NAME.txt` in the workspace, asked for by the
+/// message "please write NAME.txt".
 impl<A: std::ops::Deref<Target = AgentTerminal>> AgentWorld<A> {
-    /// `once` from the gateway for `prompt`, the scripted call `name` (`printf NAME > NAME.txt`):
-    /// the agent shows no dialog of its own (`dialog_text`), runs the command, is ready again
-    /// (`ready_text`), and nothing is listed any more.
+    /// Submits "please write NAME.txt" and returns the one prompt the gateway lists for it: its
+    /// summary the command whole, its tool `tool` (when given).
+    pub fn prompt_for_writing(
+        &self,
+        tmux: &Tmux,
+        name: &str,
+        tool: Option<&str>,
+        deadline: Duration,
+    ) -> Value {
+        self.agent.submit(tmux, &format!("please write {name}.txt"));
+        let prompt = self.the_one_listed(tmux, deadline);
+        if let Some(tool) = tool {
+            assert_eq!(prompt["tool"], tool, "{prompt}");
+        }
+        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
+        prompt
+    }
+
+    /// What the command of the scripted call `name` wrote, if it ran.
+    pub fn written_by(&self, name: &str) -> Option<String> {
+        std::fs::read_to_string(self.agent.marker(&format!("{name}.txt"))).ok()
+    }
+
+    /// Answers the first choice (a yes, selected) in the agent's own dialog (`dialog_text`) for
+    /// the scripted call `name`: the command did not run before, and runs after; returns what
+    /// the model read of it.
+    pub fn yes_in_the_terminal(
+        &self,
+        tmux: &Tmux,
+        name: &str,
+        dialog_text: &str,
+        deadline: Duration,
+    ) -> String {
+        tmux.wait_for_text(dialog_text, deadline);
+        assert_eq!(
+            self.written_by(name),
+            None,
+            "ran before the dialog was answered"
+        );
+        // The agent may drop a key while it draws its dialog: pressed again until it goes.
+        tmux.press_until_gone(&["Enter"], dialog_text, Duration::from_secs(2), deadline);
+        let output = self.output_for(&format!("call_{name}"), deadline);
+        assert_eq!(self.written_by(name).as_deref(), Some(name));
+        output
+    }
+
+    /// Issue 19: a passing probe counts for the very next prompt. With the agent running in
+    /// `tmux`, the probe passes, and the very next prompt (the scripted call `atonce`, tool
+    /// `tool`) offers `actions` with no refresh waited for; `once` from the gateway runs it.
+    pub fn a_probe_then_at_once_once_runs_it(
+        &self,
+        tmux: &Tmux,
+        tool: Option<&str>,
+        actions: Value,
+        deadline: Duration,
+    ) {
+        self.probe(&self.agent.bin);
+        let prompt = self.prompt_for_writing(tmux, "atonce", tool, deadline);
+        assert_eq!(prompt["actions"], actions, "{prompt}");
+        assert!(self.answer(&prompt["id"], &["once"]).status.success());
+        self.output_for("call_atonce", deadline);
+        assert_eq!(self.written_by("atonce").as_deref(), Some("atonce"));
+    }
+
+    /// `once` from the gateway for `prompt`, the scripted call `name`: the agent shows no dialog
+    /// of its own (`dialog_text`), runs the command, is ready again (`ready_text`), and nothing
+    /// is listed any more.
     pub fn once_from_the_gateway_runs_it(
         &self,
         tmux: &Tmux,
@@ -358,12 +570,10 @@ impl<A: std::ops::Deref<Target = AgentTerminal>> AgentWorld<A> {
         (dialog_text, ready_text): (&str, &str),
         deadline: Duration,
     ) {
-        assert_eq!(prompt["actions"], serde_json::json!(["once", "deny"]));
         assert!(!tmux.screen().contains(dialog_text));
         assert!(self.answer(&prompt["id"], &["once"]).status.success());
         self.output_for(&format!("call_{name}"), deadline);
-        let marker = self.agent.marker(&format!("{name}.txt"));
-        assert_eq!(std::fs::read_to_string(marker).unwrap(), name);
+        assert_eq!(self.written_by(name).as_deref(), Some(name));
         tmux.wait_for_text(ready_text, deadline);
         assert!(self.gateway.list().is_empty());
     }
@@ -380,7 +590,7 @@ impl<A: std::ops::Deref<Target = AgentTerminal>> AgentWorld<A> {
         let denied = self.answer(&prompt["id"], &["deny", "--message", message]);
         assert!(denied.status.success(), "{denied:?}");
         let output = self.output_for(&format!("call_{name}"), deadline);
-        assert!(!self.agent.marker(&format!("{name}.txt")).exists());
+        assert_eq!(self.written_by(name), None);
         output
     }
 }
