@@ -108,29 +108,23 @@ fn read_only_until_probed_codex_decides_and_its_answers_withdraw_the_prompt() {
 
     // Yes in Codex's terminal: the command runs and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
-    tmux.send_keys(&["y"]);
-    world.output_for("call_yes", DEADLINE);
-    assert_eq!(world.written_by("yes").as_deref(), Some("yes"));
-    world.withdrawn(
-        &prompt,
-        "the prompt answered Yes to be withdrawn",
-        "deny",
-        DEADLINE,
-    );
+    let yes = || {
+        assert_eq!(
+            world.written_by("yes"),
+            None,
+            "ran before Codex's prompt was answered"
+        );
+        tmux.send_keys(&["y"]);
+        world.output_for("call_yes", DEADLINE);
+        assert_eq!(world.written_by("yes").as_deref(), Some("yes"));
+    };
+    let dialog = (&tmux, APPROVAL_PROMPT_TEXT);
+    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // Esc in Codex's terminal: the turn is interrupted and the Interrupt hook withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "esc");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(
-        &["Escape"],
-        APPROVAL_PROMPT_TEXT,
-        Duration::from_secs(2),
-        DEADLINE,
-    );
+    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
     tmux.wait_for_text(INTERRUPTED_TEXT, DEADLINE);
     world.withdrawn(
         &prompt,

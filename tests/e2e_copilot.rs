@@ -88,27 +88,16 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
 
     // Yes in Copilot's dialog: the command runs and postToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    world.assert_read_only_until_probed(&prompt);
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
-    world.yes_in_copilot(&tmux, "yes");
-    world.withdrawn(
-        &prompt,
-        "the prompt answered Yes to be withdrawn",
-        "deny",
-        DEADLINE,
-    );
+    let yes = || {
+        world.yes_in_copilot(&tmux, "yes");
+    };
+    let dialog = (&*tmux, APPROVAL_PROMPT_TEXT);
+    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // Esc in Copilot's dialog sends no hook event; the next message (a later turn) withdraws it.
     let prompt = world.prompt_for(&tmux, "esc");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(
-        &["Escape"],
-        APPROVAL_PROMPT_TEXT,
-        Duration::from_secs(2),
-        DEADLINE,
-    );
+    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
     world.agent.submit(&tmux, "never mind");
     world.withdrawn(

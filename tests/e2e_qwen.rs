@@ -140,7 +140,6 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
 
     // Yes in Qwen's dialog: the command runs, and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    world.assert_read_only_until_probed(&prompt);
     let list = world.list_text();
     assert!(
         list.contains("printf yes > yes.txt")
@@ -148,26 +147,16 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
             && list.contains("gatehouse probe qwen"),
         "{list}"
     );
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
-    world.yes_in_qwen(&tmux, "yes");
-    world.withdrawn(
-        &prompt,
-        "the prompt answered Yes to be withdrawn",
-        "deny",
-        DEADLINE,
-    );
+    let yes = || {
+        world.yes_in_qwen(&tmux, "yes");
+    };
+    let dialog = (&*tmux, APPROVAL_PROMPT_TEXT);
+    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // Esc in Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
     let prompt = world.prompt_for(&tmux, "esc");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(
-        &["Escape"],
-        APPROVAL_PROMPT_TEXT,
-        Duration::from_secs(2),
-        DEADLINE,
-    );
+    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
     let what = "the prompt cancelled in Qwen's dialog to be withdrawn";
     world.withdrawn(&prompt, what, "once", DEADLINE);
     assert_eq!(world.written_by("esc"), None);

@@ -15,6 +15,7 @@ pub mod fake_anthropic;
 pub mod gemini_env;
 pub mod leftovers;
 pub mod push_service;
+pub mod scenarios;
 pub mod tmux;
 pub mod world;
 
