@@ -16,18 +16,11 @@ use crate::common::{wait_for, Gateway};
 use crate::support::codex_env::{
     CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, PATCH_PROMPT_TEXT, READY_TEXT,
 };
+use crate::support::scenarios::{write_call, write_calls};
 use crate::support::tmux::Tmux;
-use crate::support::world::{adapter_rule, refused, required_agent_bin, sandbox_env, AgentWorld};
+use crate::support::world::{adapter_rule, refused, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
-
-fn call(name: &str) -> ScriptedCall {
-    ScriptedCall {
-        call_id: format!("call_{name}"),
-        command: format!("printf {name} > {name}.txt"),
-        reason: format!("write {name}.txt"),
-    }
-}
 
 /// A patch that adds `NAME.txt` holding `NAME`: the model calls `apply_patch`.
 fn patch_call(name: &str) -> ScriptedCall {
@@ -43,27 +36,21 @@ type World = AgentWorld<CodexEnv>;
 
 impl World {
     fn new(script: &[&str]) -> Option<World> {
-        World::with_calls(script.iter().map(|name| call(name)).collect())
+        World::with_calls(write_calls(script))
     }
 
     fn with_calls(script: Vec<ScriptedCall>) -> Option<World> {
-        let bin = required_agent_bin(
+        let world = World::for_agent(
             &gatehouse_adapter_codex::AGENT,
-            "GATEHOUSE_CODEX_BIN",
-            "codex",
+            ("GATEHOUSE_CODEX_BIN", "codex"),
+            || fake_responses::start(script).unwrap(),
+            |bin, gateway, fake| {
+                // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hook
+                // finds the gateway and the probe record.
+                let env = sandbox_env(gateway, true);
+                CodexEnv::new(bin, gateway.sandbox.folder.path(), fake, &env)
+            },
         )?;
-        let gateway = Gateway::start();
-        let fake = fake_responses::start(script).unwrap();
-        // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hook finds the
-        // gateway and the probe record.
-        let env = sandbox_env(&gateway, true);
-        let codex = CodexEnv::new(&bin, gateway.sandbox.folder.path(), &fake, &env);
-        let world = AgentWorld {
-            agent: codex,
-            adapter: "codex",
-            gateway,
-            fake,
-        };
         let stdout = world.install(&[("CODEX_HOME", &world.agent.home.codex_home)]);
         assert!(
             stdout.contains("Hooks need review"),
@@ -167,16 +154,7 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A record for another version: read-only again, and Codex's own prompt decides.
-    world.edit_record_and_restart("codex_version", "0.170.9");
-    let bash = world.flags();
-    assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
-    assert!(
-        bash["actions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("but Codex 0.171.0 is in use"),
-        "{bash}"
-    );
+    world.record_another_version("codex_version", "0.170.9", "Codex 0.171.0");
     let prompt = world.prompt_for(&tmux, "again");
     assert_eq!(prompt["actions"], json!([]));
     tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
@@ -208,13 +186,13 @@ fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it
 fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() {
     let again = ScriptedCall {
         call_id: "call_always_again".into(),
-        ..call("always")
+        ..write_call("always")
     };
     let script = vec![
         patch_call("before"),
         patch_call("patchonce"),
         patch_call("patchdeny"),
-        call("always"),
+        write_call("always"),
         again,
     ];
     let Some(world) = World::with_calls(script) else {

@@ -11,47 +11,33 @@ use std::time::Duration;
 use gatehouse_adapter_copilot::probe::fake_chat::{self, ScriptedCall};
 use serde_json::{json, Value};
 
-use crate::common::{wait_for, Gateway};
+use crate::common::wait_for;
 use crate::support::copilot_env::{CopilotEnv, APPROVAL_PROMPT_TEXT, READY_TEXT};
+use crate::support::scenarios::write_calls;
 use crate::support::tmux::Tmux;
-use crate::support::world::{refused, required_agent_bin, sandbox_env, AgentWorld};
+use crate::support::world::{refused, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// What Copilot CLI 1.0.102 tells the model for a call a permissionRequest hook denied.
 const DENIED_BY_HOOK: &str = "Permission denied by a PermissionRequest hook: ";
 
-fn calls(names: &[&str]) -> Vec<ScriptedCall> {
-    names.iter().map(|name| call(name)).collect()
-}
-
-fn call(name: &str) -> ScriptedCall {
-    ScriptedCall {
-        call_id: format!("call_{name}"),
-        command: format!("printf {name} > {name}.txt"),
-        reason: format!("write {name}.txt"),
-    }
-}
-
 /// The kit's world with Copilot's files, gatehouse's hooks installed.
 type World = AgentWorld<CopilotEnv>;
 
 impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
-        let agent = &gatehouse_adapter_copilot::AGENT;
-        let bin = required_agent_bin(agent, "GATEHOUSE_COPILOT_BIN", "copilot")?;
-        let gateway = Gateway::start();
-        let fake = fake_chat::start(script).unwrap();
-        // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
-        let env = sandbox_env(&gateway, false);
-        let folder = gateway.sandbox.folder.path();
-        let copilot = CopilotEnv::new(&bin, folder, &gateway.home(), &fake, &env);
-        let world = AgentWorld {
-            agent: copilot,
-            adapter: "copilot",
-            gateway,
-            fake,
-        };
+        let world = World::for_agent(
+            &gatehouse_adapter_copilot::AGENT,
+            ("GATEHOUSE_COPILOT_BIN", "copilot"),
+            || fake_chat::start(script).unwrap(),
+            |bin, gateway, fake| {
+                // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
+                let env = sandbox_env(gateway, false);
+                let folder = gateway.sandbox.folder.path();
+                CopilotEnv::new(bin, folder, &gateway.home(), fake, &env)
+            },
+        )?;
         world.install(&[]);
         let settings: Value =
             serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
@@ -80,7 +66,7 @@ impl World {
 
 #[test]
 fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_prompt() {
-    let Some(world) = World::new(calls(&["yes", "esc"])) else {
+    let Some(world) = World::new(write_calls(&["yes", "esc"])) else {
         return;
     };
     world.unverified_until_probed("GitHub Copilot CLI");
@@ -113,7 +99,7 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
 fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_calls_copilot_allows_are_not_held(
 ) {
     let Some(mut world) = World::new(
-        calls(&["once", "deny", "release", "again", "remember"])
+        write_calls(&["once", "deny", "release", "again", "remember"])
             .into_iter()
             .chain([ScriptedCall {
                 call_id: "call_allowed".into(),
@@ -165,16 +151,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
 
     // A record for another version: read-only again, watched only; Copilot's dialog decides and
     // a Yes there withdraws the watched prompt.
-    world.edit_record_and_restart("copilot_version", "1.0.101");
-    let bash = world.flags();
-    assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
-    assert!(
-        bash["actions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("but Copilot CLI 1.0.102 is in use"),
-        "{bash}"
-    );
+    world.record_another_version("copilot_version", "1.0.101", "Copilot CLI 1.0.102");
     let prompt = world.prompt_for(&tmux, "again");
     assert_eq!(prompt["actions"], json!([]));
     world.yes_in_copilot(&tmux, "again");
@@ -230,7 +207,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
 /// (no refresh waited for), and `once` from the gateway runs the command.
 #[test]
 fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it() {
-    let Some(world) = World::new(calls(&["atonce"])) else {
+    let Some(world) = World::new(write_calls(&["atonce"])) else {
         return;
     };
     let tmux = world.agent.start();

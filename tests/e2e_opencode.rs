@@ -23,9 +23,7 @@ use serde_json::{json, Value};
 use crate::common::{wait_for, Gateway};
 use crate::support::leftovers;
 use crate::support::tmux::Tmux;
-use crate::support::world::{
-    refused, required_agent_bin, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld,
-};
+use crate::support::world::{refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld};
 
 /// Generous: OpenCode starts slowly on a busy machine.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -101,17 +99,12 @@ type World = AgentWorld<OpenCodeEnv>;
 
 impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
-        let agent = &gatehouse_adapter_opencode::AGENT;
-        let bin = required_agent_bin(agent, "GATEHOUSE_OPENCODE_BIN", "opencode")?;
-        let gateway = Gateway::start();
-        let fake = model::start(script).unwrap();
-        let opencode = OpenCodeEnv::new(&bin, &gateway, &fake.base_url());
-        let world = AgentWorld {
-            agent: opencode,
-            adapter: "opencode",
-            gateway,
-            fake,
-        };
+        let world = World::for_agent(
+            &gatehouse_adapter_opencode::AGENT,
+            ("GATEHOUSE_OPENCODE_BIN", "opencode"),
+            || model::start(script).unwrap(),
+            |bin, gateway, fake| OpenCodeEnv::new(bin, gateway, &fake.base_url()),
+        )?;
         let before = world.config_files();
         let printed = world.install(&[]);
         assert!(printed.contains("gatehouse.js"), "{printed}");

@@ -8,20 +8,21 @@
 //!
 //! Without Qwen Code installed these tests are skipped locally, and fail in CI (`CI` set).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gatehouse_adapter_qwen::install::QWEN_WAIT_SECONDS;
 use gatehouse_adapter_qwen::probe::private::{offline_environment, write_private_settings};
 use gatehouse_adapter_qwen::probe::{scripted_model, APPROVAL_PROMPT_TEXT, READY_TEXT};
-use gatehouse_harness::model::ScriptedCall;
+use gatehouse_harness::model::ScriptedModel;
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
+use crate::support::scenarios::write_calls;
 use crate::support::tmux::Tmux;
 use crate::support::world::{
-    refused, required_agent_bin, sandbox_env, workspace_in, write_passing_record, Agent,
-    AgentTerminal, AgentWorld, QuittingTmux,
+    refused, sandbox_env, workspace_in, write_passing_record, Agent, AgentTerminal, AgentWorld,
+    QuittingTmux,
 };
 
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -29,17 +30,32 @@ const DEADLINE: Duration = Duration::from_secs(60);
 /// How long Qwen may take to start on a busy machine; it took about 15 seconds here.
 const START_DEADLINE: Duration = Duration::from_secs(90);
 
-fn call(name: &str) -> ScriptedCall {
-    ScriptedCall {
-        call_id: format!("call_{name}"),
-        command: format!("printf {name} > {name}.txt"),
-        reason: format!("write {name}.txt"),
-    }
-}
-
 /// Qwen's private home: its settings file.
 struct QwenHome {
     settings: PathBuf,
+}
+
+/// Qwen at `bin` in the sandbox's HOME (with the probe's private settings), XDG folders and
+/// socket, so the hook finds the gateway and the record.
+fn private_qwen(bin: &Path, gateway: &Gateway, fake: &ScriptedModel) -> Agent<QwenHome> {
+    let env = sandbox_env(gateway, true);
+    let home = gateway.home();
+    write_private_settings(&home, None).unwrap();
+    let workspace = workspace_in(gateway.sandbox.folder.path());
+    let path = std::env::var("PATH").unwrap_or_default();
+    Agent {
+        terminal: AgentTerminal::new(
+            "qwen",
+            bin,
+            workspace,
+            offline_environment(&home, &fake.base_url(), &path),
+            &env,
+            START_DEADLINE,
+        ),
+        home: QwenHome {
+            settings: home.join(".qwen/settings.json"),
+        },
+    }
 }
 
 /// The kit's world with a private Qwen home whose hooks `gatehouse install qwen` wrote.
@@ -47,34 +63,12 @@ type World = AgentWorld<Agent<QwenHome>>;
 
 impl World {
     fn new(script: &[&str]) -> Option<World> {
-        let bin = required_agent_bin(&gatehouse_adapter_qwen::AGENT, "GATEHOUSE_QWEN_BIN", "qwen")?;
-        let gateway = Gateway::start();
-        let fake = scripted_model(script.iter().map(|name| call(name)).collect()).unwrap();
-        // The sandbox's HOME, XDG folders and socket, so the hook finds the gateway and the record.
-        let env = sandbox_env(&gateway, true);
-        let home = gateway.home();
-        write_private_settings(&home, None).unwrap();
-        let workspace = workspace_in(gateway.sandbox.folder.path());
-        let path = std::env::var("PATH").unwrap_or_default();
-        let qwen = Agent {
-            terminal: AgentTerminal::new(
-                "qwen",
-                &bin,
-                workspace,
-                offline_environment(&home, &fake.base_url(), &path),
-                &env,
-                START_DEADLINE,
-            ),
-            home: QwenHome {
-                settings: home.join(".qwen/settings.json"),
-            },
-        };
-        let world = AgentWorld {
-            agent: qwen,
-            adapter: "qwen",
-            gateway,
-            fake,
-        };
+        let world = World::for_agent(
+            &gatehouse_adapter_qwen::AGENT,
+            ("GATEHOUSE_QWEN_BIN", "qwen"),
+            || scripted_model(write_calls(script)).unwrap(),
+            private_qwen,
+        )?;
         let stdout = world.install(&[]);
         for said in [
             "held for up to 40 s",

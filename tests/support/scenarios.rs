@@ -7,10 +7,25 @@
 use std::ops::Deref;
 use std::time::Duration;
 
+use gatehouse_harness::model::ScriptedCall;
 use serde_json::Value;
 
 use super::tmux::Tmux;
 use super::world::{refused, AgentTerminal, AgentWorld};
+
+/// The scripted call `NAME`: `printf NAME > NAME.txt`, to write `NAME.txt`.
+pub fn write_call(name: &str) -> ScriptedCall {
+    ScriptedCall {
+        call_id: format!("call_{name}"),
+        command: format!("printf {name} > {name}.txt"),
+        reason: format!("write {name}.txt"),
+    }
+}
+
+/// The scripted calls of `names`, in order ([`write_call`]).
+pub fn write_calls(names: &[&str]) -> Vec<ScriptedCall> {
+    names.iter().map(|name| write_call(name)).collect()
+}
 
 /// Scenarios every agent that asks for a command shares, for a world whose agent is its terminal.
 /// The scripted call `NAME` runs `printf NAME > NAME.txt` in the workspace, asked for by the

@@ -350,6 +350,20 @@ impl<A, M> AgentWorld<A, M> {
         self.gateway.start_again();
     }
 
+    /// A probe record for another version (`field` set to `recorded`, the gateway restarted):
+    /// the adapter's flags are read-only again, their evidence saying that `in_use` (such as
+    /// `Codex 0.171.0`) is in use.
+    pub fn record_another_version(&mut self, field: &str, recorded: &str, in_use: &str) {
+        self.edit_record_and_restart(field, recorded);
+        let flags = self.flags();
+        assert_eq!(flags["actions"][0]["verified"], false, "{flags}");
+        let evidence = flags["actions"][0]["evidence"].as_str().unwrap();
+        assert!(
+            evidence.contains(&format!("but {in_use} is in use")),
+            "{flags}"
+        );
+    }
+
     /// Waits until the gateway lists nothing (`what` names why), then `late_answer` to
     /// `prompt` is refused as withdrawn.
     pub fn withdrawn(&self, prompt: &Value, what: &str, late_answer: &str, deadline: Duration) {
@@ -378,6 +392,28 @@ impl<A, M> AgentWorld<A, M> {
 }
 
 impl<A> AgentWorld<A> {
+    /// The world for `agent`, or `None` (with the reason) when it is not installed: its
+    /// executable (found by `variable` and `node_name`, [`required_agent_bin`]), a gateway, the
+    /// model that `start_model` starts, and the agent's home and terminal that `make_agent`
+    /// sets up around them.
+    pub fn for_agent(
+        agent: &AgentDescription,
+        (variable, node_name): (&str, &str),
+        start_model: impl FnOnce() -> ScriptedModel,
+        make_agent: impl FnOnce(&Path, &Gateway, &ScriptedModel) -> A,
+    ) -> Option<AgentWorld<A>> {
+        let bin = required_agent_bin(agent, variable, node_name)?;
+        let gateway = Gateway::start();
+        let fake = start_model();
+        let agent_and_home = make_agent(&bin, &gateway, &fake);
+        Some(AgentWorld {
+            agent: agent_and_home,
+            adapter: agent.id,
+            gateway,
+            fake,
+        })
+    }
+
     /// Waits until the model has the agent's report of `call_id`, and returns it.
     pub fn output_for(&self, call_id: &str, deadline: Duration) -> String {
         let mut output = None;
