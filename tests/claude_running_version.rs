@@ -113,6 +113,19 @@ impl World {
         HookUnderClaude(Some(child))
     }
 
+    /// Runs Claude Code's `fixture` event (for `session`) through the hook under a fake Claude
+    /// Code of `version`, and returns it with the prompt listed for it.
+    fn listed_under(
+        &self,
+        version: &str,
+        fixture: &str,
+        session: &str,
+    ) -> (HookUnderClaude, Value) {
+        let hook = self.hook_under(version, &event(fixture, session));
+        let prompt = self.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
+        (hook, prompt)
+    }
+
     /// Answers `prompt` with `once`, which must succeed, and returns what the hook did.
     fn once_and_finish(&self, prompt: &Value, hook: HookUnderClaude) -> Output {
         let answered = self
@@ -173,8 +186,7 @@ fn event(fixture: &str, session: &str) -> Value {
 #[test]
 fn an_edit_under_another_claude_code_version_is_read_only_and_says_which() {
     let world = World::start();
-    let hook = world.hook_under("9.9.9", &event("PermissionRequest-Write", "other-version"));
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
+    let (hook, prompt) = world.listed_under("9.9.9", "PermissionRequest-Write", "other-version");
     assert_eq!(prompt["actions"], json!([]), "{prompt}");
     let why = prompt["read_only_reason"].as_str().unwrap_or_default();
     assert!(
@@ -190,11 +202,11 @@ fn an_edit_under_another_claude_code_version_is_read_only_and_says_which() {
 #[test]
 fn a_bash_prompt_under_another_version_offers_no_always() {
     let world = World::start();
-    let hook = world.hook_under(
+    let (hook, prompt) = world.listed_under(
         "9.9.9",
-        &event("PermissionRequest-Bash-addRules", "other-version-bash"),
+        "PermissionRequest-Bash-addRules",
+        "other-version-bash",
     );
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
     assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
     assert!(prompt.get("suggestions").is_none(), "{prompt}");
     world.release(&prompt);
@@ -204,8 +216,7 @@ fn a_bash_prompt_under_another_version_offers_no_always() {
 #[test]
 fn an_edit_under_the_probed_version_is_answerable_and_delivered() {
     let world = World::start();
-    let hook = world.hook_under(PROBED, &event("PermissionRequest-Write", "probed-version"));
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
+    let (hook, prompt) = world.listed_under(PROBED, "PermissionRequest-Write", "probed-version");
     assert_eq!(
         prompt["actions"],
         json!(["once", "deny", "always"]),
@@ -231,8 +242,7 @@ fn an_edit_under_the_probed_version_is_answerable_and_delivered() {
 #[test]
 fn a_verdict_the_record_no_longer_allows_is_not_delivered_and_the_log_says_why() {
     let world = World::start();
-    let hook = world.hook_under(PROBED, &event("PermissionRequest-Write", "record-changed"));
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
+    let (hook, prompt) = world.listed_under(PROBED, "PermissionRequest-Write", "record-changed");
     assert_eq!(
         prompt["actions"],
         json!(["once", "deny", "always"]),

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::claude_env::{
@@ -32,13 +32,20 @@ fn claude_world(script: Vec<ScriptedTurn>, with_gateway: bool) -> Option<ClaudeW
     Some(world)
 }
 
+/// One test's world with Claude Code started on `message` and `turn` scripted, and the prompt
+/// the gateway holds for it.
+fn holding(turn: ScriptedTurn, message: &str) -> Option<(ClaudeWorld, Value)> {
+    let mut world = claude_world(vec![turn], true)?;
+    world.start(message);
+    let prompt = world.held_prompt();
+    Some((world, prompt))
+}
+
 #[test]
 fn once_from_the_gateway_runs_the_command() {
-    let Some(mut world) = claude_world(vec![bash_turn("printf hi > hi.txt")], true) else {
+    let Some((world, prompt)) = holding(bash_turn("printf hi > hi.txt"), "write hi.txt") else {
         return;
     };
-    world.start("write hi.txt");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert_eq!(prompt["summary"], "printf hi > hi.txt");
     world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
@@ -61,13 +68,12 @@ fn once_from_the_gateway_runs_the_command() {
 
 #[test]
 fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
-    let Some(mut world) =
-        claude_world(vec![bash_turn("rm -rf build && printf x > gone.txt")], true)
-    else {
+    let Some((world, prompt)) = holding(
+        bash_turn("rm -rf build && printf x > gone.txt"),
+        "clean the build",
+    ) else {
         return;
     };
-    world.start("clean the build");
-    let prompt = world.held_prompt();
     world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
     assert!(world
         .answer(
@@ -93,14 +99,10 @@ fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
 
 #[test]
 fn a_question_answered_from_the_gateway_reaches_the_model() {
-    let Some(mut world) = claude_world(
-        vec![question_turn("Which color?", false, &["Red", "Blue"])],
-        true,
-    ) else {
+    let turn = question_turn("Which color?", false, &["Red", "Blue"]);
+    let Some((world, prompt)) = holding(turn, "ask me a color") else {
         return;
     };
-    world.start("ask me a color");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["kind"], "question");
     assert_eq!(prompt["questions"][0]["id"], "q1");
     world.tmux().wait_for_text(QUESTION_DIALOG, DEADLINE);
@@ -115,11 +117,9 @@ fn a_question_answered_from_the_gateway_reaches_the_model() {
 #[test]
 fn a_multi_select_question_with_free_text_reaches_the_model() {
     let turn = question_turn("Which toppings?", true, &["Cheese", "Olives", "Basil"]);
-    let Some(mut world) = claude_world(vec![turn], true) else {
+    let Some((world, prompt)) = holding(turn, "ask me toppings") else {
         return;
     };
-    world.start("ask me toppings");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["questions"][0]["multi"], true);
     world.tmux().wait_for_text("Which toppings?", DEADLINE);
     let answered = world.answer(
@@ -147,11 +147,9 @@ fn a_multi_select_question_with_free_text_reaches_the_model() {
 
 #[test]
 fn yes_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
-    let Some(mut world) = claude_world(vec![bash_turn("printf yes > yes.txt")], true) else {
+    let Some((world, prompt)) = holding(bash_turn("printf yes > yes.txt"), "write yes.txt") else {
         return;
     };
-    world.start("write yes.txt");
-    let prompt = world.held_prompt();
     answer_dialog(world.tmux(), BASH_DIALOG, "1", DEADLINE);
     world.tool_result(1);
     world.withdrawn(&prompt, "the prompt to be withdrawn", "deny", DEADLINE);
@@ -160,11 +158,9 @@ fn yes_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
 
 #[test]
 fn esc_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
-    let Some(mut world) = claude_world(vec![bash_turn("printf esc > esc.txt")], true) else {
+    let Some((world, prompt)) = holding(bash_turn("printf esc > esc.txt"), "write esc.txt") else {
         return;
     };
-    world.start("write esc.txt");
-    let prompt = world.held_prompt();
     answer_dialog(world.tmux(), BASH_DIALOG, "Escape", DEADLINE);
     world.tmux().wait_for_text(INTERRUPTED_TEXT, DEADLINE);
     // A late Once must never run the command.
@@ -178,11 +174,9 @@ fn a_write_prompt_is_read_only_and_the_terminal_decides() {
         "Write",
         json!({ "file_path": "notes.txt", "content": "hello\n" }),
     );
-    let Some(mut world) = claude_world(vec![turn], true) else {
+    let Some((world, prompt)) = holding(turn, "write notes") else {
         return;
     };
-    world.start("write notes");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["tool"], "Write");
     assert_eq!(prompt["actions"], json!([]));
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");

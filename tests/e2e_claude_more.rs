@@ -324,17 +324,20 @@ fn always_for_the_project_writes_claudes_rule_to_settings_local_json() {
     );
 }
 
-#[test]
-fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
-    let Some(mut world) = claude_world(
-        vec![plan_turn()],
-        Record::Passing,
-        &["--permission-mode", "plan"],
-    ) else {
-        return;
-    };
+/// Claude Code in plan mode, probed, asked to plan: the plan it holds, once listed.
+fn planning_with_a_plan_held() -> Option<(ClaudeWorld, Value)> {
+    let planning = &["--permission-mode", "plan"];
+    let mut world = claude_world(vec![plan_turn()], Record::Passing, planning)?;
     world.start("plan it");
     let prompt = world.held_prompt();
+    Some((world, prompt))
+}
+
+#[test]
+fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
+    let Some((world, prompt)) = planning_with_a_plan_held() else {
+        return;
+    };
     assert_eq!(prompt["kind"], "plan");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert_eq!(prompt["preview"]["format"], "markdown", "{prompt}");
@@ -356,15 +359,9 @@ fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
 
 #[test]
 fn a_plan_denied_from_the_gateway_keeps_claude_planning() {
-    let Some(mut world) = claude_world(
-        vec![plan_turn()],
-        Record::Passing,
-        &["--permission-mode", "plan"],
-    ) else {
+    let Some((world, prompt)) = planning_with_a_plan_held() else {
         return;
     };
-    world.start("plan it");
-    let prompt = world.held_prompt();
     world.answered(
         &prompt["id"],
         &["deny", "--message", "plan the tests first"],
