@@ -126,6 +126,17 @@ impl World {
         (hook, prompt)
     }
 
+    /// An edit (for `session`) under the probed version: listed answerable, with `always`.
+    fn an_edit_answerable_under_the_probed_version(
+        &self,
+        session: &str,
+    ) -> (HookUnderClaude, Value) {
+        let (hook, prompt) = self.listed_under(PROBED, "PermissionRequest-Write", session);
+        let actions = json!(["once", "deny", "always"]);
+        assert_eq!(prompt["actions"], actions, "{prompt}");
+        (hook, prompt)
+    }
+
     /// Answers `prompt` with `once`, which must succeed, and returns what the hook did.
     fn once_and_finish(&self, prompt: &Value, hook: HookUnderClaude) -> Output {
         let answered = self
@@ -216,12 +227,7 @@ fn a_bash_prompt_under_another_version_offers_no_always() {
 #[test]
 fn an_edit_under_the_probed_version_is_answerable_and_delivered() {
     let world = World::start();
-    let (hook, prompt) = world.listed_under(PROBED, "PermissionRequest-Write", "probed-version");
-    assert_eq!(
-        prompt["actions"],
-        json!(["once", "deny", "always"]),
-        "{prompt}"
-    );
+    let (hook, prompt) = world.an_edit_answerable_under_the_probed_version("probed-version");
     assert!(prompt["read_only_reason"].is_null(), "{prompt}");
     let output = world.once_and_finish(&prompt, hook);
     let verdict: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
@@ -242,12 +248,7 @@ fn an_edit_under_the_probed_version_is_answerable_and_delivered() {
 #[test]
 fn a_verdict_the_record_no_longer_allows_is_not_delivered_and_the_log_says_why() {
     let world = World::start();
-    let (hook, prompt) = world.listed_under(PROBED, "PermissionRequest-Write", "record-changed");
-    assert_eq!(
-        prompt["actions"],
-        json!(["once", "deny", "always"]),
-        "{prompt}"
-    );
+    let (hook, prompt) = world.an_edit_answerable_under_the_probed_version("record-changed");
     let record_path = world
         .sandbox
         .home()
