@@ -1,11 +1,12 @@
 //! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]; with Claude
-//! Code, [`claude_world`]), a scripted
-//! fake Anthropic API, each agent's private home, a private tmux session, plus a polling helper
-//! with a deadline.
+//! Code, [`claude_world`]), the agent in it ([`agent`]), the scenarios the agents' files share
+//! ([`scenarios`]), a scripted fake Anthropic API, each agent's private home, a private tmux
+//! session, a polling helper with a deadline, and a hook fed its event ([`spawn_fed`]).
 
 // Each test uses only some of these helpers, so unused ones must not warn.
 #![allow(dead_code)]
 
+pub mod agent;
 pub mod browser;
 pub mod claude_env;
 pub mod claude_world;
