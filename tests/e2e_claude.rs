@@ -50,12 +50,7 @@ fn once_from_the_gateway_runs_the_command() {
     assert_eq!(prompt["summary"], "printf hi > hi.txt");
     world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    let result = world.tool_result(1);
-    assert_eq!(result["is_error"], json!(false), "{result}");
-    assert!(
-        tool_result_text(&result).starts_with("(Bash completed with no output)"),
-        "{result}"
-    );
+    world.tool_result_starting(1, false, "(Bash completed with no output)");
     assert_eq!(
         std::fs::read_to_string(world.workspace_file("hi.txt")).unwrap(),
         "hi"
@@ -82,12 +77,7 @@ fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
         )
         .status
         .success());
-    let result = world.tool_result(1);
-    assert_eq!(result["is_error"], json!(true), "{result}");
-    assert!(
-        tool_result_text(&result).starts_with("use make clean instead"),
-        "{result}"
-    );
+    world.tool_result_starting(1, true, "use make clean instead");
     assert!(
         !world.workspace_file("gone.txt").exists(),
         "the command did not run"

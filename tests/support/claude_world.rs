@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::claude_env::ClaudeEnv;
-use super::fake_anthropic::{FakeAnthropic, ScriptedTurn};
+use super::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use super::tmux::Tmux;
 use super::world::AgentWorld;
 use crate::common::{Gateway, Sandbox};
@@ -82,6 +82,15 @@ impl ClaudeWorld {
             "answer {arguments:?}: {}",
             String::from_utf8_lossy(&answered.stderr)
         );
+    }
+
+    /// The `count`th tool result, once it is there: an error when `is_error`, its text starting
+    /// with `text`.
+    pub fn tool_result_starting(&self, count: usize, is_error: bool, text: &str) -> Value {
+        let result = self.tool_result(count);
+        assert_eq!(result["is_error"], json!(is_error), "{result}");
+        assert!(tool_result_text(&result).starts_with(text), "{result}");
+        result
     }
 
     /// The `count`th tool result that reached the model, once it is there.
