@@ -5,34 +5,20 @@
 //! reported version alone decides. A prompt the hook wanted answerable that the gateway finds
 //! read-only is listed read-only with the true reason, and stays listed after its hook returned.
 
-use std::io::Write;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::common::{finish, Gateway, Reaped};
+use crate::support::spawn_fed;
+use crate::support::world::write_passing_record;
 
 const PROBED: &str = "1.0.102";
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// A passing probe record for Copilot CLI [`PROBED`], as `gatehouse probe copilot` writes it.
 fn write_record(gateway: &Gateway) {
-    let record = json!({
-        "copilot_version": PROBED,
-        "copilot_executable": "/nonexistent/copilot",
-        "probed_at": "2026-12-01T03:00:00Z",
-        "passed": true,
-        "cases": [
-            { "case": "allow", "passed": true, "evidence": "written by the test" },
-            { "case": "deny", "passed": true, "evidence": "written by the test" },
-            { "case": "no-verdict", "passed": true, "evidence": "written by the test" },
-        ],
-        "gatehouse_version": "0.1.0",
-    });
-    let folder = gateway.home().join(".local/state/gatehouse");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("copilot-probe.json"), record.to_string()).unwrap();
+    write_passing_record(gateway, "copilot", PROBED, "/nonexistent/copilot");
 }
 
 fn permission_request(session: &str) -> Vec<u8> {
@@ -45,21 +31,9 @@ fn permission_request(session: &str) -> Vec<u8> {
 
 /// `gatehouse hook copilot permissionRequest` as Copilot CLI `version` runs it.
 fn hook_as_copilot(gateway: &Gateway, version: &str, session: &str) -> Reaped {
-    let mut child = gateway
-        .command(&["hook", "copilot", "permissionRequest"])
-        .env("COPILOT_CLI_BINARY_VERSION", version)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the hook starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&permission_request(session))
-        .unwrap();
-    Reaped::from(child)
+    let mut command = gateway.command(&["hook", "copilot", "permissionRequest"]);
+    command.env("COPILOT_CLI_BINARY_VERSION", version);
+    Reaped::from(spawn_fed(&mut command, &permission_request(session)))
 }
 
 fn copilot_flags_are_read_only(gateway: &Gateway) -> bool {

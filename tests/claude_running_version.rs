@@ -5,7 +5,6 @@
 //! child). Under another version, an edit is read-only and says why, and a Bash prompt offers no
 //! `always`; under the probed version, they offer what the probe unlocked.
 
-use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
@@ -14,6 +13,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::common::{binary, claude_fixture, wait_for, Sandbox};
+use crate::support::claude_world::write_claude_record;
+use crate::support::spawn_fed;
 
 const PROBED: &str = "2.1.332";
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -41,28 +42,13 @@ fn fake_claude(folder: &Path, version: &str) -> PathBuf {
 
 /// A passing probe record for `claude` at version [`PROBED`], as `gatehouse probe claude` writes it.
 fn write_record(sandbox: &Sandbox, claude: &Path) {
-    let cases: Vec<Value> = [
+    let cases = [
         ("write-once", "edits"),
         ("edit-deny", "edits"),
         ("always-session", "always"),
         ("plan-deny", "plan"),
-    ]
-    .iter()
-    .map(|(case, capability)| {
-        json!({ "case": case, "capability": capability, "passed": true, "evidence": "written by the test" })
-    })
-    .collect();
-    let record = json!({
-        "claude_version": PROBED,
-        "claude_executable": claude,
-        "probed_at": "2026-12-01T03:00:00Z",
-        "passed": true,
-        "cases": cases,
-        "gatehouse_version": "0.1.0",
-    });
-    let folder = sandbox.home().join(".local/state/gatehouse");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("claude-probe.json"), record.to_string()).unwrap();
+    ];
+    write_claude_record(sandbox, claude, PROBED, &cases);
 }
 
 /// A gateway whose PATH finds the installed fake `claude` first; stopped when dropped.
@@ -119,23 +105,45 @@ impl World {
                 .join(format!("running-{version}")),
             version,
         );
-        let mut child = self
-            .sandbox
-            .program(&running)
+        let mut command = self.sandbox.program(&running);
+        command
             .process_group(0)
-            .env("GATEHOUSE_TEST_BINARY", binary())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the fake claude starts");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
+            .env("GATEHOUSE_TEST_BINARY", binary());
+        let child = spawn_fed(&mut command, event.to_string().as_bytes());
         HookUnderClaude(Some(child))
+    }
+
+    /// Runs Claude Code's `fixture` event (for `session`) through the hook under a fake Claude
+    /// Code of `version`, and returns it with the prompt listed for it.
+    fn listed_under(
+        &self,
+        version: &str,
+        fixture: &str,
+        session: &str,
+    ) -> (HookUnderClaude, Value) {
+        let hook = self.hook_under(version, &event(fixture, session));
+        let prompt = self.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
+        (hook, prompt)
+    }
+
+    /// An edit (for `session`) under the probed version: listed answerable, with `always`.
+    fn an_edit_answerable_under_the_probed_version(
+        &self,
+        session: &str,
+    ) -> (HookUnderClaude, Value) {
+        let (hook, prompt) = self.listed_under(PROBED, "PermissionRequest-Write", session);
+        let actions = json!(["once", "deny", "always"]);
+        assert_eq!(prompt["actions"], actions, "{prompt}");
+        (hook, prompt)
+    }
+
+    /// Answers `prompt` with `once`, which must succeed, and returns what the hook did.
+    fn once_and_finish(&self, prompt: &Value, hook: HookUnderClaude) -> Output {
+        let answered = self
+            .sandbox
+            .run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+        assert!(answered.status.success(), "{answered:?}");
+        hook.finish()
     }
 
     fn release(&self, prompt: &Value) {
@@ -189,8 +197,7 @@ fn event(fixture: &str, session: &str) -> Value {
 #[test]
 fn an_edit_under_another_claude_code_version_is_read_only_and_says_which() {
     let world = World::start();
-    let hook = world.hook_under("9.9.9", &event("PermissionRequest-Write", "other-version"));
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
+    let (hook, prompt) = world.listed_under("9.9.9", "PermissionRequest-Write", "other-version");
     assert_eq!(prompt["actions"], json!([]), "{prompt}");
     let why = prompt["read_only_reason"].as_str().unwrap_or_default();
     assert!(
@@ -206,11 +213,11 @@ fn an_edit_under_another_claude_code_version_is_read_only_and_says_which() {
 #[test]
 fn a_bash_prompt_under_another_version_offers_no_always() {
     let world = World::start();
-    let hook = world.hook_under(
+    let (hook, prompt) = world.listed_under(
         "9.9.9",
-        &event("PermissionRequest-Bash-addRules", "other-version-bash"),
+        "PermissionRequest-Bash-addRules",
+        "other-version-bash",
     );
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
     assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
     assert!(prompt.get("suggestions").is_none(), "{prompt}");
     world.release(&prompt);
@@ -220,19 +227,9 @@ fn a_bash_prompt_under_another_version_offers_no_always() {
 #[test]
 fn an_edit_under_the_probed_version_is_answerable_and_delivered() {
     let world = World::start();
-    let hook = world.hook_under(PROBED, &event("PermissionRequest-Write", "probed-version"));
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
-    assert_eq!(
-        prompt["actions"],
-        json!(["once", "deny", "always"]),
-        "{prompt}"
-    );
+    let (hook, prompt) = world.an_edit_answerable_under_the_probed_version("probed-version");
     assert!(prompt["read_only_reason"].is_null(), "{prompt}");
-    let answered = world
-        .sandbox
-        .run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
-    assert!(answered.status.success(), "{answered:?}");
-    let output = hook.finish();
+    let output = world.once_and_finish(&prompt, hook);
     let verdict: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
         panic!(
             "a verdict on stdout: {}",
@@ -251,13 +248,7 @@ fn an_edit_under_the_probed_version_is_answerable_and_delivered() {
 #[test]
 fn a_verdict_the_record_no_longer_allows_is_not_delivered_and_the_log_says_why() {
     let world = World::start();
-    let hook = world.hook_under(PROBED, &event("PermissionRequest-Write", "record-changed"));
-    let prompt = world.sandbox.wait_for_pending_within(1, DEADLINE).remove(0);
-    assert_eq!(
-        prompt["actions"],
-        json!(["once", "deny", "always"]),
-        "{prompt}"
-    );
+    let (hook, prompt) = world.an_edit_answerable_under_the_probed_version("record-changed");
     let record_path = world
         .sandbox
         .home()
@@ -265,11 +256,7 @@ fn a_verdict_the_record_no_longer_allows_is_not_delivered_and_the_log_says_why()
     let mut record: Value = serde_json::from_slice(&std::fs::read(&record_path).unwrap()).unwrap();
     record["claude_version"] = json!("2.1.333");
     std::fs::write(&record_path, record.to_string()).unwrap();
-    let answered = world
-        .sandbox
-        .run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
-    assert!(answered.status.success(), "{answered:?}");
-    let output = hook.finish();
+    let output = world.once_and_finish(&prompt, hook);
     assert!(output.status.success());
     assert!(output.stdout.is_empty(), "nothing delivered: {output:?}");
     wait_for(DEADLINE, "the log to say the hook did not deliver", || {

@@ -5,117 +5,52 @@
 //!
 //! Without Claude Code installed these tests are skipped locally, and fail in CI (`CI` set).
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::claude_env::{
-    answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, INTERRUPTED_TEXT,
-    QUESTION_DIALOG, WRITE_DIALOG,
+    answer_dialog, find_claude_bin, wait_idle, BASH_DIALOG, INTERRUPTED_TEXT, QUESTION_DIALOG,
+    WRITE_DIALOG,
 };
-use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
-use crate::support::tmux::Tmux;
-use crate::support::world::{answer, install, required_bin};
+use crate::support::claude_world::{bash_turn, question_turn, ClaudeWorld};
+use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn};
+use crate::support::world::{refused, required_bin};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
-/// One test's world: a gateway, the fake model, a private Claude Code home with gatehouse's
-/// hooks installed, and Claude Code running in tmux.
-struct World {
-    /// First, so that it is dropped first: Claude Code is stopped before its home is removed
-    /// (fields drop in order), or it writes its state into a home that was already cleaned up.
-    tmux: Option<Tmux>,
-    gateway: Gateway,
-    fake: FakeAnthropic,
-    claude: ClaudeEnv,
+/// One test's world (a gateway, the fake model, a private Claude Code home with gatehouse's
+/// hooks installed), Claude Code not started yet; `with_gateway: false` stops the gateway after
+/// installing, to show Claude Code as if gatehouse were not there.
+fn claude_world(script: Vec<ScriptedTurn>, with_gateway: bool) -> Option<ClaudeWorld> {
+    let bin = required_bin("Claude Code", find_claude_bin())?;
+    let mut world = ClaudeWorld::with_claude(&bin, Gateway::start(), script, |_| {});
+    if !with_gateway {
+        world.gateway.kill();
+    }
+    Some(world)
 }
 
-impl World {
-    /// Everything but Claude Code itself; `with_gateway: false` stops the gateway after
-    /// installing, to show Claude Code as if gatehouse were not there.
-    fn new(script: Vec<ScriptedTurn>, with_gateway: bool) -> Option<World> {
-        let bin = required_bin("Claude Code", find_claude_bin())?;
-        let mut gateway = Gateway::start();
-        let fake = FakeAnthropic::start(script);
-        let mut claude = ClaudeEnv::new(&bin, &fake);
-        claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
-        install(&gateway, "claude", &[("HOME", claude.home())]);
-        if !with_gateway {
-            gateway.kill();
-        }
-        Some(World {
-            tmux: None,
-            gateway,
-            fake,
-            claude,
-        })
-    }
-
-    fn start(&mut self, prompt: &str) -> &Tmux {
-        let tmux = self.claude.start_in_tmux();
-        self.claude.submit_prompt(&tmux, prompt);
-        self.tmux.insert(tmux)
-    }
-
-    fn tmux(&self) -> &Tmux {
-        self.tmux.as_ref().expect("started")
-    }
-
-    fn workspace_file(&self, name: &str) -> PathBuf {
-        self.claude.workspace().join(name)
-    }
-
-    /// The one prompt the gateway holds, once it is there.
-    fn held_prompt(&self) -> Value {
-        self.gateway.wait_for_pending(1).remove(0)
-    }
-
-    fn answer(&self, id: &Value, arguments: &[&str]) -> std::process::Output {
-        answer(&self.gateway, id, arguments)
-    }
-
-    fn single_tool_result(&self) -> Value {
-        self.fake.wait_for_tool_results(1, DEADLINE).remove(0)
-    }
-}
-
-fn bash_turn(command: &str) -> ScriptedTurn {
-    ScriptedTurn::tool_use(
-        "Bash",
-        json!({ "command": command, "description": "write a file" }),
-    )
-}
-
-fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
-    let options: Vec<Value> = labels
-        .iter()
-        .map(|label| json!({ "label": label, "description": format!("{label} option") }))
-        .collect();
-    ScriptedTurn::tool_use(
-        "AskUserQuestion",
-        json!({ "questions": [{ "question": question, "header": "Pick", "options": options, "multiSelect": multi }] }),
-    )
+/// One test's world with Claude Code started on `message` and `turn` scripted, and the prompt
+/// the gateway holds for it.
+fn holding(turn: ScriptedTurn, message: &str) -> Option<(ClaudeWorld, Value)> {
+    let mut world = claude_world(vec![turn], true)?;
+    world.start(message);
+    let prompt = world.held_prompt();
+    Some((world, prompt))
 }
 
 #[test]
 fn once_from_the_gateway_runs_the_command() {
-    let Some(mut world) = World::new(vec![bash_turn("printf hi > hi.txt")], true) else {
+    let Some((world, prompt)) = holding(bash_turn("printf hi > hi.txt"), "write hi.txt") else {
         return;
     };
-    world.start("write hi.txt");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert_eq!(prompt["summary"], "printf hi > hi.txt");
     world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    let result = world.single_tool_result();
-    assert_eq!(result["is_error"], json!(false), "{result}");
-    assert!(
-        tool_result_text(&result).starts_with("(Bash completed with no output)"),
-        "{result}"
-    );
+    world.tool_result_starting(1, false, "(Bash completed with no output)");
     assert_eq!(
         std::fs::read_to_string(world.workspace_file("hi.txt")).unwrap(),
         "hi"
@@ -128,12 +63,12 @@ fn once_from_the_gateway_runs_the_command() {
 
 #[test]
 fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
-    let Some(mut world) = World::new(vec![bash_turn("rm -rf build && printf x > gone.txt")], true)
-    else {
+    let Some((world, prompt)) = holding(
+        bash_turn("rm -rf build && printf x > gone.txt"),
+        "clean the build",
+    ) else {
         return;
     };
-    world.start("clean the build");
-    let prompt = world.held_prompt();
     world.tmux().wait_for_text(BASH_DIALOG, DEADLINE);
     assert!(world
         .answer(
@@ -142,12 +77,7 @@ fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
         )
         .status
         .success());
-    let result = world.single_tool_result();
-    assert_eq!(result["is_error"], json!(true), "{result}");
-    assert!(
-        tool_result_text(&result).starts_with("use make clean instead"),
-        "{result}"
-    );
+    world.tool_result_starting(1, true, "use make clean instead");
     assert!(
         !world.workspace_file("gone.txt").exists(),
         "the command did not run"
@@ -159,14 +89,10 @@ fn deny_with_a_message_stops_the_command_and_the_model_reads_the_message() {
 
 #[test]
 fn a_question_answered_from_the_gateway_reaches_the_model() {
-    let Some(mut world) = World::new(
-        vec![question_turn("Which color?", false, &["Red", "Blue"])],
-        true,
-    ) else {
+    let turn = question_turn("Which color?", false, &["Red", "Blue"]);
+    let Some((world, prompt)) = holding(turn, "ask me a color") else {
         return;
     };
-    world.start("ask me a color");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["kind"], "question");
     assert_eq!(prompt["questions"][0]["id"], "q1");
     world.tmux().wait_for_text(QUESTION_DIALOG, DEADLINE);
@@ -174,18 +100,16 @@ fn a_question_answered_from_the_gateway_reaches_the_model() {
         .answer(&prompt["id"], &["--pick", "q1=Blue"])
         .status
         .success());
-    let text = tool_result_text(&world.single_tool_result());
+    let text = tool_result_text(&world.tool_result(1));
     assert!(text.contains(r#""Which color?"="Blue""#), "{text}");
 }
 
 #[test]
 fn a_multi_select_question_with_free_text_reaches_the_model() {
     let turn = question_turn("Which toppings?", true, &["Cheese", "Olives", "Basil"]);
-    let Some(mut world) = World::new(vec![turn], true) else {
+    let Some((world, prompt)) = holding(turn, "ask me toppings") else {
         return;
     };
-    world.start("ask me toppings");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["questions"][0]["multi"], true);
     world.tmux().wait_for_text("Which toppings?", DEADLINE);
     let answered = world.answer(
@@ -204,7 +128,7 @@ fn a_multi_select_question_with_free_text_reaches_the_model() {
         "{}",
         String::from_utf8_lossy(&answered.stderr)
     );
-    let text = tool_result_text(&world.single_tool_result());
+    let text = tool_result_text(&world.tool_result(1));
     assert!(
         text.contains(r#""Which toppings?"="Cheese, Olives, extra garlic""#),
         "{text}"
@@ -213,49 +137,24 @@ fn a_multi_select_question_with_free_text_reaches_the_model() {
 
 #[test]
 fn yes_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
-    let Some(mut world) = World::new(vec![bash_turn("printf yes > yes.txt")], true) else {
+    let Some((world, prompt)) = holding(bash_turn("printf yes > yes.txt"), "write yes.txt") else {
         return;
     };
-    world.start("write yes.txt");
-    let prompt = world.held_prompt();
     answer_dialog(world.tmux(), BASH_DIALOG, "1", DEADLINE);
-    world.single_tool_result();
-    wait_for(DEADLINE, "the prompt to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    let late = world.answer(&prompt["id"], &["deny"]);
-    assert_eq!(late.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&late.stderr).contains("withdrawn"),
-        "{}",
-        String::from_utf8_lossy(&late.stderr)
-    );
+    world.tool_result(1);
+    world.withdrawn(&prompt, "the prompt to be withdrawn", "deny", DEADLINE);
     assert!(world.workspace_file("yes.txt").exists());
 }
 
 #[test]
 fn esc_in_the_terminal_withdraws_the_prompt_and_a_late_answer_is_refused() {
-    let Some(mut world) = World::new(vec![bash_turn("printf esc > esc.txt")], true) else {
+    let Some((world, prompt)) = holding(bash_turn("printf esc > esc.txt"), "write esc.txt") else {
         return;
     };
-    world.start("write esc.txt");
-    let prompt = world.held_prompt();
     answer_dialog(world.tmux(), BASH_DIALOG, "Escape", DEADLINE);
     world.tmux().wait_for_text(INTERRUPTED_TEXT, DEADLINE);
-    wait_for(DEADLINE, "the prompt to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    let late = world.answer(&prompt["id"], &["once"]);
-    assert_eq!(
-        late.status.code(),
-        Some(1),
-        "a late Once must never run the command"
-    );
-    assert!(
-        String::from_utf8_lossy(&late.stderr).contains("withdrawn"),
-        "{}",
-        String::from_utf8_lossy(&late.stderr)
-    );
+    // A late Once must never run the command.
+    world.withdrawn(&prompt, "the prompt to be withdrawn", "once", DEADLINE);
     assert!(!world.workspace_file("esc.txt").exists());
 }
 
@@ -265,18 +164,14 @@ fn a_write_prompt_is_read_only_and_the_terminal_decides() {
         "Write",
         json!({ "file_path": "notes.txt", "content": "hello\n" }),
     );
-    let Some(mut world) = World::new(vec![turn], true) else {
+    let Some((world, prompt)) = holding(turn, "write notes") else {
         return;
     };
-    world.start("write notes");
-    let prompt = world.held_prompt();
     assert_eq!(prompt["tool"], "Write");
     assert_eq!(prompt["actions"], json!([]));
-    let refused = world.answer(&prompt["id"], &["once"]);
-    assert_eq!(refused.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("read_only"));
+    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
     answer_dialog(world.tmux(), WRITE_DIALOG, "1", DEADLINE);
-    world.single_tool_result();
+    world.tool_result(1);
     assert_eq!(
         std::fs::read_to_string(world.workspace_file("notes.txt")).unwrap(),
         "hello\n"
@@ -288,12 +183,12 @@ fn a_write_prompt_is_read_only_and_the_terminal_decides() {
 
 #[test]
 fn with_the_gateway_down_claude_shows_its_own_prompt_as_usual() {
-    let Some(mut world) = World::new(vec![bash_turn("printf down > down.txt")], false) else {
+    let Some(mut world) = claude_world(vec![bash_turn("printf down > down.txt")], false) else {
         return;
     };
     world.start("write down.txt");
     answer_dialog(world.tmux(), BASH_DIALOG, "1", DEADLINE);
-    let result = world.single_tool_result();
+    let result = world.tool_result(1);
     assert_eq!(result["is_error"], json!(false), "{result}");
     assert_eq!(
         std::fs::read_to_string(world.workspace_file("down.txt")).unwrap(),

@@ -7,16 +7,15 @@
 //! the other tests start their gateway with a passing record for the installed version already in
 //! its state folder (what the probe writes), so they need not run the probe each.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway, Sandbox};
-use crate::support::claude_env::{find_claude_bin, wait_idle, ClaudeEnv, CLAUDE_VERSION};
-use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn, PLAN_FILE};
-use crate::support::tmux::Tmux;
-use crate::support::world::{adapter_rule, answer, install, required_bin};
+use crate::support::claude_env::{find_claude_bin, wait_idle, CLAUDE_VERSION};
+use crate::support::claude_world::{write_claude_record, ClaudeWorld};
+use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
+use crate::support::world::{adapter_rule, required_bin};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -27,75 +26,34 @@ enum Record {
     ForVersion(&'static str),
 }
 
-struct World {
-    /// First, so that Claude Code stops before its home is removed (fields drop in order).
-    tmux: Option<Tmux>,
-    gateway: Gateway,
-    fake: FakeAnthropic,
-    claude: ClaudeEnv,
-}
-
-impl World {
-    fn new(script: Vec<ScriptedTurn>, record: Record, arguments: &[&str]) -> Option<World> {
-        let bin = required_bin("Claude Code", find_claude_bin())?;
-        let sandbox = Sandbox::new();
-        let version = match record {
-            Record::None => None,
-            Record::Passing => Some(CLAUDE_VERSION),
-            Record::ForVersion(version) => Some(version),
-        };
-        if let Some(version) = version {
-            write_record(&sandbox, &bin, version);
-        }
-        // The hooks read the probe record where the probe wrote it, as they do for a person whose
-        // hooks and probe share a home (Claude Code's HOME here is a private one of its own).
-        let state_home = sandbox.home().join(".local/state");
-        let gateway = Gateway::start_in(sandbox);
-        let fake = FakeAnthropic::start(script);
-        let mut claude = ClaudeEnv::new(&bin, &fake);
-        claude.set_env("GATEHOUSE_SOCKET", &gateway.socket().display().to_string());
+/// One test's world, Claude Code not started yet: its gateway starts with `record` in its state
+/// folder, and Claude Code runs with `arguments`.
+fn claude_world(
+    script: Vec<ScriptedTurn>,
+    record: Record,
+    arguments: &[&str],
+) -> Option<ClaudeWorld> {
+    let bin = required_bin("Claude Code", find_claude_bin())?;
+    let sandbox = Sandbox::new();
+    let version = match record {
+        Record::None => None,
+        Record::Passing => Some(CLAUDE_VERSION),
+        Record::ForVersion(version) => Some(version),
+    };
+    if let Some(version) = version {
+        write_record(&sandbox, &bin, version);
+    }
+    // The hooks read the probe record where the probe wrote it, as they do for a person whose
+    // hooks and probe share a home (Claude Code's HOME here is a private one of its own).
+    let state_home = sandbox.home().join(".local/state");
+    let gateway = Gateway::start_in(sandbox);
+    Some(ClaudeWorld::with_claude(&bin, gateway, script, |claude| {
         claude.set_env("XDG_STATE_HOME", &state_home.display().to_string());
         claude.add_args(arguments);
-        install(&gateway, "claude", &[("HOME", claude.home())]);
-        Some(World {
-            tmux: None,
-            gateway,
-            fake,
-            claude,
-        })
-    }
+    }))
+}
 
-    fn start(&mut self, prompt: &str) -> &Tmux {
-        let tmux = self.claude.start_in_tmux();
-        self.claude.submit_prompt(&tmux, prompt);
-        self.tmux.insert(tmux)
-    }
-
-    fn tmux(&self) -> &Tmux {
-        self.tmux.as_ref().expect("started")
-    }
-
-    fn file(&self, name: &str) -> PathBuf {
-        self.claude.workspace().join(name)
-    }
-
-    fn held_prompt(&self) -> Value {
-        self.gateway.wait_for_pending(1).remove(0)
-    }
-
-    fn answer(&self, id: &Value, arguments: &[&str]) {
-        let answered = answer(&self.gateway, id, arguments);
-        assert!(
-            answered.status.success(),
-            "answer {arguments:?}: {}",
-            String::from_utf8_lossy(&answered.stderr)
-        );
-    }
-
-    fn tool_result(&self, count: usize) -> Value {
-        self.fake.wait_for_tool_results(count, DEADLINE)[count - 1].clone()
-    }
-
+impl ClaudeWorld {
     /// How many prompts the gateway has registered, from its audit log.
     fn prompts_registered(&self) -> usize {
         let log = self.gateway.run(&["log", "--json"]);
@@ -105,6 +63,15 @@ impl World {
             .count()
     }
 
+    /// `once` for `prompt`, the first tool call: it succeeds, and `file` holds `content`.
+    fn once_writes(&self, prompt: &Value, file: &str, content: &str) {
+        self.answered(&prompt["id"], &["once"]);
+        let result = self.tool_result(1);
+        assert_ne!(result["is_error"], json!(true), "{result}");
+        let written = std::fs::read_to_string(self.workspace_file(file)).unwrap();
+        assert_eq!(written, content);
+    }
+
     fn claude_flags(&self, tool: &str) -> Value {
         adapter_rule(&self.gateway, "claude", Some(tool))
     }
@@ -112,7 +79,7 @@ impl World {
 
 /// A passing record for `version` of `claude`, as `gatehouse probe claude` writes it.
 pub fn write_record(sandbox: &Sandbox, claude: &std::path::Path, version: &str) {
-    let cases: Vec<Value> = [
+    let cases = [
         ("write-once", "edits"),
         ("write-deny", "edits"),
         ("edit-once", "edits"),
@@ -120,21 +87,9 @@ pub fn write_record(sandbox: &Sandbox, claude: &std::path::Path, version: &str) 
         ("always-session", "always"),
         ("plan-deny", "plan"),
         ("plan-approve", "plan"),
-    ]
-    .iter()
-    .map(|(case, capability)| json!({ "case": case, "capability": capability, "passed": true, "evidence": "written by the test" }))
-    .collect();
-    let record = json!({
-        "claude_version": version,
-        "claude_executable": std::fs::canonicalize(claude).unwrap(),
-        "probed_at": "2026-12-01T03:00:00Z",
-        "passed": true,
-        "cases": cases,
-        "gatehouse_version": "0.1.0",
-    });
-    let folder = sandbox.home().join(".local/state/gatehouse");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("claude-probe.json"), record.to_string()).unwrap();
+    ];
+    let claude = std::fs::canonicalize(claude).unwrap();
+    write_claude_record(sandbox, &claude, version, &cases);
 }
 
 fn write_turn(path: &str, content: &str) -> ScriptedTurn {
@@ -166,27 +121,11 @@ fn plan_turn() -> ScriptedTurn {
 
 #[test]
 fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
-    let Some(world) = World::new(Vec::new(), Record::None, &[]) else {
+    let Some(world) = claude_world(Vec::new(), Record::None, &[]) else {
         return;
     };
     assert_eq!(world.claude_flags("Write")["actions"][0]["verified"], false);
-    let probed = world
-        .gateway
-        .command(&[
-            "probe",
-            "claude",
-            "--executable",
-            world.claude.claude_bin().to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&probed.stdout);
-    assert!(
-        probed.status.success(),
-        "probe: {stdout}{}",
-        String::from_utf8_lossy(&probed.stderr)
-    );
-    for case in [
+    let cases = [
         "write-once",
         "write-deny",
         "edit-once",
@@ -194,10 +133,8 @@ fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
         "always-session",
         "plan-deny",
         "plan-approve",
-    ] {
-        assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
-    }
-    assert!(!stdout.contains("FAILED"), "{stdout}");
+    ];
+    world.probe_with_cases(world.agent.env.claude_bin(), &cases);
     // The running gateway shows the new record's flags by itself, within a second or so.
     wait_for(
         Duration::from_secs(40),
@@ -220,29 +157,14 @@ fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
 /// waited for), and `once` from the gateway writes the file.
 #[test]
 fn a_probe_then_at_once_a_write_is_answerable_and_once_from_the_gateway_writes_it() {
-    let Some(mut world) = World::new(
+    let Some(mut world) = claude_world(
         vec![write_turn("atonce.txt", "at once\n")],
         Record::None,
         &[],
     ) else {
         return;
     };
-    let probed = world
-        .gateway
-        .command(&[
-            "probe",
-            "claude",
-            "--executable",
-            world.claude.claude_bin().to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        probed.status.success(),
-        "probe: {}{}",
-        String::from_utf8_lossy(&probed.stdout),
-        String::from_utf8_lossy(&probed.stderr)
-    );
+    world.probe_with_cases(world.agent.env.claude_bin(), &[]);
     world.start("write at once");
     let prompt = world.held_prompt();
     assert_eq!(prompt["tool"], "Write");
@@ -251,25 +173,19 @@ fn a_probe_then_at_once_a_write_is_answerable_and_once_from_the_gateway_writes_i
         json!(["once", "deny", "always"]),
         "{prompt}"
     );
-    world.answer(&prompt["id"], &["once"]);
-    let result = world.tool_result(1);
-    assert_ne!(result["is_error"], json!(true), "{result}");
-    assert_eq!(
-        std::fs::read_to_string(world.file("atonce.txt")).unwrap(),
-        "at once\n"
-    );
+    world.once_writes(&prompt, "atonce.txt", "at once\n");
 }
 
 #[test]
 fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane() {
-    let Some(mut world) = World::new(
+    let Some(mut world) = claude_world(
         vec![write_turn("notes.txt", "hello\n")],
         Record::Passing,
         &[],
     ) else {
         return;
     };
-    world.claude.keep_tmux_variables();
+    world.agent.env.keep_tmux_variables();
     world.start("write notes");
     let prompt = world.held_prompt();
     assert_eq!(prompt["tool"], "Write");
@@ -300,21 +216,15 @@ fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane
         listed.contains(&format!("terminal: tmux claude:0.{pane}, pid ")),
         "{listed}"
     );
-    world.answer(&prompt["id"], &["once"]);
-    let result = world.tool_result(1);
-    assert_ne!(result["is_error"], json!(true), "{result}");
-    assert_eq!(
-        std::fs::read_to_string(world.file("notes.txt")).unwrap(),
-        "hello\n"
-    );
+    world.once_writes(&prompt, "notes.txt", "hello\n");
 }
 
 #[test]
 fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
-    let Some(mut world) = World::new(Vec::new(), Record::Passing, &[]) else {
+    let Some(mut world) = claude_world(Vec::new(), Record::Passing, &[]) else {
         return;
     };
-    let path = world.file("e.txt");
+    let path = world.workspace_file("e.txt");
     std::fs::write(&path, "one\nalpha\nthree\n").unwrap();
     world.fake.push_turn(ScriptedTurn::Steps(vec![
         ("Read".into(), json!({ "file_path": path })),
@@ -333,13 +243,8 @@ fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
     );
     let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
     assert!(listed.contains("      -alpha\n      +beta\n"), "{listed}");
-    world.answer(&prompt["id"], &["deny", "--message", "keep alpha"]);
-    let result = world.tool_result(2);
-    assert_eq!(result["is_error"], json!(true), "{result}");
-    assert!(
-        tool_result_text(&result).starts_with("keep alpha"),
-        "{result}"
-    );
+    world.answered(&prompt["id"], &["deny", "--message", "keep alpha"]);
+    world.tool_result_starting(2, true, "keep alpha");
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         "one\nalpha\nthree\n"
@@ -349,7 +254,7 @@ fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
 #[test]
 fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_settings() {
     let command = node_append("ran.log");
-    let Some(mut world) = World::new(
+    let Some(mut world) = claude_world(
         vec![bash_turn(&command), bash_turn(&command)],
         Record::Passing,
         &[],
@@ -364,14 +269,14 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
         format!("only the Bash command `{command}`, exactly as written")
     );
     assert_eq!(prompt["suggestions"][0]["allows"][0]["kind"], "exact");
-    world.answer(&prompt["id"], &["always"]);
+    world.answered(&prompt["id"], &["always"]);
     assert_eq!(world.tool_result(1)["is_error"], json!(false));
     wait_idle(world.tmux(), DEADLINE);
-    world.claude.submit_prompt(world.tmux(), "append again");
+    world.agent.env.submit_prompt(world.tmux(), "append again");
     assert_eq!(world.tool_result(2)["is_error"], json!(false));
     wait_idle(world.tmux(), DEADLINE);
     assert_eq!(
-        std::fs::read_to_string(world.file("ran.log")).unwrap(),
+        std::fs::read_to_string(world.workspace_file("ran.log")).unwrap(),
         "xx"
     );
     assert_eq!(
@@ -379,7 +284,7 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
         1,
         "the second call asked nobody"
     );
-    assert!(!world.file(".claude/settings.local.json").exists());
+    assert!(!world.workspace_file(".claude/settings.local.json").exists());
     let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
     assert!(
         log.contains("always: suggestion s1 for the session"),
@@ -390,17 +295,17 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
 #[test]
 fn always_for_the_project_writes_claudes_rule_to_settings_local_json() {
     let command = node_append("project.log");
-    let Some(mut world) = World::new(vec![bash_turn(&command)], Record::Passing, &[]) else {
+    let Some(mut world) = claude_world(vec![bash_turn(&command)], Record::Passing, &[]) else {
         return;
     };
     world.start("append for the project");
     let prompt = world.held_prompt();
-    world.answer(
+    world.answered(
         &prompt["id"],
         &["always", "--suggestion", "s1", "--scope", "project"],
     );
     assert_eq!(world.tool_result(1)["is_error"], json!(false));
-    let settings = world.file(".claude/settings.local.json");
+    let settings = world.workspace_file(".claude/settings.local.json");
     wait_for(DEADLINE, "the project's settings.local.json", || {
         settings.exists()
     });
@@ -414,17 +319,20 @@ fn always_for_the_project_writes_claudes_rule_to_settings_local_json() {
     );
 }
 
-#[test]
-fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
-    let Some(mut world) = World::new(
-        vec![plan_turn()],
-        Record::Passing,
-        &["--permission-mode", "plan"],
-    ) else {
-        return;
-    };
+/// Claude Code in plan mode, probed, asked to plan: the plan it holds, once listed.
+fn planning_with_a_plan_held() -> Option<(ClaudeWorld, Value)> {
+    let planning = &["--permission-mode", "plan"];
+    let mut world = claude_world(vec![plan_turn()], Record::Passing, planning)?;
     world.start("plan it");
     let prompt = world.held_prompt();
+    Some((world, prompt))
+}
+
+#[test]
+fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
+    let Some((world, prompt)) = planning_with_a_plan_held() else {
+        return;
+    };
     assert_eq!(prompt["kind"], "plan");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert_eq!(prompt["preview"]["format"], "markdown", "{prompt}");
@@ -437,7 +345,7 @@ fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
         listed.contains("    plan: the plan\n      # Plan\n"),
         "{listed}"
     );
-    world.answer(&prompt["id"], &["once"]);
+    world.answered(&prompt["id"], &["once"]);
     let result = world.tool_result(2);
     assert_ne!(result["is_error"], json!(true), "{result}");
     assert!(tool_result_text(&result).contains("approved"), "{result}");
@@ -446,16 +354,10 @@ fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
 
 #[test]
 fn a_plan_denied_from_the_gateway_keeps_claude_planning() {
-    let Some(mut world) = World::new(
-        vec![plan_turn()],
-        Record::Passing,
-        &["--permission-mode", "plan"],
-    ) else {
+    let Some((world, prompt)) = planning_with_a_plan_held() else {
         return;
     };
-    world.start("plan it");
-    let prompt = world.held_prompt();
-    world.answer(
+    world.answered(
         &prompt["id"],
         &["deny", "--message", "plan the tests first"],
     );
@@ -477,7 +379,7 @@ fn without_a_record_or_with_another_versions_edits_and_plans_are_read_only() {
             format!("but Claude Code {CLAUDE_VERSION} is in use"),
         ),
     ] {
-        let Some(mut world) = World::new(vec![write_turn("ro.txt", "x\n")], record, &[]) else {
+        let Some(mut world) = claude_world(vec![write_turn("ro.txt", "x\n")], record, &[]) else {
             return;
         };
         world.start("write ro");
@@ -493,15 +395,15 @@ fn without_a_record_or_with_another_versions_edits_and_plans_are_read_only() {
 #[test]
 fn always_for_every_project_merges_claudes_rule_into_the_user_settings_keeping_the_hooks() {
     let command = node_append("user.log");
-    let Some(mut world) = World::new(vec![bash_turn(&command)], Record::Passing, &[]) else {
+    let Some(mut world) = claude_world(vec![bash_turn(&command)], Record::Passing, &[]) else {
         return;
     };
     world.start("append for every project");
     let prompt = world.held_prompt();
-    world.answer(&prompt["id"], &["always", "--scope", "user"]);
+    world.answered(&prompt["id"], &["always", "--scope", "user"]);
     assert_eq!(world.tool_result(1)["is_error"], json!(false));
     let rule = format!("Bash({})", command.replace('(', r"\(").replace(')', r"\)"));
-    let path = world.claude.settings_path();
+    let path = world.agent.env.settings_path();
     let mut settings = Value::Null;
     wait_for(DEADLINE, "the rule in ~/.claude/settings.json", || {
         settings = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap_or(Value::Null);
@@ -511,5 +413,5 @@ fn always_for_every_project_merges_claudes_rule_into_the_user_settings_keeping_t
         settings["hooks"]["PermissionRequest"].is_array(),
         "gatehouse's hooks are kept: {settings}"
     );
-    assert!(!world.file(".claude/settings.local.json").exists());
+    assert!(!world.workspace_file(".claude/settings.local.json").exists());
 }

@@ -14,20 +14,13 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::codex_env::{
-    find_codex_bin, CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, PATCH_PROMPT_TEXT, READY_TEXT,
+    CodexEnv, APPROVAL_PROMPT_TEXT, INTERRUPTED_TEXT, PATCH_PROMPT_TEXT, READY_TEXT,
 };
+use crate::support::scenarios::{write_call, write_calls};
 use crate::support::tmux::Tmux;
-use crate::support::world::{adapter_rule, refused, required_bin, sandbox_env, AgentWorld};
+use crate::support::world::{adapter_rule, refused, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
-
-fn call(name: &str) -> ScriptedCall {
-    ScriptedCall {
-        call_id: format!("call_{name}"),
-        command: format!("printf {name} > {name}.txt"),
-        reason: format!("write {name}.txt"),
-    }
-}
 
 /// A patch that adds `NAME.txt` holding `NAME`: the model calls `apply_patch`.
 fn patch_call(name: &str) -> ScriptedCall {
@@ -43,24 +36,22 @@ type World = AgentWorld<CodexEnv>;
 
 impl World {
     fn new(script: &[&str]) -> Option<World> {
-        World::with_calls(script.iter().map(|name| call(name)).collect())
+        World::with_calls(write_calls(script))
     }
 
     fn with_calls(script: Vec<ScriptedCall>) -> Option<World> {
-        let bin = required_bin("Codex", find_codex_bin())?;
-        let gateway = Gateway::start();
-        let fake = fake_responses::start(script).unwrap();
-        // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hook finds the
-        // gateway and the probe record.
-        let env = sandbox_env(&gateway, true);
-        let codex = CodexEnv::new(&bin, gateway.sandbox.folder.path(), &fake, &env);
-        let world = AgentWorld {
-            agent: codex,
-            adapter: "codex",
-            gateway,
-            fake,
-        };
-        let stdout = world.install(&[("CODEX_HOME", &world.agent.codex_home)]);
+        let world = World::for_agent(
+            &gatehouse_adapter_codex::AGENT,
+            ("GATEHOUSE_CODEX_BIN", "codex"),
+            || fake_responses::start(script).unwrap(),
+            |bin, gateway, fake| {
+                // The same HOME and XDG folders as the sandbox's gatehouse commands, so the hook
+                // finds the gateway and the probe record.
+                let env = sandbox_env(gateway, true);
+                CodexEnv::new(bin, gateway.sandbox.folder.path(), fake, &env)
+            },
+        )?;
+        let stdout = world.install(&[("CODEX_HOME", &world.agent.home.codex_home)]);
         assert!(
             stdout.contains("Hooks need review"),
             "install says Codex asks for a review: {stdout}"
@@ -70,10 +61,7 @@ impl World {
 
     /// Submits a turn and returns the prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.agent.submit(tmux, &format!("please write {name}.txt"));
-        let prompt = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
-        prompt
+        self.prompt_for_writing(tmux, name, None, DEADLINE)
     }
 
     /// Submits a turn whose call is `patch_call(name)` and returns the prompt listed for it.
@@ -107,36 +95,31 @@ fn read_only_until_probed_codex_decides_and_its_answers_withdraw_the_prompt() {
 
     // Yes in Codex's terminal: the command runs and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
-    tmux.send_keys(&["y"]);
-    world.output_for("call_yes", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("yes.txt")).unwrap(),
-        "yes"
-    );
-    wait_for(DEADLINE, "the prompt answered Yes to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+    let yes = || {
+        assert_eq!(
+            world.written_by("yes"),
+            None,
+            "ran before Codex's prompt was answered"
+        );
+        tmux.send_keys(&["y"]);
+        world.output_for("call_yes", DEADLINE);
+        assert_eq!(world.written_by("yes").as_deref(), Some("yes"));
+    };
+    let dialog = (&tmux, APPROVAL_PROMPT_TEXT);
+    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // Esc in Codex's terminal: the turn is interrupted and the Interrupt hook withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "esc");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(
-        &["Escape"],
-        APPROVAL_PROMPT_TEXT,
-        Duration::from_secs(2),
+    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
+    tmux.wait_for_text(INTERRUPTED_TEXT, DEADLINE);
+    world.withdrawn(
+        &prompt,
+        "the prompt answered Esc to be withdrawn",
+        "once",
         DEADLINE,
     );
-    tmux.wait_for_text(INTERRUPTED_TEXT, DEADLINE);
-    wait_for(DEADLINE, "the prompt answered Esc to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
-    assert!(!world.agent.marker("esc.txt").exists());
+    assert_eq!(world.written_by("esc"), None);
 }
 
 #[test]
@@ -144,8 +127,7 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
     let Some(mut world) = World::new(&["once", "deny", "again"]) else {
         return;
     };
-    let bin = world.agent.bin.clone();
-    let stdout = world.probe(&bin);
+    let stdout = world.probe(&world.agent.bin);
     assert!(
         stdout.contains("offers them now, from the next prompt on"),
         "the running gateway read the new record at once: {stdout}"
@@ -161,42 +143,18 @@ fn the_probe_unlocks_once_and_deny_for_that_codex_version_only() {
         json!(["once", "deny", "always"]),
         "always: the probe proved the rule for the next session"
     );
-    assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
-    assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    world.output_for("call_once", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("once.txt")).unwrap(),
-        "once"
-    );
-    tmux.wait_for_text(READY_TEXT, DEADLINE);
-    assert!(world.gateway.list().is_empty());
+    let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.once_from_the_gateway_runs_it(&tmux, &prompt, "once", screens, DEADLINE);
 
     // Deny with a message: the command does not run and the model reads the message.
     let prompt = world.prompt_for(&tmux, "deny");
-    assert!(world
-        .answer(
-            &prompt["id"],
-            &["deny", "--message", "use make clean instead"]
-        )
-        .status
-        .success());
-    let output = world.output_for("call_deny", DEADLINE);
+    let output = world.deny_from_the_gateway(&prompt, "deny", "use make clean instead", DEADLINE);
     assert!(output.contains("use make clean instead"), "{output}");
-    assert!(!world.agent.marker("deny.txt").exists());
     tmux.wait_for_text("Blocked by hook", DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A record for another version: read-only again, and Codex's own prompt decides.
-    world.edit_record_and_restart("codex_version", "0.170.9");
-    let bash = world.flags();
-    assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
-    assert!(
-        bash["actions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("but Codex 0.171.0 is in use"),
-        "{bash}"
-    );
+    world.record_another_version("codex_version", "0.170.9", "Codex 0.171.0");
     let prompt = world.prompt_for(&tmux, "again");
     assert_eq!(prompt["actions"], json!([]));
     tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
@@ -216,21 +174,8 @@ fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it
         return;
     };
     let tmux = world.agent.start();
-    let bin = world.agent.bin.clone();
-    world.probe(&bin);
-    // No wait for any refresh: the very next prompt is answerable.
-    let prompt = world.prompt_for(&tmux, "atonce");
-    assert_eq!(
-        prompt["actions"],
-        json!(["once", "deny", "always"]),
-        "{prompt}"
-    );
-    assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    world.output_for("call_atonce", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("atonce.txt")).unwrap(),
-        "atonce"
-    );
+    let actions = json!(["once", "deny", "always"]);
+    world.a_probe_then_at_once_once_runs_it(&tmux, None, actions, DEADLINE);
 }
 
 /// File changes and "always", end to end: a patch prompt is read-only (with its diff) before the
@@ -241,13 +186,13 @@ fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it
 fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() {
     let again = ScriptedCall {
         call_id: "call_always_again".into(),
-        ..call("always")
+        ..write_call("always")
     };
     let script = vec![
         patch_call("before"),
         patch_call("patchonce"),
         patch_call("patchdeny"),
-        call("always"),
+        write_call("always"),
         again,
     ];
     let Some(world) = World::with_calls(script) else {
@@ -257,20 +202,13 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
 
     // Before the probe: read-only, with the whole diff; Codex's own prompt decides.
     let prompt = world.patch_prompt_for(&tmux, "before");
-    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
-    assert!(prompt["read_only_reason"]
-        .as_str()
-        .unwrap()
-        .contains("gatehouse probe codex"));
+    world.assert_read_only_until_probed(&prompt);
     tmux.wait_for_text(PATCH_PROMPT_TEXT, DEADLINE);
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
     tmux.send_keys(&["y"]);
     let output = world.output_for("call_before", DEADLINE);
     assert!(output.contains("Success."), "{output}");
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("before.txt")).unwrap(),
-        "before\n"
-    );
+    assert_eq!(world.written_by("before").as_deref(), Some("before\n"));
     wait_for(
         DEADLINE,
         "the patch applied in Codex to be withdrawn",
@@ -278,8 +216,7 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
     );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
-    let bin = world.agent.bin.clone();
-    let stdout = world.probe(&bin);
+    let stdout = world.probe(&world.agent.bin);
     for case in [
         "patch-allow",
         "patch-deny",
@@ -300,8 +237,8 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
     let output = world.output_for("call_patchonce", DEADLINE);
     assert!(output.contains("Success."), "{output}");
     assert_eq!(
-        std::fs::read_to_string(world.agent.marker("patchonce.txt")).unwrap(),
-        "patchonce\n"
+        world.written_by("patchonce").as_deref(),
+        Some("patchonce\n")
     );
     tmux.wait_for_text(READY_TEXT, DEADLINE);
     wait_for(DEADLINE, "the applied patch's prompt to end", || {
@@ -310,16 +247,9 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
 
     // Deny with a message: not applied, and the model reads the message as the call's output.
     let prompt = world.patch_prompt_for(&tmux, "patchdeny");
-    assert!(world
-        .answer(
-            &prompt["id"],
-            &["deny", "--message", "keep the files as they are"]
-        )
-        .status
-        .success());
-    let output = world.output_for("call_patchdeny", DEADLINE);
-    assert_eq!(output, "keep the files as they are");
-    assert!(!world.agent.marker("patchdeny.txt").exists());
+    let message = "keep the files as they are";
+    let output = world.deny_from_the_gateway(&prompt, "patchdeny", message, DEADLINE);
+    assert_eq!(output, message);
     tmux.wait_for_text("Blocked by hook", DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
@@ -340,10 +270,7 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
         .status
         .success());
     world.output_for("call_always", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("always.txt")).unwrap(),
-        "always"
-    );
+    assert_eq!(world.written_by("always").as_deref(), Some("always"));
     let rules = std::fs::read_to_string(world.agent.rules_file()).unwrap();
     assert!(
         rules.contains(r#"prefix_rule(pattern=["/bin/bash", "-lc", "printf always > always.txt"], decision="allow")"#),
@@ -360,10 +287,7 @@ fn patches_are_answerable_once_probed_and_always_counts_from_the_next_session() 
     world.agent.new_session(&tmux, "please write always.txt");
     world.agent.submit(&tmux, "please write always.txt again");
     world.output_for("call_always_again", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("always.txt")).unwrap(),
-        "always"
-    );
+    assert_eq!(world.written_by("always").as_deref(), Some("always"));
     assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
     assert!(world.gateway.list().is_empty());
     assert_eq!(
@@ -384,14 +308,11 @@ fn with_the_gateway_down_codex_asks_about_a_patch_itself() {
     world.gateway.kill();
     world.agent.submit(&tmux, "please add down.txt");
     tmux.wait_for_text(PATCH_PROMPT_TEXT, DEADLINE);
-    assert!(!world.agent.marker("down.txt").exists());
+    assert_eq!(world.written_by("down"), None);
     tmux.send_keys(&["y"]);
     let output = world.output_for("call_down", DEADLINE);
     assert!(output.contains("Success."), "{output}");
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("down.txt")).unwrap(),
-        "down\n"
-    );
+    assert_eq!(world.written_by("down").as_deref(), Some("down\n"));
 }
 
 /// A hostile patch, straight into `gatehouse hook codex` (no Codex needed): `list` and `show`

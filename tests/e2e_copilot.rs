@@ -11,49 +11,36 @@ use std::time::Duration;
 use gatehouse_adapter_copilot::probe::fake_chat::{self, ScriptedCall};
 use serde_json::{json, Value};
 
-use crate::common::{wait_for, Gateway};
-use crate::support::copilot_env::{find_copilot_bin, CopilotEnv, APPROVAL_PROMPT_TEXT, READY_TEXT};
+use crate::common::wait_for;
+use crate::support::copilot_env::{CopilotEnv, APPROVAL_PROMPT_TEXT, READY_TEXT};
+use crate::support::scenarios::write_calls;
 use crate::support::tmux::Tmux;
-use crate::support::world::{refused, required_bin, sandbox_env, AgentWorld};
+use crate::support::world::{refused, sandbox_env, AgentWorld};
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
 /// What Copilot CLI 1.0.102 tells the model for a call a permissionRequest hook denied.
 const DENIED_BY_HOOK: &str = "Permission denied by a PermissionRequest hook: ";
 
-fn calls(names: &[&str]) -> Vec<ScriptedCall> {
-    names.iter().map(|name| call(name)).collect()
-}
-
-fn call(name: &str) -> ScriptedCall {
-    ScriptedCall {
-        call_id: format!("call_{name}"),
-        command: format!("printf {name} > {name}.txt"),
-        reason: format!("write {name}.txt"),
-    }
-}
-
 /// The kit's world with Copilot's files, gatehouse's hooks installed.
 type World = AgentWorld<CopilotEnv>;
 
 impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
-        let bin = required_bin("Copilot CLI", find_copilot_bin())?;
-        let gateway = Gateway::start();
-        let fake = fake_chat::start(script).unwrap();
-        // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
-        let env = sandbox_env(&gateway, false);
-        let folder = gateway.sandbox.folder.path();
-        let copilot = CopilotEnv::new(&bin, folder, &gateway.home(), &fake, &env);
-        let world = AgentWorld {
-            agent: copilot,
-            adapter: "copilot",
-            gateway,
-            fake,
-        };
+        let world = World::for_agent(
+            &gatehouse_adapter_copilot::AGENT,
+            ("GATEHOUSE_COPILOT_BIN", "copilot"),
+            || fake_chat::start(script).unwrap(),
+            |bin, gateway, fake| {
+                // The sandbox's XDG folders and socket, so the hook finds the gateway and the record.
+                let env = sandbox_env(gateway, false);
+                let folder = gateway.sandbox.folder.path();
+                CopilotEnv::new(bin, folder, &gateway.home(), fake, &env)
+            },
+        )?;
         world.install(&[]);
         let settings: Value =
-            serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
         assert_eq!(settings["banner"], "never", "install keeps other settings");
         let hook = settings["hooks"]["permissionRequest"][0]["bash"]
             .as_str()
@@ -68,88 +55,51 @@ impl World {
 
     /// Submits a turn and returns the prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.agent.submit(tmux, &format!("please write {name}.txt"));
-        let prompt = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(prompt["tool"], "bash");
-        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
-        prompt
+        self.prompt_for_writing(tmux, name, Some("bash"), DEADLINE)
     }
 
     /// Answers Yes in Copilot's dialog ("1. Yes" is selected) and waits for the command to run.
-    fn yes_in_the_terminal(&self, tmux: &Tmux, name: &str) -> String {
-        tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-        assert!(
-            !self.agent.marker(&format!("{name}.txt")).exists(),
-            "ran before the dialog was answered"
-        );
-        tmux.press_until_gone(
-            &["Enter"],
-            APPROVAL_PROMPT_TEXT,
-            Duration::from_secs(2),
-            DEADLINE,
-        );
-        let output = self.output_for(&format!("call_{name}"), DEADLINE);
-        assert_eq!(
-            std::fs::read_to_string(self.agent.marker(&format!("{name}.txt"))).unwrap(),
-            name
-        );
-        output
+    fn yes_in_copilot(&self, tmux: &Tmux, name: &str) -> String {
+        self.yes_in_the_terminal(tmux, name, APPROVAL_PROMPT_TEXT, DEADLINE)
     }
 }
 
 #[test]
 fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_prompt() {
-    let Some(world) = World::new(calls(&["yes", "esc"])) else {
+    let Some(world) = World::new(write_calls(&["yes", "esc"])) else {
         return;
     };
-    assert_eq!(world.flags()["actions"][0]["verified"], false);
-    let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
-    assert!(status.contains("GitHub Copilot CLI (copilot)"), "{status}");
-    assert!(status.contains("gatehouse probe copilot"), "{status}");
+    world.unverified_until_probed("GitHub Copilot CLI");
     let tmux = world.agent.start();
 
     // Yes in Copilot's dialog: the command runs and postToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
-    assert!(
-        prompt["read_only_reason"]
-            .as_str()
-            .unwrap()
-            .contains("gatehouse probe copilot"),
-        "{prompt}"
-    );
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
-    world.yes_in_the_terminal(&tmux, "yes");
-    wait_for(DEADLINE, "the prompt answered Yes to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+    let yes = || {
+        world.yes_in_copilot(&tmux, "yes");
+    };
+    let dialog = (&*tmux, APPROVAL_PROMPT_TEXT);
+    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // Esc in Copilot's dialog sends no hook event; the next message (a later turn) withdraws it.
     let prompt = world.prompt_for(&tmux, "esc");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(
-        &["Escape"],
-        APPROVAL_PROMPT_TEXT,
-        Duration::from_secs(2),
-        DEADLINE,
-    );
+    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
     world.agent.submit(&tmux, "never mind");
-    wait_for(DEADLINE, "the next turn to withdraw the prompt", || {
-        world.gateway.list().is_empty()
-    });
-    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
-    assert!(!world.agent.marker("esc.txt").exists());
+    world.withdrawn(
+        &prompt,
+        "the next turn to withdraw the prompt",
+        "once",
+        DEADLINE,
+    );
+    assert_eq!(world.written_by("esc"), None);
 }
 
 #[test]
 fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_calls_copilot_allows_are_not_held(
 ) {
     let Some(mut world) = World::new(
-        calls(&["once", "deny", "release", "again", "remember"])
+        write_calls(&["once", "deny", "release", "again", "remember"])
             .into_iter()
             .chain([ScriptedCall {
                 call_id: "call_allowed".into(),
@@ -160,8 +110,7 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     ) else {
         return;
     };
-    let bin = world.agent.bin.clone();
-    let stdout = world.probe(&bin);
+    let stdout = world.probe(&world.agent.bin);
     assert!(stdout.contains(DENIED_BY_HOOK), "{stdout}");
     let bash = world.wait_until_verified("Copilot CLI 1.0.102");
     assert_eq!(bash["tool"], "bash");
@@ -180,26 +129,13 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
     // Once from the gateway: Copilot shows no dialog of its own, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
     assert_eq!(prompt["actions"], json!(["once", "deny"]));
-    assert!(!tmux.screen().contains(APPROVAL_PROMPT_TEXT));
-    assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    world.output_for("call_once", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("once.txt")).unwrap(),
-        "once"
-    );
-    tmux.wait_for_text(READY_TEXT, DEADLINE);
-    assert!(world.gateway.list().is_empty());
+    let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.once_from_the_gateway_runs_it(&tmux, &prompt, "once", screens, DEADLINE);
 
     // Deny with a message: the command does not run and the model reads the message.
     let prompt = world.prompt_for(&tmux, "deny");
-    let denied = world.answer(
-        &prompt["id"],
-        &["deny", "--message", "use make clean instead"],
-    );
-    assert!(denied.status.success());
-    let output = world.output_for("call_deny", DEADLINE);
+    let output = world.deny_from_the_gateway(&prompt, "deny", "use make clean instead", DEADLINE);
     assert_eq!(output, format!("{DENIED_BY_HOOK}use make clean instead"));
-    assert!(!world.agent.marker("deny.txt").exists());
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A release hands the prompt back: Copilot's dialog appears, and Yes there runs the command.
@@ -209,29 +145,22 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
         .gateway
         .run(&["release", prompt["id"].as_str().unwrap()]);
     assert!(released.status.success(), "{released:?}");
-    world.yes_in_the_terminal(&tmux, "release");
+    world.yes_in_copilot(&tmux, "release");
     refused(&world.answer(&prompt["id"], &["once"]), "released");
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A record for another version: read-only again, watched only; Copilot's dialog decides and
     // a Yes there withdraws the watched prompt.
-    world.edit_record_and_restart("copilot_version", "1.0.101");
-    let bash = world.flags();
-    assert_eq!(bash["actions"][0]["verified"], false, "{bash}");
-    assert!(
-        bash["actions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .contains("but Copilot CLI 1.0.102 is in use"),
-        "{bash}"
-    );
+    world.record_another_version("copilot_version", "1.0.101", "Copilot CLI 1.0.102");
     let prompt = world.prompt_for(&tmux, "again");
     assert_eq!(prompt["actions"], json!([]));
-    world.yes_in_the_terminal(&tmux, "again");
-    wait_for(DEADLINE, "the watched prompt to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
+    world.yes_in_copilot(&tmux, "again");
+    world.withdrawn(
+        &prompt,
+        "the watched prompt to be withdrawn",
+        "once",
+        DEADLINE,
+    );
 
     // The probed version again. "Yes, and don't ask again for `printf` in this directory" in
     // Copilot's dialog: the next printf (writing no file, which Copilot would ask about) is one
@@ -278,21 +207,12 @@ fn the_probe_unlocks_once_and_deny_for_that_version_a_release_hands_back_and_cal
 /// (no refresh waited for), and `once` from the gateway runs the command.
 #[test]
 fn a_probe_then_at_once_a_prompt_is_answerable_and_once_from_the_gateway_runs_it() {
-    let Some(world) = World::new(calls(&["atonce"])) else {
+    let Some(world) = World::new(write_calls(&["atonce"])) else {
         return;
     };
     let tmux = world.agent.start();
-    let bin = world.agent.bin.clone();
-    world.probe(&bin);
-    // No wait for any refresh: the very next prompt is answerable.
-    let prompt = world.prompt_for(&tmux, "atonce");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
-    assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    world.output_for("call_atonce", DEADLINE);
-    assert_eq!(
-        std::fs::read_to_string(world.agent.marker("atonce.txt")).unwrap(),
-        "atonce"
-    );
+    let actions = json!(["once", "deny"]);
+    world.a_probe_then_at_once_once_runs_it(&tmux, Some("bash"), actions, DEADLINE);
     let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
     assert!(
         !log.contains("answered in the terminal or the agent stopped"),

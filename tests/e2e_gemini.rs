@@ -53,6 +53,22 @@ struct Gemini {
 type World = AgentWorld<Gemini>;
 
 impl World {
+    /// Types `message` into Gemini and sends it ([`still_typed`] says when Enter was dropped).
+    fn submit(&self, message: &str) {
+        let tmux = &self.agent.tmux;
+        self.agent.env.submit_surely(tmux, message, still_typed);
+    }
+
+    /// Waits until `prompt` is no longer listed (`what` says why; other prompts may be), and a
+    /// late `once` to it is refused as withdrawn.
+    fn withdrawn_while_others_may_stay(&self, prompt: &Value, what: &str) {
+        wait_for(DEADLINE, what, || {
+            let listed = self.gateway.list();
+            listed.iter().all(|listed| listed["id"] != prompt["id"])
+        });
+        refused(&self.answer(&prompt["id"], &["once"]), "withdrawn");
+    }
+
     fn start() -> Option<World> {
         Self::start_with(COMMAND, false).map(|(world, _)| world)
     }
@@ -93,9 +109,7 @@ impl World {
 
     /// Submits a turn, waits for Gemini's dialog, and returns the one prompt the gateway lists.
     fn prompt_for(&self, message: &str) -> Value {
-        self.agent
-            .env
-            .submit_surely(&self.agent.tmux, message, still_typed);
+        self.submit(message);
         let screen = self.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
         assert!(!screen.contains(HOOK_SAYS), "{screen}");
         self.the_one_listed(&self.agent.tmux, DEADLINE)
@@ -147,53 +161,19 @@ fn gemini_prompts_are_watched_read_only_and_leave_when_gemini_moves_on() {
     std::fs::remove_file(world.agent.env.marker("watched.txt")).unwrap();
     let cancelled = world.prompt_for("once more");
     assert_ne!(cancelled["id"], prompt["id"]);
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
+    world.dismiss_dialog();
     assert_eq!(world.gateway.list().len(), 1, "no event after Esc");
-    world
-        .agent
-        .env
-        .submit_surely(&world.agent.tmux, "and again", still_typed);
-    wait_for(
-        DEADLINE,
+    world.submit("and again");
+    world.withdrawn_while_others_may_stay(
+        &cancelled,
         "the next message to withdraw the cancelled prompt",
-        || {
-            world
-                .gateway
-                .list()
-                .iter()
-                .all(|listed| listed["id"] != cancelled["id"])
-        },
     );
-    refused(&world.answer(&cancelled["id"], &["once"]), "withdrawn");
     assert!(!world.agent.env.marker("watched.txt").exists());
 
     // With the gateway down, Gemini behaves as if gatehouse were not installed: its dialog
     // comes, nothing from gatehouse is on its screen, and Allow runs the command.
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Escape"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
-    world.gateway.kill();
-    world
-        .agent
-        .env
-        .submit_surely(&world.agent.tmux, "without the gateway", still_typed);
-    let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
-    assert!(!screen.contains(HOOK_SAYS), "{screen}");
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    wait_for(
-        DEADLINE,
-        "the command allowed without a gateway to run",
-        || world.agent.env.marker("watched.txt").exists(),
-    );
+    world.dismiss_dialog();
+    world.without_the_gateway_geminis_dialog_allows("watched.txt");
     wait_for(DEADLINE, "the model to get the command's output", || {
         world.fake.outputs().len() == 2
     });
@@ -207,9 +187,7 @@ impl World {
     /// Submits a turn and returns the prompt the answerable hook holds: listed with once and
     /// deny, while Gemini shows no dialog (only "Executing Hook").
     fn held_for(&self, message: &str) -> Value {
-        self.agent
-            .env
-            .submit_surely(&self.agent.tmux, message, still_typed);
+        self.submit(message);
         let mut held = None;
         wait_for(DEADLINE, "a held prompt with once and deny", || {
             held = self
@@ -225,6 +203,24 @@ impl World {
             "no dialog while the hook holds: {screen}"
         );
         held.unwrap()
+    }
+
+    /// With the gateway gone, Gemini behaves as if gatehouse were not installed: a message
+    /// brings its own dialog, with nothing from gatehouse on its screen, and its Allow runs the
+    /// command, which writes `file`.
+    fn without_the_gateway_geminis_dialog_allows(&mut self, file: &str) {
+        self.gateway.kill();
+        self.submit("without the gateway");
+        let tmux = &self.agent.tmux;
+        let screen = tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+        assert!(!screen.contains(HOOK_SAYS), "{screen}");
+        assert!(!self.agent.env.marker(file).exists());
+        tmux.press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
+        wait_for(
+            DEADLINE,
+            "the command allowed in Gemini's dialog to run",
+            || self.agent.env.marker(file).exists(),
+        );
     }
 
     /// Esc until Gemini's dialog is gone and its input box is back.
@@ -316,23 +312,13 @@ fn gemini_answerable_by_choice_once_probed_and_its_own_dialog_whenever_gatehouse
         .agent
         .tmux
         .wait_for_text("Request cancelled", DEADLINE);
-    wait_for(DEADLINE, "the cancelled prompt to be withdrawn", || {
-        world
-            .gateway
-            .list()
-            .iter()
-            .all(|listed| listed["id"] != held["id"])
-    });
-    refused(&world.answer(&held["id"], &["once"]), "withdrawn");
+    world.withdrawn_while_others_may_stay(&held, "the cancelled prompt to be withdrawn");
     assert!(!world.answered());
     world.agent.tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // A gateway that is wedged (SIGSTOP): Gemini's own dialog comes, nothing runs unasked.
     world.signal_gateway(libc::SIGSTOP);
-    world
-        .agent
-        .env
-        .submit_surely(&world.agent.tmux, "with the gateway stopped", still_typed);
+    world.submit("with the gateway stopped");
     let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
     world.signal_gateway(libc::SIGCONT);
     assert!(!screen.contains(HOOK_SAYS), "{screen}");
@@ -341,21 +327,5 @@ fn gemini_answerable_by_choice_once_probed_and_its_own_dialog_whenever_gatehouse
 
     // A gateway that is gone: Gemini's own dialog, and its Allow runs the command, as if
     // gatehouse were not installed.
-    world.gateway.kill();
-    world
-        .agent
-        .env
-        .submit_surely(&world.agent.tmux, "without the gateway", still_typed);
-    let screen = world.agent.tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
-    assert!(!screen.contains(HOOK_SAYS), "{screen}");
-    assert!(!world.answered());
-    world
-        .agent
-        .tmux
-        .press_until_gone(&["Enter"], DIALOG_TEXT, Duration::from_secs(3), DEADLINE);
-    wait_for(
-        DEADLINE,
-        "the command allowed in Gemini's dialog to run",
-        || world.answered(),
-    );
+    world.without_the_gateway_geminis_dialog_allows("answered.txt");
 }

@@ -23,19 +23,11 @@ use serde_json::{json, Value};
 use crate::common::{wait_for, Gateway};
 use crate::support::leftovers;
 use crate::support::tmux::Tmux;
-use crate::support::world::{
-    find_bin, refused, required_bin, sandbox_env, AgentTerminal, AgentWorld,
-};
+use crate::support::world::{refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld};
 
 /// Generous: OpenCode starts slowly on a busy machine.
 const DEADLINE: Duration = Duration::from_secs(60);
 const START_DEADLINE: Duration = Duration::from_secs(120);
-
-fn find_opencode_bin() -> Option<PathBuf> {
-    find_bin("GATEHOUSE_OPENCODE_BIN", "opencode", || {
-        gatehouse_adapter_opencode::AGENT.executable.find_on_path()
-    })
-}
 
 fn call(name: &str) -> ScriptedCall {
     ScriptedCall {
@@ -49,22 +41,23 @@ fn calls(names: &[&str]) -> Vec<ScriptedCall> {
     names.iter().map(|name| call(name)).collect()
 }
 
-/// A private OpenCode: its workspace, its own `HOME`, its configuration folder in the sandbox's
-/// `XDG_CONFIG_HOME` (the scripted provider and `@opencode-ai/plugin`; `install` adds the plugin).
-struct OpenCodeEnv {
-    terminal: AgentTerminal,
+/// OpenCode's private home: its own `HOME`, removed with whatever still runs there, and the
+/// plugin `install` adds to its configuration folder.
+struct OpenCodeHome {
     home: PathBuf,
     plugin: PathBuf,
 }
 
+/// A private OpenCode: its workspace, its own `HOME`, its configuration folder in the sandbox's
+/// `XDG_CONFIG_HOME` (the scripted provider and `@opencode-ai/plugin`; `install` adds the plugin).
+type OpenCodeEnv = Agent<OpenCodeHome>;
+
 impl OpenCodeEnv {
     fn new(bin: &Path, gateway: &Gateway, fake_base_url: &str) -> OpenCodeEnv {
         let root = gateway.sandbox.folder.path();
-        let workspace = root.join("workspace");
+        let workspace = workspace_in(root);
         let home = root.join("opencode-home");
-        for folder in [&workspace, &home] {
-            std::fs::create_dir_all(folder).unwrap();
-        }
+        std::fs::create_dir_all(&home).unwrap();
         let config = root.join("config").join("opencode");
         let opencode = bin.canonicalize().unwrap();
         let package = find_plugin_package(&opencode).unwrap_or_else(|error| panic!("{error}"));
@@ -77,41 +70,25 @@ impl OpenCodeEnv {
             gateway.home().join(".local/state").display().to_string(),
         ));
         let env = sandbox_env(gateway, false);
-        OpenCodeEnv {
-            terminal: AgentTerminal::new(
-                "opencode",
-                bin,
-                workspace.canonicalize().unwrap(),
-                base,
-                &env,
-                START_DEADLINE,
-            ),
-            home,
-            plugin: config.join("plugin").join("gatehouse.js"),
+        Agent {
+            terminal: AgentTerminal::new("opencode", bin, workspace, base, &env, START_DEADLINE),
+            home: OpenCodeHome {
+                home,
+                plugin: config.join("plugin").join("gatehouse.js"),
+            },
         }
     }
 
     /// Starts OpenCode in tmux, with the `TMUX` and `TMUX_PANE` a person's terminal has, and
     /// waits until it is ready for a message.
     fn start(&self) -> Tmux {
-        let env: Vec<(&str, &str)> = self
-            .terminal
-            .env
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.as_str()))
-            .collect();
-        let tmux = Tmux::start_keeping_tmux_variables(
-            "opencode",
-            &self.terminal.workspace,
-            &env,
-            &[self.terminal.bin.to_str().unwrap()],
-        );
+        let tmux = self.launch(true);
         tmux.wait_for_screen(START_DEADLINE, "OpenCode to be ready", probe::is_ready);
         tmux
     }
 }
 
-impl Drop for OpenCodeEnv {
+impl Drop for OpenCodeHome {
     /// OpenCode (and a hook it started) may outlive its terminal by a moment.
     fn drop(&mut self) {
         leftovers::end_processes_and_remove(&self.home, Duration::from_secs(5));
@@ -122,20 +99,16 @@ type World = AgentWorld<OpenCodeEnv>;
 
 impl World {
     fn new(script: Vec<ScriptedCall>) -> Option<World> {
-        let bin = required_bin("OpenCode", find_opencode_bin())?;
-        let gateway = Gateway::start();
-        let fake = model::start(script).unwrap();
-        let opencode = OpenCodeEnv::new(&bin, &gateway, &fake.base_url());
-        let world = AgentWorld {
-            agent: opencode,
-            adapter: "opencode",
-            gateway,
-            fake,
-        };
+        let world = World::for_agent(
+            &gatehouse_adapter_opencode::AGENT,
+            ("GATEHOUSE_OPENCODE_BIN", "opencode"),
+            || model::start(script).unwrap(),
+            |bin, gateway, fake| OpenCodeEnv::new(bin, gateway, &fake.base_url()),
+        )?;
         let before = world.config_files();
         let printed = world.install(&[]);
         assert!(printed.contains("gatehouse.js"), "{printed}");
-        let plugin = std::fs::read_to_string(&world.agent.plugin).unwrap();
+        let plugin = std::fs::read_to_string(&world.agent.home.plugin).unwrap();
         assert!(plugin.starts_with("// gatehouse's OpenCode plugin:"));
         let mut expected = before;
         expected.push("plugin/gatehouse.js".into());
@@ -147,7 +120,7 @@ impl World {
     /// The files of OpenCode's configuration folder, relative to it (`node_modules` is a link,
     /// not followed).
     fn config_files(&self) -> Vec<String> {
-        let root = self.agent.plugin.parent().unwrap().parent().unwrap();
+        let root = self.agent.home.plugin.parent().unwrap().parent().unwrap();
         let mut files = Vec::new();
         let mut folders = vec![root.to_path_buf()];
         while let Some(folder) = folders.pop() {
@@ -166,34 +139,12 @@ impl World {
 
     /// Submits a turn and returns the one prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.agent
-            .terminal
-            .submit(tmux, &format!("please write {name}.txt"));
-        let prompt = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(prompt["tool"], "bash");
-        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
-        prompt
+        self.prompt_for_writing(tmux, name, Some("bash"), DEADLINE)
     }
 
-    /// Answers "Allow once" in OpenCode's own prompt and waits for the command to run.
+    /// Answers "Allow once" (selected) in OpenCode's own prompt and waits for the command to run.
     fn allow_once_in_the_terminal(&self, tmux: &Tmux, name: &str) {
-        tmux.wait_for_text(PERMISSION_PROMPT_TEXT, DEADLINE);
-        assert!(
-            !self.agent.terminal.marker(&format!("{name}.txt")).exists(),
-            "ran before the prompt was answered"
-        );
-        tmux.press_until_gone(
-            &["Enter"],
-            PERMISSION_PROMPT_TEXT,
-            Duration::from_secs(2),
-            DEADLINE,
-        );
-        self.output_for(&format!("call_{name}"), DEADLINE);
-        assert_eq!(self.marker_text(name).as_deref(), Some(name));
-    }
-
-    fn marker_text(&self, name: &str) -> Option<String> {
-        std::fs::read_to_string(self.agent.terminal.marker(&format!("{name}.txt"))).ok()
+        self.yes_in_the_terminal(tmux, name, PERMISSION_PROMPT_TEXT, DEADLINE);
     }
 
     fn wait_until_ready(&self, tmux: &Tmux) {
@@ -206,21 +157,11 @@ fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_
     let Some(world) = World::new(calls(&["tui"])) else {
         return;
     };
-    assert_eq!(world.flags()["actions"][0]["verified"], false);
-    let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
-    assert!(status.contains("OpenCode (opencode)"), "{status}");
-    assert!(status.contains("gatehouse probe opencode"), "{status}");
+    world.unverified_until_probed("OpenCode");
     let tmux = world.agent.start();
 
     let prompt = world.prompt_for(&tmux, "tui");
-    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
-    assert!(
-        prompt["read_only_reason"]
-            .as_str()
-            .unwrap()
-            .contains("gatehouse probe opencode"),
-        "{prompt}"
-    );
+    world.assert_read_only_until_probed(&prompt);
     // What OpenCode would do with each answer is shown, and where it runs. (The suggestion
     // itself is listed only where `always` is offered.)
     let preview = prompt["preview"]["text"].as_str().unwrap();
@@ -234,12 +175,8 @@ fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
 
     world.allow_once_in_the_terminal(&tmux, "tui");
-    wait_for(
-        DEADLINE,
-        "the prompt answered in OpenCode to be withdrawn",
-        || world.gateway.list().is_empty(),
-    );
-    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+    let what = "the prompt answered in OpenCode to be withdrawn";
+    world.withdrawn(&prompt, what, "deny", DEADLINE);
 
     // Uninstall removes exactly the plugin file.
     let installed = world.config_files();
@@ -259,7 +196,7 @@ fn with_the_gateway_down_opencodes_prompt_works_as_if_gatehouse_were_not_install
     };
     world.gateway.kill();
     let tmux = world.agent.start();
-    world.agent.terminal.submit(&tmux, "please write down.txt");
+    world.agent.submit(&tmux, "please write down.txt");
     world.allow_once_in_the_terminal(&tmux, "down");
     world.wait_until_ready(&tmux);
     let screen = tmux.screen();
@@ -290,8 +227,7 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     let Some(world) = World::new(script) else {
         return;
     };
-    let bin = world.agent.terminal.bin.clone();
-    let probed = world.probe(&bin);
+    let probed = world.probe(&world.agent.bin);
     assert!(probed.contains("case always:"), "{probed}");
     assert!(probed.contains("case question:"), "{probed}");
     world.wait_until_verified("OpenCode 1.18.33");
@@ -302,7 +238,7 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
-    assert_eq!(world.marker_text("once").as_deref(), Some("once"));
+    assert_eq!(world.written_by("once").as_deref(), Some("once"));
     world.wait_until_ready(&tmux);
     wait_for(DEADLINE, "nothing to be listed", || {
         world.gateway.list().is_empty()
@@ -310,14 +246,11 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
 
     // Reject with a message: not run, and the model reads the message.
     let prompt = world.prompt_for(&tmux, "reject");
-    let rejected = world.answer(&prompt["id"], &["deny", "--message", "use a dry run first"]);
-    assert!(rejected.status.success(), "{rejected:?}");
-    let output = world.output_for("call_reject", DEADLINE);
+    let output = world.deny_from_the_gateway(&prompt, "reject", "use a dry run first", DEADLINE);
     assert_eq!(
         output,
         format!("{REJECTED_WITH_FEEDBACK}use a dry run first")
     );
-    assert_eq!(world.marker_text("reject"), None);
     world.wait_until_ready(&tmux);
 
     // OpenCode's own prompt stays live while gatehouse holds: answered there first, the
@@ -325,17 +258,13 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     let prompt = world.prompt_for(&tmux, "first");
     assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
     world.allow_once_in_the_terminal(&tmux, "first");
-    wait_for(
-        Duration::from_secs(10),
-        "the prompt answered in OpenCode to be withdrawn",
-        || world.gateway.list().is_empty(),
-    );
-    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+    let what = "the prompt answered in OpenCode to be withdrawn";
+    world.withdrawn(&prompt, what, "deny", Duration::from_secs(10));
     world.wait_until_ready(&tmux);
 
     // Two requests wait at once (two calls in one answer). One reject rejects both, as each
     // prompt says, and the other one's prompt is withdrawn from gatehouse.
-    world.agent.terminal.submit(&tmux, "please write two files");
+    world.agent.submit(&tmux, "please write two files");
     let pending = world.gateway.wait_for_pending_within(2, DEADLINE);
     for prompt in &pending {
         assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
@@ -357,11 +286,11 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
         || world.gateway.list().is_empty(),
     );
     world.wait_until_ready(&tmux);
-    assert_eq!(world.marker_text("pair1"), None);
-    assert_eq!(world.marker_text("pair2"), None);
+    assert_eq!(world.written_by("pair1"), None);
+    assert_eq!(world.written_by("pair2"), None);
 
     // A question, answered from gatehouse.
-    world.agent.terminal.submit(&tmux, "please ask me");
+    world.agent.submit(&tmux, "please ask me");
     let question = world.the_one_listed(&tmux, DEADLINE);
     assert_eq!(question["kind"], "question");
     assert_eq!(question["actions"], json!(["answer"]));
@@ -379,11 +308,11 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     let always = world.answer(&prompt["id"], &["always"]);
     assert!(always.status.success(), "{always:?}");
     world.output_for("call_always", DEADLINE);
-    assert_eq!(world.marker_text("always").as_deref(), Some("always"));
+    assert_eq!(world.written_by("always").as_deref(), Some("always"));
     world.wait_until_ready(&tmux);
-    world.agent.terminal.submit(&tmux, "please write again.txt");
+    world.agent.submit(&tmux, "please write again.txt");
     world.output_for("call_again", DEADLINE);
-    assert_eq!(world.marker_text("again").as_deref(), Some("again"));
+    assert_eq!(world.written_by("again").as_deref(), Some("again"));
     assert!(world.gateway.list().is_empty());
     let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
     assert!(
@@ -393,7 +322,7 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
 
     // OpenCode ends while gatehouse holds a prompt: the plugin ends its hook, and the prompt is
     // withdrawn rather than left answerable for nobody.
-    world.agent.terminal.submit(&tmux, "please touch bye.txt");
+    world.agent.submit(&tmux, "please touch bye.txt");
     let prompt = world.the_one_listed(&tmux, DEADLINE);
     assert_eq!(prompt["summary"], "touch bye.txt");
     assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
@@ -404,11 +333,8 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
         }
         tmux.is_dead()
     });
-    wait_for(DEADLINE, "the held prompt to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
-    assert!(!world.agent.terminal.marker("bye.txt").exists());
+    world.withdrawn(&prompt, "the held prompt to be withdrawn", "once", DEADLINE);
+    assert_eq!(world.written_by("bye"), None);
 }
 
 /// What the plugin hands the hook is untrusted: a model can put anything in a command, a pattern

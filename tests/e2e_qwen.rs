@@ -8,21 +8,21 @@
 //!
 //! Without Qwen Code installed these tests are skipped locally, and fail in CI (`CI` set).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use gatehouse_adapter_qwen::install::QWEN_WAIT_SECONDS;
 use gatehouse_adapter_qwen::probe::private::{offline_environment, write_private_settings};
 use gatehouse_adapter_qwen::probe::{scripted_model, APPROVAL_PROMPT_TEXT, READY_TEXT};
-use gatehouse_harness::model::ScriptedCall;
-use gatehouse_harness::probe::CaseResult;
-use gatehouse_harness::record::ProbeRecord;
+use gatehouse_harness::model::ScriptedModel;
 use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
+use crate::support::scenarios::write_calls;
 use crate::support::tmux::Tmux;
 use crate::support::world::{
-    find_bin, refused, required_bin, sandbox_env, AgentTerminal, AgentWorld,
+    refused, sandbox_env, workspace_in, write_passing_record, Agent, AgentTerminal, AgentWorld,
+    QuittingTmux,
 };
 
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -30,84 +30,45 @@ const DEADLINE: Duration = Duration::from_secs(60);
 /// How long Qwen may take to start on a busy machine; it took about 15 seconds here.
 const START_DEADLINE: Duration = Duration::from_secs(90);
 
-fn call(name: &str) -> ScriptedCall {
-    ScriptedCall {
-        call_id: format!("call_{name}"),
-        command: format!("printf {name} > {name}.txt"),
-        reason: format!("write {name}.txt"),
-    }
-}
-
-/// Qwen's terminal in the sandbox, and its settings file.
-struct QwenEnv {
-    terminal: AgentTerminal,
+/// Qwen's private home: its settings file.
+struct QwenHome {
     settings: PathBuf,
 }
 
-impl std::ops::Deref for QwenEnv {
-    type Target = AgentTerminal;
-
-    fn deref(&self) -> &AgentTerminal {
-        &self.terminal
-    }
-}
-
-/// Qwen's terminal; dropping it ends Qwen with `/quit` and waits for it to be gone before tmux
-/// is killed, so that Qwen writes nothing into a home the test removes next.
-struct QwenTmux(Tmux);
-
-impl std::ops::Deref for QwenTmux {
-    type Target = Tmux;
-
-    fn deref(&self) -> &Tmux {
-        &self.0
-    }
-}
-
-impl Drop for QwenTmux {
-    fn drop(&mut self) {
-        gatehouse_adapter_qwen::probe::SCREEN.quit(self.0.terminal(), Duration::from_secs(15));
+/// Qwen at `bin` in the sandbox's HOME (with the probe's private settings), XDG folders and
+/// socket, so the hook finds the gateway and the record.
+fn private_qwen(bin: &Path, gateway: &Gateway, fake: &ScriptedModel) -> Agent<QwenHome> {
+    let env = sandbox_env(gateway, true);
+    let home = gateway.home();
+    write_private_settings(&home, None).unwrap();
+    let workspace = workspace_in(gateway.sandbox.folder.path());
+    let path = std::env::var("PATH").unwrap_or_default();
+    Agent {
+        terminal: AgentTerminal::new(
+            "qwen",
+            bin,
+            workspace,
+            offline_environment(&home, &fake.base_url(), &path),
+            &env,
+            START_DEADLINE,
+        ),
+        home: QwenHome {
+            settings: home.join(".qwen/settings.json"),
+        },
     }
 }
 
 /// The kit's world with a private Qwen home whose hooks `gatehouse install qwen` wrote.
-type World = AgentWorld<QwenEnv>;
+type World = AgentWorld<Agent<QwenHome>>;
 
 impl World {
     fn new(script: &[&str]) -> Option<World> {
-        let bin = required_bin(
-            "Qwen Code",
-            find_bin("GATEHOUSE_QWEN_BIN", "qwen", || {
-                gatehouse_adapter_qwen::AGENT.executable.find_on_path()
-            }),
+        let world = World::for_agent(
+            &gatehouse_adapter_qwen::AGENT,
+            ("GATEHOUSE_QWEN_BIN", "qwen"),
+            || scripted_model(write_calls(script)).unwrap(),
+            private_qwen,
         )?;
-        let gateway = Gateway::start();
-        let fake = scripted_model(script.iter().map(|name| call(name)).collect()).unwrap();
-        // The sandbox's HOME, XDG folders and socket, so the hook finds the gateway and the record.
-        let env = sandbox_env(&gateway, true);
-        let home = gateway.home();
-        write_private_settings(&home, None).unwrap();
-        let workspace = gateway.sandbox.folder.path().join("workspace");
-        std::fs::create_dir_all(&workspace).unwrap();
-        let workspace = workspace.canonicalize().unwrap();
-        let path = std::env::var("PATH").unwrap_or_default();
-        let qwen = QwenEnv {
-            terminal: AgentTerminal::new(
-                "qwen",
-                &bin,
-                workspace,
-                offline_environment(&home, &fake.base_url(), &path),
-                &env,
-                START_DEADLINE,
-            ),
-            settings: home.join(".qwen/settings.json"),
-        };
-        let world = AgentWorld {
-            agent: qwen,
-            adapter: "qwen",
-            gateway,
-            fake,
-        };
         let stdout = world.install(&[]);
         for said in [
             "held for up to 40 s",
@@ -118,7 +79,7 @@ impl World {
             assert!(stdout.contains(said), "install says {said:?}: {stdout}");
         }
         let settings: Value =
-            serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
+            serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
         assert_eq!(
             settings["tools"]["approvalMode"], "default",
             "install keeps the person's settings"
@@ -136,33 +97,17 @@ impl World {
     }
 
     /// Starts Qwen in tmux (keeping the `TMUX` variables its hooks report) and waits for its
-    /// input box.
-    fn start(&self) -> QwenTmux {
-        let agent = &self.agent.terminal;
-        let env: Vec<(&str, &str)> = agent
-            .env
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.as_str()))
-            .collect();
-        let tmux = Tmux::start_keeping_tmux_variables(
-            agent.name,
-            &agent.workspace,
-            &env,
-            &[agent.bin.to_str().unwrap()],
-        );
-        tmux.wait_for_text(READY_TEXT, agent.start_deadline);
-        QwenTmux(tmux)
+    /// input box; dropping the terminal ends Qwen with `/quit`.
+    fn start(&self) -> QuittingTmux {
+        let tmux = self.agent.launch(true);
+        tmux.wait_for_text(READY_TEXT, self.agent.start_deadline);
+        QuittingTmux::new(tmux, gatehouse_adapter_qwen::probe::SCREEN)
     }
 
     /// Submits a turn and returns the prompt the gateway lists for it: the command whole, from
     /// the pane Qwen runs in.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.agent
-            .terminal
-            .submit(tmux, &format!("please write {name}.txt"));
-        let prompt = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(prompt["tool"], "run_shell_command");
-        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
+        let prompt = self.prompt_for_writing(tmux, name, Some("run_shell_command"), DEADLINE);
         assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
         prompt
     }
@@ -174,23 +119,8 @@ impl World {
 
     /// Answers Yes in Qwen's dialog ("1. Yes, allow once" is selected) and waits for the command
     /// to run.
-    fn yes_in_the_terminal(&self, tmux: &Tmux, name: &str) {
-        tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-        assert!(
-            !self.agent.terminal.marker(&format!("{name}.txt")).exists(),
-            "ran before the dialog was answered"
-        );
-        tmux.press_until_gone(
-            &["Enter"],
-            APPROVAL_PROMPT_TEXT,
-            Duration::from_secs(2),
-            DEADLINE,
-        );
-        self.output_for(&format!("call_{name}"), DEADLINE);
-        assert_eq!(
-            std::fs::read_to_string(self.agent.terminal.marker(&format!("{name}.txt"))).unwrap(),
-            name
-        );
+    fn yes_in_qwen(&self, tmux: &Tmux, name: &str) {
+        self.yes_in_the_terminal(tmux, name, APPROVAL_PROMPT_TEXT, DEADLINE);
     }
 }
 
@@ -199,19 +129,11 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     let Some(world) = World::new(&["yes", "esc"]) else {
         return;
     };
-    assert_eq!(world.flags()["actions"][0]["verified"], false);
-    let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
-    assert!(
-        status.contains("Qwen Code (qwen)") && status.contains("gatehouse probe qwen"),
-        "{status}"
-    );
+    world.unverified_until_probed("Qwen Code");
     let tmux = world.start();
 
     // Yes in Qwen's dialog: the command runs, and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    assert_eq!(prompt["actions"], json!([]), "read-only until probed");
-    let reason = prompt["read_only_reason"].as_str().unwrap();
-    assert!(reason.contains("gatehouse probe qwen"), "{prompt}");
     let list = world.list_text();
     assert!(
         list.contains("printf yes > yes.txt")
@@ -219,37 +141,25 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
             && list.contains("gatehouse probe qwen"),
         "{list}"
     );
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    refused(&world.answer(&prompt["id"], &["once"]), "read_only");
-    world.yes_in_the_terminal(&tmux, "yes");
-    wait_for(DEADLINE, "the prompt answered Yes to be withdrawn", || {
-        world.gateway.list().is_empty()
-    });
-    refused(&world.answer(&prompt["id"], &["deny"]), "withdrawn");
+    let yes = || {
+        world.yes_in_qwen(&tmux, "yes");
+    };
+    let dialog = (&*tmux, APPROVAL_PROMPT_TEXT);
+    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // Esc in Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
     let prompt = world.prompt_for(&tmux, "esc");
-    tmux.wait_for_text(APPROVAL_PROMPT_TEXT, DEADLINE);
-    tmux.press_until_gone(
-        &["Escape"],
-        APPROVAL_PROMPT_TEXT,
-        Duration::from_secs(2),
-        DEADLINE,
-    );
-    wait_for(
-        DEADLINE,
-        "the prompt cancelled in Qwen's dialog to be withdrawn",
-        || world.gateway.list().is_empty(),
-    );
-    refused(&world.answer(&prompt["id"], &["once"]), "withdrawn");
-    assert!(!world.agent.terminal.marker("esc.txt").exists());
+    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
+    let what = "the prompt cancelled in Qwen's dialog to be withdrawn";
+    world.withdrawn(&prompt, what, "once", DEADLINE);
+    assert_eq!(world.written_by("esc"), None);
 
     // `uninstall qwen` removes gatehouse's entries and only those.
     let uninstalled = world.gateway.run(&["uninstall", "qwen"]);
     assert!(uninstalled.status.success(), "{uninstalled:?}");
     let settings: Value =
-        serde_json::from_slice(&std::fs::read(&world.agent.settings).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
     assert!(!settings.to_string().contains("hook qwen"), "{settings}");
     assert_eq!(settings["tools"]["approvalMode"], "default", "{settings}");
     assert_eq!(settings["security"]["auth"]["selectedType"], "openai");
@@ -261,8 +171,7 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     let Some(mut world) = World::new(&["once", "deny", "release", "down"]) else {
         return;
     };
-    let bin = world.agent.terminal.bin.clone();
-    world.probe(&bin);
+    world.probe(&world.agent.bin);
     let shell = world.wait_until_verified("Qwen Code 0.24.4");
     assert_eq!(shell["tool"], "run_shell_command");
     let evidence = shell["actions"][0]["evidence"].as_str().unwrap();
@@ -283,6 +192,7 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
         list.contains("once,deny") && list.contains("printf once > once.txt"),
         "{list}"
     );
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
     world.once_from_the_gateway_runs_it(&tmux, &prompt, "once", screens, DEADLINE);
 
@@ -307,15 +217,15 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
         "Qwen's dialog came only after {:?}",
         released_at.elapsed()
     );
-    world.yes_in_the_terminal(&tmux, "release");
+    world.yes_in_qwen(&tmux, "release");
     refused(&world.answer(&prompt["id"], &["once"]), "released");
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // The gateway down: the hook leaves it to Qwen at once, as if gatehouse were not installed.
     world.gateway.kill();
     let asked_at = Instant::now();
-    world.agent.terminal.submit(&tmux, "please write down.txt");
-    world.yes_in_the_terminal(&tmux, "down");
+    world.agent.submit(&tmux, "please write down.txt");
+    world.yes_in_qwen(&tmux, "down");
     assert!(
         asked_at.elapsed() < Duration::from_secs(QWEN_WAIT_SECONDS),
         "Qwen's dialog came only after {:?}",
@@ -326,23 +236,7 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
 /// A passing probe record for Qwen Code 0.24.4, as `gatehouse probe qwen` writes it (the kit's
 /// record, `qwen-probe.json`).
 pub(crate) fn write_qwen_record(gateway: &Gateway) {
-    let passed = |case: &str| CaseResult {
-        case: case.into(),
-        passed: true,
-        evidence: "written by the test".into(),
-    };
-    let record = ProbeRecord {
-        agent: "qwen",
-        version: "0.24.4".into(),
-        executable: "/nonexistent/qwen".into(),
-        probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
-        passed: true,
-        cases: vec![passed("allow"), passed("deny"), passed("no-verdict")],
-        gatehouse_version: "0.1.0".into(),
-    };
-    record
-        .write(&gateway.home().join(".local/state/gatehouse"))
-        .unwrap();
+    write_passing_record(gateway, "qwen", "0.24.4", "/nonexistent/qwen");
 }
 
 /// Qwen Code 0.24.4's PermissionRequest for `command` in `session`.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common::{claude_bash, finish, Gateway};
+use crate::support::world::refused;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -28,25 +29,10 @@ fn a_stale_id_prefix_is_refused_and_never_answers_the_prompt_pending_now() {
     // Both were made within the same minute, so they share the first eight digits.
     assert_eq!(harmless_id[..8], force_push["id"].as_str().unwrap()[..8]);
 
-    let stale = gateway.run(&["answer", &harmless_id[..8], "once"]);
-    assert_eq!(
-        stale.status.code(),
-        Some(1),
-        "refused: {}",
-        text(&stale.stdout)
-    );
-    assert!(
-        text(&stale.stderr).contains("was released"),
-        "names what happened to the old prompt: {}",
-        text(&stale.stderr)
-    );
-    let stale_full = gateway.run(&["answer", &harmless_id, "once"]);
-    assert_eq!(stale_full.status.code(), Some(1));
-    assert!(
-        text(&stale_full.stderr).contains("was released"),
-        "{}",
-        text(&stale_full.stderr)
-    );
+    // Refused, naming what happened to the old prompt, by its prefix and by its whole id.
+    for stale in [&harmless_id[..8], harmless_id.as_str()] {
+        refused(&gateway.run(&["answer", stale, "once"]), "was released");
+    }
     assert_eq!(
         gateway.list().len(),
         1,
@@ -84,13 +70,7 @@ fn an_id_that_is_not_one_is_refused_with_words() {
         ("zz-top", "not a prompt id"),
         ("ffffffff", "no prompt"),
     ] {
-        let output = gateway.run(&["answer", typed, "once"]);
-        assert_eq!(output.status.code(), Some(1), "{typed}");
-        assert!(
-            text(&output.stderr).contains(expected),
-            "{typed}: {}",
-            text(&output.stderr)
-        );
+        refused(&gateway.run(&["answer", typed, "once"]), expected);
     }
     assert_eq!(gateway.list().len(), 1);
     drop(hook);
@@ -116,18 +96,7 @@ fn after_a_restart_an_id_from_the_old_list_names_the_old_prompt_never_a_new_one(
         harmless_id.as_str(),
         harmless_short.as_str(),
     ] {
-        let output = gateway.run(&["answer", typed, "once"]);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "`{typed}` is refused: {}",
-            text(&output.stdout)
-        );
-        assert!(
-            text(&output.stderr).contains("nothing was done"),
-            "`{typed}`: {}",
-            text(&output.stderr)
-        );
+        refused(&gateway.run(&["answer", typed, "once"]), "nothing was done");
     }
     let still = gateway.list();
     assert_eq!(still.len(), 1);

@@ -17,7 +17,7 @@ pub use gatehouse_adapter_codex::probe::{APPROVAL_PROMPT_TEXT, PATCH_PROMPT_TEXT
 use gatehouse_harness::model::ScriptedModel;
 
 use super::tmux::Tmux;
-use super::world::{find_bin, AgentTerminal};
+use super::world::{workspace_in, Agent, AgentTerminal};
 
 /// The first line of Codex's hook review screen.
 pub const HOOKS_REVIEW_TEXT: &str = "Hooks need review";
@@ -31,26 +31,13 @@ pub const START_DEADLINE: Duration = Duration::from_secs(45);
 /// The environment variable the fake provider names as its key.
 const API_KEY_VARIABLE: &str = "GATEHOUSE_TEST_API_KEY";
 
-/// Finds Codex: `GATEHOUSE_CODEX_BIN`, then `<repo>/node_modules/.bin/codex`, then `codex` on `PATH`.
-pub fn find_codex_bin() -> Option<PathBuf> {
-    find_bin("GATEHOUSE_CODEX_BIN", "codex", || {
-        gatehouse_adapter_codex::AGENT.executable.find_on_path()
-    })
-}
-
-/// A Codex home and workspace in `root`, wired to one fake Responses API.
-pub struct CodexEnv {
-    pub terminal: AgentTerminal,
+/// Codex's private home: its `CODEX_HOME`.
+pub struct CodexHome {
     pub codex_home: PathBuf,
 }
 
-impl std::ops::Deref for CodexEnv {
-    type Target = AgentTerminal;
-
-    fn deref(&self) -> &AgentTerminal {
-        &self.terminal
-    }
-}
+/// A Codex home and workspace in `root`, wired to one fake Responses API.
+pub type CodexEnv = Agent<CodexHome>;
 
 impl CodexEnv {
     /// Creates `root/codex-home` (with `config.toml`) and `root/workspace`; `env` is the rest of
@@ -62,10 +49,8 @@ impl CodexEnv {
         env: &[(&str, String)],
     ) -> CodexEnv {
         let codex_home = root.join("codex-home");
-        let workspace = root.join("workspace");
         std::fs::create_dir_all(&codex_home).unwrap();
-        std::fs::create_dir_all(&workspace).unwrap();
-        let workspace = workspace.canonicalize().unwrap();
+        let workspace = workspace_in(root);
         let catalog = codex_home.join(fake_responses::MODEL_CATALOG);
         std::fs::write(&catalog, fake_responses::model_catalog().to_string()).unwrap();
         let config = format!(
@@ -86,15 +71,15 @@ impl CodexEnv {
             ("CODEX_HOME".to_owned(), codex_home.display().to_string()),
             (API_KEY_VARIABLE.to_owned(), "unused".to_owned()),
         ];
-        CodexEnv {
+        Agent {
             terminal: AgentTerminal::new("codex", codex_bin, workspace, base, env, START_DEADLINE),
-            codex_home,
+            home: CodexHome { codex_home },
         }
     }
 
     /// gatehouse's rules file in this Codex home.
     pub fn rules_file(&self) -> PathBuf {
-        self.codex_home.join("rules/gatehouse.rules")
+        self.home.codex_home.join("rules/gatehouse.rules")
     }
 
     /// Starts a new session in the running Codex (`/new`), which reads the rules files again,

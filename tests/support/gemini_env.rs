@@ -11,7 +11,7 @@ use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
 use serde_json::json;
 
 use super::tmux::Tmux;
-use super::world::{find_bin, AgentTerminal};
+use super::world::{find_bin, workspace_in, Agent, AgentTerminal};
 
 /// Gemini's input box, once it is ready for a message.
 pub const READY_TEXT: &str = "Type your message";
@@ -51,19 +51,12 @@ pub fn fake_gemini(command: &str) -> ScriptedModel {
     .expect("the scripted Gemini API starts")
 }
 
+/// Gemini's private home holds nothing its scenarios read: only its settings.
+pub struct GeminiHome;
+
 /// A workspace and Gemini's environment for one test. `home` is the HOME that Gemini (and so
 /// its hooks) and `gatehouse install gemini` share.
-pub struct GeminiEnv {
-    pub terminal: AgentTerminal,
-}
-
-impl std::ops::Deref for GeminiEnv {
-    type Target = AgentTerminal;
-
-    fn deref(&self) -> &AgentTerminal {
-        &self.terminal
-    }
-}
+pub type GeminiEnv = Agent<GeminiHome>;
 
 impl GeminiEnv {
     /// Writes `home/.gemini/settings.json` and creates `root/workspace`; `env` is the rest of
@@ -88,16 +81,14 @@ impl GeminiEnv {
             serde_json::to_string_pretty(&settings).unwrap(),
         )
         .unwrap();
-        let workspace = root.join("workspace");
-        std::fs::create_dir_all(&workspace).unwrap();
         let base = vec![
             ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
             ("TERM".to_owned(), "xterm-256color".to_owned()),
             ("GEMINI_API_KEY".to_owned(), "x".to_owned()),
             ("GOOGLE_GEMINI_BASE_URL".to_owned(), fake.base_url()),
         ];
-        let workspace = workspace.canonicalize().unwrap();
-        GeminiEnv {
+        let workspace = workspace_in(root);
+        Agent {
             terminal: AgentTerminal::new(
                 "gemini",
                 gemini_bin,
@@ -106,6 +97,7 @@ impl GeminiEnv {
                 env,
                 START_DEADLINE,
             ),
+            home: GeminiHome,
         }
     }
 

@@ -1,21 +1,27 @@
-//! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]), a scripted
-//! fake Anthropic API, each agent's private home, a private tmux session, plus a polling helper
-//! with a deadline.
+//! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]; with Claude
+//! Code, [`claude_world`]), the agent in it ([`agent`]), the scenarios the agents' files share
+//! ([`scenarios`]), a scripted fake Anthropic API, each agent's private home, a private tmux
+//! session, a polling helper with a deadline, and a hook fed its event ([`spawn_fed`]).
 
 // Each test uses only some of these helpers, so unused ones must not warn.
 #![allow(dead_code)]
 
+pub mod agent;
 pub mod browser;
 pub mod claude_env;
+pub mod claude_world;
 pub mod codex_env;
 pub mod copilot_env;
 pub mod fake_anthropic;
 pub mod gemini_env;
 pub mod leftovers;
 pub mod push_service;
+pub mod scenarios;
 pub mod tmux;
 pub mod world;
 
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How often `wait_until` checks its condition.
@@ -34,4 +40,17 @@ pub fn wait_until(deadline: Duration, what: &str, mut f: impl FnMut() -> bool) {
         }
         std::thread::sleep(POLL_INTERVAL);
     }
+}
+
+/// Starts `command` with stdin, stdout and stderr piped, writes `input` to its stdin and closes
+/// it, as an agent feeds its hook an event.
+pub fn spawn_fed(command: &mut Command, input: &[u8]) -> Child {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command starts");
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child
 }

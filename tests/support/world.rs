@@ -1,54 +1,26 @@
 //! One end-to-end world for every agent: a real `gatehouse serve` in a sandbox, the agent's
 //! scripted model ([`ScriptedModel`], in the agent's dialect), and what every agent's scenarios
 //! ask of them (the agent's environment inside the sandbox, `gatehouse install`, the adapter's
-//! flags in `status`, the one prompt listed, answers and refusals). An agent's own support file
-//! adds only its private home and how its terminal starts ([`AgentTerminal`]).
+//! flags in `status`, the one prompt listed, answers and refusals, and the scenarios they
+//! repeat, which are in `scenarios.rs`). An agent is [`Agent`] (`agent.rs`): its terminal
+//! ([`AgentTerminal`]) and its private home, the only part an agent's own support file adds.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
+use gatehouse_harness::gated::AgentDescription;
 use gatehouse_harness::model::ScriptedModel;
+use gatehouse_harness::probe::CaseResult;
+use gatehouse_harness::record::ProbeRecord;
 use serde_json::Value;
 
+pub use super::agent::{
+    find_bin, required_agent_bin, required_bin, workspace_in, Agent, AgentTerminal, QuittingTmux,
+};
 use super::tmux::Tmux;
 use super::wait_until;
 use crate::common::Gateway;
-
-/// Finds an agent's executable for the tests: `variable` (such as `GATEHOUSE_CODEX_BIN`), then
-/// `<repo>/node_modules/.bin/<node_name>`, then `on_path`.
-pub fn find_bin(
-    variable: &str,
-    node_name: &str,
-    on_path: impl FnOnce() -> Option<PathBuf>,
-) -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os(variable)
-        .map(PathBuf::from)
-        .filter(|path| path.is_file())
-    {
-        return Some(path);
-    }
-    let local = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("node_modules/.bin")
-        .join(node_name);
-    if local.is_file() {
-        return Some(local);
-    }
-    on_path()
-}
-
-/// `found`, or the reason it is missing: a failure under CI (`CI` set), a skip said on stderr
-/// elsewhere.
-pub fn required_bin(agent: &str, found: Option<PathBuf>) -> Option<PathBuf> {
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{agent} is not installed; run `npm ci` (.ci/run does)"
-        );
-        eprintln!("skipped: {agent} is not installed (run `npm ci`)");
-    }
-    found
-}
 
 /// The environment the agent needs so that its hooks find the sandbox's gateway and probe
 /// record: the sandbox's XDG folders and socket, and its HOME when `with_home`.
@@ -69,117 +41,18 @@ pub fn sandbox_env(gateway: &Gateway, with_home: bool) -> Vec<(&'static str, Str
     env
 }
 
-/// An agent's interactive terminal: its executable, workspace and environment.
-pub struct AgentTerminal {
-    /// tmux's session name, such as `codex`.
-    pub name: &'static str,
-    pub bin: PathBuf,
-    pub workspace: PathBuf,
-    pub env: Vec<(String, String)>,
-    /// How long the agent may take to start and to take a typed message.
-    pub start_deadline: Duration,
-}
-
-impl AgentTerminal {
-    /// `base` (the agent's own variables) followed by `extra` (the sandbox's).
-    pub fn new(
-        name: &'static str,
-        bin: &Path,
-        workspace: PathBuf,
-        base: Vec<(String, String)>,
-        extra: &[(&str, String)],
-        start_deadline: Duration,
-    ) -> AgentTerminal {
-        let mut env = base;
-        env.extend(
-            extra
-                .iter()
-                .map(|(name, value)| (name.to_string(), value.clone())),
-        );
-        AgentTerminal {
-            name,
-            bin: bin.to_path_buf(),
-            workspace,
-            env,
-            start_deadline,
-        }
-    }
-
-    /// Starts the agent in tmux and waits for `ready_text`.
-    pub fn start(&self, ready_text: &str) -> Tmux {
-        let env: Vec<(&str, &str)> = self
-            .env
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.as_str()))
-            .collect();
-        let tmux = Tmux::start(
-            self.name,
-            &self.workspace,
-            &env,
-            &[self.bin.to_str().unwrap()],
-        );
-        tmux.wait_for_text(ready_text, self.start_deadline);
-        tmux
-    }
-
-    /// Types a message into the agent and sends it.
-    pub fn submit(&self, tmux: &Tmux, message: &str) {
-        tmux.send_text(message);
-        tmux.wait_for_text(message, self.start_deadline);
-        tmux.send_keys(&["Enter"]);
-    }
-
-    /// Types a message and sends it, pressing Enter again (every 5 s, up to the start deadline)
-    /// while `typed_still(screen, message)` says it still sits in the input box: an agent busy
-    /// redrawing under load can drop a key. Enter is pressed again only while the message is
-    /// still typed, so it never lands on a dialog that came after the message was taken.
-    pub fn submit_surely(
-        &self,
-        tmux: &Tmux,
-        message: &str,
-        typed_still: impl Fn(&str, &str) -> bool,
-    ) {
-        tmux.send_text(message);
-        tmux.wait_for_text(message, self.start_deadline);
-        let start = std::time::Instant::now();
-        loop {
-            tmux.send_keys(&["Enter"]);
-            let pressed = std::time::Instant::now();
-            while pressed.elapsed() < Duration::from_secs(5) {
-                if !typed_still(&tmux.screen(), message) {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            assert!(
-                start.elapsed() < self.start_deadline,
-                "the agent did not take {message:?} within {:?}; last screen:\n{}",
-                self.start_deadline,
-                tmux.screen()
-            );
-            if !typed_still(&tmux.screen(), message) {
-                return;
-            }
-        }
-    }
-
-    /// A file in the workspace.
-    pub fn marker(&self, name: &str) -> PathBuf {
-        self.workspace.join(name)
-    }
-}
-
-/// A gateway, the agent's scripted model and `agent`: the agent's private home and terminal,
-/// which an agent's scenarios bring. Fields drop in declaration order: the agent (and any
-/// terminal it holds) goes before the gateway, the model and the sandbox's folders.
-pub struct AgentWorld<A> {
+/// A gateway, the agent's scripted model (`M`: the kit's [`ScriptedModel`] in the agent's
+/// dialect, or Claude's Anthropic API) and `agent`: the agent's private home and terminal, which
+/// an agent's scenarios bring. Fields drop in declaration order: the agent (and any terminal it
+/// holds) goes before the gateway, the model and the sandbox's folders.
+pub struct AgentWorld<A, M = ScriptedModel> {
     pub agent: A,
     pub adapter: &'static str,
     pub gateway: Gateway,
-    pub fake: ScriptedModel,
+    pub fake: M,
 }
 
-impl<A> AgentWorld<A> {
+impl<A, M> AgentWorld<A, M> {
     /// Runs `gatehouse install <adapter>` with `env`; see [`install`].
     pub fn install(&self, env: &[(&str, &Path)]) -> String {
         install(&self.gateway, self.adapter, env)
@@ -198,6 +71,12 @@ impl<A> AgentWorld<A> {
     /// Runs `gatehouse probe <adapter> --executable BIN` against the agent at `bin`; the probe
     /// must pass every standard case. Returns what it printed.
     pub fn probe(&self, bin: &Path) -> String {
+        self.probe_with_cases(bin, &["allow", "deny", "no-verdict"])
+    }
+
+    /// Runs `gatehouse probe <adapter> --executable BIN` against the agent at `bin`; it must
+    /// succeed, name every one of `cases`, and fail none. Returns what it printed.
+    pub fn probe_with_cases(&self, bin: &Path, cases: &[&str]) -> String {
         let probed = self
             .gateway
             .command(&["probe", self.adapter, "--executable", bin.to_str().unwrap()])
@@ -209,11 +88,35 @@ impl<A> AgentWorld<A> {
             "probe: {stdout}{}",
             String::from_utf8_lossy(&probed.stderr)
         );
-        for case in ["allow", "deny", "no-verdict"] {
+        for case in cases {
             assert!(stdout.contains(&format!("case {case}:")), "{stdout}");
         }
         assert!(!stdout.contains("FAILED"), "{stdout}");
         stdout
+    }
+
+    /// Before any probe: the adapter's flags are not verified, and `status` names the agent
+    /// (`name`, such as `Qwen Code`) and the probe to run.
+    pub fn unverified_until_probed(&self, name: &str) {
+        assert_eq!(self.flags()["actions"][0]["verified"], false);
+        let status = String::from_utf8_lossy(&self.gateway.run(&["status"]).stdout).into_owned();
+        let probe = format!("gatehouse probe {}", self.adapter);
+        assert!(
+            status.contains(&format!("{name} ({})", self.adapter)) && status.contains(&probe),
+            "{status}"
+        );
+    }
+
+    /// `prompt` is read-only until the probe, and its reason names the probe to run.
+    pub fn assert_read_only_until_probed(&self, prompt: &Value) {
+        assert_eq!(
+            prompt["actions"],
+            serde_json::json!([]),
+            "read-only until probed"
+        );
+        let reason = prompt["read_only_reason"].as_str().unwrap_or_default();
+        let probe = format!("gatehouse probe {}", self.adapter);
+        assert!(reason.contains(&probe), "{prompt}");
     }
 
     /// Waits until the running gateway offers what a probe unlocked (it reads a new record by
@@ -246,6 +149,27 @@ impl<A> AgentWorld<A> {
         self.gateway.start_again();
     }
 
+    /// A probe record for another version (`field` set to `recorded`, the gateway restarted):
+    /// the adapter's flags are read-only again, their evidence saying that `in_use` (such as
+    /// `Codex 0.171.0`) is in use.
+    pub fn record_another_version(&mut self, field: &str, recorded: &str, in_use: &str) {
+        self.edit_record_and_restart(field, recorded);
+        let flags = self.flags();
+        assert_eq!(flags["actions"][0]["verified"], false, "{flags}");
+        let evidence = flags["actions"][0]["evidence"].as_str().unwrap();
+        assert!(
+            evidence.contains(&format!("but {in_use} is in use")),
+            "{flags}"
+        );
+    }
+
+    /// Waits until the gateway lists nothing (`what` names why), then `late_answer` to
+    /// `prompt` is refused as withdrawn.
+    pub fn withdrawn(&self, prompt: &Value, what: &str, late_answer: &str, deadline: Duration) {
+        wait_until(deadline, what, || self.gateway.list().is_empty());
+        refused(&self.answer(&prompt["id"], &[late_answer]), "withdrawn");
+    }
+
     /// Waits for the gateway to list exactly one prompt, and returns it; on a timeout the
     /// agent's screen is shown.
     pub fn the_one_listed(&self, tmux: &Tmux, deadline: Duration) -> Value {
@@ -263,6 +187,30 @@ impl<A> AgentWorld<A> {
         let prompt = pending.remove(0);
         assert_eq!(prompt["adapter"], self.adapter);
         prompt
+    }
+}
+
+impl<A> AgentWorld<A> {
+    /// The world for `agent`, or `None` (with the reason) when it is not installed: its
+    /// executable (found by `variable` and `node_name`, [`required_agent_bin`]), a gateway, the
+    /// model that `start_model` starts, and the agent's home and terminal that `make_agent`
+    /// sets up around them.
+    pub fn for_agent(
+        agent: &AgentDescription,
+        (variable, node_name): (&str, &str),
+        start_model: impl FnOnce() -> ScriptedModel,
+        make_agent: impl FnOnce(&Path, &Gateway, &ScriptedModel) -> A,
+    ) -> Option<AgentWorld<A>> {
+        let bin = required_agent_bin(agent, variable, node_name)?;
+        let gateway = Gateway::start();
+        let fake = start_model();
+        let agent_and_home = make_agent(&bin, &gateway, &fake);
+        Some(AgentWorld {
+            agent: agent_and_home,
+            adapter: agent.id,
+            gateway,
+            fake,
+        })
     }
 
     /// Waits until the model has the agent's report of `call_id`, and returns it.
@@ -326,10 +274,43 @@ pub fn install(gateway: &Gateway, adapter: &str, env: &[(&str, &Path)]) -> Strin
     stdout
 }
 
+/// A passing probe record of the kit ([`ProbeRecord`]) for `agent` (an adapter id such as
+/// `qwen`) at `version`, probed at `executable`, with the standard cases, in `gateway`'s state
+/// folder, as `gatehouse probe AGENT` writes it.
+pub fn write_passing_record(
+    gateway: &Gateway,
+    agent: &'static str,
+    version: &str,
+    executable: &str,
+) {
+    let passed = |case: &str| CaseResult {
+        case: case.into(),
+        passed: true,
+        evidence: "written by the test".into(),
+    };
+    let record = ProbeRecord {
+        agent,
+        version: version.into(),
+        executable: executable.into(),
+        probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
+        passed: true,
+        cases: vec![passed("allow"), passed("deny"), passed("no-verdict")],
+        gatehouse_version: "0.1.0".into(),
+    };
+    record
+        .write(&gateway.home().join(".local/state/gatehouse"))
+        .unwrap();
+}
+
 /// Asserts that a gatehouse command was refused with `code`.
 pub fn refused(output: &Output, code: &str) {
-    assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "expected a refusal with {code}: {}{stderr}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     assert!(stderr.contains(code), "expected {code}: {stderr}");
 }
 
@@ -343,44 +324,4 @@ pub fn poll_until(deadline: Duration, mut condition: impl FnMut() -> bool) -> bo
         std::thread::sleep(super::POLL_INTERVAL);
     }
     true
-}
-
-/// Scenarios every agent that asks for a command shares, for a world whose agent is its terminal.
-impl<A: std::ops::Deref<Target = AgentTerminal>> AgentWorld<A> {
-    /// `once` from the gateway for `prompt`, the scripted call `name` (`printf NAME > NAME.txt`):
-    /// the agent shows no dialog of its own (`dialog_text`), runs the command, is ready again
-    /// (`ready_text`), and nothing is listed any more.
-    pub fn once_from_the_gateway_runs_it(
-        &self,
-        tmux: &Tmux,
-        prompt: &Value,
-        name: &str,
-        (dialog_text, ready_text): (&str, &str),
-        deadline: Duration,
-    ) {
-        assert_eq!(prompt["actions"], serde_json::json!(["once", "deny"]));
-        assert!(!tmux.screen().contains(dialog_text));
-        assert!(self.answer(&prompt["id"], &["once"]).status.success());
-        self.output_for(&format!("call_{name}"), deadline);
-        let marker = self.agent.marker(&format!("{name}.txt"));
-        assert_eq!(std::fs::read_to_string(marker).unwrap(), name);
-        tmux.wait_for_text(ready_text, deadline);
-        assert!(self.gateway.list().is_empty());
-    }
-
-    /// `deny` with `message` from the gateway for `prompt`, the scripted call `name`: the
-    /// command does not run; returns what the model read of it.
-    pub fn deny_from_the_gateway(
-        &self,
-        prompt: &Value,
-        name: &str,
-        message: &str,
-        deadline: Duration,
-    ) -> String {
-        let denied = self.answer(&prompt["id"], &["deny", "--message", message]);
-        assert!(denied.status.success(), "{denied:?}");
-        let output = self.output_for(&format!("call_{name}"), deadline);
-        assert!(!self.agent.marker(&format!("{name}.txt")).exists());
-        output
-    }
 }
