@@ -174,8 +174,9 @@ fn devices(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
             "{:<10} {:<28} {:<25} {:<25} {}",
             device.id,
             gatehouse_core::text::one_line(&device.name, 28),
-            device.paired_at,
-            device.last_seen,
+            // Written out first: a timestamp's Display does not pad.
+            device.paired_at.to_string(),
+            device.last_seen.to_string(),
             gatehouse_core::text::one_line(&push, 120)
         );
     }
