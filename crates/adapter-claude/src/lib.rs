@@ -360,6 +360,51 @@ mod tests {
         RunningAgent::new(Some("/proc/1/exe".into()), Ok(version.into()))
     }
 
+    /// A record that `gatehouse probe claude` wrote before the kit held Claude's record
+    /// (captured from that code; its plan-deny case failed), where it always was: it unlocks
+    /// the same.
+    #[test]
+    fn a_record_written_before_the_kit_still_reads_the_same() {
+        let state = tempfile::tempdir().unwrap();
+        std::fs::copy(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/records/claude-probe-before-the-kit.json"
+            ),
+            state.path().join("claude-probe.json"),
+        )
+        .unwrap();
+        let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+        let flags = adapter.capabilities_for_agent(&running("2.1.332"));
+        let evidence = "by probe on 2026-12-01 for Claude Code 2.1.332";
+        for tool in EDIT_TOOLS {
+            let rule = flags.rule_for(PromptKind::Permission, tool).unwrap();
+            assert_eq!(
+                rule.actions,
+                [
+                    ActionFlag::verified(Action::Once, evidence),
+                    ActionFlag::verified(Action::Deny, evidence),
+                    ActionFlag::verified(Action::Always, evidence),
+                ]
+            );
+        }
+        let bash = flags.rule_for(PromptKind::Permission, "Bash").unwrap();
+        assert_eq!(bash.actions[2], ActionFlag::verified(Action::Always, evidence));
+        let plan = flags.rule_for(PromptKind::Plan, "ExitPlanMode").unwrap();
+        for flag in &plan.actions {
+            assert!(!flag.verified, "{flag:?}");
+            assert!(flag.evidence.contains("failed (plan-deny)"), "{flag:?}");
+        }
+        let other = adapter.capabilities_for_agent(&running("9.9.9"));
+        for tool in EDIT_TOOLS {
+            assert!(other.offered(PromptKind::Permission, tool).is_empty());
+        }
+        assert_eq!(
+            other.offered(PromptKind::Permission, "Bash"),
+            [Action::Once, Action::Deny]
+        );
+    }
+
     #[test]
     fn an_edit_under_a_claude_code_the_record_does_not_cover_is_read_only_and_says_why() {
         let state = probed_state();
