@@ -190,9 +190,9 @@ fn an_edit_under_a_claude_code_the_record_does_not_cover_is_read_only_and_says_w
     assert!(flags.offered_for(&prompt).is_empty());
     let rule = flags.rule_for(PromptKind::Permission, "Write").unwrap();
     assert!(
-        rule.actions[0].evidence.contains(
-            "the probe passed for Claude Code 2.1.332, but Claude Code 9.9.9 is in use"
-        ),
+        rule.actions[0]
+            .evidence
+            .contains("the probe passed for Claude Code 2.1.332, but Claude Code 9.9.9 is in use"),
         "{rule:?}"
     );
     assert!(adapter
