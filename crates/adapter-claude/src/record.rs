@@ -11,11 +11,8 @@
 
 use gatehouse_harness::gated::UnlockGroup;
 
-/// The probe record, the kit's, for the agent `claude`.
-pub use gatehouse_harness::record::{ProbeRecord, RecordError, Unlock};
-
-/// One case of the probe, and what was seen: the kit's, as every probe records it.
-pub use gatehouse_harness::probe::CaseResult;
+/// The probe record, the kit's, for the agent `claude`, and the kit's answer per group.
+pub use gatehouse_harness::record::{ProbeRecord, Unlock};
 
 /// What a probe can unlock beyond Bash once/deny and questions; its number is its group's place
 /// in the kit's rule.

@@ -9,15 +9,18 @@ fn suggested(mut prompt: NewPrompt) -> NewPrompt {
     prompt
 }
 
-fn write_prompt() -> NewPrompt {
-    match events::parse(include_bytes!(
-        "../tests/data/claude-code-2.1.332/PermissionRequest-Write.json"
-    ))
-    .unwrap()
-    {
+/// The prompt the adapter reads from a captured event.
+fn prompt_of(event: &[u8]) -> NewPrompt {
+    match events::parse(event).unwrap() {
         HookEvent::Prompt { prompt, .. } => prompt,
         other => panic!("{other:?}"),
     }
+}
+
+fn write_prompt() -> NewPrompt {
+    prompt_of(include_bytes!(
+        "../tests/data/claude-code-2.1.332/PermissionRequest-Write.json"
+    ))
 }
 
 #[test]
@@ -69,14 +72,9 @@ fn only_bash_and_questions_are_actionable() {
 }
 
 fn bash_prompt_with_a_suggestion() -> NewPrompt {
-    match events::parse(include_bytes!(
+    prompt_of(include_bytes!(
         "../tests/data/claude-code-2.1.332/PermissionRequest-Bash-addRules.json"
     ))
-    .unwrap()
-    {
-        HookEvent::Prompt { prompt, .. } => prompt,
-        other => panic!("{other:?}"),
-    }
 }
 
 /// A state folder with a passing probe record for Claude Code 2.1.332 (every case of the probe
@@ -93,7 +91,7 @@ fn state_with_cases(holds: impl Fn(&str) -> bool) -> tempfile::TempDir {
         .iter()
         .flat_map(|capability| capability.cases())
         .filter(|case| holds(case))
-        .map(|case| record::CaseResult {
+        .map(|case| gatehouse_harness::probe::CaseResult {
             case: (*case).into(),
             passed: true,
             evidence: "written by the test".into(),
