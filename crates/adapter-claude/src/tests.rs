@@ -77,10 +77,17 @@ fn bash_prompt_with_a_suggestion() -> NewPrompt {
     ))
 }
 
-/// A state folder with a passing probe record for Claude Code 2.1.332 (every case of the probe
-/// passed), removed when dropped.
-fn probed_state() -> tempfile::TempDir {
-    state_with_cases(|_| true)
+/// The adapter with a passing probe record for Claude Code 2.1.332 (every case of the probe
+/// passed) in its state folder, which is removed when the first is dropped.
+fn probed_adapter() -> (tempfile::TempDir, ClaudeAdapter) {
+    let state = state_with_cases(|_| true);
+    let adapter = adapter_in(&state);
+    (state, adapter)
+}
+
+/// The adapter whose state folder is `state`.
+fn adapter_in(state: &tempfile::TempDir) -> ClaudeAdapter {
+    ClaudeAdapter::new(Some(state.path().to_path_buf()))
 }
 
 /// A state folder with a record for Claude Code 2.1.332 that holds the probe's cases `holds`
@@ -144,7 +151,7 @@ fn a_record_written_before_the_kit_still_reads_the_same() {
         .flat_map(|capability| capability.cases().iter().copied())
         .collect();
     assert_eq!(names, probed);
-    let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+    let adapter = adapter_in(&state);
     let flags = adapter.capabilities_for_agent(&running("2.1.332"));
     let evidence = "by probe on 2026-12-01 for Claude Code 2.1.332";
     for tool in EDIT_TOOLS {
@@ -180,8 +187,7 @@ fn a_record_written_before_the_kit_still_reads_the_same() {
 
 #[test]
 fn an_edit_under_a_claude_code_the_record_does_not_cover_is_read_only_and_says_why() {
-    let state = probed_state();
-    let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+    let (_state, adapter) = probed_adapter();
     let prompt = write_prompt();
     assert!(needs_a_probe(&prompt));
     let flags = adapter.capabilities_for_agent(&running("9.9.9"));
@@ -202,8 +208,7 @@ fn an_edit_under_a_claude_code_the_record_does_not_cover_is_read_only_and_says_w
 
 #[test]
 fn an_edit_under_the_probed_claude_code_keeps_what_the_probe_unlocked() {
-    let state = probed_state();
-    let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+    let (_state, adapter) = probed_adapter();
     let prompt = write_prompt();
     assert_eq!(
         adapter
@@ -219,8 +224,7 @@ fn an_edit_under_the_probed_claude_code_keeps_what_the_probe_unlocked() {
 
 #[test]
 fn the_hooks_own_check_uses_the_running_claude_codes_unlocks() {
-    let state = probed_state();
-    let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+    let (_state, adapter) = probed_adapter();
     let prompt = bash_prompt_with_a_suggestion();
     assert!(needs_a_probe(&prompt));
     assert_eq!(
@@ -236,7 +240,7 @@ fn the_hooks_own_check_uses_the_running_claude_codes_unlocks() {
 #[test]
 fn with_no_record_only_bash_and_questions_are_answerable_and_the_reason_says_to_probe() {
     let state = tempfile::tempdir().unwrap();
-    let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+    let adapter = adapter_in(&state);
     let flags = adapter.capabilities_for_agent(&running(VERIFIED_VERSION));
     assert_eq!(
         flags.offered(PromptKind::Permission, "Bash"),
@@ -262,7 +266,7 @@ fn with_no_record_only_bash_and_questions_are_answerable_and_the_reason_says_to_
 #[test]
 fn a_record_without_all_of_a_capabilitys_cases_leaves_it_read_only() {
     let state = state_with_cases(|case| case != "plan-approve");
-    let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
+    let adapter = adapter_in(&state);
     let flags = adapter.capabilities_for_agent(&running(VERIFIED_VERSION));
     assert_eq!(
         flags.offered_for(&write_prompt()),
