@@ -13,7 +13,6 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::common::{binary, claude_fixture, wait_for, Sandbox};
-use crate::support::claude_world::write_claude_record;
 use crate::support::spawn_fed;
 
 const PROBED: &str = "2.1.332";
@@ -40,17 +39,6 @@ fn fake_claude(folder: &Path, version: &str) -> PathBuf {
     path
 }
 
-/// A passing probe record for `claude` at version [`PROBED`], as `gatehouse probe claude` writes it.
-fn write_record(sandbox: &Sandbox, claude: &Path) {
-    let cases = [
-        ("write-once", "edits"),
-        ("edit-deny", "edits"),
-        ("always-session", "always"),
-        ("plan-deny", "plan"),
-    ];
-    write_claude_record(sandbox, claude, PROBED, &cases);
-}
-
 /// A gateway whose PATH finds the installed fake `claude` first; stopped when dropped.
 struct World {
     sandbox: Sandbox,
@@ -61,7 +49,8 @@ impl World {
     fn start() -> World {
         let sandbox = Sandbox::new();
         let installed = fake_claude(&sandbox.folder.path().join("installed"), PROBED);
-        write_record(&sandbox, &installed);
+        // A passing record for the installed version, as `gatehouse probe claude` writes it.
+        crate::e2e_claude_more::write_record(&sandbox, &installed, PROBED);
         let path = format!(
             "{}:{}",
             installed.parent().unwrap().display(),
@@ -201,7 +190,7 @@ fn an_edit_under_another_claude_code_version_is_read_only_and_says_which() {
     assert_eq!(prompt["actions"], json!([]), "{prompt}");
     let why = prompt["read_only_reason"].as_str().unwrap_or_default();
     assert!(
-        why.contains("the probe ran for Claude Code 2.1.332, but Claude Code 9.9.9 is in use"),
+        why.contains("the probe passed for Claude Code 2.1.332, but Claude Code 9.9.9 is in use"),
         "{why}"
     );
     world.release(&prompt);

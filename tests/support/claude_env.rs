@@ -113,20 +113,13 @@ impl ClaudeEnv {
 
     /// Writes `~/.claude.json` so that no onboarding, theme, API key or trust dialog appears.
     fn write_claude_json(&self) {
-        let key_suffix = &API_KEY[API_KEY.len() - 20..];
-        let mut projects = serde_json::Map::new();
-        projects.insert(
-            self.workspace.display().to_string(),
-            json!({ "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true }),
-        );
-        let config = json!({
-            "hasCompletedOnboarding": true,
-            "lastOnboardingVersion": CLAUDE_VERSION,
-            "theme": "dark",
-            "customApiKeyResponses": { "approved": [key_suffix], "rejected": [] },
-            "projects": projects,
-        });
-        write_json(&self.home.join(".claude.json"), &config);
+        gatehouse_adapter_claude::probe::home::write_first_run_config(
+            &self.home,
+            &self.workspace,
+            CLAUDE_VERSION,
+            API_KEY,
+        )
+        .expect("write ~/.claude.json");
     }
 
     /// Returns the private `HOME`.

@@ -24,18 +24,59 @@ pub mod suggestions;
 pub mod verdict;
 pub mod version;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CapabilityRule, HookEvent, NewPrompt,
     ParseError, PromptKind, RunningAgent, TerminalLocation, Verdict,
 };
+use gatehouse_harness::gated::{self, AgentDescription, ToolUnlock};
+use gatehouse_harness::record::AgentWords;
 
-use crate::record::{Gate, Unlocks};
+use crate::record::{Capability, Unlock, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook claude`.
 pub const ADAPTER_ID: &str = "claude";
+
+/// Claude Code as the kit knows an agent: its probe record (`claude-probe.json`), the unlock rule
+/// per capability ([`record::GROUPS`]), and how the installed Claude Code and the one that runs
+/// a hook are found ([`version::CLAUDE`]). Its capability flags are its own
+/// ([`capabilities_for`]): Bash once/deny and question answers need no probe.
+pub const AGENT: AgentDescription = AgentDescription {
+    id: ADAPTER_ID,
+    name: "Claude Code",
+    words: AgentWords {
+        name: "Claude Code",
+        probe_command: "gatehouse probe claude",
+    },
+    executable: version::CLAUDE,
+    unlocks: gated::Unlocks {
+        groups: &record::GROUPS,
+        tools: &EDIT_TOOL_UNLOCKS,
+        questions: None,
+        elsewhere: "answer the others in Claude Code's terminal",
+        held: None,
+    },
+};
+
+/// The edit tools' permission prompts: once and deny proven by the edits cases, `always` by the
+/// always case.
+const EDIT_TOOL_UNLOCKS: [ToolUnlock; 3] = [
+    edit_tool_unlock(EDIT_TOOLS[0]),
+    edit_tool_unlock(EDIT_TOOLS[1]),
+    edit_tool_unlock(EDIT_TOOLS[2]),
+];
+
+const fn edit_tool_unlock(tool: &'static str) -> ToolUnlock {
+    ToolUnlock {
+        tool,
+        group: Capability::Edits as usize,
+        actions: &[Action::Once, Action::Deny],
+        also: Some((Action::Always, Capability::Always as usize)),
+        not_unlocked: "",
+    }
+}
 
 /// The Claude Code version whose behaviour the end-to-end tests prove.
 pub const VERIFIED_VERSION: &str = "2.1.332";
@@ -65,11 +106,13 @@ impl Adapter for ClaudeAdapter {
         "Claude Code"
     }
 
-    /// Reads the probe record and, when there is one, runs the installed `claude --version`:
-    /// called when a gateway starts and every few seconds after, so a probe takes effect without
-    /// a restart.
+    /// Reads the probe record and, when a capability passed, asks the installed Claude Code its
+    /// version (the kit's [`AgentDescription::installed_unlock`]): called when a gateway starts
+    /// and every few seconds after, so a probe takes effect without a restart.
     fn capabilities(&self) -> AdapterCapabilities {
-        capabilities_for(&installed_unlocks(self.state_dir.as_deref()))
+        capabilities_for(&Unlocks::of(
+            AGENT.installed_unlock(self.state_dir.as_deref()),
+        ))
     }
 
     /// Claude Code shows its own prompt in its terminal while the hook waits: the first answer
@@ -88,12 +131,14 @@ impl Adapter for ClaudeAdapter {
     /// Claude Code that runs this hook and its version ([`running_agent`]); the gateway decides
     /// with it what is offered. A Bash prompt or a question needs none.
     fn running_agent(&self, prompt: &NewPrompt) -> Option<RunningAgent> {
-        needs_a_probe(prompt).then(|| running_agent(self.state_dir.as_deref()))
+        needs_a_probe(prompt).then(|| AGENT.running_agent(self.state_dir.as_deref()))
     }
 
     /// The unlock rule applied to the probe record as it is now, for the reported version.
     fn capabilities_for_agent(&self, agent: &RunningAgent) -> AdapterCapabilities {
-        capabilities_for(&reported_unlocks(self.state_dir.as_deref(), agent))
+        capabilities_for(&Unlocks::of(
+            AGENT.reported_unlock(self.state_dir.as_deref(), agent),
+        ))
     }
 
     /// Reads the terminal from the hook's environment (`TMUX`, `TMUX_PANE`, `CLAUDE_PID`) and
@@ -149,9 +194,9 @@ pub fn capabilities_for(unlocks: &Unlocks) -> AdapterCapabilities {
     let proven =
         format!("verified against Claude Code {VERIFIED_VERSION} by gatehouse's end-to-end tests");
     let unproven = "not verified against Claude Code; answer it in the terminal";
-    let flag = |action: Action, gate: &Gate| match gate {
-        Gate::Verified(evidence) => ActionFlag::verified(action, evidence.clone()),
-        Gate::ReadOnly(reason) => ActionFlag::unverified(action, reason.clone()),
+    let flag = |action: Action, capability: Capability| match unlocks.gate(capability) {
+        Unlock::Verified { evidence, .. } => ActionFlag::verified(action, evidence),
+        Unlock::ReadOnly { reason } => ActionFlag::unverified(action, reason),
     };
     let mut rules = vec![
         CapabilityRule {
@@ -160,7 +205,7 @@ pub fn capabilities_for(unlocks: &Unlocks) -> AdapterCapabilities {
             actions: vec![
                 ActionFlag::verified(Action::Once, proven.clone()),
                 ActionFlag::verified(Action::Deny, proven.clone()),
-                flag(Action::Always, &unlocks.always),
+                flag(Action::Always, Capability::Always),
             ],
         },
         CapabilityRule {
@@ -173,9 +218,9 @@ pub fn capabilities_for(unlocks: &Unlocks) -> AdapterCapabilities {
         kind: PromptKind::Permission,
         tool: Some(tool.into()),
         actions: vec![
-            flag(Action::Once, &unlocks.edits),
-            flag(Action::Deny, &unlocks.edits),
-            flag(Action::Always, &unlocks.always),
+            flag(Action::Once, Capability::Edits),
+            flag(Action::Deny, Capability::Edits),
+            flag(Action::Always, Capability::Always),
         ],
     }));
     rules.push(CapabilityRule {
@@ -191,8 +236,8 @@ pub fn capabilities_for(unlocks: &Unlocks) -> AdapterCapabilities {
         kind: PromptKind::Plan,
         tool: None,
         actions: vec![
-            flag(Action::Once, &unlocks.plan),
-            flag(Action::Deny, &unlocks.plan),
+            flag(Action::Once, Capability::Plan),
+            flag(Action::Deny, Capability::Plan),
         ],
     });
     AdapterCapabilities {
@@ -202,216 +247,10 @@ pub fn capabilities_for(unlocks: &Unlocks) -> AdapterCapabilities {
     }
 }
 
-/// What the record in `state_dir` unlocks for the installed Claude Code.
-pub fn installed_unlocks(state_dir: Option<&Path>) -> Unlocks {
-    let Some(state_dir) = state_dir else {
-        return Unlocks::none(
-            "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found",
-        );
-    };
-    record::unlock(record::read(&record::record_path(state_dir)), |record| {
-        let executable = version::installed_claude(Some(&record.claude_executable))
-            .ok_or(version::not_found())?;
-        version::version_of(&executable)
-    })
-}
-
-/// What the record in `state_dir`, as it is now, unlocks for the Claude Code a hook reported.
-/// Never runs a program.
-pub fn reported_unlocks(state_dir: Option<&Path>, agent: &RunningAgent) -> Unlocks {
-    let Some(state_dir) = state_dir else {
-        return Unlocks::none(
-            "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found",
-        );
-    };
-    record::unlock(record::read(&record::record_path(state_dir)), |_| {
-        gatehouse_harness::executable::reported_version(agent)
-    })
-}
-
-/// The Claude Code that runs this hook, and its version ([`version::CLAUDE`]): the ancestor
-/// `CLAUDE_PID` names or that runs an executable called `claude`, asked for its version once per
-/// executable file (the answer is kept in the version cache in `state_dir`). Where processes
-/// cannot be looked at (not Linux), the installed one is asked instead.
-pub fn running_agent(state_dir: Option<&Path>) -> RunningAgent {
-    let probed = state_dir
-        .and_then(|folder| record::read(&record::record_path(folder)).ok().flatten())
-        .map(|record| record.claude_executable);
-    gatehouse_harness::executable::report_running_agent(
-        &version::CLAUDE,
-        probed.as_deref(),
-        state_dir,
-    )
-}
-
 /// Whether anything gatehouse may offer for `prompt` depends on a probe (edits, plans, `always`).
 pub fn needs_a_probe(prompt: &NewPrompt) -> bool {
     capabilities_for(&Unlocks::all()).deliverable(prompt) != capabilities().deliverable(prompt)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn suggested(mut prompt: NewPrompt) -> NewPrompt {
-        prompt.extra.suggestions = suggestions::from_event(Some(&serde_json::json!([
-            { "type": "setMode", "mode": "acceptEdits", "destination": "session" }
-        ])));
-        prompt
-    }
-
-    fn write_prompt() -> NewPrompt {
-        match events::parse(include_bytes!(
-            "../tests/data/claude-code-2.1.332/PermissionRequest-Write.json"
-        ))
-        .unwrap()
-        {
-            HookEvent::Prompt { prompt, .. } => prompt,
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn a_probe_unlocks_edits_always_and_plans() {
-        let flags = capabilities_for(&Unlocks::all());
-        for tool in EDIT_TOOLS {
-            assert_eq!(
-                flags.offered(PromptKind::Permission, tool),
-                vec![Action::Once, Action::Deny]
-            );
-        }
-        assert_eq!(
-            flags.offered(PromptKind::Plan, "ExitPlanMode"),
-            vec![Action::Once, Action::Deny]
-        );
-        let prompt = write_prompt();
-        assert_eq!(
-            flags.offered_for(&prompt),
-            vec![Action::Once, Action::Deny, Action::Always]
-        );
-        for tool in ["WebFetch", "mcp__github__create_issue"] {
-            assert!(flags.offered(PromptKind::Permission, tool).is_empty());
-        }
-        assert!(capabilities().offered_for(&suggested(prompt)).is_empty());
-    }
-
-    #[test]
-    fn only_bash_and_questions_are_actionable() {
-        let capabilities = capabilities();
-        assert_eq!(
-            capabilities.offered(PromptKind::Permission, "Bash"),
-            vec![Action::Once, Action::Deny]
-        );
-        assert_eq!(
-            capabilities.offered(PromptKind::Question, "AskUserQuestion"),
-            vec![Action::Answer]
-        );
-        for tool in ["Write", "Edit", "WebFetch", "mcp__github__create_issue"] {
-            assert!(
-                capabilities
-                    .offered(PromptKind::Permission, tool)
-                    .is_empty(),
-                "{tool}"
-            );
-        }
-        assert!(capabilities
-            .offered(PromptKind::Plan, "ExitPlanMode")
-            .is_empty());
-    }
-
-    fn bash_prompt_with_a_suggestion() -> NewPrompt {
-        match events::parse(include_bytes!(
-            "../tests/data/claude-code-2.1.332/PermissionRequest-Bash-addRules.json"
-        ))
-        .unwrap()
-        {
-            HookEvent::Prompt { prompt, .. } => prompt,
-            other => panic!("{other:?}"),
-        }
-    }
-
-    /// A state folder with a passing probe record for Claude Code 2.1.332, removed when dropped.
-    fn probed_state() -> tempfile::TempDir {
-        let folder = tempfile::tempdir().unwrap();
-        let cases = [
-            ("write-once", record::Capability::Edits),
-            ("always-session", record::Capability::Always),
-            ("plan-deny", record::Capability::Plan),
-        ]
-        .map(|(case, capability)| record::CaseResult {
-            case: case.into(),
-            capability,
-            passed: true,
-            evidence: "written by the test".into(),
-        });
-        let probed = record::ProbeRecord {
-            claude_version: VERIFIED_VERSION.into(),
-            claude_executable: "/usr/bin/claude".into(),
-            probed_at: gatehouse_core::Timestamp::parse_rfc3339("2026-12-01T03:00:00Z").unwrap(),
-            passed: true,
-            cases: cases.into(),
-            gatehouse_version: "0.1.0".into(),
-        };
-        record::write(&record::record_path(folder.path()), &probed).unwrap();
-        folder
-    }
-
-    fn running(version: &str) -> RunningAgent {
-        RunningAgent::new(Some("/proc/1/exe".into()), Ok(version.into()))
-    }
-
-    #[test]
-    fn an_edit_under_a_claude_code_the_record_does_not_cover_is_read_only_and_says_why() {
-        let state = probed_state();
-        let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
-        let prompt = write_prompt();
-        assert!(needs_a_probe(&prompt));
-        let flags = adapter.capabilities_for_agent(&running("9.9.9"));
-        assert!(flags.offered_for(&prompt).is_empty());
-        let rule = flags.rule_for(PromptKind::Permission, "Write").unwrap();
-        assert!(
-            rule.actions[0]
-                .evidence
-                .contains("the probe ran for Claude Code 2.1.332, but Claude Code 9.9.9 is in use"),
-            "{rule:?}"
-        );
-        assert!(adapter
-            .deliverable_for(&prompt, Some(&running("9.9.9")))
-            .is_empty());
-        let unknown = RunningAgent::new(None, Err("no claude among the ancestors".into()));
-        assert!(adapter.deliverable_for(&prompt, Some(&unknown)).is_empty());
-    }
-
-    #[test]
-    fn an_edit_under_the_probed_claude_code_keeps_what_the_probe_unlocked() {
-        let state = probed_state();
-        let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
-        let prompt = write_prompt();
-        assert_eq!(
-            adapter
-                .capabilities_for_agent(&running(VERIFIED_VERSION))
-                .offered_for(&prompt),
-            [Action::Once, Action::Deny, Action::Always]
-        );
-        assert_eq!(
-            adapter.deliverable_for(&prompt, Some(&running(VERIFIED_VERSION))),
-            [Action::Once, Action::Deny, Action::Always]
-        );
-    }
-
-    #[test]
-    fn the_hooks_own_check_uses_the_running_claude_codes_unlocks() {
-        let state = probed_state();
-        let adapter = ClaudeAdapter::new(Some(state.path().to_path_buf()));
-        let prompt = bash_prompt_with_a_suggestion();
-        assert!(needs_a_probe(&prompt));
-        assert_eq!(
-            adapter.deliverable_for(&prompt, Some(&running("9.9.9"))),
-            [Action::Once, Action::Deny]
-        );
-        let mut plain_bash = bash_prompt_with_a_suggestion();
-        plain_bash.extra.suggestions.clear();
-        assert!(!needs_a_probe(&plain_bash), "no version is asked for Bash");
-        assert_eq!(adapter.running_agent(&plain_bash), None);
-    }
-}
+mod tests;

@@ -10,8 +10,9 @@
 //!   ([`gated::AgentDescription`]) and brings its own events, verdicts, installer and probe.
 //! - [`record`]: a probe's record of what it proved, read and written atomically.
 //! - [`http`]: an HTTP/1.1 server on a loopback port that answers with a handler's responses.
-//! - [`model`]: one scripted model on that server, with a dialect per API (OpenAI responses,
-//!   chat completions, Gemini): the script, what was served and what came back, kept once.
+//! - [`model`]: one scripted model on that server, with a dialect per API (Anthropic messages,
+//!   OpenAI responses, chat completions, Gemini): the script, what was served and what came
+//!   back, kept once.
 //! - [`verdict`]: verdicts in the shape of Claude Code's `PermissionRequest` hooks, which other
 //!   agents read too.
 //! - [`probe`]: one probe driver: the standard cases (allow, deny, no verdict), the hook that

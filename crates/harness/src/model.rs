@@ -4,15 +4,22 @@
 //!
 //! The flow, whatever the API: a request that is not the dialect's is a 404, a body that is not
 //! JSON a 400. A request that carries the results of tool calls records them (for
-//! [`ScriptedModel::output_for`]) and is answered with the text `done.`, which ends the turn. A
-//! new turn of the person's gets the next [`ScriptedCall`] (or, with the script used up, the
-//! text `done.`). Anything else (titles, routing, side questions) gets the dialect's aside.
+//! [`ScriptedModel::output_for`]; the result of a step is recorded once, even if the agent sends
+//! it again) and is answered with the next step of the turn, if any, else the text
+//! `done.`, which ends the turn. A new turn of the person's gets the next [`ScriptedTurn`] (or,
+//! with the script used up, the text `done.`). Anything else (titles, routing, side questions)
+//! gets the dialect's aside.
 //!
-//! The dialects here: [`responses`] (OpenAI responses, as Codex speaks it), [`chat`] (OpenAI
-//! chat completions, Copilot CLI's BYOK provider) and [`gemini`] (Gemini's generateContent).
-//! Which tool the model calls and with which arguments is the caller's: the dialect is built
-//! with it.
+//! A turn is a command ([`ScriptedCall`], which the dialect's [`Tool`] turns into a call) or
+//! steps: tools named with their input, used one after the other, each after the result of the
+//! one before (such as Read, then Edit), which a dialect serves with [`Dialect::tool_use`].
+//!
+//! The dialects here: [`anthropic`] (Anthropic messages, as Claude Code speaks it),
+//! [`responses`] (OpenAI responses, as Codex speaks it), [`chat`] (OpenAI chat completions,
+//! Copilot CLI's BYOK provider) and [`gemini`] (Gemini's generateContent). Which tool the model
+//! calls and with which arguments is the caller's: the dialect is built with it.
 
+pub mod anthropic;
 pub mod chat;
 pub mod gemini;
 pub mod responses;
@@ -45,6 +52,23 @@ pub struct Tool {
     pub arguments: fn(&ScriptedCall) -> Value,
 }
 
+/// What the scripted model does on one turn of the person's.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScriptedTurn {
+    /// Asks the agent to run a command, with the dialect's tool.
+    Command(ScriptedCall),
+    /// Uses these tools (name, input as the API carries it) one after the other, each after the
+    /// result of the one before; after the last result the model answers `done.`.
+    Steps(Vec<(String, Value)>),
+}
+
+impl ScriptedTurn {
+    /// A turn that uses the tool `name` with `input` once.
+    pub fn tool_use(name: &str, input: Value) -> ScriptedTurn {
+        ScriptedTurn::Steps(vec![(name.to_owned(), input)])
+    }
+}
+
 /// What one request asks of the model, as a dialect reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Turn {
@@ -52,6 +76,10 @@ pub enum Turn {
     Results(Vec<(String, Value)>),
     /// The person's new message, in a request that offers the scripted tool.
     Ask,
+    /// The person's new message in a request that also reports results (such as a call the
+    /// person refused in the agent's own dialog, which ended the last turn): the results are
+    /// recorded, then it is [`Turn::Ask`].
+    AskAfter(Vec<(String, Value)>),
     /// Anything else: a title, a routing question, a request without tools.
     Aside,
 }
@@ -66,6 +94,22 @@ pub trait Dialect: Send + Sync + 'static {
     fn read(&self, request: &Request, body: &Value) -> Turn;
     /// The answer that asks the agent to run `call`.
     fn call(&self, request: &Request, body: &Value, call: &ScriptedCall) -> Response;
+    /// The answer that uses the tool `name` with `input`, as the call `call_id` (a step of a
+    /// [`ScriptedTurn::Steps`]); a dialect that scripts commands only answers with an error.
+    fn tool_use(
+        &self,
+        _request: &Request,
+        _body: &Value,
+        _call_id: &str,
+        name: &str,
+        _input: &Value,
+    ) -> Response {
+        let message = format!("this scripted model's API scripts commands only, not {name}");
+        Response::json(
+            "500 Internal Server Error",
+            json!({ "error": { "message": message } }).to_string(),
+        )
+    }
     /// The answer that says `text` and asks for nothing.
     fn text(&self, request: &Request, body: &Value, text: &str) -> Response;
     /// The answer to an [`Turn::Aside`]; plain text `done.` unless the API wants more.
@@ -80,9 +124,13 @@ pub trait Dialect: Send + Sync + 'static {
 
 #[derive(Default)]
 struct State {
-    script: VecDeque<ScriptedCall>,
+    script: VecDeque<ScriptedTurn>,
     /// Hand out the last call again whenever the script is used up.
     repeat_last: Option<ScriptedCall>,
+    /// The steps of the turn under way that are still to come.
+    steps: VecDeque<(String, Value)>,
+    /// The call ids the steps were served as, in order.
+    steps_served: Vec<String>,
     served: Vec<String>,
     outputs: Vec<(String, Value)>,
 }
@@ -97,6 +145,15 @@ pub struct ScriptedModel {
 impl ScriptedModel {
     /// Starts the model on a free loopback port with the calls to hand out, in order.
     pub fn start(dialect: impl Dialect, script: Vec<ScriptedCall>) -> io::Result<ScriptedModel> {
+        let turns = script.into_iter().map(ScriptedTurn::Command).collect();
+        Self::start_with(dialect, turns, None)
+    }
+
+    /// Starts the model with the turns to take, in order.
+    pub fn start_turns(
+        dialect: impl Dialect,
+        script: Vec<ScriptedTurn>,
+    ) -> io::Result<ScriptedModel> {
         Self::start_with(dialect, script, None)
     }
 
@@ -107,7 +164,7 @@ impl ScriptedModel {
 
     fn start_with(
         dialect: impl Dialect,
-        script: Vec<ScriptedCall>,
+        script: Vec<ScriptedTurn>,
         repeat_last: Option<ScriptedCall>,
     ) -> io::Result<ScriptedModel> {
         let state = Arc::new(Mutex::new(State {
@@ -132,6 +189,11 @@ impl ScriptedModel {
 
     pub fn address(&self) -> SocketAddr {
         self.server.address()
+    }
+
+    /// Adds a turn to the end of the script.
+    pub fn push_turn(&self, turn: ScriptedTurn) {
+        lock(&self.state).script.push_back(turn);
     }
 
     /// Whether the call `call_id` has been handed to the agent.
@@ -188,27 +250,79 @@ fn respond(dialect: &dyn Dialect, request: &Request, state: &Mutex<State>) -> Re
         let body = json!({ "error": { "message": "the request body is not JSON" } });
         return Response::json("400 Bad Request", body.to_string());
     };
-    match dialect.read(request, &body) {
-        Turn::Results(results) => {
-            lock(state).outputs.extend(results);
-            dialect.text(request, &body, dialect.done_text())
+    let mut state = lock(state);
+    let next = match dialect.read(request, &body) {
+        Turn::Aside => return dialect.aside(request, &body),
+        Turn::Results(results) => match state.record(results) {
+            true => state.next_step(),
+            false => None,
+        },
+        Turn::AskAfter(results) => {
+            state.record(results);
+            state.next_turn()
         }
-        Turn::Aside => dialect.aside(request, &body),
-        Turn::Ask => {
-            let mut state = lock(state);
-            let next = state.script.pop_front().or(state.repeat_last.clone());
-            match next {
-                Some(call) => {
-                    state.served.push(call.call_id.clone());
-                    drop(state);
-                    dialect.call(request, &body, &call)
-                }
-                None => {
-                    drop(state);
-                    dialect.text(request, &body, dialect.done_text())
-                }
+        Turn::Ask => state.next_turn(),
+    };
+    drop(state);
+    match next {
+        Some(Next::Call(call)) => dialect.call(request, &body, &call),
+        Some(Next::Step(call_id, (name, input))) => {
+            dialect.tool_use(request, &body, &call_id, &name, &input)
+        }
+        None => dialect.text(request, &body, dialect.done_text()),
+    }
+}
+
+/// What the model hands out next.
+enum Next {
+    Call(ScriptedCall),
+    /// A step, with the call id it is served as.
+    Step(String, (String, Value)),
+}
+
+impl State {
+    /// Records the results the model has not recorded yet (the result of a step counts once,
+    /// even if the agent sends it again); whether there was any.
+    fn record(&mut self, results: Vec<(String, Value)>) -> bool {
+        let before = self.outputs.len();
+        for (call_id, output) in results {
+            let again = self.steps_served.contains(&call_id)
+                && self
+                    .outputs
+                    .iter()
+                    .any(|(recorded, _)| *recorded == call_id);
+            if !again {
+                self.outputs.push((call_id, output));
             }
         }
+        self.outputs.len() > before
+    }
+
+    /// The next turn of the script (the rest of the turn under way is dropped).
+    fn next_turn(&mut self) -> Option<Next> {
+        self.steps.clear();
+        match self.script.pop_front() {
+            Some(ScriptedTurn::Steps(steps)) => {
+                self.steps = steps.into();
+                self.next_step()
+            }
+            Some(ScriptedTurn::Command(call)) => Some(self.serve(call)),
+            None => self.repeat_last.clone().map(|call| self.serve(call)),
+        }
+    }
+
+    fn serve(&mut self, call: ScriptedCall) -> Next {
+        self.served.push(call.call_id.clone());
+        Next::Call(call)
+    }
+
+    /// The next step of the turn under way, with a call id of its own.
+    fn next_step(&mut self) -> Option<Next> {
+        let step = self.steps.pop_front()?;
+        let call_id = format!("toolu_scripted_{:04}", self.steps_served.len() + 1);
+        self.steps_served.push(call_id.clone());
+        self.served.push(call_id.clone());
+        Some(Next::Step(call_id, step))
     }
 }
 

@@ -19,6 +19,34 @@ pub const MODEL: &str = "claude-haiku-4-5";
 /// How long the probe's hook waits for the probe's verdict, in seconds.
 const HOOK_WAIT_SECONDS: u32 = 30;
 
+/// Writes `home/.claude.json` so that Claude Code `claude_version` starts straight into its input
+/// box: onboarding done, dark theme chosen, `api_key` approved (Claude Code keeps its last 20
+/// characters) and `workspace` trusted.
+pub fn write_first_run_config(
+    home: &Path,
+    workspace: &Path,
+    claude_version: &str,
+    api_key: &str,
+) -> io::Result<()> {
+    let key_suffix = &api_key[api_key.len().saturating_sub(20)..];
+    let mut projects = serde_json::Map::new();
+    projects.insert(
+        workspace.display().to_string(),
+        json!({ "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true }),
+    );
+    let config = json!({
+        "hasCompletedOnboarding": true,
+        "lastOnboardingVersion": claude_version,
+        "theme": "dark",
+        "customApiKeyResponses": { "approved": [key_suffix], "rejected": [] },
+        "projects": projects,
+    });
+    fs::write(
+        home.join(".claude.json"),
+        serde_json::to_string_pretty(&config)?,
+    )
+}
+
 /// The folders and files of one private Claude Code.
 pub struct PrivateClaude {
     pub home: PathBuf,
@@ -43,23 +71,7 @@ impl PrivateClaude {
         ] {
             fs::create_dir_all(folder)?;
         }
-        let key_suffix = &API_KEY[API_KEY.len() - 20..];
-        let mut projects = serde_json::Map::new();
-        projects.insert(
-            private.workspace.display().to_string(),
-            json!({ "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true }),
-        );
-        let config = json!({
-            "hasCompletedOnboarding": true,
-            "lastOnboardingVersion": claude_version,
-            "theme": "dark",
-            "customApiKeyResponses": { "approved": [key_suffix], "rejected": [] },
-            "projects": projects,
-        });
-        fs::write(
-            private.home.join(".claude.json"),
-            serde_json::to_string_pretty(&config)?,
-        )?;
+        write_first_run_config(&private.home, &private.workspace, claude_version, API_KEY)?;
         let hook = root.join("permission-request-hook.sh");
         let script = format!(
             "#!/bin/sh\n\

@@ -5,8 +5,9 @@
 //!
 //! The probe runs the real Claude Code in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary home and workspace ([`home`]), against
-//! the scripted Anthropic API on loopback ([`fake_anthropic`]), so no account, network or tokens
-//! are used and the person's settings are never read or written. Its PermissionRequest hook is a
+//! the kit's scripted model on loopback speaking the Anthropic messages API ([`scripted_model`]),
+//! so no account, network or tokens are used and the person's settings are never read or
+//! written. The kit's driver runs the cases and makes the record. Its PermissionRequest hook is a
 //! small shell script that hands each event to the probe and prints what the probe answers: the
 //! probe reads the event with the production parser ([`crate::events::parse`]) and renders the
 //! case's verdict with the production renderer ([`crate::verdict::render`]). So it proves the two
@@ -24,26 +25,26 @@
 //!   plan reaches the model as an error and Claude Code stays in plan mode; an approved one (the
 //!   input echoed back) reaches the model as approved and plan mode ends.
 
-pub mod fake_anthropic;
 pub mod home;
 
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Verdict};
+use gatehouse_harness::model::anthropic::{tool_result_text, Anthropic, PLAN_FILE};
+use gatehouse_harness::model::{ScriptedModel, ScriptedTurn, Tool};
 use gatehouse_harness::probe::{self as driver, wait_until, PrivateFolder};
 use gatehouse_harness::terminal::Terminal;
 use serde_json::{json, Value};
 
-use self::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use self::home::PrivateClaude;
-use crate::record::{Capability, CaseResult, ProbeRecord};
-use crate::version::{self, VersionError};
-use crate::{events, verdict};
+use crate::record::{Capability, ProbeRecord, Unlock, Unlocks};
+use crate::{events, verdict, version, AGENT};
 
 /// The footer Claude Code 2.1.332 shows while idle, ready for a message.
 pub const READY_TEXT: &str = "? for shortcuts";
@@ -60,10 +61,22 @@ pub use gatehouse_harness::probe::ProbeOptions;
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
 
-/// One case: its name, what it proves, and how it runs.
+/// Claude Code's Bash tool, as the scripted model's tool for commands.
+pub const BASH: Tool = Tool {
+    name: "Bash",
+    arguments: |call| json!({ "command": call.command, "description": call.reason }),
+};
+
+/// The scripted Anthropic messages API that the probe and the end-to-end tests point Claude
+/// Code at (its base URL is `ANTHROPIC_BASE_URL`), with `script`.
+pub fn scripted_model(script: Vec<ScriptedTurn>) -> io::Result<ScriptedModel> {
+    ScriptedModel::start_turns(Anthropic::new(BASH), script)
+}
+
+/// One case: its name, how it runs, and what it checks; the cases of each [`Capability`] are
+/// named in [`Capability::cases`].
 struct Case {
     name: &'static str,
-    capability: Capability,
     /// Whether it runs in the Claude Code started in plan mode.
     plan_mode: bool,
     run: fn(&Probing<'_>) -> Result<String, String>,
@@ -71,13 +84,13 @@ struct Case {
 }
 
 const CASES: [Case; 7] = [
-    Case { name: "write-once", capability: Capability::Edits, plan_mode: false, run: write_once, says: "gatehouse allows a Write; the file must be written" },
-    Case { name: "write-deny", capability: Capability::Edits, plan_mode: false, run: write_deny, says: "gatehouse denies a Write; no file, and the model gets the message" },
-    Case { name: "edit-once", capability: Capability::Edits, plan_mode: false, run: edit_once, says: "gatehouse allows an Edit; the file must change" },
-    Case { name: "edit-deny", capability: Capability::Edits, plan_mode: false, run: edit_deny, says: "gatehouse denies an Edit; the file stays, and the model gets the message" },
-    Case { name: "always-session", capability: Capability::Always, plan_mode: false, run: always_session, says: "gatehouse allows a command always, for the session; the same command again must not ask" },
-    Case { name: "plan-deny", capability: Capability::Plan, plan_mode: true, run: plan_deny, says: "gatehouse denies a plan; the model gets the message and Claude Code keeps planning" },
-    Case { name: "plan-approve", capability: Capability::Plan, plan_mode: true, run: plan_approve, says: "gatehouse approves a plan; the model hears it was approved and plan mode ends" },
+    Case { name: "write-once", plan_mode: false, run: write_once, says: "gatehouse allows a Write; the file must be written" },
+    Case { name: "write-deny", plan_mode: false, run: write_deny, says: "gatehouse denies a Write; no file, and the model gets the message" },
+    Case { name: "edit-once", plan_mode: false, run: edit_once, says: "gatehouse allows an Edit; the file must change" },
+    Case { name: "edit-deny", plan_mode: false, run: edit_deny, says: "gatehouse denies an Edit; the file stays, and the model gets the message" },
+    Case { name: "always-session", plan_mode: false, run: always_session, says: "gatehouse allows a command always, for the session; the same command again must not ask" },
+    Case { name: "plan-deny", plan_mode: true, run: plan_deny, says: "gatehouse denies a plan; the model gets the message and Claude Code keeps planning" },
+    Case { name: "plan-approve", plan_mode: true, run: plan_approve, says: "gatehouse approves a plan; the model hears it was approved and plan mode ends" },
 ];
 
 /// Runs the probe against `options.executable`, writing progress lines with `progress`.
@@ -85,23 +98,16 @@ pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    let claude = fs::canonicalize(&options.executable)
-        .map_err(|error| VersionError::CannotRun {
-            program: options.executable.clone(),
-            problem: error.to_string(),
-        })
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let claude_version =
-        version::version_of(&claude).map_err(|error| ProbeError::Version(error.to_string()))?;
+    let (claude, claude_version) = driver::executable_and_version(options, &version::CLAUDE)?;
     progress(&format!(
         "Probing Claude Code {claude_version} ({}) in a private home, with a scripted model on loopback: no account, network or tokens are used.",
         claude.display()
     ));
     let folder = PrivateFolder::create("gatehouse-probe-claude-")?;
-    let root = folder.root.clone();
-    let private = PrivateClaude::prepare(&root, &claude_version).map_err(ProbeError::Folder)?;
-    let fake = FakeAnthropic::start(Vec::new()).map_err(ProbeError::FakeModel)?;
-    let environment = private.environment(&fake.base_url());
+    let private =
+        PrivateClaude::prepare(&folder.root, &claude_version).map_err(ProbeError::Folder)?;
+    let model = scripted_model(Vec::new()).map_err(ProbeError::FakeModel)?;
+    let environment = private.environment(&model.base_url());
     let program = claude.display().to_string();
 
     let mut results = Vec::new();
@@ -114,52 +120,42 @@ pub fn run(
             "Starting Claude Code{} in a private terminal (tmux)...",
             if plan_mode { " in plan mode" } else { "" }
         ));
-        let terminal = Terminal::start("probe-claude", &private.workspace, &environment, &command)?;
-        terminal
-            .wait_for_screen(options.start_deadline, is_idle)
-            .map_err(|screen| ProbeError::DidNotStart {
-                agent: "Claude Code",
-                deadline: options.start_deadline,
-                screen,
-            })?;
+        let terminal = driver::start_in_terminal(
+            "Claude Code",
+            (&private.workspace, &environment),
+            &command,
+            options,
+            is_idle,
+        )?;
         let probing = Probing {
             terminal: &terminal,
-            fake: &fake,
+            model: &model,
             private: &private,
             deadline: options.case_deadline,
             handled: RefCell::new(HashSet::new()),
         };
-        for case in CASES.iter().filter(|case| case.plan_mode == plan_mode) {
-            progress(&format!("case {}: {}", case.name, case.says));
-            // Events left over from an earlier case are not this case's.
-            probing.handled.borrow_mut().extend(private.event_files());
-            let outcome = (case.run)(&probing);
-            let passed = outcome.is_ok();
-            let evidence = outcome.unwrap_or_else(|problem| {
-                probing.recover();
-                problem
-            });
-            progress(&format!(
-                "  {}: {evidence}",
-                if passed { "passed" } else { "FAILED" }
-            ));
-            results.push(CaseResult {
-                case: case.name.into(),
-                capability: case.capability,
-                passed,
-                evidence,
-            });
-        }
+        let cases: Vec<&Case> = CASES
+            .iter()
+            .filter(|case| case.plan_mode == plan_mode)
+            .collect();
+        results.extend(driver::run_cases(
+            &cases,
+            progress,
+            |case| (case.name, case.says.to_owned()),
+            |case| {
+                // Events left over from an earlier case are not this case's.
+                probing.handled.borrow_mut().extend(private.event_files());
+                (case.run)(&probing)
+            },
+            || probing.recover(),
+        ));
         terminal.kill();
     }
-    Ok(ProbeRecord {
-        claude_version,
-        claude_executable: claude,
-        probed_at: driver::now(),
-        passed: results.iter().all(|result| result.passed),
-        cases: results,
-        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
-    })
+    Ok(driver::record_of(
+        crate::ADAPTER_ID,
+        (claude, claude_version),
+        results,
+    ))
 }
 
 /// `gatehouse probe claude`: the probe above, as the binary runs it for any adapter.
@@ -179,15 +175,11 @@ impl AgentProbe for ClaudeProbe {
             return Err(version::not_found().into());
         };
         let probed = run(&ProbeOptions::new(claude), progress)?;
-        let record = crate::record::record_path(&request.state_dir);
-        crate::record::write(&record, &probed)?;
-        let unlocks = crate::record::unlock(Ok(Some(probed.clone())), |record| {
-            Ok(record.claude_version.clone())
-        });
-        let (unlocked, locked): (Vec<Capability>, Vec<Capability>) =
-            Capability::ALL.into_iter().partition(|capability| {
-                matches!(unlocks.gate(*capability), crate::record::Gate::Verified(_))
-            });
+        probed.write(&request.state_dir)?;
+        let unlocks = Unlocks::of(AGENT.unlock_of(&probed));
+        let (unlocked, locked): (Vec<Capability>, Vec<Capability>) = Capability::ALL
+            .into_iter()
+            .partition(|capability| matches!(unlocks.gate(*capability), Unlock::Verified { .. }));
         let words = |capabilities: &[Capability]| {
             capabilities
                 .iter()
@@ -195,15 +187,16 @@ impl AgentProbe for ClaudeProbe {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
+        let version = &probed.version;
         let meaning = match (unlocked.is_empty(), locked.is_empty()) {
-            (_, true) => format!("gatehouse now offers {} for Claude Code {}; any other version stays as before until probed", words(&unlocked), probed.claude_version),
-            (true, _) => format!("nothing new is offered for Claude Code {}; its edits, plans and always stay read-only", probed.claude_version),
-            _ => format!("gatehouse now offers {} for Claude Code {}; still read-only: {}", words(&unlocked), probed.claude_version, words(&locked)),
+            (_, true) => format!("gatehouse now offers {} for Claude Code {version}; any other version stays as before until probed", words(&unlocked)),
+            (true, _) => format!("nothing new is offered for Claude Code {version}; its edits, plans and always stay read-only"),
+            _ => format!("gatehouse now offers {} for Claude Code {version}; still read-only: {}", words(&unlocked), words(&locked)),
         };
         Ok(ProbeOutcome {
             passed: probed.passed,
-            agent_version: probed.claude_version,
-            record,
+            record: ProbeRecord::path(&request.state_dir, crate::ADAPTER_ID),
+            agent_version: probed.version,
             meaning,
         })
     }
@@ -219,7 +212,7 @@ fn is_idle(screen: &str) -> bool {
 /// One running Claude Code being probed.
 struct Probing<'a> {
     terminal: &'a Terminal,
-    fake: &'a FakeAnthropic,
+    model: &'a ScriptedModel,
     private: &'a PrivateClaude,
     deadline: Duration,
     /// Event files already answered or left alone.
@@ -238,7 +231,7 @@ impl Probing<'_> {
             .map_err(|screen| {
                 format!("Claude Code was not ready for a message; last screen:\n{screen}")
             })?;
-        self.fake.push_turn(turn);
+        self.model.push_turn(turn);
         self.terminal.send_text(message);
         self.terminal
             .wait_for_screen(self.deadline, |screen| screen.contains(message))
@@ -291,11 +284,20 @@ impl Probing<'_> {
         Ok(prompt)
     }
 
+    /// How many tool results in all have reached the model.
+    fn tool_results(&self) -> usize {
+        self.model.outputs().len()
+    }
+
     /// Waits until `count` tool results in all have reached the model; returns the last.
     fn tool_result(&self, count: usize) -> Result<Value, String> {
-        wait_until(self.deadline, || self.fake.tool_result_count() >= count)
-            .map_err(|_| "Claude Code did not report the tool's outcome to the model".to_owned())?;
-        Ok(self.fake.tool_results()[count - 1].clone())
+        let mut outputs = Vec::new();
+        wait_until(self.deadline, || {
+            outputs = self.model.outputs();
+            outputs.len() >= count
+        })
+        .map_err(|_| "Claude Code did not report the tool's outcome to the model".to_owned())?;
+        Ok(outputs.swap_remove(count - 1))
     }
 
     fn idle_screen(&self) -> Result<String, String> {
@@ -343,7 +345,7 @@ fn names_file(prompt: &NewPrompt, tool: &str, path: &Path) -> bool {
 fn write_once(probing: &Probing<'_>) -> Result<String, String> {
     let path = probing.file("gatehouse-probe-write.txt");
     let content = "written by the gatehouse probe\n";
-    let before = probing.fake.tool_result_count();
+    let before = probing.tool_results();
     probing.ask(
         "gatehouse probe: write-once",
         ScriptedTurn::tool_use("Write", json!({ "file_path": path, "content": content })),
@@ -368,7 +370,7 @@ fn write_once(probing: &Probing<'_>) -> Result<String, String> {
 
 fn write_deny(probing: &Probing<'_>) -> Result<String, String> {
     let path = probing.file("gatehouse-probe-write-denied.txt");
-    let before = probing.fake.tool_result_count();
+    let before = probing.tool_results();
     probing.ask(
         "gatehouse probe: write-deny",
         ScriptedTurn::tool_use("Write", json!({ "file_path": path, "content": "no\n" })),
@@ -407,7 +409,7 @@ fn edit_turn(path: &Path) -> ScriptedTurn {
 fn edit_once(probing: &Probing<'_>) -> Result<String, String> {
     let path = probing.file("gatehouse-probe-edit.txt");
     fs::write(&path, "alpha\n").map_err(|error| error.to_string())?;
-    let before = probing.fake.tool_result_count();
+    let before = probing.tool_results();
     probing.ask("gatehouse probe: edit-once", edit_turn(&path))?;
     probing.answer_next(
         |prompt| names_file(prompt, "Edit", &path),
@@ -429,7 +431,7 @@ fn edit_once(probing: &Probing<'_>) -> Result<String, String> {
 fn edit_deny(probing: &Probing<'_>) -> Result<String, String> {
     let path = probing.file("gatehouse-probe-edit-denied.txt");
     fs::write(&path, "alpha\n").map_err(|error| error.to_string())?;
-    let before = probing.fake.tool_result_count();
+    let before = probing.tool_results();
     probing.ask("gatehouse probe: edit-deny", edit_turn(&path))?;
     probing.answer_next(|prompt| names_file(prompt, "Edit", &path), |_| deny())?;
     let result = probing.tool_result(before + 2)?;
@@ -446,7 +448,7 @@ fn always_session(probing: &Probing<'_>) -> Result<String, String> {
             json!({ "command": command, "description": "gatehouse probe" }),
         )
     };
-    let before = probing.fake.tool_result_count();
+    let before = probing.tool_results();
     probing.ask("gatehouse probe: always-session", bash())?;
     let prompt = probing.answer_next(
         |prompt| prompt.tool == "Bash" && prompt.summary == command,
@@ -502,7 +504,7 @@ fn plan_turn() -> ScriptedTurn {
     ScriptedTurn::Steps(vec![
         (
             "Write".into(),
-            json!({ "file_path": fake_anthropic::PLAN_FILE, "content": PLAN_TEXT }),
+            json!({ "file_path": PLAN_FILE, "content": PLAN_TEXT }),
         ),
         ("ExitPlanMode".into(), json!({})),
     ])
@@ -516,7 +518,7 @@ fn is_the_plan(prompt: &NewPrompt) -> bool {
 }
 
 fn plan_deny(probing: &Probing<'_>) -> Result<String, String> {
-    let before = probing.fake.tool_result_count();
+    let before = probing.tool_results();
     probing.ask("gatehouse probe: plan-deny", plan_turn())?;
     probing.answer_next(is_the_plan, |_| deny())?;
     let result = probing.tool_result(before + 2)?;
@@ -527,7 +529,7 @@ fn plan_deny(probing: &Probing<'_>) -> Result<String, String> {
 }
 
 fn plan_approve(probing: &Probing<'_>) -> Result<String, String> {
-    let before = probing.fake.tool_result_count();
+    let before = probing.tool_results();
     probing.ask("gatehouse probe: plan-approve", plan_turn())?;
     probing.answer_next(is_the_plan, |_| Ok(Answer::Once))?;
     let result = probing.tool_result(before + 2)?;
@@ -543,5 +545,20 @@ fn plan_approve(probing: &Probing<'_>) -> Result<String, String> {
             "the plan was not approved; the model was told: {}",
             first_line(&result)
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cases_are_the_capabilities_cases_in_order() {
+        let probed: Vec<&str> = CASES.iter().map(|case| case.name).collect();
+        let grouped: Vec<&str> = Capability::ALL
+            .iter()
+            .flat_map(|capability| capability.cases().iter().copied())
+            .collect();
+        assert_eq!(probed, grouped);
     }
 }
