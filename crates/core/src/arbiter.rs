@@ -697,37 +697,32 @@ impl Arbiter {
     }
 
     fn pending_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
-        match self.live.get(&id) {
-            Some(prompt) if prompt.state == PromptState::Pending => Ok(prompt),
-            Some(prompt) => Err(ArbiterError::NotPending {
-                id,
-                state: prompt.state,
-            }),
-            None => match self.finished.get(&id) {
-                Some(finished) => Err(ArbiterError::NotPending {
-                    id,
-                    state: finished.state,
-                }),
-                None => Err(ArbiterError::NotFound { id }),
-            },
-        }
+        self.live_prompt_in(id, PromptState::Pending, |id, state| {
+            ArbiterError::NotPending { id, state }
+        })
     }
 
     fn resolved_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
-        match self.live.get(&id) {
-            Some(prompt) if prompt.state == PromptState::Resolved => Ok(prompt),
-            Some(prompt) => Err(ArbiterError::NoVerdictAwaitingReceipt {
-                id,
-                state: prompt.state,
-            }),
-            None => match self.finished.get(&id) {
-                Some(finished) => Err(ArbiterError::NoVerdictAwaitingReceipt {
-                    id,
-                    state: finished.state,
-                }),
-                None => Err(ArbiterError::NotFound { id }),
-            },
-        }
+        self.live_prompt_in(id, PromptState::Resolved, |id, state| {
+            ArbiterError::NoVerdictAwaitingReceipt { id, state }
+        })
+    }
+
+    /// The live prompt `id` when it is in state `wanted`; else the error `elsewhere` makes of
+    /// the state it is in (live or finished), or `NotFound` for an id never seen or forgotten.
+    fn live_prompt_in(
+        &self,
+        id: DecisionId,
+        wanted: PromptState,
+        elsewhere: impl FnOnce(DecisionId, PromptState) -> ArbiterError,
+    ) -> Result<&Prompt, ArbiterError> {
+        let state = match (self.live.get(&id), self.finished.get(&id)) {
+            (Some(prompt), _) if prompt.state == wanted => return Ok(prompt),
+            (Some(prompt), _) => prompt.state,
+            (None, Some(finished)) => finished.state,
+            (None, None) => return Err(ArbiterError::NotFound { id }),
+        };
+        Err(elsewhere(id, state))
     }
 
     /// Moves a live prompt to `state` and builds the event. Callers have checked the transition.

@@ -75,6 +75,22 @@ fn question(multi: bool) -> NewPrompt {
     }
 }
 
+/// An arbiter holding one pending Bash prompt for `ls`.
+fn holding_ls() -> (Arbiter, Prompt) {
+    let mut arbiter = arbiter();
+    let prompt = register(&mut arbiter, bash("ls"));
+    (arbiter, prompt)
+}
+
+/// An arbiter whose `ls` prompt was answered once from the CLI at `at`.
+fn holding_ls_answered_once_at(at: u64) -> (Arbiter, Prompt) {
+    let (mut arbiter, prompt) = holding_ls();
+    arbiter
+        .answer(prompt.id, Answer::Once, "cli", Timestamp(at))
+        .unwrap();
+    (arbiter, prompt)
+}
+
 fn register(arbiter: &mut Arbiter, prompt: NewPrompt) -> Prompt {
     match arbiter.register(prompt, Timestamp(1)).expect("registers") {
         Event::Added { prompt } => prompt,
@@ -170,8 +186,7 @@ fn an_adapter_may_make_one_prompt_read_only() {
 
 #[test]
 fn once_resolves_then_a_receipt_delivers() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
+    let (mut arbiter, prompt) = holding_ls();
     let (verdict, event) = arbiter
         .answer(prompt.id, Answer::Once, "cli", Timestamp(2))
         .unwrap();
@@ -190,8 +205,7 @@ fn once_resolves_then_a_receipt_delivers() {
 
 #[test]
 fn a_resolved_prompt_without_receipt_becomes_unconfirmed() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
+    let (mut arbiter, prompt) = holding_ls();
     arbiter
         .answer(
             prompt.id,
@@ -255,8 +269,7 @@ fn release_withdraw_and_expire_end_a_prompt_without_a_verdict() {
         ),
     ];
     for (end, expected) in endings {
-        let mut arbiter = arbiter();
-        let prompt = register(&mut arbiter, bash("ls"));
+        let (mut arbiter, prompt) = holding_ls();
         assert_eq!(state(&end(&mut arbiter, prompt.id).unwrap()), expected);
         let late = arbiter
             .answer(prompt.id, Answer::Once, "cli", Timestamp(3))
@@ -278,11 +291,7 @@ fn release_withdraw_and_expire_end_a_prompt_without_a_verdict() {
 
 #[test]
 fn endings_do_not_touch_a_resolved_prompt() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
-    arbiter
-        .answer(prompt.id, Answer::Once, "cli", Timestamp(2))
-        .unwrap();
+    let (mut arbiter, prompt) = holding_ls_answered_once_at(2);
     assert_eq!(
         arbiter.expire(prompt.id, Timestamp(3)).unwrap_err().name(),
         "not_pending"
@@ -325,8 +334,7 @@ fn an_unknown_id_is_not_found() {
 
 #[test]
 fn an_action_that_is_not_offered_is_refused() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
+    let (mut arbiter, prompt) = holding_ls();
     let error = arbiter
         .answer(
             prompt.id,
@@ -811,11 +819,7 @@ fn typed_ids_that_name_nothing_or_are_not_ids_are_refused() {
 
 #[test]
 fn a_resolved_prompt_named_by_its_short_id_says_it_was_answered() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
-    arbiter
-        .answer(prompt.id, Answer::Once, "cli", Timestamp(2_000))
-        .unwrap();
+    let (arbiter, prompt) = holding_ls_answered_once_at(2_000);
     let error = arbiter
         .resolve(&prompt.short_id, Timestamp(7_000))
         .unwrap_err();
