@@ -186,6 +186,16 @@ fn withdrawn(decision: &str) -> GatewayUpdate {
     }))
 }
 
+/// The gateway went away for `reason`; the console tries again in `retry_in`, for the
+/// `attempt`th time.
+pub fn disconnected(reason: &str, retry_in: Duration, attempt: u32) -> GatewayUpdate {
+    GatewayUpdate::Disconnected {
+        reason: reason.into(),
+        retry_in,
+        attempt,
+    }
+}
+
 fn added(prompt: Prompt) -> GatewayUpdate {
     GatewayUpdate::Event(Box::new(Event::Added { prompt }))
 }
@@ -205,6 +215,12 @@ fn sent(intent: Intent) -> GatewayCommand {
         Intent::Send(command) => command,
         other => panic!("expected a command, got {other:?}"),
     }
+}
+
+/// The notice shown says `words` (among others).
+fn assert_notice_says(state: &ConsoleState, words: &str) {
+    let notice = notice(state);
+    assert!(notice.contains(words), "{notice}");
 }
 
 fn notice(state: &ConsoleState) -> String {
@@ -234,11 +250,7 @@ fn once_names_the_decision_id_of_the_selected_prompt() {
         Intent::Nothing,
         "one answer at a time"
     );
-    assert!(
-        notice(&state).contains("already on its way"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "already on its way");
 }
 
 #[test]
@@ -259,11 +271,7 @@ fn a_key_right_after_a_prompt_appears_under_the_cursor_is_ignored_and_asked_agai
         ),
         Intent::Nothing
     );
-    assert!(
-        notice(&state).contains("just changed"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "just changed");
     assert_eq!(
         sent(state.handle_key(key(KeyCode::Char('o')), settled(arrival))).id,
         id(FIRST)
@@ -300,11 +308,7 @@ fn a_prompt_vanishing_above_the_cursor_makes_keys_wait_but_one_arriving_below_do
         Intent::Nothing
     );
     assert_eq!(state.mode, Mode::Browsing, "deny was not started");
-    assert!(
-        notice(&state).contains("just changed"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "just changed");
 }
 
 #[test]
@@ -393,7 +397,7 @@ fn a_deny_message_for_a_prompt_that_went_meanwhile_is_not_sent_and_typing_stays_
         state.handle_key(key(KeyCode::Enter), settled(start)),
         Intent::Nothing
     );
-    assert!(notice(&state).contains("has gone"), "{}", notice(&state));
+    assert_notice_says(&state, "has gone");
     assert_eq!(state.prompts.len(), 1);
 }
 
@@ -417,11 +421,7 @@ fn a_read_only_prompt_has_no_actions_and_no_key_sends_anything() {
             Intent::Nothing
         );
         assert_eq!(state.mode, Mode::Browsing);
-        assert!(
-            notice(&state).contains("answer it in the agent's terminal"),
-            "{}",
-            notice(&state)
-        );
+        assert_notice_says(&state, "answer it in the agent's terminal");
     }
     assert_eq!(
         state.read_only_reason(&write),
@@ -442,11 +442,7 @@ fn only_the_actions_a_prompt_offers_have_an_effect() {
         state.handle_key(key(KeyCode::Char('o')), settled(start)),
         Intent::Nothing
     );
-    assert!(
-        notice(&state).contains("does not offer allow once"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "does not offer allow once");
     state.handle_key(key(KeyCode::Char('d')), settled(start));
     assert!(matches!(state.mode, Mode::DenyMessage { .. }));
 }
@@ -488,7 +484,7 @@ fn escape_cancels_a_deny_without_sending() {
         "q while typing is text, Esc cancels"
     );
     assert_eq!(state.mode, Mode::Browsing);
-    assert!(notice(&state).contains("nothing was sent"));
+    assert_notice_says(&state, "nothing was sent");
 }
 
 #[test]
@@ -516,11 +512,7 @@ fn multi_select_options_toggle_and_a_single_choice_takes_one() {
         "Olives was toggled on and off again"
     );
     assert_eq!(state.handle_key(key(KeyCode::Enter), now), Intent::Nothing);
-    assert!(
-        notice(&state).contains("\"Which crust?\" has no answer yet"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "\"Which crust?\" has no answer yet");
     press(
         &mut state,
         &[
@@ -604,11 +596,11 @@ fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make")], start);
     state.apply_update(
-        GatewayUpdate::Disconnected {
-            reason: "the gateway closed the connection".into(),
-            retry_in: Duration::from_secs(1),
-            attempt: 1,
-        },
+        disconnected(
+            "the gateway closed the connection",
+            Duration::from_secs(1),
+            1,
+        ),
         settled(start),
     );
     assert!(matches!(
@@ -620,11 +612,7 @@ fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
         state.handle_key(key(KeyCode::Char('o')), settled(settled(start))),
         Intent::Nothing
     );
-    assert!(
-        notice(&state).contains("the gateway went away"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "the gateway went away");
 
     let reconnected = settled(settled(start));
     state.apply_update(

@@ -10,7 +10,9 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use super::render;
-use crate::state::tests::{bash, connected, numbered_lines, permission, question, settled, FIRST};
+use crate::state::tests::{
+    bash, connected, disconnected, numbered_lines, permission, question, settled, FIRST,
+};
 use crate::state::{ConsoleState, GatewayUpdate, Intent};
 
 const WALL_NOW: gatehouse_core::Timestamp = gatehouse_core::Timestamp(1_796_008_412_000);
@@ -277,14 +279,7 @@ fn at_80_by_24_the_header_keeps_the_gateways_advice_whole() {
     let start = Instant::now();
     let mut state = connected(vec![], start);
     let reason = "no gateway is running on /tmp/review-phase-two-0123456789/gatehouse.sock; start it with `gatehouse serve`";
-    state.apply_update(
-        GatewayUpdate::Disconnected {
-            reason: reason.into(),
-            retry_in: Duration::from_millis(2_000),
-            attempt: 3,
-        },
-        start,
-    );
+    state.apply_update(disconnected(reason, Duration::from_millis(2_000), 3), start);
     let drawn = screen(&state, 80, 24, start);
     let joined = drawn.join("");
     let squeezed: String = joined.split_whitespace().collect();

@@ -10,8 +10,8 @@ use ratatui::Terminal;
 
 use super::render;
 use crate::state::tests::{
-    bash, claude_capabilities, connected, edit_extras, id, numbered_lines, permission, press,
-    question, settled, with_always, FIRST, SECOND, THIRD,
+    bash, claude_capabilities, connected, disconnected, edit_extras, id, numbered_lines,
+    permission, press, question, settled, with_always, FIRST, SECOND, THIRD,
 };
 use crate::state::{ConsoleState, GatewayUpdate};
 
@@ -217,11 +217,11 @@ fn a_vanished_prompt() {
 fn the_gateway_gone() {
     let start = Instant::now();
     let mut state = connected(vec![], start);
-    let gone = GatewayUpdate::Disconnected {
-        reason: "the gateway closed the connection".into(),
-        retry_in: Duration::from_millis(2_000),
-        attempt: 3,
-    };
+    let gone = disconnected(
+        "the gateway closed the connection",
+        Duration::from_millis(2_000),
+        3,
+    );
     state.apply_update(gone, start);
     assert_snapshot!(screen(&state, 120, 12, start + Duration::from_millis(500)), @r#"
     " gatehouse console  THE GATEWAY IS GONE: the gateway closed the connection · reconnecting in 1.5s (attempt 3)           "
@@ -346,11 +346,7 @@ fn gateway_words_in_the_header_and_a_vanished_prompt_show_as_escapes() {
         drawn.contains(r"GONE: withdrawn by them\e[8m, gone\r\u{202e}."),
         "{drawn}"
     );
-    let gone = GatewayUpdate::Disconnected {
-        reason: "refused\x1b]0;pwned\x07".into(),
-        retry_in: Duration::from_millis(2_000),
-        attempt: 1,
-    };
+    let gone = disconnected("refused\x1b]0;pwned\x07", Duration::from_millis(2_000), 1);
     state.apply_update(gone, start);
     let drawn = screen(&state, 100, 12, start);
     assert_inert(&drawn);
