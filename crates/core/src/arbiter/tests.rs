@@ -33,6 +33,15 @@ fn bash(command: &str) -> NewPrompt {
     }
 }
 
+/// The toy agent's Bash call for `command`, in session `s1`, finished (as its hook observed).
+fn bash_finished(command: &str) -> Observation {
+    Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: format!("Bash:{command}"),
+    }
+}
+
 fn write_file() -> NewPrompt {
     NewPrompt {
         tool: "Write".into(),
@@ -468,11 +477,7 @@ fn a_finished_tool_withdraws_the_oldest_matching_prompt_of_its_session_only() {
             ..bash("ls")
         },
     );
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:ls".into(),
-    };
+    let finished = bash_finished("ls");
     let events = arbiter.observe(&finished, Timestamp(2));
     assert_eq!(
         events.iter().map(Event::id).collect::<Vec<_>>(),
@@ -494,11 +499,7 @@ fn the_finish_of_a_call_allowed_from_the_gateway_leaves_its_pending_twin_alone()
     arbiter
         .answer(allowed.id, Answer::Once, "cli", Timestamp(2))
         .unwrap();
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:make".into(),
-    };
+    let finished = bash_finished("make");
     assert!(
         arbiter.observe(&finished, Timestamp(3)).is_empty(),
         "that finish belongs to the allowed call"
@@ -538,11 +539,7 @@ fn a_prompt_registered_again_is_withdrawn_at_once_if_the_terminal_settled_it_mea
     let mut arbiter = arbiter();
     // The gateway was down from 10 to 20; the person allowed the command in the terminal at 15,
     // and the hook's spool replays that observation when a gateway is back.
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:ls".into(),
-    };
+    let finished = bash_finished("ls");
     assert!(arbiter
         .observe_at(&finished, Timestamp(15), Timestamp(20))
         .is_empty());
@@ -563,11 +560,7 @@ fn a_prompt_registered_again_is_withdrawn_at_once_if_the_terminal_settled_it_mea
 #[test]
 fn an_observation_older_than_the_prompt_settles_nothing() {
     let mut arbiter = arbiter();
-    let earlier_ls = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:ls".into(),
-    };
+    let earlier_ls = bash_finished("ls");
     arbiter.observe_at(&earlier_ls, Timestamp(5), Timestamp(6));
     let events = arbiter
         .register_held_since(bash("ls"), Timestamp(10), Timestamp(11))
@@ -873,11 +866,7 @@ fn an_allowed_call_that_never_ran_does_not_swallow_the_next_identical_finish() {
         )
         .unwrap();
     let next = register(&mut arbiter, bash("make"));
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:make".into(),
-    };
+    let finished = bash_finished("make");
     let events = arbiter.observe(&finished, Timestamp(4));
     assert_eq!(
         events.iter().map(Event::id).collect::<Vec<_>>(),

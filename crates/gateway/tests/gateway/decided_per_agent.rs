@@ -102,6 +102,16 @@ async fn hold_make(
         .await
 }
 
+/// On a probed gateway, a hook holds `bash("make")` run by `agent`, and the gateway only
+/// watches it (it offers nothing); the gateway and the hook, still connected.
+async fn hold_watched(agent: Option<RunningAgent>) -> (Arc<Gateway>, Client<DuplexStream>) {
+    let gateway = probed_gateway();
+    let mut hook = client(&gateway, Role::Hook).await;
+    let held = hold_make(&mut hook, agent).await.unwrap();
+    assert!(matches!(held.outcome, Outcome::Watched), "{held:?}");
+    (gateway, hook)
+}
+
 fn running(version: &str) -> Option<RunningAgent> {
     Some(RunningAgent {
         executable: Some("/usr/bin/toy".into()),
@@ -144,10 +154,7 @@ async fn a_passing_probe_counts_for_the_very_next_prompt_with_no_refresh() {
 
 #[tokio::test]
 async fn another_version_is_listed_read_only_with_the_true_reason_and_stays_after_its_hook_left() {
-    let gateway = probed_gateway();
-    let mut hook = client(&gateway, Role::Hook).await;
-    let held = hold_make(&mut hook, running("1.0.103")).await.unwrap();
-    assert!(matches!(held.outcome, Outcome::Watched), "{held:?}");
+    let (gateway, hook) = hold_watched(running("1.0.103")).await;
     drop(hook);
     // The hook is gone; give the gateway every chance to (wrongly) withdraw the prompt.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -173,15 +180,12 @@ async fn another_version_is_listed_read_only_with_the_true_reason_and_stays_afte
 
 #[tokio::test]
 async fn a_version_the_hook_cannot_tell_is_read_only_and_says_why() {
-    let gateway = probed_gateway();
-    let mut hook = client(&gateway, Role::Hook).await;
     let agent = RunningAgent {
         executable: None,
         version: None,
         problem: Some("no toy among the hook's ancestors".into()),
     };
-    let held = hold_make(&mut hook, Some(agent)).await.unwrap();
-    assert!(matches!(held.outcome, Outcome::Watched));
+    let (gateway, _hook) = hold_watched(Some(agent)).await;
     let prompt = listed(&gateway, 1).await.remove(0);
     let reason = prompt.prompt.read_only_reason.unwrap_or_default();
     assert!(
@@ -192,10 +196,7 @@ async fn a_version_the_hook_cannot_tell_is_read_only_and_says_why() {
 
 #[tokio::test]
 async fn a_hook_that_reports_no_agent_gets_the_registered_flags() {
-    let gateway = probed_gateway();
-    let mut hook = client(&gateway, Role::Hook).await;
-    let held = hold_make(&mut hook, None).await.unwrap();
-    assert!(matches!(held.outcome, Outcome::Watched));
+    let (gateway, _hook) = hold_watched(None).await;
     let prompt = listed(&gateway, 1).await.remove(0);
     assert!(prompt.actions.is_empty());
     assert!(prompt
