@@ -176,10 +176,15 @@ fn type_text(state: &mut ConsoleState, text: &str, now: Instant) {
 }
 
 fn withdrawn(decision: &str) -> GatewayUpdate {
+    withdrawn_at(decision, Timestamp(1_796_008_410_000))
+}
+
+/// Prompt `decision` was answered in the terminal at `at`.
+pub fn withdrawn_at(decision: &str, at: Timestamp) -> GatewayUpdate {
     GatewayUpdate::Event(Box::new(Event::Changed {
         id: id(decision),
         state: PromptState::Withdrawn,
-        at: Timestamp(1_796_008_410_000),
+        at,
         by: None,
         action: None,
         reason: Some("answered in the terminal".into()),

@@ -11,7 +11,7 @@ use ratatui::Terminal;
 use super::render;
 use crate::state::tests::{
     bash, claude_capabilities, connected, disconnected, edit_extras, id, numbered_lines,
-    permission, press, question, settled, with_always, FIRST, SECOND, THIRD,
+    permission, press, question, settled, with_always, withdrawn_at, FIRST, SECOND, THIRD,
 };
 use crate::state::{ConsoleState, GatewayUpdate};
 
@@ -183,15 +183,7 @@ fn a_vanished_prompt() {
         vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
         start,
     );
-    let withdrawn = Event::Changed {
-        id: id(FIRST),
-        state: PromptState::Withdrawn,
-        at: WALL_NOW,
-        by: None,
-        action: None,
-        reason: Some("answered in the terminal".into()),
-    };
-    state.apply_update(GatewayUpdate::Event(Box::new(withdrawn)), settled(start));
+    state.apply_update(withdrawn_at(FIRST, WALL_NOW), settled(start));
     press(&mut state, &[KeyCode::Char('o')], settled(settled(start)));
     assert_snapshot!(screen(&state, 100, 16, settled(settled(start))), @r#"
     " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "

@@ -15,6 +15,15 @@ fn settings_in_a_new_folder() -> (tempfile::TempDir, PathBuf) {
     (folder, path)
 }
 
+/// A new folder with `text` written at `relative` in it (its folders made), and that path.
+fn settings_holding(relative: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(relative);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    (folder, path)
+}
+
 /// The settings file at `path` still holds `text`, and nothing was written beside it.
 fn assert_untouched(folder: &tempfile::TempDir, path: &Path, text: &str) {
     assert_eq!(fs::read_to_string(path).unwrap(), text);
@@ -312,10 +321,7 @@ fn a_byte_order_mark_is_skipped() {
 #[cfg(unix)]
 #[test]
 fn a_symbolic_link_is_followed_and_kept() {
-    let folder = tempfile::tempdir().unwrap();
-    let real_path = folder.path().join("dotfiles/settings.json");
-    fs::create_dir_all(real_path.parent().unwrap()).unwrap();
-    fs::write(&real_path, "{\"model\": \"opus\"}").unwrap();
+    let (folder, real_path) = settings_holding("dotfiles/settings.json", "{\"model\": \"opus\"}");
     let link_path = folder.path().join("settings.json");
     std::os::unix::fs::symlink("dotfiles/settings.json", &link_path).unwrap();
 
@@ -415,10 +421,8 @@ fn the_temporary_file_is_created_private_with_no_content() {
 
 #[test]
 fn a_flat_install_is_written_and_removed_again() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join(".copilot/settings.json");
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(&path, "{\n  \"banner\": \"never\"\n}\n").unwrap();
+    let (_folder, path) =
+        settings_holding(".copilot/settings.json", "{\n  \"banner\": \"never\"\n}\n");
 
     let report = FLAT
         .install_file(&path, &plan_with(FLAT_COMMAND, 90))
