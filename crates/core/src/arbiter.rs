@@ -563,15 +563,13 @@ impl Arbiter {
         by: &str,
         now: Timestamp,
     ) -> Result<Event, ArbiterError> {
-        self.pending_prompt(id)?;
-        Ok(self.set_state(
+        self.end_pending(
             id,
             PromptState::Released,
             now,
             Some(by),
-            None,
-            Some("handed back to the terminal"),
-        ))
+            "handed back to the terminal",
+        )
     }
 
     /// Withdraws a pending prompt: it was answered elsewhere, or its waiting hook went away.
@@ -581,21 +579,31 @@ impl Arbiter {
         reason: &str,
         now: Timestamp,
     ) -> Result<Event, ArbiterError> {
-        self.pending_prompt(id)?;
-        Ok(self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason)))
+        self.end_pending(id, PromptState::Withdrawn, now, None, reason)
     }
 
     /// Ends a pending prompt whose deadline has passed. It never yields a verdict.
     pub fn expire(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
-        self.pending_prompt(id)?;
-        Ok(self.set_state(
+        self.end_pending(
             id,
             PromptState::Expired,
             now,
             None,
-            None,
-            Some("no answer before the deadline"),
-        ))
+            "no answer before the deadline",
+        )
+    }
+
+    /// Ends a pending prompt with no verdict (released, withdrawn or expired), for `reason`.
+    fn end_pending(
+        &mut self,
+        id: DecisionId,
+        state: PromptState,
+        now: Timestamp,
+        by: Option<&str>,
+        reason: &str,
+    ) -> Result<Event, ArbiterError> {
+        self.pending_prompt(id)?;
+        Ok(self.set_state(id, state, now, by, None, Some(reason)))
     }
 
     /// Records the hook's receipt: the verdict reached the agent.

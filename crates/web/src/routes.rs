@@ -301,27 +301,31 @@ struct ReleaseRequest {
     id: String,
 }
 
-/// The prompt a request names: a full id only, never a prefix; else the refusal to send.
-fn full_id(id: &str) -> Result<DecisionId, Response> {
-    id.parse().map_err(|_| {
-        refuse(
-            StatusCode::BAD_REQUEST,
-            "answers name a prompt by its full id, as the page has it",
-        )
-    })
+/// The prompt a request names: a full id only, never a prefix.
+fn full_id(id: &str) -> Option<DecisionId> {
+    id.parse().ok()
+}
+
+fn not_a_full_id() -> Response {
+    refuse(
+        StatusCode::BAD_REQUEST,
+        "answers name a prompt by its full id, as the page has it",
+    )
 }
 
 async fn answer(
     State(state): State<Shared>,
     Paired(device): Paired,
     Json(request): Json<AnswerRequest>,
-) -> Result<Response, Response> {
-    let id = full_id(&request.id)?;
+) -> Response {
+    let Some(id) = full_id(&request.id) else {
+        return not_a_full_id();
+    };
     let result = state
         .bridge
         .answer(&device.name, id, request.answer, request.seen)
         .await;
-    Ok(acted(result))
+    acted(result)
 }
 
 /// One prompt whole, with its digest: what a page shows before it may approve a prompt that
@@ -330,11 +334,13 @@ async fn prompt_whole(
     State(state): State<Shared>,
     Paired(device): Paired,
     axum::extract::Path(id): axum::extract::Path<String>,
-) -> Result<Response, Response> {
-    let id = full_id(&id)?;
+) -> Response {
+    let Some(id) = full_id(&id) else {
+        return not_a_full_id();
+    };
     match state.bridge.prompt_whole(&device.name, id).await {
-        Ok(whole) => Ok(Json(whole).into_response()),
-        Err(message) => Err(refuse(StatusCode::CONFLICT, &message)),
+        Ok(whole) => Json(whole).into_response(),
+        Err(message) => refuse(StatusCode::CONFLICT, &message),
     }
 }
 
@@ -342,9 +348,11 @@ async fn release(
     State(state): State<Shared>,
     Paired(device): Paired,
     Json(request): Json<ReleaseRequest>,
-) -> Result<Response, Response> {
-    let id = full_id(&request.id)?;
-    Ok(acted(state.bridge.release(&device.name, id).await))
+) -> Response {
+    let Some(id) = full_id(&request.id) else {
+        return not_a_full_id();
+    };
+    acted(state.bridge.release(&device.name, id).await)
 }
 
 fn acted(result: Result<gatehouse_core::PromptState, String>) -> Response {
