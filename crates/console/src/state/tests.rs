@@ -166,6 +166,11 @@ fn chosen(state: &ConsoleState, index: usize) -> Vec<bool> {
     form.drafts[index].chosen.clone()
 }
 
+/// A person presses the key `character` at `now`.
+fn press_key(state: &mut ConsoleState, character: char, now: Instant) -> Intent {
+    state.handle_key(key(KeyCode::Char(character)), now)
+}
+
 fn type_text(state: &mut ConsoleState, text: &str, now: Instant) {
     for character in text.chars() {
         assert_eq!(
@@ -241,7 +246,7 @@ fn once_names_the_decision_id_of_the_selected_prompt() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make"), bash(SECOND, "make clean")], start);
     state.handle_key(key(KeyCode::Down), settled(start));
-    let command = sent(state.handle_key(key(KeyCode::Char('o')), settled(start)));
+    let command = sent(press_key(&mut state, 'o', settled(start)));
     assert_eq!(
         command,
         GatewayCommand {
@@ -251,7 +256,7 @@ fn once_names_the_decision_id_of_the_selected_prompt() {
         }
     );
     assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), settled(start)),
+        press_key(&mut state, 'o', settled(start)),
         Intent::Nothing,
         "one answer at a time"
     );
@@ -270,15 +275,12 @@ fn a_key_right_after_a_prompt_appears_under_the_cursor_is_ignored_and_asked_agai
         "the first prompt is selected as it arrives"
     );
     assert_eq!(
-        state.handle_key(
-            key(KeyCode::Char('o')),
-            arrival + Duration::from_millis(100)
-        ),
+        press_key(&mut state, 'o', arrival + Duration::from_millis(100)),
         Intent::Nothing
     );
     assert_notice_says(&state, "just changed");
     assert_eq!(
-        sent(state.handle_key(key(KeyCode::Char('o')), settled(arrival))).id,
+        sent(press_key(&mut state, 'o', settled(arrival))).id,
         id(FIRST)
     );
 }
@@ -291,7 +293,7 @@ fn a_prompt_vanishing_above_the_cursor_makes_keys_wait_but_one_arriving_below_do
     let arrival = settled(start);
     state.apply_update(added(bash(THIRD, "make install")), arrival);
     assert_eq!(
-        sent(state.handle_key(key(KeyCode::Char('o')), arrival)).id,
+        sent(press_key(&mut state, 'o', arrival)).id,
         id(SECOND),
         "a row below the cursor changes nothing read"
     );
@@ -306,10 +308,7 @@ fn a_prompt_vanishing_above_the_cursor_makes_keys_wait_but_one_arriving_below_do
         "the cursor stays on the same prompt"
     );
     assert_eq!(
-        state.handle_key(
-            key(KeyCode::Char('d')),
-            vanishing + Duration::from_millis(700)
-        ),
+        press_key(&mut state, 'd', vanishing + Duration::from_millis(700)),
         Intent::Nothing
     );
     assert_eq!(state.mode, Mode::Browsing, "deny was not started");
@@ -334,10 +333,7 @@ fn a_snapshot_that_reorders_the_rows_above_the_cursor_makes_keys_wait() {
     );
     assert_eq!(state.selected_id(), Some(id(THIRD)));
     assert!(state.is_settling(now));
-    assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), now),
-        Intent::Nothing
-    );
+    assert_eq!(press_key(&mut state, 'o', now), Intent::Nothing);
 }
 
 #[test]
@@ -386,7 +382,7 @@ fn a_deny_message_for_a_prompt_that_went_meanwhile_is_not_sent_and_typing_stays_
         vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
         start,
     );
-    state.handle_key(key(KeyCode::Char('d')), settled(start));
+    press_key(&mut state, 'd', settled(start));
     type_text(&mut state, "no", settled(start));
     state.apply_update(withdrawn(FIRST), settled(start));
     type_text(&mut state, " jo", settled(start));
@@ -443,12 +439,9 @@ fn only_the_actions_a_prompt_offers_have_an_effect() {
         vec![permission(FIRST, "Bash", "make", vec![Action::Deny])],
         start,
     );
-    assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), settled(start)),
-        Intent::Nothing
-    );
+    assert_eq!(press_key(&mut state, 'o', settled(start)), Intent::Nothing);
     assert_notice_says(&state, "does not offer allow once");
-    state.handle_key(key(KeyCode::Char('d')), settled(start));
+    press_key(&mut state, 'd', settled(start));
     assert!(matches!(state.mode, Mode::DenyMessage { .. }));
 }
 
@@ -456,7 +449,7 @@ fn only_the_actions_a_prompt_offers_have_an_effect() {
 fn deny_takes_an_optional_typed_message() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make clean"), bash(SECOND, "make")], start);
-    state.handle_key(key(KeyCode::Char('d')), settled(start));
+    press_key(&mut state, 'd', settled(start));
     type_text(&mut state, "use make distcleanx", settled(start));
     state.handle_key(key(KeyCode::Backspace), settled(start));
     let command = sent(state.handle_key(key(KeyCode::Enter), settled(start)));
@@ -469,7 +462,7 @@ fn deny_takes_an_optional_typed_message() {
     );
 
     state.handle_key(key(KeyCode::Down), settled(start));
-    state.handle_key(key(KeyCode::Char('d')), settled(start));
+    press_key(&mut state, 'd', settled(start));
     type_text(&mut state, "  ", settled(start));
     assert_eq!(
         sent(state.handle_key(key(KeyCode::Enter), settled(start))).request,
@@ -481,7 +474,7 @@ fn deny_takes_an_optional_typed_message() {
 fn escape_cancels_a_deny_without_sending() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make clean")], start);
-    state.handle_key(key(KeyCode::Char('d')), settled(start));
+    press_key(&mut state, 'd', settled(start));
     type_text(&mut state, "q", settled(start));
     assert_eq!(
         state.handle_key(key(KeyCode::Esc), settled(start)),
@@ -497,7 +490,7 @@ fn multi_select_options_toggle_and_a_single_choice_takes_one() {
     let start = Instant::now();
     let mut state = connected(vec![question(FIRST)], start);
     let now = settled(start);
-    state.handle_key(key(KeyCode::Char('a')), now);
+    press_key(&mut state, 'a', now);
     press(
         &mut state,
         &[
@@ -614,7 +607,7 @@ fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
     ));
     assert!(state.prompts.is_empty());
     assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), settled(settled(start))),
+        press_key(&mut state, 'o', settled(settled(start))),
         Intent::Nothing
     );
     assert_notice_says(&state, "the gateway went away");
@@ -645,7 +638,7 @@ fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
 fn the_gateway_reply_is_shown_in_words() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make")], start);
-    let command = sent(state.handle_key(key(KeyCode::Char('o')), settled(start)));
+    let command = sent(press_key(&mut state, 'o', settled(start)));
     let refusal =
         "prompt 01a22a7c-7184-7520-bb65-4d44b4eba601 is no longer pending: it is withdrawn"
             .to_owned();
@@ -728,11 +721,8 @@ fn only_new_actionable_prompts_raise_alerts() {
 fn quitting_works_from_browsing_and_ctrl_c_from_anywhere() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make")], start);
-    assert_eq!(
-        state.handle_key(key(KeyCode::Char('q')), start),
-        Intent::Quit
-    );
-    state.handle_key(key(KeyCode::Char('d')), settled(start));
+    assert_eq!(press_key(&mut state, 'q', start), Intent::Quit);
+    press_key(&mut state, 'd', settled(start));
     assert_eq!(
         state.handle_key(
             KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),

@@ -100,6 +100,18 @@ fn holding_ls_answered_once_at(at: u64) -> (Arbiter, Prompt) {
     (arbiter, prompt)
 }
 
+/// How `arbiter` refuses an answer with no responses to `prompt`, from the CLI at 2.
+fn refused_empty_answer(arbiter: &mut Arbiter, prompt: &Prompt) -> ArbiterError {
+    arbiter
+        .answer(
+            prompt.id,
+            Answer::Answer { responses: vec![] },
+            "cli",
+            Timestamp(2),
+        )
+        .unwrap_err()
+}
+
 fn register(arbiter: &mut Arbiter, prompt: NewPrompt) -> Prompt {
     match arbiter.register(prompt, Timestamp(1)).expect("registers") {
         Event::Added { prompt } => prompt,
@@ -176,14 +188,7 @@ fn an_adapter_may_make_one_prompt_read_only() {
     };
     let prompt = register(&mut arbiter, unsafe_question);
     assert!(prompt.is_read_only());
-    let error = arbiter
-        .answer(
-            prompt.id,
-            Answer::Answer { responses: vec![] },
-            "cli",
-            Timestamp(2),
-        )
-        .unwrap_err();
+    let error = refused_empty_answer(&mut arbiter, &prompt);
     assert_eq!(
         error,
         ArbiterError::ReadOnly {
@@ -344,14 +349,7 @@ fn an_unknown_id_is_not_found() {
 #[test]
 fn an_action_that_is_not_offered_is_refused() {
     let (mut arbiter, prompt) = holding_ls();
-    let error = arbiter
-        .answer(
-            prompt.id,
-            Answer::Answer { responses: vec![] },
-            "cli",
-            Timestamp(2),
-        )
-        .unwrap_err();
+    let error = refused_empty_answer(&mut arbiter, &prompt);
     assert_eq!(error.name(), "action_not_offered");
     assert!(error.to_string().contains("once, deny"), "{error}");
     let question = register(&mut arbiter, question(false));
