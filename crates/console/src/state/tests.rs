@@ -180,8 +180,26 @@ fn type_text(state: &mut ConsoleState, text: &str, now: Instant) {
     }
 }
 
+/// When the state tests' prompts are withdrawn: ten seconds after they arrived.
+const WITHDRAWN_AT: Timestamp = Timestamp(1_796_008_410_000);
+
 fn withdrawn(decision: &str) -> GatewayUpdate {
-    withdrawn_at(decision, Timestamp(1_796_008_410_000))
+    withdrawn_at(decision, WITHDRAWN_AT)
+}
+
+/// A console with `rm -rf build` (FIRST) selected above `make` (SECOND), connected at `start`.
+pub fn rm_above_make(start: Instant) -> ConsoleState {
+    connected(
+        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
+        start,
+    )
+}
+
+/// [`rm_above_make`] once `rm -rf build` was withdrawn at `at` (arriving just settled).
+pub fn rm_gone_above_make(start: Instant, at: Timestamp) -> ConsoleState {
+    let mut state = rm_above_make(start);
+    state.apply_update(withdrawn_at(FIRST, at), settled(start));
+    state
 }
 
 /// Prompt `decision` was answered in the terminal at `at`.
@@ -339,11 +357,7 @@ fn a_snapshot_that_reorders_the_rows_above_the_cursor_makes_keys_wait() {
 #[test]
 fn a_vanished_prompt_stays_selected_and_refuses_every_action() {
     let start = Instant::now();
-    let mut state = connected(
-        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
-        start,
-    );
-    state.apply_update(withdrawn(FIRST), settled(start));
+    let mut state = rm_gone_above_make(start, WITHDRAWN_AT);
     let Selection::Vanished(vanished) = &state.selection else {
         panic!("the selection is marked gone: {:?}", state.selection)
     };
@@ -378,10 +392,7 @@ fn a_vanished_prompt_stays_selected_and_refuses_every_action() {
 #[test]
 fn a_deny_message_for_a_prompt_that_went_meanwhile_is_not_sent_and_typing_stays_in_the_editor() {
     let start = Instant::now();
-    let mut state = connected(
-        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
-        start,
-    );
+    let mut state = rm_above_make(start);
     press_key(&mut state, 'd', settled(start));
     type_text(&mut state, "no", settled(start));
     state.apply_update(withdrawn(FIRST), settled(start));

@@ -11,7 +11,7 @@ use ratatui::Terminal;
 use super::render;
 use crate::state::tests::{
     bash, claude_capabilities, connected, disconnected, edit_extras, id, numbered_lines,
-    permission, press, question, settled, with_always, withdrawn_at, FIRST, SECOND, THIRD,
+    permission, press, question, rm_gone_above_make, settled, with_always, FIRST, SECOND, THIRD,
 };
 use crate::state::{ConsoleState, GatewayUpdate};
 
@@ -179,11 +179,7 @@ fn a_read_only_prompt() {
 #[test]
 fn a_vanished_prompt() {
     let start = Instant::now();
-    let mut state = connected(
-        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
-        start,
-    );
-    state.apply_update(withdrawn_at(FIRST, WALL_NOW), settled(start));
+    let mut state = rm_gone_above_make(start, WALL_NOW);
     press(&mut state, &[KeyCode::Char('o')], settled(settled(start)));
     assert_snapshot!(screen(&state, 100, 16, settled(settled(start))), @r#"
     " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
