@@ -238,11 +238,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
                 .map(|option| visible(&option.label))
                 .collect::<Vec<_>>()
                 .join(" | ");
-            let choose = if question.multi {
-                "choose any"
-            } else {
-                "choose one"
-            };
+            let choose = how_many_to_choose(question);
             let _ = writeln!(
                 out,
                 "    {}: {} ({choose}: {options})",
@@ -259,6 +255,15 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
         }
     }
     out
+}
+
+/// How many of a question's options a person may pick, in the words every front end shows.
+pub(crate) fn how_many_to_choose(question: &gatehouse_core::Question) -> &'static str {
+    if question.multi {
+        "choose any"
+    } else {
+        "choose one"
+    }
 }
 
 /// What `gatehouse status` prints.

@@ -375,11 +375,7 @@ fn question_lines(
     for (question_index, question) in prompt.prompt.questions.iter().enumerate() {
         let focused = form.is_some_and(|form| form.question_index == question_index);
         let start = lines.len();
-        let choose = if question.multi {
-            "choose any"
-        } else {
-            "choose one"
-        };
+        let choose = crate::output::how_many_to_choose(question);
         let heading = format!(
             "{}{} {}: {} ({choose})",
             if focused { "▸ " } else { "" },

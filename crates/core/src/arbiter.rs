@@ -563,15 +563,13 @@ impl Arbiter {
         by: &str,
         now: Timestamp,
     ) -> Result<Event, ArbiterError> {
-        self.pending_prompt(id)?;
-        Ok(self.set_state(
+        self.end_pending(
             id,
             PromptState::Released,
             now,
             Some(by),
-            None,
-            Some("handed back to the terminal"),
-        ))
+            "handed back to the terminal",
+        )
     }
 
     /// Withdraws a pending prompt: it was answered elsewhere, or its waiting hook went away.
@@ -581,21 +579,31 @@ impl Arbiter {
         reason: &str,
         now: Timestamp,
     ) -> Result<Event, ArbiterError> {
-        self.pending_prompt(id)?;
-        Ok(self.set_state(id, PromptState::Withdrawn, now, None, None, Some(reason)))
+        self.end_pending(id, PromptState::Withdrawn, now, None, reason)
     }
 
     /// Ends a pending prompt whose deadline has passed. It never yields a verdict.
     pub fn expire(&mut self, id: DecisionId, now: Timestamp) -> Result<Event, ArbiterError> {
-        self.pending_prompt(id)?;
-        Ok(self.set_state(
+        self.end_pending(
             id,
             PromptState::Expired,
             now,
             None,
-            None,
-            Some("no answer before the deadline"),
-        ))
+            "no answer before the deadline",
+        )
+    }
+
+    /// Ends a pending prompt with no verdict (released, withdrawn or expired), for `reason`.
+    fn end_pending(
+        &mut self,
+        id: DecisionId,
+        state: PromptState,
+        now: Timestamp,
+        by: Option<&str>,
+        reason: &str,
+    ) -> Result<Event, ArbiterError> {
+        self.pending_prompt(id)?;
+        Ok(self.set_state(id, state, now, by, None, Some(reason)))
     }
 
     /// Records the hook's receipt: the verdict reached the agent.
@@ -697,37 +705,32 @@ impl Arbiter {
     }
 
     fn pending_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
-        match self.live.get(&id) {
-            Some(prompt) if prompt.state == PromptState::Pending => Ok(prompt),
-            Some(prompt) => Err(ArbiterError::NotPending {
-                id,
-                state: prompt.state,
-            }),
-            None => match self.finished.get(&id) {
-                Some(finished) => Err(ArbiterError::NotPending {
-                    id,
-                    state: finished.state,
-                }),
-                None => Err(ArbiterError::NotFound { id }),
-            },
-        }
+        self.live_prompt_in(id, PromptState::Pending, |id, state| {
+            ArbiterError::NotPending { id, state }
+        })
     }
 
     fn resolved_prompt(&self, id: DecisionId) -> Result<&Prompt, ArbiterError> {
-        match self.live.get(&id) {
-            Some(prompt) if prompt.state == PromptState::Resolved => Ok(prompt),
-            Some(prompt) => Err(ArbiterError::NoVerdictAwaitingReceipt {
-                id,
-                state: prompt.state,
-            }),
-            None => match self.finished.get(&id) {
-                Some(finished) => Err(ArbiterError::NoVerdictAwaitingReceipt {
-                    id,
-                    state: finished.state,
-                }),
-                None => Err(ArbiterError::NotFound { id }),
-            },
-        }
+        self.live_prompt_in(id, PromptState::Resolved, |id, state| {
+            ArbiterError::NoVerdictAwaitingReceipt { id, state }
+        })
+    }
+
+    /// The live prompt `id` when it is in state `wanted`; else the error `elsewhere` makes of
+    /// the state it is in (live or finished), or `NotFound` for an id never seen or forgotten.
+    fn live_prompt_in(
+        &self,
+        id: DecisionId,
+        wanted: PromptState,
+        elsewhere: impl FnOnce(DecisionId, PromptState) -> ArbiterError,
+    ) -> Result<&Prompt, ArbiterError> {
+        let state = match (self.live.get(&id), self.finished.get(&id)) {
+            (Some(prompt), _) if prompt.state == wanted => return Ok(prompt),
+            (Some(prompt), _) => prompt.state,
+            (None, Some(finished)) => finished.state,
+            (None, None) => return Err(ArbiterError::NotFound { id }),
+        };
+        Err(elsewhere(id, state))
     }
 
     /// Moves a live prompt to `state` and builds the event. Callers have checked the transition.

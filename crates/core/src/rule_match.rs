@@ -108,19 +108,19 @@ pub fn code(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn bash(kind: fn(String, String) -> RuleMatch, text: &str) -> String {
-        kind("Bash".into(), text.into()).describe()
+    /// Asserts that a Bash rule of `kind` for `text` is described in `words`, and returns them.
+    fn assert_bash_words(kind: fn(String, String) -> RuleMatch, text: &str, words: &str) -> String {
+        let described = kind("Bash".into(), text.into()).describe();
+        assert_eq!(described, words);
+        described
     }
 
     #[test]
     fn a_prefix_rule_says_it_lets_through_every_continuation() {
-        let words = bash(
+        let words = assert_bash_words(
             |tool, prefix| RuleMatch::Prefix { tool, prefix },
             "git push",
-        );
-        assert_eq!(
-            words,
-            "every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`)"
+            "every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`)",
         );
         assert!(!words.contains("exactly"));
     }
@@ -128,50 +128,49 @@ mod tests {
     #[test]
     fn an_exact_rule_is_exactly_that_command_in_full() {
         let long = format!("echo {}", "x".repeat(5000));
-        let words = bash(|tool, command| RuleMatch::Exact { tool, command }, &long);
-        assert_eq!(
-            words,
-            format!("only the Bash command `{long}`, exactly as written")
+        assert_bash_words(
+            |tool, command| RuleMatch::Exact { tool, command },
+            &long,
+            &format!("only the Bash command `{long}`, exactly as written"),
         );
     }
 
     #[test]
     fn a_wildcard_rule_says_what_a_star_stands_for() {
-        let words = bash(
+        assert_bash_words(
             |tool, pattern| RuleMatch::Wildcard { tool, pattern },
             "npm * --save",
-        );
-        assert_eq!(
-            words,
-            "every Bash command that matches the pattern `npm * --save`, where each * stands for any text (spaces and options included)"
+            "every Bash command that matches the pattern `npm * --save`, where each * stands for any text (spaces and options included)",
         );
     }
 
     #[test]
     fn tool_wide_agent_rules_and_modes_have_their_own_words() {
-        assert_eq!(
-            RuleMatch::EveryCall {
-                tool: "Bash".into()
-            }
-            .describe(),
-            "every Bash call, whatever its input"
-        );
-        assert_eq!(
-            RuleMatch::AgentRule {
-                tool: "WebFetch".into(),
-                rule: "domain:example.org".into()
-            }
-            .describe(),
-            "every WebFetch call that the agent's own rule `WebFetch(domain:example.org)` matches"
-        );
-        assert_eq!(
-            RuleMatch::Mode {
-                mode: "acceptEdits".into(),
-                lets_through: "every file edit".into()
-            }
-            .describe(),
-            "mode `acceptEdits`: every file edit"
-        );
+        let cases = [
+            (
+                RuleMatch::EveryCall {
+                    tool: "Bash".into(),
+                },
+                "every Bash call, whatever its input",
+            ),
+            (
+                RuleMatch::AgentRule {
+                    tool: "WebFetch".into(),
+                    rule: "domain:example.org".into(),
+                },
+                "every WebFetch call that the agent's own rule `WebFetch(domain:example.org)` matches",
+            ),
+            (
+                RuleMatch::Mode {
+                    mode: "acceptEdits".into(),
+                    lets_through: "every file edit".into(),
+                },
+                "mode `acceptEdits`: every file edit",
+            ),
+        ];
+        for (rule, words) in cases {
+            assert_eq!(rule.describe(), words);
+        }
     }
 
     #[test]
@@ -206,13 +205,10 @@ mod tests {
         assert_eq!(code("ls"), "`ls`");
         assert_eq!(code("echo `id`"), "`` echo `id` ``");
         assert_eq!(code("a ``b`` c"), "```a ``b`` c```");
-        let words = bash(
+        assert_bash_words(
             |tool, command| RuleMatch::Exact { tool, command },
             "ls`, and every other command `x",
-        );
-        assert_eq!(
-            words,
-            "only the Bash command ``ls`, and every other command `x``, exactly as written"
+            "only the Bash command ``ls`, and every other command `x``, exactly as written",
         );
     }
 

@@ -154,17 +154,14 @@ mod tests {
 
     #[test]
     fn malformed_or_too_many_sockets_are_refused_with_what_to_fix() {
-        assert!(parse(Some("x"), Some("1"), None, 42)
-            .unwrap_err()
-            .contains("LISTEN_PID"));
-        assert!(parse(Some("42"), Some("one"), None, 42)
-            .unwrap_err()
-            .contains("LISTEN_FDS"));
-        assert!(parse(Some("42"), Some("-1"), None, 42)
-            .unwrap_err()
-            .contains("LISTEN_FDS"));
-        assert!(parse(Some("42"), Some("3"), None, 42)
-            .unwrap_err()
-            .contains("ListenStream="));
+        for (pid, fds, what_to_fix) in [
+            ("x", "1", "LISTEN_PID"),
+            ("42", "one", "LISTEN_FDS"),
+            ("42", "-1", "LISTEN_FDS"),
+            ("42", "3", "ListenStream="),
+        ] {
+            let error = parse(Some(pid), Some(fds), None, 42).unwrap_err();
+            assert!(error.contains(what_to_fix), "{pid} {fds}: {error}");
+        }
     }
 }

@@ -325,10 +325,8 @@ mod tests {
         (folder, path)
     }
 
-    #[test]
-    fn records_are_read_back_in_order() {
-        let (_folder, path) = temporary_log();
-        let mut log = AuditLog::open(&path, 1 << 20).unwrap();
+    /// Appends a prompt's resolution at 1 and its delivery at 2 to `log`; returns both records.
+    fn resolved_then_delivered(log: &mut AuditLog) -> [AuditRecord; 2] {
         let records = [
             record(PromptState::Resolved, 1),
             record(PromptState::Delivered, 2),
@@ -336,6 +334,14 @@ mod tests {
         for record in &records {
             log.append(record).unwrap();
         }
+        records
+    }
+
+    #[test]
+    fn records_are_read_back_in_order() {
+        let (_folder, path) = temporary_log();
+        let mut log = AuditLog::open(&path, 1 << 20).unwrap();
+        let records = resolved_then_delivered(&mut log);
         assert_eq!(read_all(&path).unwrap(), records);
     }
 
@@ -366,13 +372,7 @@ mod tests {
     fn a_torn_last_record_of_any_length_is_cut_off_whole() {
         let (_folder, path) = temporary_log();
         let mut log = AuditLog::open(&path, 1 << 30).unwrap();
-        let whole = [
-            record(PromptState::Resolved, 1),
-            record(PromptState::Delivered, 2),
-        ];
-        for record in &whole {
-            log.append(record).unwrap();
-        }
+        let whole = resolved_then_delivered(&mut log);
         drop(log);
         let whole_length = fs::metadata(&path).unwrap().len();
         // A record of 200 KiB, torn before its newline: far longer than one chunk read back.

@@ -181,6 +181,16 @@ mod tests {
         }
     }
 
+    /// Appends that the command `command` finished at `at` (Unix milliseconds).
+    fn append_finished(spool: &Spool, at: u64, command: &str) {
+        spool
+            .append(&Entry {
+                observed_at: Timestamp(at),
+                observation: finished(command),
+            })
+            .unwrap();
+    }
+
     #[test]
     fn entries_come_back_once_in_order() {
         let folder = tempfile::tempdir().unwrap();
@@ -190,12 +200,7 @@ mod tests {
             "an absent spool is empty"
         );
         for (at, command) in [(100, "a"), (200, "b")] {
-            spool
-                .append(&Entry {
-                    observed_at: Timestamp(at),
-                    observation: finished(command),
-                })
-                .unwrap();
+            append_finished(&spool, at, command);
         }
         let taken = spool.take(Timestamp(1_000));
         assert_eq!(
@@ -217,12 +222,7 @@ mod tests {
         let path = folder.path().join("spool.jsonl");
         let spool = Spool::new(path.clone());
         let now = Timestamp(MAX_AGE.as_millis() as u64 + 10_000);
-        spool
-            .append(&Entry {
-                observed_at: Timestamp(1),
-                observation: finished("ancient"),
-            })
-            .unwrap();
+        append_finished(&spool, 1, "ancient");
         fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -230,13 +230,11 @@ mod tests {
             .write_all(b"{torn\n")
             .unwrap();
         for index in 0..3 * MAX_ENTRIES {
-            let observation = finished(&format!("{index}-{}", "x".repeat(400)));
-            spool
-                .append(&Entry {
-                    observed_at: Timestamp(now.unix_millis() - 5_000 + index as u64),
-                    observation,
-                })
-                .unwrap();
+            append_finished(
+                &spool,
+                now.unix_millis() - 5_000 + index as u64,
+                &format!("{index}-{}", "x".repeat(400)),
+            );
         }
         assert!(
             fs::metadata(&path).unwrap().len() <= COMPACT_AT_BYTES + 1_024,
@@ -265,24 +263,14 @@ mod tests {
         let state = folder.path().join("state");
         let path = state.join("spool.jsonl");
         let spool = Spool::new(path.clone());
-        spool
-            .append(&Entry {
-                observed_at: Timestamp(1),
-                observation: finished("first"),
-            })
-            .unwrap();
+        append_finished(&spool, 1, "first");
         assert_eq!(
             (mode(&path), mode(&state)),
             (0o600, 0o700),
             "created private"
         );
         for index in 0..3 * MAX_ENTRIES {
-            spool
-                .append(&Entry {
-                    observed_at: Timestamp(2),
-                    observation: finished(&format!("{index}-{}", "x".repeat(400))),
-                })
-                .unwrap();
+            append_finished(&spool, 2, &format!("{index}-{}", "x".repeat(400)));
         }
         assert!(
             fs::metadata(&path).unwrap().len() <= COMPACT_AT_BYTES + 1_024,
@@ -291,12 +279,7 @@ mod tests {
         assert_eq!(mode(&path), 0o600, "the compacted spool is private");
         fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
         fs::set_permissions(&state, fs::Permissions::from_mode(0o755)).unwrap();
-        spool
-            .append(&Entry {
-                observed_at: Timestamp(3),
-                observation: finished("again"),
-            })
-            .unwrap();
+        append_finished(&spool, 3, "again");
         assert_eq!(
             (mode(&path), mode(&state)),
             (0o600, 0o700),

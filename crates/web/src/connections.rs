@@ -222,6 +222,22 @@ mod tests {
     const HERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
     const THERE: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, 7));
 
+    /// Connections within `total`, at most `per_address` from one address.
+    fn limited(total: usize, per_address: usize) -> Arc<Connections> {
+        Connections::new(ConnectionLimits { total, per_address })
+    }
+
+    /// A connection from `address`, admitted and paired as `device`, and its close signal.
+    fn admit_paired(
+        connections: &Arc<Connections>,
+        address: IpAddr,
+        device: &str,
+    ) -> (ConnectionTicket, oneshot::Receiver<()>) {
+        let (ticket, closed) = connections.admit(address).unwrap();
+        ticket.mark_paired(device);
+        (ticket, closed)
+    }
+
     #[test]
     fn the_limits_leave_room_for_everything_else() {
         let small = ConnectionLimits::for_open_file_limit(256);
@@ -234,12 +250,8 @@ mod tests {
 
     #[test]
     fn a_flood_pushes_out_only_its_own_oldest_unproven_connections() {
-        let connections = Connections::new(ConnectionLimits {
-            total: 8,
-            per_address: 4,
-        });
-        let (phone, mut phone_pushed) = connections.admit(THERE).unwrap();
-        phone.mark_paired("phone");
+        let connections = limited(8, 4);
+        let (_phone, mut phone_pushed) = admit_paired(&connections, THERE, "phone");
         let mut flood = Vec::new();
         for _ in 0..20 {
             flood.push(connections.admit(HERE).expect("an idle flood never blocks"));
@@ -264,16 +276,9 @@ mod tests {
 
     #[test]
     fn when_every_connection_is_paired_a_new_one_is_refused() {
-        let connections = Connections::new(ConnectionLimits {
-            total: 2,
-            per_address: 2,
-        });
+        let connections = limited(2, 2);
         let tickets: Vec<_> = (0..2)
-            .map(|_| {
-                let (ticket, _) = connections.admit(HERE).unwrap();
-                ticket.mark_paired("desk");
-                ticket
-            })
+            .map(|_| admit_paired(&connections, HERE, "desk").0)
             .collect();
         assert!(connections.admit(HERE).is_none());
         assert!(connections.admit(THERE).is_none());
@@ -283,14 +288,9 @@ mod tests {
 
     #[test]
     fn revoking_a_device_closes_its_connections_at_once() {
-        let connections = Connections::new(ConnectionLimits {
-            total: 8,
-            per_address: 8,
-        });
-        let (phone, mut phone_closed) = connections.admit(THERE).unwrap();
-        phone.mark_paired("phone");
-        let (desk, mut desk_closed) = connections.admit(HERE).unwrap();
-        desk.mark_paired("desk");
+        let connections = limited(8, 8);
+        let (_phone, mut phone_closed) = admit_paired(&connections, THERE, "phone");
+        let (_desk, mut desk_closed) = admit_paired(&connections, HERE, "desk");
         let (_stranger, mut stranger_closed) = connections.admit(HERE).unwrap();
         connections.close_devices(&["phone".to_owned()]);
         assert!(phone_closed.try_recv().is_ok());

@@ -12,7 +12,7 @@ use axum::Router;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
-use super::auth::Access;
+use super::auth::{Access, Secret};
 use super::bridge::{Bridge, FEED_DEPTH};
 use super::connections::{ConnectionLimits, Connections};
 use super::control::{ControlReply, ControlRequest};
@@ -80,14 +80,19 @@ async fn send(app: &Router, request: Request<Body>) -> (StatusCode, axum::http::
     (status, headers, String::from_utf8_lossy(&body).into_owned())
 }
 
-/// Pairs through the route, as the page does, and returns the `Authorization` header to send.
-async fn paired_authorization(state: &Arc<WebState>, app: &Router) -> String {
-    let token = state
+/// A pairing token, as `gatehouse web pair` shows one.
+fn open_pairing(state: &WebState) -> Secret {
+    state
         .devices
         .lock()
         .unwrap()
         .open_pairing(Instant::now())
-        .unwrap();
+        .unwrap()
+}
+
+/// Pairs through the route, as the page does, and returns the `Authorization` header to send.
+async fn paired_authorization(state: &Arc<WebState>, app: &Router) -> String {
+    let token = open_pairing(state);
     let body = format!(r#"{{"token":"{}","name":"test phone"}}"#, token.expose());
     let (status, headers, reply) = send(app, post("/api/pair", Some(ORIGIN), None, &body)).await;
     assert_eq!(status, StatusCode::OK, "{reply}");
@@ -168,12 +173,7 @@ async fn without_a_valid_device_token_no_route_gives_data_or_takes_an_answer() {
 async fn a_pairing_token_pairs_once_and_hands_the_device_token_only_to_the_page() {
     let state = state();
     let app = router(state.clone());
-    let token = state
-        .devices
-        .lock()
-        .unwrap()
-        .open_pairing(Instant::now())
-        .unwrap();
+    let token = open_pairing(&state);
     let body = format!(r#"{{"token":"{}"}}"#, token.expose());
     let (status, headers, reply) = send(&app, post("/api/pair", Some(ORIGIN), None, &body)).await;
     assert_eq!(status, StatusCode::OK, "{reply}");
@@ -254,12 +254,7 @@ async fn pairing_attempts_are_rate_limited() {
         let (status, _, _) = send(&app, post("/api/pair", Some(ORIGIN), None, &bad)).await;
         assert_eq!(status, StatusCode::FORBIDDEN);
     }
-    let token = state
-        .devices
-        .lock()
-        .unwrap()
-        .open_pairing(Instant::now())
-        .unwrap();
+    let token = open_pairing(&state);
     let good = format!(r#"{{"token":"{}"}}"#, token.expose());
     let (status, _, _) = send(&app, post("/api/pair", Some(ORIGIN), None, &good)).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
@@ -381,18 +376,22 @@ async fn next_event(body: &mut Body) -> Option<String> {
     }
 }
 
-#[tokio::test]
-async fn a_revoked_devices_feed_ends_at_once_even_when_it_lags() {
-    let state = state();
+/// The live feed of a device paired through the route, as the page opens it.
+async fn paired_feed(state: &Arc<WebState>) -> Body {
     let app = router(state.clone());
-    let authorization = paired_authorization(&state, &app).await;
+    let authorization = paired_authorization(state, &app).await;
     let response = app
-        .clone()
         .oneshot(get("/api/events", HOST, Some(&authorization)))
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    let mut body = response.into_body();
+    response.into_body()
+}
+
+#[tokio::test]
+async fn a_revoked_devices_feed_ends_at_once_even_when_it_lags() {
+    let state = state();
+    let mut body = paired_feed(&state).await;
     let first = next_event(&mut body).await.unwrap();
     assert!(first.contains(r#""type":"snapshot""#), "{first}");
     // The page reads nothing while more messages than the feed keeps go by: it lags.
@@ -419,14 +418,7 @@ async fn a_revoked_devices_feed_ends_at_once_even_when_it_lags() {
 #[tokio::test]
 async fn a_revoked_devices_idle_feed_ends_at_once() {
     let state = state();
-    let app = router(state.clone());
-    let authorization = paired_authorization(&state, &app).await;
-    let response = app
-        .clone()
-        .oneshot(get("/api/events", HOST, Some(&authorization)))
-        .await
-        .unwrap();
-    let mut body = response.into_body();
+    let mut body = paired_feed(&state).await;
     assert!(next_event(&mut body).await.unwrap().contains("snapshot"));
     answer_control(&state, ControlRequest::Revoke { id: None });
     assert_eq!(

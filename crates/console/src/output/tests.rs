@@ -37,6 +37,17 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
     }
 }
 
+/// A Bash prompt for `command` that may be answered once or denied.
+fn bash(id: &str, command: &str, age_seconds: u64) -> Prompt {
+    prompt(
+        id,
+        "Bash",
+        command,
+        vec![Action::Once, Action::Deny],
+        age_seconds,
+    )
+}
+
 #[test]
 fn an_empty_list_says_so() {
     assert_snapshot!(prompt_table(&[], NOW), @"No pending prompts.");
@@ -298,13 +309,7 @@ fn event_lines_show_the_short_ids_they_have_learnt() {
 
 #[test]
 fn a_prompt_from_another_host_names_it_and_its_text_is_made_visible() {
-    let mut remote = prompt(
-        "01a22a7c-7184-7520-bb65-4d44b4eba60b",
-        "Bash",
-        "make test",
-        vec![Action::Once, Action::Deny],
-        5,
-    );
+    let mut remote = bash("01a22a7c-7184-7520-bb65-4d44b4eba60b", "make test", 5);
     remote.prompt.host = "devbox\x1b[8m".into();
     let table = prompt_table(std::slice::from_ref(&remote), NOW);
     assert_inert(&table);
@@ -326,26 +331,16 @@ fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
         vec![Action::Once, Action::Deny, Action::Always],
         3,
     );
-    edit.prompt.extra = gatehouse_core::PromptExtra {
-        preview: Some(gatehouse_core::Preview {
-            format: gatehouse_core::PreviewFormat::Diff,
-            title: "e.txt (edit)".into(),
-            text: "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-alpha\n+beta\x1b[2J\n".into(),
-            incomplete: None,
-        }),
-        suggestions: vec![gatehouse_core::Suggestion {
-            id: "s1".into(),
-            summary: "accept edits (every file edit, for the rest of the session)".into(),
-            allows: Vec::new(),
-            scopes: vec![gatehouse_core::AlwaysScope::Session],
-            native: serde_json::json!({}),
-        }],
-        terminal: gatehouse_core::TerminalLocation::from_values(
+    edit.prompt.extra = crate::state::tests::edit_extras("");
+    // The pane as the hook reads it from tmux's variables.
+    assert_eq!(
+        gatehouse_core::TerminalLocation::from_values(
             Some("/tmp/tmux-1000/default,17754,0"),
             Some("%5"),
             Some("17761"),
         ),
-    };
+        edit.prompt.extra.terminal
+    );
     assert_snapshot!(prompt_table(&[edit], NOW), @r"
     ID                                    AGENT   HOST   FOLDER         TOOL  AGE  ACTIONS           SUMMARY
     01a22a7c-7184-7520-bb65-4d44b4eba60d  claude  local  …/dev/project  Edit  3s   once,deny,always  /home/dev/project/e.txt
@@ -424,13 +419,7 @@ fn an_incomplete_preview_says_so_in_gatehouses_words() {
 
 #[test]
 fn a_cut_prompt_says_so_and_how_to_read_it_whole_in_the_table_and_the_feed() {
-    let mut cut = prompt(
-        "01a22a7c-7184-7520-bb65-4d44b4eba60b",
-        "Bash",
-        "make deploy",
-        vec![Action::Once, Action::Deny],
-        5,
-    );
+    let mut cut = bash("01a22a7c-7184-7520-bb65-4d44b4eba60b", "make deploy", 5);
     cut.short_id = "a3f7".into();
     cut.prompt.host = "devbox".into();
     cut.cut = Some(gatehouse_core::CutNote {
@@ -451,13 +440,7 @@ fn a_cut_prompt_says_so_and_how_to_read_it_whole_in_the_table_and_the_feed() {
 
 #[test]
 fn list_shows_every_field_that_will_run_and_says_when_it_shows_less_than_all() {
-    let mut plain = prompt(
-        "01a22a7c-7184-7520-bb65-4d44b4eba601",
-        "Bash",
-        "npm test",
-        vec![Action::Once, Action::Deny],
-        1,
-    );
+    let mut plain = bash("01a22a7c-7184-7520-bb65-4d44b4eba601", "npm test", 1);
     plain.prompt.input =
         serde_json::json!({ "command": "npm test", "description": "Run the tests" });
     let mut widened = plain.clone();
@@ -554,13 +537,7 @@ fn a_held_prompt_says_how_long_is_left_and_what_happens_then_in_list_and_show() 
 
 #[test]
 fn a_long_hold_counts_in_minutes_and_a_watched_prompt_says_nothing_of_a_hold() {
-    let mut held = prompt(
-        "01a22a7c-7184-7520-bb65-4d44b4eba612",
-        "Bash",
-        "make",
-        vec![Action::Once, Action::Deny],
-        2,
-    );
+    let mut held = bash("01a22a7c-7184-7520-bb65-4d44b4eba612", "make", 2);
     held.hold_ends_at = Some(Timestamp(NOW.0 + 572_000));
     held.after_hold = Some("then only Claude Code's own prompt can answer it; that prompt is answerable in Claude Code's terminal meanwhile too, and the first answer wins".into());
     let watched = prompt(

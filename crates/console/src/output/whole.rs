@@ -51,11 +51,7 @@ pub fn whole_prompt(prompt: &Prompt, now: Timestamp) -> String {
         }
     }
     for question in &content.questions {
-        let kind = if question.multi {
-            "choose any"
-        } else {
-            "choose one"
-        };
+        let kind = super::how_many_to_choose(question);
         let _ = writeln!(
             out,
             "question {} ({kind}): {}",

@@ -4,18 +4,13 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use gatehouse_core::{Action, AlwaysScope, Answer, Suggestion, TerminalLocation};
+use gatehouse_core::{AlwaysScope, Answer, Suggestion, TerminalLocation};
 
-use super::tests::{connected, permission, FIRST};
+use super::tests::{connected, with_always, FIRST};
 use super::*;
 
 fn with_extras() -> gatehouse_core::Prompt {
-    let mut prompt = permission(
-        FIRST,
-        "Bash",
-        "npm test",
-        vec![Action::Once, Action::Deny, Action::Always],
-    );
+    let mut prompt = with_always(FIRST, "Bash", "npm test");
     prompt.prompt.extra.suggestions = vec![Suggestion {
         id: "s1".into(),
         summary: "allow exactly `npm test`".into(),
@@ -39,16 +34,21 @@ fn press(state: &mut ConsoleState, character: char, now: Instant) -> Intent {
     )
 }
 
-#[test]
-fn shift_a_allows_always_for_the_session_by_the_first_suggestion() {
+/// Presses `A` on the settled console showing `prompt`, and says what it sends.
+fn shift_a_sends(prompt: gatehouse_core::Prompt) -> GatewayRequest {
     let start = Instant::now();
-    let mut state = connected(vec![with_extras()], start);
+    let mut state = connected(vec![prompt], start);
     let now = start + SETTLE_TIME * 2;
     let Intent::Send(command) = press(&mut state, 'A', now) else {
         panic!("{:?}", state.notice)
     };
+    command.request
+}
+
+#[test]
+fn shift_a_allows_always_for_the_session_by_the_first_suggestion() {
     assert_eq!(
-        command.request,
+        shift_a_sends(with_extras()),
         GatewayRequest::Answer(Answer::Always {
             suggestion: Some("s1".into()),
             scope: AlwaysScope::Session
@@ -58,16 +58,10 @@ fn shift_a_allows_always_for_the_session_by_the_first_suggestion() {
 
 #[test]
 fn shift_a_uses_the_suggestions_own_scope_when_it_cannot_be_kept_for_the_session() {
-    let start = Instant::now();
     let mut prompt = with_extras();
     prompt.prompt.extra.suggestions[0].scopes = vec![AlwaysScope::User];
-    let mut state = connected(vec![prompt], start);
-    let now = start + SETTLE_TIME * 2;
-    let Intent::Send(command) = press(&mut state, 'A', now) else {
-        panic!("{:?}", state.notice)
-    };
     assert_eq!(
-        command.request,
+        shift_a_sends(prompt),
         GatewayRequest::Answer(Answer::Always {
             suggestion: Some("s1".into()),
             scope: AlwaysScope::User

@@ -4,8 +4,8 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use gatehouse_core::{
-    Action, ActionFlag, AdapterCapabilities, Answer, CapabilityRule, DecisionId, Event, NewPrompt,
-    Prompt, PromptKind, PromptState, Question, QuestionOption, QuestionResponse, Timestamp,
+    Action, AdapterCapabilities, Answer, DecisionId, Event, NewPrompt, Prompt, PromptKind,
+    PromptState, Question, QuestionOption, QuestionResponse, Timestamp,
 };
 
 use super::*;
@@ -49,6 +49,43 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
     }
 }
 
+/// The extras of an edit of `e.txt` in a tmux pane `%5` of the `default` server, in `window`
+/// (empty when unknown): its diff (with an escape sequence) and Claude's "accept edits" for the
+/// session.
+pub fn edit_extras(window: &str) -> gatehouse_core::PromptExtra {
+    gatehouse_core::PromptExtra {
+        preview: Some(gatehouse_core::Preview {
+            format: gatehouse_core::PreviewFormat::Diff,
+            title: "e.txt (edit)".into(),
+            text: "--- a/e.txt\n+++ b/e.txt\n@@ -1 +1 @@\n-alpha\n+beta\x1b[2J\n".into(),
+            incomplete: None,
+        }),
+        suggestions: vec![gatehouse_core::Suggestion {
+            id: "s1".into(),
+            summary: "accept edits (every file edit, for the rest of the session)".into(),
+            allows: Vec::new(),
+            scopes: vec![gatehouse_core::AlwaysScope::Session],
+            native: serde_json::json!({}),
+        }],
+        terminal: Some(gatehouse_core::TerminalLocation {
+            tmux_socket: "/tmp/tmux-1000/default".into(),
+            tmux_pane: "%5".into(),
+            tmux_window: window.into(),
+            pid: Some(17761),
+        }),
+    }
+}
+
+/// A prompt that may be answered once, denied or allowed always.
+pub fn with_always(decision: &str, tool: &str, summary: &str) -> Prompt {
+    permission(
+        decision,
+        tool,
+        summary,
+        vec![Action::Once, Action::Deny, Action::Always],
+    )
+}
+
 pub fn bash(decision: &str, command: &str) -> Prompt {
     permission(decision, "Bash", command, vec![Action::Once, Action::Deny])
 }
@@ -89,18 +126,12 @@ pub fn question(decision: &str) -> Prompt {
     prompt
 }
 
+/// Claude Code with the toy agent's flags: `once` and `deny`, verified, for its Bash prompts.
 pub fn claude_capabilities() -> AdapterCapabilities {
     AdapterCapabilities {
         adapter: "claude".into(),
         name: "Claude Code".into(),
-        rules: vec![CapabilityRule {
-            kind: PromptKind::Permission,
-            tool: Some("Bash".into()),
-            actions: vec![
-                ActionFlag::verified(Action::Once, "tested"),
-                ActionFlag::verified(Action::Deny, "tested"),
-            ],
-        }],
+        ..gatehouse_core::testing::toy_capabilities()
     }
 }
 
@@ -120,6 +151,26 @@ fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
+/// Presses each of `codes` in turn at `now`, whatever each one does.
+pub fn press(state: &mut ConsoleState, codes: &[KeyCode], now: Instant) {
+    for code in codes {
+        state.handle_key(key(*code), now);
+    }
+}
+
+/// What the open answer form has chosen among the options of question `index`.
+fn chosen(state: &ConsoleState, index: usize) -> Vec<bool> {
+    let Mode::Answering(form) = &state.mode else {
+        panic!("the form is open")
+    };
+    form.drafts[index].chosen.clone()
+}
+
+/// A person presses the key `character` at `now`.
+fn press_key(state: &mut ConsoleState, character: char, now: Instant) -> Intent {
+    state.handle_key(key(KeyCode::Char(character)), now)
+}
+
 fn type_text(state: &mut ConsoleState, text: &str, now: Instant) {
     for character in text.chars() {
         assert_eq!(
@@ -129,23 +180,62 @@ fn type_text(state: &mut ConsoleState, text: &str, now: Instant) {
     }
 }
 
+/// When the state tests' prompts are withdrawn: ten seconds after they arrived.
+const WITHDRAWN_AT: Timestamp = Timestamp(1_796_008_410_000);
+
 fn withdrawn(decision: &str) -> GatewayUpdate {
+    withdrawn_at(decision, WITHDRAWN_AT)
+}
+
+/// A console with `rm -rf build` (FIRST) selected above `make` (SECOND), connected at `start`.
+pub fn rm_above_make(start: Instant) -> ConsoleState {
+    connected(
+        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
+        start,
+    )
+}
+
+/// [`rm_above_make`] once `rm -rf build` was withdrawn at `at` (arriving just settled).
+pub fn rm_gone_above_make(start: Instant, at: Timestamp) -> ConsoleState {
+    let mut state = rm_above_make(start);
+    state.apply_update(withdrawn_at(FIRST, at), settled(start));
+    state
+}
+
+/// Prompt `decision` was answered in the terminal at `at`.
+pub fn withdrawn_at(decision: &str, at: Timestamp) -> GatewayUpdate {
     GatewayUpdate::Event(Box::new(Event::Changed {
         id: id(decision),
         state: PromptState::Withdrawn,
-        at: Timestamp(1_796_008_410_000),
+        at,
         by: None,
         action: None,
         reason: Some("answered in the terminal".into()),
     }))
 }
 
+/// The gateway went away for `reason`; the console tries again in `retry_in`, for the
+/// `attempt`th time.
+pub fn disconnected(reason: &str, retry_in: Duration, attempt: u32) -> GatewayUpdate {
+    GatewayUpdate::Disconnected {
+        reason: reason.into(),
+        retry_in,
+        attempt,
+    }
+}
+
 fn added(prompt: Prompt) -> GatewayUpdate {
     GatewayUpdate::Event(Box::new(Event::Added { prompt }))
 }
 
-fn later(start: Instant) -> Instant {
+/// Just past the settle time of what arrived at `start`: keys count again.
+pub fn settled(start: Instant) -> Instant {
     start + SETTLE_TIME + Duration::from_millis(1)
+}
+
+/// `count` lines, each made by `line` from its number (1 up), joined by newlines.
+pub fn numbered_lines(count: usize, line: impl Fn(usize) -> String) -> String {
+    (1..=count).map(line).collect::<Vec<_>>().join("\n")
 }
 
 fn sent(intent: Intent) -> GatewayCommand {
@@ -153,6 +243,12 @@ fn sent(intent: Intent) -> GatewayCommand {
         Intent::Send(command) => command,
         other => panic!("expected a command, got {other:?}"),
     }
+}
+
+/// The notice shown says `words` (among others).
+fn assert_notice_says(state: &ConsoleState, words: &str) {
+    let notice = notice(state);
+    assert!(notice.contains(words), "{notice}");
 }
 
 fn notice(state: &ConsoleState) -> String {
@@ -167,8 +263,8 @@ fn notice(state: &ConsoleState) -> String {
 fn once_names_the_decision_id_of_the_selected_prompt() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make"), bash(SECOND, "make clean")], start);
-    state.handle_key(key(KeyCode::Down), later(start));
-    let command = sent(state.handle_key(key(KeyCode::Char('o')), later(start)));
+    state.handle_key(key(KeyCode::Down), settled(start));
+    let command = sent(press_key(&mut state, 'o', settled(start)));
     assert_eq!(
         command,
         GatewayCommand {
@@ -178,22 +274,18 @@ fn once_names_the_decision_id_of_the_selected_prompt() {
         }
     );
     assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), later(start)),
+        press_key(&mut state, 'o', settled(start)),
         Intent::Nothing,
         "one answer at a time"
     );
-    assert!(
-        notice(&state).contains("already on its way"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "already on its way");
 }
 
 #[test]
 fn a_key_right_after_a_prompt_appears_under_the_cursor_is_ignored_and_asked_again() {
     let start = Instant::now();
     let mut state = connected(vec![], start);
-    let arrival = later(start);
+    let arrival = settled(start);
     state.apply_update(added(bash(FIRST, "rm -rf build")), arrival);
     assert_eq!(
         state.selected_id(),
@@ -201,19 +293,12 @@ fn a_key_right_after_a_prompt_appears_under_the_cursor_is_ignored_and_asked_agai
         "the first prompt is selected as it arrives"
     );
     assert_eq!(
-        state.handle_key(
-            key(KeyCode::Char('o')),
-            arrival + Duration::from_millis(100)
-        ),
+        press_key(&mut state, 'o', arrival + Duration::from_millis(100)),
         Intent::Nothing
     );
-    assert!(
-        notice(&state).contains("just changed"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "just changed");
     assert_eq!(
-        sent(state.handle_key(key(KeyCode::Char('o')), later(arrival))).id,
+        sent(press_key(&mut state, 'o', settled(arrival))).id,
         id(FIRST)
     );
 }
@@ -222,18 +307,18 @@ fn a_key_right_after_a_prompt_appears_under_the_cursor_is_ignored_and_asked_agai
 fn a_prompt_vanishing_above_the_cursor_makes_keys_wait_but_one_arriving_below_does_not() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "ls"), bash(SECOND, "make")], start);
-    state.handle_key(key(KeyCode::Down), later(start));
-    let arrival = later(start);
+    state.handle_key(key(KeyCode::Down), settled(start));
+    let arrival = settled(start);
     state.apply_update(added(bash(THIRD, "make install")), arrival);
     assert_eq!(
-        sent(state.handle_key(key(KeyCode::Char('o')), arrival)).id,
+        sent(press_key(&mut state, 'o', arrival)).id,
         id(SECOND),
         "a row below the cursor changes nothing read"
     );
 
     let mut state = connected(vec![bash(FIRST, "ls"), bash(SECOND, "make")], start);
-    state.handle_key(key(KeyCode::Down), later(start));
-    let vanishing = later(start);
+    state.handle_key(key(KeyCode::Down), settled(start));
+    let vanishing = settled(start);
     state.apply_update(withdrawn(FIRST), vanishing);
     assert_eq!(
         state.selected_id(),
@@ -241,26 +326,19 @@ fn a_prompt_vanishing_above_the_cursor_makes_keys_wait_but_one_arriving_below_do
         "the cursor stays on the same prompt"
     );
     assert_eq!(
-        state.handle_key(
-            key(KeyCode::Char('d')),
-            vanishing + Duration::from_millis(700)
-        ),
+        press_key(&mut state, 'd', vanishing + Duration::from_millis(700)),
         Intent::Nothing
     );
     assert_eq!(state.mode, Mode::Browsing, "deny was not started");
-    assert!(
-        notice(&state).contains("just changed"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "just changed");
 }
 
 #[test]
 fn a_snapshot_that_reorders_the_rows_above_the_cursor_makes_keys_wait() {
     let start = Instant::now();
     let mut state = connected(vec![bash(SECOND, "make"), bash(THIRD, "make test")], start);
-    state.handle_key(key(KeyCode::Down), later(start));
-    let now = later(start);
+    state.handle_key(key(KeyCode::Down), settled(start));
+    let now = settled(start);
     state.apply_update(
         GatewayUpdate::Snapshot {
             prompts: vec![
@@ -273,20 +351,13 @@ fn a_snapshot_that_reorders_the_rows_above_the_cursor_makes_keys_wait() {
     );
     assert_eq!(state.selected_id(), Some(id(THIRD)));
     assert!(state.is_settling(now));
-    assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), now),
-        Intent::Nothing
-    );
+    assert_eq!(press_key(&mut state, 'o', now), Intent::Nothing);
 }
 
 #[test]
 fn a_vanished_prompt_stays_selected_and_refuses_every_action() {
     let start = Instant::now();
-    let mut state = connected(
-        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
-        start,
-    );
-    state.apply_update(withdrawn(FIRST), later(start));
+    let mut state = rm_gone_above_make(start, WITHDRAWN_AT);
     let Selection::Vanished(vanished) = &state.selection else {
         panic!("the selection is marked gone: {:?}", state.selection)
     };
@@ -295,7 +366,7 @@ fn a_vanished_prompt_stays_selected_and_refuses_every_action() {
         (id(FIRST), Some(PromptState::Withdrawn))
     );
     assert_eq!(vanished.reason, "withdrawn, answered in the terminal");
-    let long_after = later(later(start));
+    let long_after = settled(settled(start));
     for action_key in ['o', 'd', 'a', 'r'] {
         assert_eq!(
             state.handle_key(key(KeyCode::Char(action_key)), long_after),
@@ -321,14 +392,11 @@ fn a_vanished_prompt_stays_selected_and_refuses_every_action() {
 #[test]
 fn a_deny_message_for_a_prompt_that_went_meanwhile_is_not_sent_and_typing_stays_in_the_editor() {
     let start = Instant::now();
-    let mut state = connected(
-        vec![bash(FIRST, "rm -rf build"), bash(SECOND, "make")],
-        start,
-    );
-    state.handle_key(key(KeyCode::Char('d')), later(start));
-    type_text(&mut state, "no", later(start));
-    state.apply_update(withdrawn(FIRST), later(start));
-    type_text(&mut state, " jo", later(start));
+    let mut state = rm_above_make(start);
+    press_key(&mut state, 'd', settled(start));
+    type_text(&mut state, "no", settled(start));
+    state.apply_update(withdrawn(FIRST), settled(start));
+    type_text(&mut state, " jo", settled(start));
     assert_eq!(
         state.mode,
         Mode::DenyMessage {
@@ -338,10 +406,10 @@ fn a_deny_message_for_a_prompt_that_went_meanwhile_is_not_sent_and_typing_stays_
         "keys still land in the message"
     );
     assert_eq!(
-        state.handle_key(key(KeyCode::Enter), later(start)),
+        state.handle_key(key(KeyCode::Enter), settled(start)),
         Intent::Nothing
     );
-    assert!(notice(&state).contains("has gone"), "{}", notice(&state));
+    assert_notice_says(&state, "has gone");
     assert_eq!(state.prompts.len(), 1);
 }
 
@@ -361,15 +429,11 @@ fn a_read_only_prompt_has_no_actions_and_no_key_sends_anything() {
         KeyCode::Char('r'),
     ] {
         assert_eq!(
-            state.handle_key(key(action_key), later(start)),
+            state.handle_key(key(action_key), settled(start)),
             Intent::Nothing
         );
         assert_eq!(state.mode, Mode::Browsing);
-        assert!(
-            notice(&state).contains("answer it in the agent's terminal"),
-            "{}",
-            notice(&state)
-        );
+        assert_notice_says(&state, "answer it in the agent's terminal");
     }
     assert_eq!(
         state.read_only_reason(&write),
@@ -386,16 +450,9 @@ fn only_the_actions_a_prompt_offers_have_an_effect() {
         vec![permission(FIRST, "Bash", "make", vec![Action::Deny])],
         start,
     );
-    assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), later(start)),
-        Intent::Nothing
-    );
-    assert!(
-        notice(&state).contains("does not offer allow once"),
-        "{}",
-        notice(&state)
-    );
-    state.handle_key(key(KeyCode::Char('d')), later(start));
+    assert_eq!(press_key(&mut state, 'o', settled(start)), Intent::Nothing);
+    assert_notice_says(&state, "does not offer allow once");
+    press_key(&mut state, 'd', settled(start));
     assert!(matches!(state.mode, Mode::DenyMessage { .. }));
 }
 
@@ -403,10 +460,10 @@ fn only_the_actions_a_prompt_offers_have_an_effect() {
 fn deny_takes_an_optional_typed_message() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make clean"), bash(SECOND, "make")], start);
-    state.handle_key(key(KeyCode::Char('d')), later(start));
-    type_text(&mut state, "use make distcleanx", later(start));
-    state.handle_key(key(KeyCode::Backspace), later(start));
-    let command = sent(state.handle_key(key(KeyCode::Enter), later(start)));
+    press_key(&mut state, 'd', settled(start));
+    type_text(&mut state, "use make distcleanx", settled(start));
+    state.handle_key(key(KeyCode::Backspace), settled(start));
+    let command = sent(state.handle_key(key(KeyCode::Enter), settled(start)));
     assert_eq!(command.id, id(FIRST));
     assert_eq!(
         command.request,
@@ -415,11 +472,11 @@ fn deny_takes_an_optional_typed_message() {
         })
     );
 
-    state.handle_key(key(KeyCode::Down), later(start));
-    state.handle_key(key(KeyCode::Char('d')), later(start));
-    type_text(&mut state, "  ", later(start));
+    state.handle_key(key(KeyCode::Down), settled(start));
+    press_key(&mut state, 'd', settled(start));
+    type_text(&mut state, "  ", settled(start));
     assert_eq!(
-        sent(state.handle_key(key(KeyCode::Enter), later(start))).request,
+        sent(state.handle_key(key(KeyCode::Enter), settled(start))).request,
         GatewayRequest::Answer(Answer::Deny { message: None })
     );
 }
@@ -428,61 +485,55 @@ fn deny_takes_an_optional_typed_message() {
 fn escape_cancels_a_deny_without_sending() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make clean")], start);
-    state.handle_key(key(KeyCode::Char('d')), later(start));
-    type_text(&mut state, "q", later(start));
+    press_key(&mut state, 'd', settled(start));
+    type_text(&mut state, "q", settled(start));
     assert_eq!(
-        state.handle_key(key(KeyCode::Esc), later(start)),
+        state.handle_key(key(KeyCode::Esc), settled(start)),
         Intent::Nothing,
         "q while typing is text, Esc cancels"
     );
     assert_eq!(state.mode, Mode::Browsing);
-    assert!(notice(&state).contains("nothing was sent"));
+    assert_notice_says(&state, "nothing was sent");
 }
 
 #[test]
 fn multi_select_options_toggle_and_a_single_choice_takes_one() {
     let start = Instant::now();
     let mut state = connected(vec![question(FIRST)], start);
-    let now = later(start);
-    state.handle_key(key(KeyCode::Char('a')), now);
-    for code in [
-        KeyCode::Char(' '),
-        KeyCode::Down,
-        KeyCode::Char(' '),
-        KeyCode::Down,
-        KeyCode::Char(' '),
-        KeyCode::Up,
-        KeyCode::Char(' '),
-    ] {
-        state.handle_key(key(code), now);
-    }
-    let Mode::Answering(form) = &state.mode else {
-        panic!("the form is open")
-    };
+    let now = settled(start);
+    press_key(&mut state, 'a', now);
+    press(
+        &mut state,
+        &[
+            KeyCode::Char(' '),
+            KeyCode::Down,
+            KeyCode::Char(' '),
+            KeyCode::Down,
+            KeyCode::Char(' '),
+            KeyCode::Up,
+            KeyCode::Char(' '),
+        ],
+        now,
+    );
     assert_eq!(
-        form.drafts[0].chosen,
+        chosen(&state, 0),
         [true, false, true],
         "Olives was toggled on and off again"
     );
     assert_eq!(state.handle_key(key(KeyCode::Enter), now), Intent::Nothing);
-    assert!(
-        notice(&state).contains("\"Which crust?\" has no answer yet"),
-        "{}",
-        notice(&state)
+    assert_notice_says(&state, "\"Which crust?\" has no answer yet");
+    press(
+        &mut state,
+        &[
+            KeyCode::Tab,
+            KeyCode::Char(' '),
+            KeyCode::Down,
+            KeyCode::Char(' '),
+        ],
+        now,
     );
-    for code in [
-        KeyCode::Tab,
-        KeyCode::Char(' '),
-        KeyCode::Down,
-        KeyCode::Char(' '),
-    ] {
-        state.handle_key(key(code), now);
-    }
-    let Mode::Answering(form) = &state.mode else {
-        panic!("the form is open")
-    };
     assert_eq!(
-        form.drafts[1].chosen,
+        chosen(&state, 1),
         [false, true],
         "a single choice replaces the previous one"
     );
@@ -512,20 +563,20 @@ fn multi_select_options_toggle_and_a_single_choice_takes_one() {
 fn free_text_is_typed_on_the_last_row_and_replaces_a_single_choice() {
     let start = Instant::now();
     let mut state = connected(vec![question(FIRST)], start);
-    let now = later(start);
+    let now = settled(start);
     state.handle_key(key(KeyCode::Enter), now);
-    for code in [KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down] {
-        state.handle_key(key(code), now);
-    }
+    press(&mut state, &[KeyCode::Down; 4], now);
     type_text(&mut state, "anchovies ", now);
-    for code in [
-        KeyCode::Tab,
-        KeyCode::Char(' '),
-        KeyCode::Down,
-        KeyCode::Down,
-    ] {
-        state.handle_key(key(code), now);
-    }
+    press(
+        &mut state,
+        &[
+            KeyCode::Tab,
+            KeyCode::Char(' '),
+            KeyCode::Down,
+            KeyCode::Down,
+        ],
+        now,
+    );
     type_text(&mut state, "stuffedx", now);
     state.handle_key(key(KeyCode::Backspace), now);
     let command = sent(state.handle_key(key(KeyCode::Enter), now));
@@ -554,12 +605,12 @@ fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make")], start);
     state.apply_update(
-        GatewayUpdate::Disconnected {
-            reason: "the gateway closed the connection".into(),
-            retry_in: Duration::from_secs(1),
-            attempt: 1,
-        },
-        later(start),
+        disconnected(
+            "the gateway closed the connection",
+            Duration::from_secs(1),
+            1,
+        ),
+        settled(start),
     );
     assert!(matches!(
         state.connection,
@@ -567,16 +618,12 @@ fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
     ));
     assert!(state.prompts.is_empty());
     assert_eq!(
-        state.handle_key(key(KeyCode::Char('o')), later(later(start))),
+        press_key(&mut state, 'o', settled(settled(start))),
         Intent::Nothing
     );
-    assert!(
-        notice(&state).contains("the gateway went away"),
-        "{}",
-        notice(&state)
-    );
+    assert_notice_says(&state, "the gateway went away");
 
-    let reconnected = later(later(start));
+    let reconnected = settled(settled(start));
     state.apply_update(
         GatewayUpdate::Connected {
             server: "gatehouse 0.1.0".into(),
@@ -602,7 +649,7 @@ fn nothing_is_sent_while_the_gateway_is_gone_and_its_prompts_are_marked_gone() {
 fn the_gateway_reply_is_shown_in_words() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make")], start);
-    let command = sent(state.handle_key(key(KeyCode::Char('o')), later(start)));
+    let command = sent(press_key(&mut state, 'o', settled(start)));
     let refusal =
         "prompt 01a22a7c-7184-7520-bb65-4d44b4eba601 is no longer pending: it is withdrawn"
             .to_owned();
@@ -611,7 +658,7 @@ fn the_gateway_reply_is_shown_in_words() {
             command: command.clone(),
             result: Err(refusal.clone()),
         },
-        later(start),
+        settled(start),
     );
     assert_eq!(
         notice(&state),
@@ -624,7 +671,7 @@ fn the_gateway_reply_is_shown_in_words() {
             command,
             result: Ok(PromptState::Resolved),
         },
-        later(start),
+        settled(start),
     );
     assert_eq!(notice(&state), "Allowed once: make");
 }
@@ -649,9 +696,9 @@ fn the_vanished_selection_tells_the_whole_story_of_an_answer() {
             Some("gatehouse-console"),
             Some(Action::Once),
         ),
-        later(start),
+        settled(start),
     );
-    state.apply_update(change(PromptState::Delivered, None, None), later(start));
+    state.apply_update(change(PromptState::Delivered, None, None), settled(start));
     let Selection::Vanished(vanished) = &state.selection else {
         panic!("gone")
     };
@@ -685,11 +732,8 @@ fn only_new_actionable_prompts_raise_alerts() {
 fn quitting_works_from_browsing_and_ctrl_c_from_anywhere() {
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, "make")], start);
-    assert_eq!(
-        state.handle_key(key(KeyCode::Char('q')), start),
-        Intent::Quit
-    );
-    state.handle_key(key(KeyCode::Char('d')), later(start));
+    assert_eq!(press_key(&mut state, 'q', start), Intent::Quit);
+    press_key(&mut state, 'd', settled(start));
     assert_eq!(
         state.handle_key(
             KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),

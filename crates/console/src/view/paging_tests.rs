@@ -10,8 +10,10 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
 use super::render;
-use crate::state::tests::{bash, connected, permission, question, FIRST};
-use crate::state::{ConsoleState, GatewayUpdate, Intent, SETTLE_TIME};
+use crate::state::tests::{
+    bash, connected, disconnected, numbered_lines, permission, question, settled, FIRST,
+};
+use crate::state::{ConsoleState, GatewayUpdate, Intent};
 
 const WALL_NOW: gatehouse_core::Timestamp = gatehouse_core::Timestamp(1_796_008_412_000);
 
@@ -37,10 +39,6 @@ fn press(state: &mut ConsoleState, code: KeyCode, now: Instant) -> Intent {
     state.handle_key(KeyEvent::new(code, KeyModifiers::NONE), now)
 }
 
-fn settled(start: Instant) -> Instant {
-    start + SETTLE_TIME + Duration::from_millis(1)
-}
-
 /// The lines of the detail pane's inside, borders cut.
 fn detail_pane(screen: &[String]) -> Vec<String> {
     let top = screen
@@ -56,6 +54,11 @@ fn detail_pane(screen: &[String]) -> Vec<String> {
                 .to_owned()
         })
         .collect()
+}
+
+/// `echo line-01` to `echo line-30`: a command longer than a page at 80x24.
+fn thirty_numbered_echoes() -> String {
+    numbered_lines(30, |line| format!("echo line-{line:02}"))
 }
 
 /// Pages through `prompt` at 80x24, pressing `o` after every drawing; returns the pages drawn
@@ -86,10 +89,7 @@ fn page_until_approved(prompt: gatehouse_core::Prompt) -> (Vec<Vec<String>>, boo
 
 #[test]
 fn at_80_by_24_paging_draws_every_line_of_a_long_command_before_it_can_be_approved() {
-    let command = (1..=30)
-        .map(|line| format!("echo line-{line:02}"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let command = thirty_numbered_echoes();
     let (pages, approved) = page_until_approved(bash(FIRST, &command));
     assert!(approved, "paged to the end, it may be approved: {pages:#?}");
     assert!(pages.len() > 2, "it takes pages to read: {pages:#?}");
@@ -114,10 +114,7 @@ fn at_80_by_24_paging_draws_every_line_of_a_long_command_before_it_can_be_approv
 
 #[test]
 fn paging_past_the_end_stays_on_the_last_page_and_paging_up_comes_back() {
-    let command = (1..=30)
-        .map(|line| format!("echo line-{line:02}"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let command = thirty_numbered_echoes();
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, &command)], start);
     let now = settled(start);
@@ -282,14 +279,7 @@ fn at_80_by_24_the_header_keeps_the_gateways_advice_whole() {
     let start = Instant::now();
     let mut state = connected(vec![], start);
     let reason = "no gateway is running on /tmp/review-phase-two-0123456789/gatehouse.sock; start it with `gatehouse serve`";
-    state.apply_update(
-        GatewayUpdate::Disconnected {
-            reason: reason.into(),
-            retry_in: Duration::from_millis(2_000),
-            attempt: 3,
-        },
-        start,
-    );
+    state.apply_update(disconnected(reason, Duration::from_millis(2_000), 3), start);
     let drawn = screen(&state, 80, 24, start);
     let joined = drawn.join("");
     let squeezed: String = joined.split_whitespace().collect();
@@ -331,10 +321,7 @@ fn at_80_by_24_the_key_bar_breaks_only_between_keys() {
 #[test]
 fn a_long_prompt_that_cannot_be_approved_here_says_read_more_not_before_approving() {
     let start = Instant::now();
-    let long = (1..=30)
-        .map(|line| format!("line {line}"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let long = numbered_lines(30, |line| format!("line {line}"));
     let mut read_only = permission(FIRST, "Write", "notes.txt", vec![]);
     read_only.prompt.input = serde_json::json!({ "content": long });
     let state = connected(vec![read_only], start);
@@ -346,10 +333,7 @@ fn a_long_prompt_that_cannot_be_approved_here_says_read_more_not_before_approvin
 #[test]
 fn a_prompt_too_long_for_the_console_offers_gatehouse_show_not_o() {
     let start = Instant::now();
-    let command = (1..=41)
-        .map(|line| format!("echo step {line}"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let command = numbered_lines(41, |line| format!("echo step {line}"));
     let state = connected(vec![bash(FIRST, &command)], start);
     let drawn = screen(&state, 80, 24, settled(start));
     let bar = drawn[20..22].join(" ");
@@ -365,10 +349,7 @@ fn a_prompt_too_long_for_the_console_offers_gatehouse_show_not_o() {
 
 #[test]
 fn after_a_resize_the_lines_are_read_again_before_approving() {
-    let command = (1..=30)
-        .map(|line| format!("echo line-{line:02}"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let command = thirty_numbered_echoes();
     let start = Instant::now();
     let mut state = connected(vec![bash(FIRST, &command)], start);
     let now = settled(start);

@@ -33,6 +33,15 @@ fn bash(command: &str) -> NewPrompt {
     }
 }
 
+/// The toy agent's Bash call for `command`, in session `s1`, finished (as its hook observed).
+fn bash_finished(command: &str) -> Observation {
+    Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: format!("Bash:{command}"),
+    }
+}
+
 fn write_file() -> NewPrompt {
     NewPrompt {
         tool: "Write".into(),
@@ -73,6 +82,34 @@ fn question(multi: bool) -> NewPrompt {
         ],
         ..bash("unused")
     }
+}
+
+/// An arbiter holding one pending Bash prompt for `ls`.
+fn holding_ls() -> (Arbiter, Prompt) {
+    let mut arbiter = arbiter();
+    let prompt = register(&mut arbiter, bash("ls"));
+    (arbiter, prompt)
+}
+
+/// An arbiter whose `ls` prompt was answered once from the CLI at `at`.
+fn holding_ls_answered_once_at(at: u64) -> (Arbiter, Prompt) {
+    let (mut arbiter, prompt) = holding_ls();
+    arbiter
+        .answer(prompt.id, Answer::Once, "cli", Timestamp(at))
+        .unwrap();
+    (arbiter, prompt)
+}
+
+/// How `arbiter` refuses an answer with no responses to `prompt`, from the CLI at 2.
+fn refused_empty_answer(arbiter: &mut Arbiter, prompt: &Prompt) -> ArbiterError {
+    arbiter
+        .answer(
+            prompt.id,
+            Answer::Answer { responses: vec![] },
+            "cli",
+            Timestamp(2),
+        )
+        .unwrap_err()
 }
 
 fn register(arbiter: &mut Arbiter, prompt: NewPrompt) -> Prompt {
@@ -151,14 +188,7 @@ fn an_adapter_may_make_one_prompt_read_only() {
     };
     let prompt = register(&mut arbiter, unsafe_question);
     assert!(prompt.is_read_only());
-    let error = arbiter
-        .answer(
-            prompt.id,
-            Answer::Answer { responses: vec![] },
-            "cli",
-            Timestamp(2),
-        )
-        .unwrap_err();
+    let error = refused_empty_answer(&mut arbiter, &prompt);
     assert_eq!(
         error,
         ArbiterError::ReadOnly {
@@ -170,8 +200,7 @@ fn an_adapter_may_make_one_prompt_read_only() {
 
 #[test]
 fn once_resolves_then_a_receipt_delivers() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
+    let (mut arbiter, prompt) = holding_ls();
     let (verdict, event) = arbiter
         .answer(prompt.id, Answer::Once, "cli", Timestamp(2))
         .unwrap();
@@ -190,8 +219,7 @@ fn once_resolves_then_a_receipt_delivers() {
 
 #[test]
 fn a_resolved_prompt_without_receipt_becomes_unconfirmed() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
+    let (mut arbiter, prompt) = holding_ls();
     arbiter
         .answer(
             prompt.id,
@@ -255,8 +283,7 @@ fn release_withdraw_and_expire_end_a_prompt_without_a_verdict() {
         ),
     ];
     for (end, expected) in endings {
-        let mut arbiter = arbiter();
-        let prompt = register(&mut arbiter, bash("ls"));
+        let (mut arbiter, prompt) = holding_ls();
         assert_eq!(state(&end(&mut arbiter, prompt.id).unwrap()), expected);
         let late = arbiter
             .answer(prompt.id, Answer::Once, "cli", Timestamp(3))
@@ -278,11 +305,7 @@ fn release_withdraw_and_expire_end_a_prompt_without_a_verdict() {
 
 #[test]
 fn endings_do_not_touch_a_resolved_prompt() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
-    arbiter
-        .answer(prompt.id, Answer::Once, "cli", Timestamp(2))
-        .unwrap();
+    let (mut arbiter, prompt) = holding_ls_answered_once_at(2);
     assert_eq!(
         arbiter.expire(prompt.id, Timestamp(3)).unwrap_err().name(),
         "not_pending"
@@ -325,16 +348,8 @@ fn an_unknown_id_is_not_found() {
 
 #[test]
 fn an_action_that_is_not_offered_is_refused() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
-    let error = arbiter
-        .answer(
-            prompt.id,
-            Answer::Answer { responses: vec![] },
-            "cli",
-            Timestamp(2),
-        )
-        .unwrap_err();
+    let (mut arbiter, prompt) = holding_ls();
+    let error = refused_empty_answer(&mut arbiter, &prompt);
     assert_eq!(error.name(), "action_not_offered");
     assert!(error.to_string().contains("once, deny"), "{error}");
     let question = register(&mut arbiter, question(false));
@@ -460,11 +475,7 @@ fn a_finished_tool_withdraws_the_oldest_matching_prompt_of_its_session_only() {
             ..bash("ls")
         },
     );
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:ls".into(),
-    };
+    let finished = bash_finished("ls");
     let events = arbiter.observe(&finished, Timestamp(2));
     assert_eq!(
         events.iter().map(Event::id).collect::<Vec<_>>(),
@@ -486,11 +497,7 @@ fn the_finish_of_a_call_allowed_from_the_gateway_leaves_its_pending_twin_alone()
     arbiter
         .answer(allowed.id, Answer::Once, "cli", Timestamp(2))
         .unwrap();
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:make".into(),
-    };
+    let finished = bash_finished("make");
     assert!(
         arbiter.observe(&finished, Timestamp(3)).is_empty(),
         "that finish belongs to the allowed call"
@@ -530,11 +537,7 @@ fn a_prompt_registered_again_is_withdrawn_at_once_if_the_terminal_settled_it_mea
     let mut arbiter = arbiter();
     // The gateway was down from 10 to 20; the person allowed the command in the terminal at 15,
     // and the hook's spool replays that observation when a gateway is back.
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:ls".into(),
-    };
+    let finished = bash_finished("ls");
     assert!(arbiter
         .observe_at(&finished, Timestamp(15), Timestamp(20))
         .is_empty());
@@ -555,11 +558,7 @@ fn a_prompt_registered_again_is_withdrawn_at_once_if_the_terminal_settled_it_mea
 #[test]
 fn an_observation_older_than_the_prompt_settles_nothing() {
     let mut arbiter = arbiter();
-    let earlier_ls = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:ls".into(),
-    };
+    let earlier_ls = bash_finished("ls");
     arbiter.observe_at(&earlier_ls, Timestamp(5), Timestamp(6));
     let events = arbiter
         .register_held_since(bash("ls"), Timestamp(10), Timestamp(11))
@@ -811,11 +810,7 @@ fn typed_ids_that_name_nothing_or_are_not_ids_are_refused() {
 
 #[test]
 fn a_resolved_prompt_named_by_its_short_id_says_it_was_answered() {
-    let mut arbiter = arbiter();
-    let prompt = register(&mut arbiter, bash("ls"));
-    arbiter
-        .answer(prompt.id, Answer::Once, "cli", Timestamp(2_000))
-        .unwrap();
+    let (arbiter, prompt) = holding_ls_answered_once_at(2_000);
     let error = arbiter
         .resolve(&prompt.short_id, Timestamp(7_000))
         .unwrap_err();
@@ -869,11 +864,7 @@ fn an_allowed_call_that_never_ran_does_not_swallow_the_next_identical_finish() {
         )
         .unwrap();
     let next = register(&mut arbiter, bash("make"));
-    let finished = Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "Bash:make".into(),
-    };
+    let finished = bash_finished("make");
     let events = arbiter.observe(&finished, Timestamp(4));
     assert_eq!(
         events.iter().map(Event::id).collect::<Vec<_>>(),

@@ -14,9 +14,11 @@ use gatehouse_core::{
     PromptKind, PromptState, RunningAgent,
 };
 use gatehouse_gateway::{CapabilitySource, Gateway, GatewayOptions};
-use gatehouse_host_ipc::Role;
+use gatehouse_host_ipc::protocol::HoldResult;
+use gatehouse_host_ipc::{Client, ClientError, Role};
+use tokio::io::DuplexStream;
 
-use crate::support::client;
+use crate::support::{client, listed};
 
 const PROBED: &str = "1.0.102";
 
@@ -84,25 +86,38 @@ fn bash(command: &str) -> NewPrompt {
     }
 }
 
+/// A gateway whose probe record has passed for [`PROBED`].
+fn probed_gateway() -> Arc<Gateway> {
+    gateway_with(Arc::new(Record {
+        passed: AtomicBool::new(true),
+    }))
+}
+
+/// Holds `bash("make")` for a minute on `hook`, watched if read-only, run by `agent`.
+async fn hold_make(
+    hook: &mut Client<DuplexStream>,
+    agent: Option<RunningAgent>,
+) -> Result<HoldResult, ClientError> {
+    hook.hold_for(bash("make"), Duration::from_secs(60), None, true, agent)
+        .await
+}
+
+/// On a probed gateway, a hook holds `bash("make")` run by `agent`, and the gateway only
+/// watches it (it offers nothing); the gateway and the hook, still connected.
+async fn hold_watched(agent: Option<RunningAgent>) -> (Arc<Gateway>, Client<DuplexStream>) {
+    let gateway = probed_gateway();
+    let mut hook = client(&gateway, Role::Hook).await;
+    let held = hold_make(&mut hook, agent).await.unwrap();
+    assert!(matches!(held.outcome, Outcome::Watched), "{held:?}");
+    (gateway, hook)
+}
+
 fn running(version: &str) -> Option<RunningAgent> {
     Some(RunningAgent {
         executable: Some("/usr/bin/toy".into()),
         version: Some(version.into()),
         problem: None,
     })
-}
-
-/// Waits (with a deadline) until the gateway lists `count` prompts.
-async fn listed(gateway: &Arc<Gateway>, count: usize) -> Vec<gatehouse_core::Prompt> {
-    let mut frontend = client(gateway, Role::Frontend).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let prompts = frontend.list().await.unwrap();
-        if prompts.len() == count || tokio::time::Instant::now() > deadline {
-            return prompts;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 #[tokio::test]
@@ -113,14 +128,7 @@ async fn a_passing_probe_counts_for_the_very_next_prompt_with_no_refresh() {
     let hook_gateway = gateway.clone();
     let hook = tokio::spawn(async move {
         let mut hook = client(&hook_gateway, Role::Hook).await;
-        hook.hold_for(
-            bash("make"),
-            Duration::from_secs(60),
-            None,
-            true,
-            running(PROBED),
-        )
-        .await
+        hold_make(&mut hook, running(PROBED)).await
     });
     let prompt = listed(&gateway, 1).await.remove(0);
     assert_eq!(
@@ -146,21 +154,7 @@ async fn a_passing_probe_counts_for_the_very_next_prompt_with_no_refresh() {
 
 #[tokio::test]
 async fn another_version_is_listed_read_only_with_the_true_reason_and_stays_after_its_hook_left() {
-    let record = Arc::new(Record::default());
-    record.passed.store(true, Ordering::SeqCst);
-    let gateway = gateway_with(record);
-    let mut hook = client(&gateway, Role::Hook).await;
-    let held = hook
-        .hold_for(
-            bash("make"),
-            Duration::from_secs(60),
-            None,
-            true,
-            running("1.0.103"),
-        )
-        .await
-        .unwrap();
-    assert!(matches!(held.outcome, Outcome::Watched), "{held:?}");
+    let (gateway, hook) = hold_watched(running("1.0.103")).await;
     drop(hook);
     // The hook is gone; give the gateway every chance to (wrongly) withdraw the prompt.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -186,26 +180,12 @@ async fn another_version_is_listed_read_only_with_the_true_reason_and_stays_afte
 
 #[tokio::test]
 async fn a_version_the_hook_cannot_tell_is_read_only_and_says_why() {
-    let gateway = gateway_with(Arc::new(Record {
-        passed: AtomicBool::new(true),
-    }));
-    let mut hook = client(&gateway, Role::Hook).await;
     let agent = RunningAgent {
         executable: None,
         version: None,
         problem: Some("no toy among the hook's ancestors".into()),
     };
-    let held = hook
-        .hold_for(
-            bash("make"),
-            Duration::from_secs(60),
-            None,
-            true,
-            Some(agent),
-        )
-        .await
-        .unwrap();
-    assert!(matches!(held.outcome, Outcome::Watched));
+    let (gateway, _hook) = hold_watched(Some(agent)).await;
     let prompt = listed(&gateway, 1).await.remove(0);
     let reason = prompt.prompt.read_only_reason.unwrap_or_default();
     assert!(
@@ -216,15 +196,7 @@ async fn a_version_the_hook_cannot_tell_is_read_only_and_says_why() {
 
 #[tokio::test]
 async fn a_hook_that_reports_no_agent_gets_the_registered_flags() {
-    let gateway = gateway_with(Arc::new(Record {
-        passed: AtomicBool::new(true),
-    }));
-    let mut hook = client(&gateway, Role::Hook).await;
-    let held = hook
-        .hold_for(bash("make"), Duration::from_secs(60), None, true, None)
-        .await
-        .unwrap();
-    assert!(matches!(held.outcome, Outcome::Watched));
+    let (gateway, _hook) = hold_watched(None).await;
     let prompt = listed(&gateway, 1).await.remove(0);
     assert!(prompt.actions.is_empty());
     assert!(prompt
@@ -236,20 +208,11 @@ async fn a_hook_that_reports_no_agent_gets_the_registered_flags() {
 
 #[tokio::test]
 async fn a_held_prompt_whose_hook_leaves_is_withdrawn_with_a_reason_that_says_so() {
-    let gateway = gateway_with(Arc::new(Record {
-        passed: AtomicBool::new(true),
-    }));
+    let gateway = probed_gateway();
     let hook_gateway = gateway.clone();
     let hook = tokio::spawn(async move {
         let mut hook = client(&hook_gateway, Role::Hook).await;
-        hook.hold_for(
-            bash("make"),
-            Duration::from_secs(60),
-            None,
-            true,
-            running(PROBED),
-        )
-        .await
+        hold_make(&mut hook, running(PROBED)).await
     });
     let mut events = client(&gateway, Role::Frontend).await;
     events.subscribe().await.unwrap();
@@ -269,23 +232,13 @@ async fn a_held_prompt_whose_hook_leaves_is_withdrawn_with_a_reason_that_says_so
 
 #[tokio::test]
 async fn a_verdict_the_hook_refuses_ends_unconfirmed_saying_why_and_only_its_own_hook_may_say_so() {
-    let record = Arc::new(Record::default());
-    record.passed.store(true, Ordering::SeqCst);
-    let gateway = gateway_with(record);
+    let gateway = probed_gateway();
     let mut events = client(&gateway, Role::Frontend).await;
     events.subscribe().await.unwrap();
     let hook_gateway = gateway.clone();
     let hook = tokio::spawn(async move {
         let mut hook = client(&hook_gateway, Role::Hook).await;
-        let held = hook
-            .hold_for(
-                bash("make"),
-                Duration::from_secs(60),
-                None,
-                true,
-                running(PROBED),
-            )
-            .await;
+        let held = hold_make(&mut hook, running(PROBED)).await;
         (hook, held)
     });
     let prompt = listed(&gateway, 1).await.remove(0);

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gatehouse_core::testing::toy_bash;
-use gatehouse_core::{Action, Answer, NewPrompt, Outcome, PromptKind, PromptState};
+use gatehouse_core::{Action, Answer, DecisionId, NewPrompt, Outcome, PromptKind, PromptState};
 use gatehouse_gateway::{serve_connection, serve_connection_with, Roles};
 use gatehouse_gateway::{Gateway, GatewayOptions};
 use gatehouse_host_ipc::protocol::{
@@ -33,18 +33,14 @@ fn bash(command: &str, tool: &str) -> NewPrompt {
     }
 }
 
+/// A hook's hold under way: its connection and its outcome, once it has one.
+type Holding = tokio::task::JoinHandle<(
+    Client<DuplexStream>,
+    Result<HoldResult, gatehouse_host_ipc::ClientError>,
+)>;
+
 /// Starts a hook that holds a prompt, and returns the prompt's id and the hook's pending outcome.
-async fn hold(
-    gateway: &Arc<Gateway>,
-    prompt: NewPrompt,
-    wait: Duration,
-) -> (
-    gatehouse_core::DecisionId,
-    tokio::task::JoinHandle<(
-        Client<DuplexStream>,
-        Result<HoldResult, gatehouse_host_ipc::ClientError>,
-    )>,
-) {
+async fn hold(gateway: &Arc<Gateway>, prompt: NewPrompt, wait: Duration) -> (DecisionId, Holding) {
     let mut events = client(gateway, Role::Frontend).await;
     events.subscribe().await.unwrap();
     let gateway = gateway.clone();
@@ -60,6 +56,22 @@ async fn hold(
         .parse()
         .unwrap();
     (id, hook)
+}
+
+/// [`hold`]s the toy agent's Bash prompt for `command` for a minute.
+async fn hold_bash(gateway: &Arc<Gateway>, command: &str) -> (DecisionId, Holding) {
+    hold(gateway, bash(command, "Bash"), Duration::from_secs(60)).await
+}
+
+/// A hook observes that the toy agent's `make` finished; what the gateway withdrew for it.
+async fn make_finished(gateway: &Arc<Gateway>) -> Vec<DecisionId> {
+    let mut observer = client(gateway, Role::Hook).await;
+    let finished = gatehouse_core::Observation::ToolFinished {
+        adapter: "toy".into(),
+        session: "s1".into(),
+        correlation: "make".into(),
+    };
+    observer.observe(finished).await.unwrap().withdrawn
 }
 
 #[tokio::test]
@@ -169,7 +181,7 @@ async fn a_frame_that_is_too_large_gets_an_error_and_a_closed_connection() {
 #[tokio::test]
 async fn once_reaches_the_waiting_hook_and_a_receipt_delivers_it() {
     let gateway = toy_gateway(Duration::from_secs(5));
-    let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
+    let (id, hook) = hold_bash(&gateway, "ls").await;
     let mut frontend = client(&gateway, Role::Frontend).await;
     let listed = frontend.list().await.unwrap();
     assert_eq!(listed.len(), 1);
@@ -214,7 +226,7 @@ async fn a_hook_that_goes_away_withdraws_its_prompt() {
         drop(hook);
     });
     let added = watcher.next_notification().await.unwrap();
-    let id: gatehouse_core::DecisionId = added.params["prompt"]["id"]
+    let id: DecisionId = added.params["prompt"]["id"]
         .as_str()
         .unwrap()
         .parse()
@@ -236,7 +248,7 @@ async fn a_hook_that_goes_away_withdraws_its_prompt() {
 #[tokio::test]
 async fn release_and_observation_end_the_hold_without_a_verdict() {
     let gateway = toy_gateway(Duration::from_secs(5));
-    let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
+    let (id, hook) = hold_bash(&gateway, "ls").await;
     let mut frontend = client(&gateway, Role::Frontend).await;
     assert_eq!(
         frontend.release(id).await.unwrap().state,
@@ -244,17 +256,8 @@ async fn release_and_observation_end_the_hold_without_a_verdict() {
     );
     assert_eq!(hook.await.unwrap().1.unwrap().outcome, Outcome::Released);
 
-    let (id, hook) = hold(&gateway, bash("make", "Bash"), Duration::from_secs(60)).await;
-    let mut observer = client(&gateway, Role::Hook).await;
-    let finished = gatehouse_core::Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "make".into(),
-    };
-    assert_eq!(
-        observer.observe(finished).await.unwrap().withdrawn,
-        vec![id]
-    );
+    let (id, hook) = hold_bash(&gateway, "make").await;
+    assert_eq!(make_finished(&gateway).await, vec![id]);
     assert!(matches!(
         hook.await.unwrap().1.unwrap().outcome,
         Outcome::Withdrawn { .. }
@@ -294,7 +297,7 @@ async fn a_verdict_without_receipt_becomes_unconfirmed() {
     let gateway = toy_gateway(Duration::from_secs(5));
     let mut watcher = client(&gateway, Role::Frontend).await;
     watcher.subscribe().await.unwrap();
-    let (id, hook) = hold(&gateway, bash("ls", "Bash"), Duration::from_secs(60)).await;
+    let (id, hook) = hold_bash(&gateway, "ls").await;
     let mut frontend = client(&gateway, Role::Frontend).await;
     frontend
         .answer(
@@ -472,7 +475,7 @@ async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
             added.params["prompt"]["id"]
                 .as_str()
                 .unwrap()
-                .parse::<gatehouse_core::DecisionId>()
+                .parse::<DecisionId>()
                 .unwrap(),
             holding,
         )
@@ -490,7 +493,7 @@ async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
 #[tokio::test]
 async fn new_capability_flags_apply_to_new_prompts_only() {
     let gateway = toy_gateway(Duration::from_secs(5));
-    let (held, _holding) = hold(&gateway, bash("a", "Bash"), Duration::from_secs(60)).await;
+    let (held, _holding) = hold_bash(&gateway, "a").await;
     let mut read_only = gateway.adapters();
     read_only[0].rules.clear();
     assert!(gateway.replace_adapters(read_only.clone()));
@@ -521,7 +524,7 @@ async fn new_capability_flags_apply_to_new_prompts_only() {
 #[tokio::test]
 async fn an_allow_whose_hook_goes_away_before_its_receipt_is_unconfirmed_and_claims_no_finish() {
     let gateway = toy_gateway(Duration::from_secs(60));
-    let (allowed, hook) = hold(&gateway, bash("make", "Bash"), Duration::from_secs(60)).await;
+    let (allowed, hook) = hold_bash(&gateway, "make").await;
     let mut frontend = client(&gateway, Role::Frontend).await;
     frontend.answer(allowed, Answer::Once).await.unwrap();
     // The terminal said No first: the agent ends the hook before it prints or confirms.
@@ -543,14 +546,8 @@ async fn an_allow_whose_hook_goes_away_before_its_receipt_is_unconfirmed_and_cla
         .as_str()
         .unwrap()
         .contains("went away"));
-    let (next, _next_hook) = hold(&gateway, bash("make", "Bash"), Duration::from_secs(60)).await;
-    let mut observer = client(&gateway, Role::Hook).await;
-    let finished = gatehouse_core::Observation::ToolFinished {
-        adapter: "toy".into(),
-        session: "s1".into(),
-        correlation: "make".into(),
-    };
-    let withdrawn = observer.observe(finished).await.unwrap().withdrawn;
+    let (next, _next_hook) = hold_bash(&gateway, "make").await;
+    let withdrawn = make_finished(&gateway).await;
     assert_eq!(
         withdrawn,
         vec![next],

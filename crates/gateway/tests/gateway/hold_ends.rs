@@ -13,19 +13,13 @@ use gatehouse_host_ipc::protocol::notification;
 use gatehouse_host_ipc::{now, Client, Role};
 use tokio::io::DuplexStream;
 
-use crate::support::{client, toy_gateway};
+use crate::support::{client, listed, toy_gateway};
 
-/// Waits (with a deadline) until the gateway lists `count` prompts.
-async fn listed(gateway: &Arc<Gateway>, count: usize) -> Vec<Prompt> {
-    let mut frontend = client(gateway, Role::Frontend).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let prompts = frontend.list().await.unwrap();
-        if prompts.len() == count || tokio::time::Instant::now() > deadline {
-            return prompts;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+/// A toy gateway whose adapter says that, when a hold ends, `while_held` happens.
+fn toy_gateway_whose_hold_ends_with(while_held: WhileHeld) -> Arc<Gateway> {
+    let gateway = toy_gateway();
+    gateway.describe_holds_with(BTreeMap::from([("toy".to_owned(), while_held)]));
+    gateway
 }
 
 /// Holds `prompt` for `wait` on a hook connection of its own, left running.
@@ -57,11 +51,7 @@ async fn next_added(subscriber: &mut Client<DuplexStream>) -> Prompt {
 
 #[tokio::test]
 async fn a_held_prompt_ends_its_hold_when_the_hooks_wait_ends_and_says_what_happens_then() {
-    let gateway = toy_gateway();
-    gateway.describe_holds_with(BTreeMap::from([(
-        "toy".to_owned(),
-        WhileHeld::OwnDialogAfterHold,
-    )]));
+    let gateway = toy_gateway_whose_hold_ends_with(WhileHeld::OwnDialogAfterHold);
     let mut subscriber = client(&gateway, Role::Frontend).await;
     subscriber.subscribe().await.unwrap();
     let before = now();
@@ -109,11 +99,7 @@ async fn an_adapter_that_did_not_say_gets_words_true_of_every_agent() {
 
 #[tokio::test]
 async fn a_watched_prompt_has_no_hold_to_end() {
-    let gateway = toy_gateway();
-    gateway.describe_holds_with(BTreeMap::from([(
-        "toy".to_owned(),
-        WhileHeld::OwnPromptStaysLive,
-    )]));
+    let gateway = toy_gateway_whose_hold_ends_with(WhileHeld::OwnPromptStaysLive);
     // Held with nothing offered (a tool the toy agent has no flags for): only watched.
     hold_in_the_background(
         &gateway,

@@ -35,6 +35,14 @@ struct Switchboard(Arc<Mutex<Lines>>);
 type Lines = (Option<Arc<Gateway>>, Vec<JoinHandle<()>>);
 
 impl Switchboard {
+    /// A switchboard with a new toy gateway up.
+    fn with_a_gateway_up() -> (Switchboard, Arc<Gateway>) {
+        let switchboard = Switchboard::default();
+        let gateway = gateway();
+        switchboard.up(&gateway);
+        (switchboard, gateway)
+    }
+
     fn up(&self, gateway: &Arc<Gateway>) {
         self.0.lock().unwrap().0 = Some(gateway.clone());
     }
@@ -125,9 +133,7 @@ async fn until(mut condition: impl FnMut() -> bool) {
 
 #[tokio::test(start_paused = true)]
 async fn a_hold_comes_back_with_its_snapshot_when_a_new_gateway_is_up_and_is_answered_there() {
-    let switchboard = Switchboard::default();
-    let first = gateway();
-    switchboard.up(&first);
+    let (switchboard, first) = Switchboard::with_a_gateway_up();
     let session = HookSession::new(switchboard.clone(), None, |_| {});
     let held_since = Timestamp(now().unix_millis() - 5_000);
     let deadline = Instant::now() + Duration::from_secs(600);
@@ -160,9 +166,7 @@ async fn a_hold_comes_back_with_its_snapshot_when_a_new_gateway_is_up_and_is_ans
 
 #[tokio::test(start_paused = true)]
 async fn a_hold_whose_gateway_never_comes_back_ends_at_its_deadline_with_no_verdict() {
-    let switchboard = Switchboard::default();
-    let only = gateway();
-    switchboard.up(&only);
+    let (switchboard, only) = Switchboard::with_a_gateway_up();
     let session = HookSession::new(switchboard.clone(), None, |_| {});
     let started = Instant::now();
     let deadline = started + Duration::from_secs(60);
@@ -225,9 +229,7 @@ async fn a_gateway_that_says_hello_but_never_takes_the_hold_costs_an_answering_h
     );
 
     // A gateway that takes the hold answers as before, with the budget set.
-    let switchboard = Switchboard::default();
-    let gateway = gateway();
-    switchboard.up(&gateway);
+    let (switchboard, gateway) = Switchboard::with_a_gateway_up();
     let session =
         HookSession::new(switchboard, None, |_| {}).expecting_registration_within(CALL_BUDGET);
     let deadline = Instant::now() + Duration::from_secs(600);

@@ -29,7 +29,12 @@ fn options(limits: Limits) -> GatewayOptions {
 }
 
 fn gateway() -> Arc<Gateway> {
-    support::toy_gateway_with(options(Limits::default()))
+    gateway_within(Limits::default())
+}
+
+/// A toy gateway for `LOCAL_HOST` that holds prompts within `limits`.
+fn gateway_within(limits: Limits) -> Arc<Gateway> {
+    support::toy_gateway_with(options(limits))
 }
 
 /// A prompt whose command is `bytes` long, claiming to come from this very machine.
@@ -80,6 +85,13 @@ struct Raw {
 }
 
 impl Raw {
+    /// A hook's connection to the hooks' socket of `gateway`, its hello answered.
+    async fn hook_peer(gateway: &Arc<Gateway>) -> Raw {
+        let mut peer = Raw::open(gateway, Roles::HooksOnly, &[hello_hook()]).await;
+        peer.reply(0).await;
+        peer
+    }
+
     async fn open(gateway: &Arc<Gateway>, roles: Roles, first: &[Value]) -> Raw {
         let mut raw = Raw {
             lines: BufReader::new(connection(gateway, roles)),
@@ -226,14 +238,12 @@ async fn a_cut_prompt_is_fetched_whole_and_approved_only_by_naming_what_was_seen
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_connection_holds_at_most_its_limit_and_is_told_so() {
-    let limits = Limits {
+    let gateway = gateway_within(Limits {
         connection_prompts: 3,
         connection_bytes: 5 * MIB / 2,
         ..Limits::default()
-    };
-    let gateway = support::toy_gateway_with(options(limits));
-    let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
-    peer.reply(0).await;
+    });
+    let mut peer = Raw::hook_peer(&gateway).await;
     // Thirty prompts of a mebibyte on one connection: two fit its bytes, the rest are refused.
     for id in 1..=30 {
         peer.send(&hold_request(id, &bash(&format!("p{id}"), MIB)))
@@ -260,8 +270,7 @@ async fn one_connection_holds_at_most_its_limit_and_is_told_so() {
     assert_eq!(gateway.pending_count(), 2);
 
     // Small prompts: at most three on one connection.
-    let mut small = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
-    small.reply(0).await;
+    let mut small = Raw::hook_peer(&gateway).await;
     for id in 1..=4 {
         small
             .send(&hold_request(id, &bash(&format!("s{id}"), 100)))
@@ -273,8 +282,7 @@ async fn one_connection_holds_at_most_its_limit_and_is_told_so() {
     // What a connection held is free again once its prompts end.
     drop(peer);
     wait_for_pending_at_most(&gateway, 3).await;
-    let mut again = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
-    again.reply(0).await;
+    let mut again = Raw::hook_peer(&gateway).await;
     again.send(&hold_request(1, &bash("again", MIB))).await;
     assert_eq!(again.next().await.unwrap()["method"], "hook.registered");
 }
@@ -291,17 +299,15 @@ async fn wait_for_pending_at_most(gateway: &Arc<Gateway>, count: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hooks_socket_as_a_whole_holds_at_most_its_limit_but_local_hooks_are_not_counted() {
-    let limits = Limits {
+    let gateway = gateway_within(Limits {
         hooks_socket_prompts: 4,
         hooks_socket_bytes: 3 * MIB,
         ..Limits::default()
-    };
-    let gateway = support::toy_gateway_with(options(limits));
+    });
     // Many connections, each within its own limit: together they reach the socket's.
     let mut peers = Vec::new();
     for id in 1..=5 {
-        let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
-        peer.reply(0).await;
+        let mut peer = Raw::hook_peer(&gateway).await;
         peer.send(&hold_request(1, &bash(&format!("big{id}"), MIB)))
             .await;
         peers.push(peer);
@@ -316,8 +322,7 @@ async fn the_hooks_socket_as_a_whole_holds_at_most_its_limit_but_local_hooks_are
     assert_eq!(refused, 3, "two mebibytes fit three, and no more");
     let mut small = Vec::new();
     for id in 1..=3 {
-        let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[hello_hook()]).await;
-        peer.reply(0).await;
+        let mut peer = Raw::hook_peer(&gateway).await;
         peer.send(&hold_request(1, &bash(&format!("small{id}"), 100)))
             .await;
         small.push(peer.next().await.unwrap());

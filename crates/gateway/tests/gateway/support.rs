@@ -2,6 +2,7 @@
 //! in-memory duplex streams.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use gatehouse_core::testing::toy_capabilities;
 use gatehouse_gateway::{serve_connection_with, Gateway, GatewayOptions, Roles};
@@ -30,4 +31,17 @@ pub async fn client(gateway: &Arc<Gateway>, role: Role) -> Client<DuplexStream> 
     Client::over(connection(gateway, Roles::Any), role, "test")
         .await
         .expect("hello succeeds")
+}
+
+/// Waits (with a deadline) until `gateway` lists `count` prompts, and returns what it lists then.
+pub async fn listed(gateway: &Arc<Gateway>, count: usize) -> Vec<gatehouse_core::Prompt> {
+    let mut frontend = client(gateway, Role::Frontend).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let prompts = frontend.list().await.unwrap();
+        if prompts.len() == count || tokio::time::Instant::now() > deadline {
+            return prompts;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }

@@ -1,12 +1,34 @@
 //! Tests of reading, backing up and writing the hooks file.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use crate::test_agent::*;
 use crate::{backup_path, Change, InstallError};
+
+/// A new folder, and the path of a `settings.json` in it that does not exist yet.
+fn settings_in_a_new_folder() -> (tempfile::TempDir, PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("settings.json");
+    (folder, path)
+}
+
+/// A new folder with `text` written at `relative` in it (its folders made), and that path.
+fn settings_holding(relative: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(relative);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    (folder, path)
+}
+
+/// The settings file at `path` still holds `text`, and nothing was written beside it.
+fn assert_untouched(folder: &tempfile::TempDir, path: &Path, text: &str) {
+    assert_eq!(fs::read_to_string(path).unwrap(), text);
+    assert_eq!(file_names_in(folder.path()), ["settings.json"]);
+}
 
 #[test]
 fn install_into_a_missing_file_creates_it_and_its_folders() {
@@ -33,8 +55,7 @@ fn install_into_a_missing_file_creates_it_and_its_folders() {
 
 #[test]
 fn install_keeps_foreign_hooks_and_other_settings() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     let original = json!({
         "model": "opus",
         "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
@@ -84,8 +105,7 @@ fn install_keeps_foreign_hooks_and_other_settings() {
 
 #[test]
 fn installing_twice_changes_nothing_the_second_time() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     EXAMPLE.install_file(&path, &default_plan()).unwrap();
     // Compact formatting with the same value shows whether the second run rewrites the file.
     let compact = serde_json::to_string(&read_json(&path)).unwrap();
@@ -95,14 +115,12 @@ fn installing_twice_changes_nothing_the_second_time() {
 
     assert_eq!(report.changes, []);
     assert_eq!(report.backup, None);
-    assert_eq!(fs::read_to_string(&path).unwrap(), compact);
-    assert_eq!(file_names_in(folder.path()), ["settings.json"]);
+    assert_untouched(&folder, &path, &compact);
 }
 
 #[test]
 fn updating_an_existing_file_backs_it_up_and_keeps_its_permissions() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     EXAMPLE.install_file(&path, &default_plan()).unwrap();
     let before = fs::read_to_string(&path).unwrap();
     #[cfg(unix)]
@@ -135,8 +153,7 @@ fn updating_an_existing_file_backs_it_up_and_keeps_its_permissions() {
 
 #[test]
 fn uninstall_removes_only_gatehouse_entries_and_the_containers_it_emptied() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (_folder, path) = settings_in_a_new_folder();
     let original = json!({
         "model": "opus",
         "hooks": {
@@ -199,22 +216,19 @@ fn uninstall_removes_only_gatehouse_entries_and_the_containers_it_emptied() {
 
 #[test]
 fn uninstall_without_gatehouse_entries_does_not_touch_the_file() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     let text = "{\"hooks\": {}, \"model\": \"opus\"}";
     fs::write(&path, text).unwrap();
 
     let report = EXAMPLE.uninstall_file(&path).unwrap();
 
     assert_eq!(report.changes, []);
-    assert_eq!(fs::read_to_string(&path).unwrap(), text);
-    assert_eq!(file_names_in(folder.path()), ["settings.json"]);
+    assert_untouched(&folder, &path, text);
 }
 
 #[test]
 fn uninstall_of_a_missing_file_does_not_create_it() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
 
     let report = EXAMPLE.uninstall_file(&path).unwrap();
 
@@ -225,8 +239,7 @@ fn uninstall_of_a_missing_file_does_not_create_it() {
 
 #[test]
 fn uninstall_of_everything_leaves_an_empty_object() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (_folder, path) = settings_in_a_new_folder();
     EXAMPLE.install_file(&path, &default_plan()).unwrap();
 
     EXAMPLE.uninstall_file(&path).unwrap();
@@ -236,8 +249,7 @@ fn uninstall_of_everything_leaves_an_empty_object() {
 
 #[test]
 fn invalid_json_is_refused_and_the_file_is_left_untouched() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     let text = "{\"hooks\": {,}  // a comment\n";
     fs::write(&path, text).unwrap();
 
@@ -255,14 +267,12 @@ fn invalid_json_is_refused_and_the_file_is_left_untouched() {
     assert!(install_error
         .to_string()
         .contains("the example settings file"));
-    assert_eq!(fs::read_to_string(&path).unwrap(), text);
-    assert_eq!(file_names_in(folder.path()), ["settings.json"]);
+    assert_untouched(&folder, &path, text);
 }
 
 #[test]
 fn settings_of_the_wrong_shape_are_refused_with_the_path() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     let cases = [
         ("[1, 2]", "SettingsNotObject"),
         ("{\"hooks\": []}", "HooksNotObject"),
@@ -287,8 +297,7 @@ fn settings_of_the_wrong_shape_are_refused_with_the_path() {
 
 #[test]
 fn whitespace_only_file_counts_as_empty_settings() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (_folder, path) = settings_in_a_new_folder();
     fs::write(&path, "\n").unwrap();
 
     let report = EXAMPLE.install_file(&path, &default_plan()).unwrap();
@@ -299,8 +308,7 @@ fn whitespace_only_file_counts_as_empty_settings() {
 
 #[test]
 fn a_byte_order_mark_is_skipped() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (_folder, path) = settings_in_a_new_folder();
     fs::write(&path, "\u{FEFF}{\"model\": \"opus\"}").unwrap();
 
     EXAMPLE.install_file(&path, &default_plan()).unwrap();
@@ -313,10 +321,7 @@ fn a_byte_order_mark_is_skipped() {
 #[cfg(unix)]
 #[test]
 fn a_symbolic_link_is_followed_and_kept() {
-    let folder = tempfile::tempdir().unwrap();
-    let real_path = folder.path().join("dotfiles/settings.json");
-    fs::create_dir_all(real_path.parent().unwrap()).unwrap();
-    fs::write(&real_path, "{\"model\": \"opus\"}").unwrap();
+    let (folder, real_path) = settings_holding("dotfiles/settings.json", "{\"model\": \"opus\"}");
     let link_path = folder.path().join("settings.json");
     std::os::unix::fs::symlink("dotfiles/settings.json", &link_path).unwrap();
 
@@ -350,8 +355,7 @@ fn a_symbolic_link_to_a_missing_file_creates_the_file_it_names() {
 
 #[test]
 fn a_file_changed_during_the_update_is_not_overwritten() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     fs::write(&path, "{}").unwrap();
 
     let result = EXAMPLE.apply_to_file(&path, |settings| {
@@ -380,8 +384,7 @@ fn a_file_changed_during_the_update_is_not_overwritten() {
 #[test]
 fn the_temporary_file_is_never_open_to_others_while_it_holds_content() {
     use std::os::unix::fs::PermissionsExt;
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("settings.json");
+    let (folder, path) = settings_in_a_new_folder();
     // The check runs after the content is written and flushed, before the rename: whatever
     // umask the installer runs under, only its user may read the temporary file by then.
     let mut modes = Vec::new();
@@ -418,10 +421,8 @@ fn the_temporary_file_is_created_private_with_no_content() {
 
 #[test]
 fn a_flat_install_is_written_and_removed_again() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join(".copilot/settings.json");
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(&path, "{\n  \"banner\": \"never\"\n}\n").unwrap();
+    let (_folder, path) =
+        settings_holding(".copilot/settings.json", "{\n  \"banner\": \"never\"\n}\n");
 
     let report = FLAT
         .install_file(&path, &plan_with(FLAT_COMMAND, 90))

@@ -204,6 +204,12 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
+    /// Posts one byte, as to a listed push service, to a server on loopback that replies `reply`.
+    async fn post_to_listed(client: &Client, reply: Vec<u8>) -> Result<Reply, SendError> {
+        let url = parse(&server(reply).await).unwrap();
+        client.post(&url, Allowed::Listed, &[], vec![1]).await
+    }
+
     /// A server on loopback that reads a request and writes `reply`; its URL.
     async fn server(reply: Vec<u8>) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -227,11 +233,7 @@ mod tests {
         let client = Client::new().unwrap();
         let mut long = b"HTTP/1.1 201 Created\r\nContent-Length: 1000000\r\n\r\n".to_vec();
         long.extend(std::iter::repeat_n(b'a', 1_000_000));
-        let url = parse(&server(long).await).unwrap();
-        let reply = client
-            .post(&url, Allowed::Listed, &[], vec![1])
-            .await
-            .unwrap();
+        let reply = post_to_listed(&client, long).await.unwrap();
         assert_eq!((reply.status, reply.body.len()), (201, MAX_RESPONSE_BODY));
 
         let mut huge = b"HTTP/1.1 201 Created\r\n".to_vec();
@@ -239,11 +241,7 @@ mod tests {
             huge.extend(format!("X-Filler-{index}: {}\r\n", "b".repeat(40)).bytes());
         }
         huge.extend(b"Content-Length: 0\r\n\r\n");
-        let url = parse(&server(huge).await).unwrap();
-        let error = client
-            .post(&url, Allowed::Listed, &[], vec![1])
-            .await
-            .unwrap_err();
+        let error = post_to_listed(&client, huge).await.unwrap_err();
         assert!(matches!(error, SendError::Http(_)), "{error}");
     }
 
@@ -253,11 +251,7 @@ mod tests {
         let moved =
             b"HTTP/1.1 307 Moved\r\nLocation: http://169.254.169.254/\r\nContent-Length: 0\r\n\r\n"
                 .to_vec();
-        let url = parse(&server(moved).await).unwrap();
-        let reply = client
-            .post(&url, Allowed::Listed, &[], vec![1])
-            .await
-            .unwrap();
+        let reply = post_to_listed(&client, moved).await.unwrap();
         assert_eq!(reply.status, 307);
     }
 
