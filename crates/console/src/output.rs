@@ -159,6 +159,30 @@ pub fn input_block(prompt: &Prompt) -> input::InputBlock {
     input::input_block(prompt, SUMMARY_WIDTH, extra::PREVIEW_LINES)
 }
 
+/// What `list` shows under a prompt's row, each line indented and ended: the cut note, the input
+/// when the summary does not show it whole, and how to read the rest. Empty when the summary is
+/// the whole of it.
+pub fn lines_under_the_summary(prompt: &Prompt) -> String {
+    let mut out = String::new();
+    if let Some(note) = cut_note(prompt) {
+        let _ = writeln!(out, "    {note}");
+    }
+    let block = input_block(prompt);
+    for line in &block.lines {
+        let _ = writeln!(out, "    {line}");
+    }
+    if !block.whole && prompt.cut.is_none() {
+        let _ = writeln!(out, "    {}", longer_than_shown_note(prompt));
+    }
+    out
+}
+
+/// Whether a prompt's one-line summary leaves out some of what it asks to run.
+fn summary_leaves_out_part(prompt: &Prompt) -> bool {
+    let block = input_block(prompt);
+    prompt.cut.is_some() || !block.whole || !block.lines.is_empty()
+}
+
 /// The note under a prompt that is longer than `list` shows: how to read it whole, and that
 /// approving it then names what was read.
 pub fn longer_than_shown_note(prompt: &Prompt) -> String {
@@ -221,16 +245,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     let mut out = line(&headers);
     for (prompt, row) in prompts.iter().zip(&rows) {
         out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
-        if let Some(note) = cut_note(prompt) {
-            let _ = writeln!(out, "    {note}");
-        }
-        let block = input_block(prompt);
-        for line in &block.lines {
-            let _ = writeln!(out, "    {line}");
-        }
-        if !block.whole && prompt.cut.is_none() {
-            let _ = writeln!(out, "    {}", longer_than_shown_note(prompt));
-        }
+        out.push_str(&lines_under_the_summary(prompt));
         for question in &prompt.prompt.questions {
             let options = question
                 .options
@@ -360,6 +375,12 @@ pub fn event_line(event: &Event, ids: &ShownIds) -> String {
             );
             if let Some(note) = cut_note(prompt) {
                 let _ = write!(line, "  [{note}]");
+            } else if summary_leaves_out_part(prompt) {
+                let _ = write!(
+                    line,
+                    "  [more than this line: `gatehouse show {}`]",
+                    ids.of(prompt.id)
+                );
             }
             line
         }
@@ -390,17 +411,24 @@ pub fn event_line(event: &Event, ids: &ShownIds) -> String {
 mod tests;
 
 /// What an `answer` or `release` acted on, so the person sees what they approved:
-/// `claude Bash a3f7 is resolved: echo harmless`.
+/// `claude Bash a3f7 is resolved: echo harmless`, followed by what `list` shows under the prompt
+/// when the summary leaves part of it out (a command of many lines, say).
 pub fn what_was_answered(result: &gatehouse_host_ipc::protocol::StateResult) -> String {
-    match &result.prompt {
-        Some(prompt) => format!(
-            "{} {} {} is {}: {}",
-            agent(&prompt.prompt),
-            visible(&prompt.prompt.tool),
-            shown_id(prompt),
-            result.state,
-            truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
-        ),
-        None => format!("{} is {}", result.id, result.state),
+    let Some(prompt) = &result.prompt else {
+        return format!("{} is {}", result.id, result.state);
+    };
+    let header = format!(
+        "{} {} {} is {}: {}",
+        agent(&prompt.prompt),
+        visible(&prompt.prompt.tool),
+        shown_id(prompt),
+        result.state,
+        truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
+    );
+    let under = lines_under_the_summary(prompt);
+    if under.is_empty() {
+        header
+    } else {
+        format!("{header}\n{}", under.trim_end())
     }
 }
