@@ -1,8 +1,10 @@
 //! What adapters share in reading hook events: the JSON read with the agent's parse errors, the
-//! fields of a payload in Claude Code's shape (which Codex and Qwen Code send too), and a
-//! permission prompt built from its parts.
+//! fields of a payload in Claude Code's shape (which Codex, Gemini CLI and Qwen Code send too), a
+//! permission prompt built from its parts and held while the gateway offers an action, a call
+//! correlated by its command, and the observations that settle prompts.
 
-use gatehouse_core::{NewPrompt, ParseError, PromptKind};
+use gatehouse_core::correlation::correlation_key;
+use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
@@ -19,6 +21,67 @@ pub struct ClaudeShapePayload {
     pub tool_name: Option<String>,
     #[serde(default)]
     pub tool_input: Option<Value>,
+    /// Claude Code's suggestions for allowing such calls from now on; other agents send none.
+    #[serde(default)]
+    pub permission_suggestions: Option<Value>,
+}
+
+impl ClaudeShapePayload {
+    /// The tool call the event is about, taken out of it (the input may be as large as the
+    /// hook's stdin): its name and input, else which of them the event lacks.
+    pub fn take_tool_call(&mut self) -> Result<(String, Value), ParseError> {
+        let tool = required(self.tool_name.take(), &self.hook_event_name, "tool_name")?;
+        let input = required(self.tool_input.take(), &self.hook_event_name, "tool_input")?;
+        Ok((tool, input))
+    }
+}
+
+/// `value`, else the error that an `event` event lacks `field`.
+pub fn required<T>(value: Option<T>, event: &str, field: &str) -> Result<T, ParseError> {
+    value.ok_or_else(|| ParseError::NotAnEvent(format!("a {event} event without `{field}`")))
+}
+
+/// The correlation of a call that its command alone identifies (another event of the same call
+/// may add a `description`), else its whole input.
+pub fn command_correlation(tool: &str, input: &Value) -> String {
+    correlation_key(tool, input.get("command").unwrap_or(input))
+}
+
+/// A call of `adapter`'s `session` finished (the person allowed it in the agent, or the agent
+/// ran it by itself): it settles the prompt with `correlation`.
+pub fn tool_finished(adapter: &str, session: String, correlation: String) -> HookEvent {
+    HookEvent::Observe(Observation::ToolFinished {
+        adapter: adapter.to_owned(),
+        session,
+        correlation,
+    })
+}
+
+/// The turn of `adapter`'s `session` ended: whatever it asked is over.
+pub fn turn_ended(adapter: &str, session: String) -> HookEvent {
+    HookEvent::Observe(Observation::TurnEnded {
+        adapter: adapter.to_owned(),
+        session,
+    })
+}
+
+/// `adapter`'s `session` ended.
+pub fn session_ended(adapter: &str, session: String) -> HookEvent {
+    HookEvent::Observe(Observation::SessionEnded {
+        adapter: adapter.to_owned(),
+        session,
+    })
+}
+
+/// A permission prompt that the gateway decides, for the agent version the hook reports: held
+/// only while the gateway offers an action for it, else listed read-only and let go at once; one
+/// the adapter marked read-only is registered for watching only.
+pub fn held_while_actionable(prompt: NewPrompt) -> HookEvent {
+    let hold = match prompt.read_only_reason {
+        None => HoldMode::WhileActionable,
+        Some(_) => HoldMode::RegisterOnly,
+    };
+    HookEvent::Prompt { prompt, hold }
 }
 
 /// Reads `stdin` as JSON (else [`ParseError::NotJson`]) and then as `T` (else
@@ -67,6 +130,11 @@ impl PermissionParts {
             extra: Default::default(),
         }
     }
+
+    /// The prompt, [`held_while_actionable`].
+    pub fn held_while_actionable(self) -> HookEvent {
+        held_while_actionable(self.prompt())
+    }
 }
 
 #[cfg(test)]
@@ -109,5 +177,84 @@ mod tests {
             (other.adapter.as_str(), other.kind),
             ("agent", PromptKind::Permission)
         );
+    }
+
+    #[test]
+    fn a_tool_call_is_required_and_its_command_alone_correlates_it() {
+        let (_, mut payload) = read::<ClaudeShapePayload>(
+            br#"{"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "t"}"#,
+        )
+        .unwrap();
+        let error = payload.take_tool_call().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            ParseError::NotAnEvent("a PostToolUse event without `tool_input`".into()).to_string()
+        );
+        let (_, mut payload) = read::<ClaudeShapePayload>(
+            br#"{"hook_event_name": "X", "session_id": "s", "tool_input": {}}"#,
+        )
+        .unwrap();
+        assert!(payload
+            .take_tool_call()
+            .unwrap_err()
+            .to_string()
+            .contains("a X event without `tool_name`"));
+        let (_, mut payload) = read::<ClaudeShapePayload>(
+            br#"{"hook_event_name": "X", "session_id": "s", "tool_name": "t", "tool_input": {"command": "ls"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            payload.take_tool_call().unwrap(),
+            ("t".to_owned(), json!({ "command": "ls" }))
+        );
+        assert_eq!(payload.tool_input, None, "taken, not copied");
+        assert_eq!(
+            command_correlation("t", &json!({ "command": "ls", "description": "d" })),
+            correlation_key("t", &json!("ls"))
+        );
+        assert_eq!(
+            command_correlation("t", &json!({ "path": "a" })),
+            correlation_key("t", &json!({ "path": "a" }))
+        );
+    }
+
+    #[test]
+    fn a_prompt_marked_read_only_is_only_watched_and_observations_name_their_session() {
+        let prompt = |read_only_reason: Option<String>| PermissionParts {
+            adapter: "agent",
+            session: "s".into(),
+            cwd: "/w".into(),
+            tool: "shell".into(),
+            input: json!({ "command": "ls" }),
+            correlation: "c".into(),
+            read_only_reason,
+        };
+        let hold = |event: HookEvent| match event {
+            HookEvent::Prompt { hold, .. } => hold,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            hold(prompt(None).held_while_actionable()),
+            HoldMode::WhileActionable
+        );
+        assert_eq!(
+            hold(prompt(Some("why".into())).held_while_actionable()),
+            HoldMode::RegisterOnly
+        );
+        assert!(matches!(
+            tool_finished("agent", "s".into(), "c".into()),
+            HookEvent::Observe(Observation::ToolFinished { adapter, session, correlation })
+                if (adapter.as_str(), session.as_str(), correlation.as_str()) == ("agent", "s", "c")
+        ));
+        assert!(matches!(
+            turn_ended("agent", "s".into()),
+            HookEvent::Observe(Observation::TurnEnded { adapter, session })
+                if (adapter.as_str(), session.as_str()) == ("agent", "s")
+        ));
+        assert!(matches!(
+            session_ended("agent", "s".into()),
+            HookEvent::Observe(Observation::SessionEnded { adapter, session })
+                if (adapter.as_str(), session.as_str()) == ("agent", "s")
+        ));
     }
 }

@@ -1,6 +1,7 @@
 //! The parser against the payloads captured from Copilot CLI 1.0.102.
 
-use gatehouse_core::NewPrompt;
+use gatehouse_core::correlation::correlation_key;
+use gatehouse_core::{HoldMode, NewPrompt, Observation};
 use serde_json::Value;
 
 use super::*;

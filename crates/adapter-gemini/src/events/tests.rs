@@ -1,5 +1,6 @@
 //! The parser against the events Gemini CLI 0.61.0 wrote (tests/data/gemini-cli-0.61.0).
 
+use gatehouse_core::{Observation, PromptKind};
 use serde_json::json;
 
 use super::*;
