@@ -4,7 +4,7 @@
 
 use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::{HoldMode, HookEvent, NewPrompt, ParseError, PromptKind, TerminalLocation};
-use gatehouse_harness::events::{session_ended, tool_finished, turn_ended, ClaudeShapePayload};
+use gatehouse_harness::events::{ClaudeShapePayload, Settling};
 use serde_json::Value;
 
 use crate::on_disk::FileOnDisk;
@@ -44,30 +44,26 @@ pub fn parse_in(stdin: &[u8], surroundings: &Surroundings<'_>) -> Result<HookEve
             serde_json::error::Category::Data => ParseError::NotAnEvent(error.to_string()),
             _ => ParseError::NotJson(error.to_string()),
         })?;
-    let session = event.session_id.clone();
-    match event.hook_event_name.as_str() {
-        "PermissionRequest" => {
-            // Taken, not copied: the input may be as large as the hook's stdin.
-            let (tool, input) = event.take_tool_call()?;
-            let prompt = prompt(&event, tool, input, surroundings);
-            Ok(HookEvent::Prompt {
-                prompt,
-                hold: HoldMode::UntilOutcome,
-            })
-        }
-        "PostToolUse" => {
-            let (tool, input) = event.take_tool_call()?;
-            Ok(tool_finished(
-                ADAPTER_ID,
-                session,
-                correlation(&tool, &input),
-            ))
-        }
-        "Stop" => Ok(turn_ended(ADAPTER_ID, session)),
-        "SessionEnd" => Ok(session_ended(ADAPTER_ID, session)),
-        _ => Ok(HookEvent::Ignore),
+    if event.hook_event_name != "PermissionRequest" {
+        return SETTLING.observe(event);
     }
+    // Taken, not copied: the input may be as large as the hook's stdin.
+    let (tool, input) = event.take_tool_call()?;
+    let prompt = prompt(&event, tool, input, surroundings);
+    Ok(HookEvent::Prompt {
+        prompt,
+        hold: HoldMode::UntilOutcome,
+    })
 }
+
+/// PostToolUse, Stop and SessionEnd settle prompts answered in the terminal.
+const SETTLING: Settling = Settling {
+    adapter: ADAPTER_ID,
+    tool_finished: "PostToolUse",
+    turn_ended: &["Stop"],
+    session_ended: "SessionEnd",
+    correlation,
+};
 
 fn prompt(
     event: &ClaudeShapePayload,

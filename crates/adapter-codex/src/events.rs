@@ -22,8 +22,7 @@ use gatehouse_core::{
     AlwaysScope, HookEvent, ParseError, Preview, PreviewFormat, PromptExtra, RuleMatch, Suggestion,
 };
 use gatehouse_harness::events::{
-    command_correlation, held_while_actionable, read, session_ended, tool_finished, turn_ended,
-    ClaudeShapePayload, PermissionParts,
+    command_correlation, held_while_actionable, read, ClaudeShapePayload, PermissionParts, Settling,
 };
 use serde_json::{json, Value};
 
@@ -56,67 +55,63 @@ pub fn parse_with(
     shell: &dyn Fn() -> Option<String>,
 ) -> Result<HookEvent, ParseError> {
     let (_, mut event) = read::<ClaudeShapePayload>(stdin)?;
-    let session = event.session_id.clone();
-    match event.hook_event_name.as_str() {
-        "PermissionRequest" => {
-            let (tool, input) = event.take_tool_call()?;
-            let command = input
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            // The summary is the command (the kit's), or for a patch, what it changes.
-            let mut patch_summary = None;
-            let mut extra = PromptExtra::default();
-            if tool == ANSWERABLE_TOOL {
-                match rules::pattern_for(command, shell().as_deref()) {
-                    Ok(pattern) => extra.suggestions.extend(suggestion(&pattern)),
-                    Err(why) => {
-                        extra.preview = Some(Preview {
-                            format: PreviewFormat::Text,
-                            title: NO_ALWAYS_TITLE.into(),
-                            text: why.to_string(),
-                            incomplete: None,
-                        })
-                    }
-                }
-            } else if tool == PATCH_TOOL {
-                let view = crate::patch::view(command, &event.cwd);
-                patch_summary = Some(view.summary);
-                extra.preview = Some(view.preview);
-            }
-            // The gateway decides, for the Codex that runs this hook: it holds the prompt only if
-            // it offers an action for it, else lists it read-only and lets go.
-            let read_only_reason = (!PROBED_TOOLS.contains(&tool.as_str())).then(|| format!("the probe proves only {ANSWERABLE_TOOL} and {PATCH_TOOL} prompts of Codex; answer it in Codex's terminal"));
-            let mut prompt = PermissionParts {
-                adapter: ADAPTER_ID,
-                session,
-                cwd: event.cwd.clone(),
-                correlation: correlation(&tool, &input),
-                tool,
-                input,
-                read_only_reason,
-            }
-            .prompt();
-            if let Some(summary) = patch_summary {
-                prompt.summary = summary;
-            }
-            prompt.extra = extra;
-            Ok(held_while_actionable(prompt))
-        }
-        "PostToolUse" => {
-            let (tool, input) = event.take_tool_call()?;
-            Ok(tool_finished(
-                ADAPTER_ID,
-                session,
-                correlation(&tool, &input),
-            ))
-        }
-        // A new prompt from the person starts a later turn: whatever the earlier turn asked is over.
-        "UserPromptSubmit" | "Stop" | "Interrupt" => Ok(turn_ended(ADAPTER_ID, session)),
-        "SessionEnd" => Ok(session_ended(ADAPTER_ID, session)),
-        _ => Ok(HookEvent::Ignore),
+    if event.hook_event_name != "PermissionRequest" {
+        return SETTLING.observe(event);
     }
+    let (tool, input) = event.take_tool_call()?;
+    let command = input
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    // The summary is the command (the kit's), or for a patch, what it changes.
+    let mut patch_summary = None;
+    let mut extra = PromptExtra::default();
+    if tool == ANSWERABLE_TOOL {
+        match rules::pattern_for(command, shell().as_deref()) {
+            Ok(pattern) => extra.suggestions.extend(suggestion(&pattern)),
+            Err(why) => {
+                extra.preview = Some(Preview {
+                    format: PreviewFormat::Text,
+                    title: NO_ALWAYS_TITLE.into(),
+                    text: why.to_string(),
+                    incomplete: None,
+                })
+            }
+        }
+    } else if tool == PATCH_TOOL {
+        let view = crate::patch::view(command, &event.cwd);
+        patch_summary = Some(view.summary);
+        extra.preview = Some(view.preview);
+    }
+    // The gateway decides, for the Codex that runs this hook: it holds the prompt only if
+    // it offers an action for it, else lists it read-only and lets go.
+    let read_only_reason = (!PROBED_TOOLS.contains(&tool.as_str())).then(|| format!("the probe proves only {ANSWERABLE_TOOL} and {PATCH_TOOL} prompts of Codex; answer it in Codex's terminal"));
+    let mut prompt = PermissionParts {
+        adapter: ADAPTER_ID,
+        session: event.session_id.clone(),
+        cwd: event.cwd.clone(),
+        correlation: correlation(&tool, &input),
+        tool,
+        input,
+        read_only_reason,
+    }
+    .prompt();
+    if let Some(summary) = patch_summary {
+        prompt.summary = summary;
+    }
+    prompt.extra = extra;
+    Ok(held_while_actionable(prompt))
 }
+
+/// PostToolUse, and the ends of turns and sessions, settle prompts. A new prompt from the person
+/// (`UserPromptSubmit`) starts a later turn: whatever the earlier turn asked is over.
+const SETTLING: Settling = Settling {
+    adapter: ADAPTER_ID,
+    tool_finished: "PostToolUse",
+    turn_ended: &["UserPromptSubmit", "Stop", "Interrupt"],
+    session_ended: "SessionEnd",
+    correlation,
+};
 
 /// PermissionRequest carries `{command, description}` and PostToolUse only `{command}`, so the
 /// command alone identifies the call; a patch's final newline, which PermissionRequest drops, is

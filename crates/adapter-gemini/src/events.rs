@@ -27,8 +27,7 @@ use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::text::one_line;
 use gatehouse_core::{HoldMode, HookEvent, NewPrompt, ParseError};
 use gatehouse_harness::events::{
-    command_correlation, read, session_ended, tool_finished, turn_ended, ClaudeShapePayload,
-    PermissionParts,
+    command_correlation, read, ClaudeShapePayload, PermissionParts, Settling,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -52,26 +51,24 @@ struct NotificationFields {
 
 /// Reads one Gemini CLI hook event.
 pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
-    let (value, mut event) = read::<ClaudeShapePayload>(stdin)?;
+    let (value, event) = read::<ClaudeShapePayload>(stdin)?;
     let fields = NotificationFields::deserialize(&value)
         .map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
-    let session = event.session_id.clone();
     match event.hook_event_name.as_str() {
         "Notification" => Ok(notification(event, fields)),
-        "AfterTool" => {
-            let (tool, input) = event.take_tool_call()?;
-            Ok(tool_finished(
-                ADAPTER_ID,
-                session,
-                command_correlation(&tool, &input),
-            ))
-        }
         "BeforeTool" => Ok(before_tool(event)),
-        "BeforeAgent" | "AfterAgent" => Ok(turn_ended(ADAPTER_ID, session)),
-        "SessionEnd" => Ok(session_ended(ADAPTER_ID, session)),
-        _ => Ok(HookEvent::Ignore),
+        _ => SETTLING.observe(event),
     }
 }
+
+/// AfterTool (Allow in Gemini's dialog), and the ends of turns and sessions, settle prompts.
+const SETTLING: Settling = Settling {
+    adapter: ADAPTER_ID,
+    tool_finished: "AfterTool",
+    turn_ended: &["BeforeAgent", "AfterAgent"],
+    session_ended: "SessionEnd",
+    correlation: command_correlation,
+};
 
 /// A `BeforeTool` of the shell tool is a prompt to hold; any other is ignored.
 fn before_tool(event: ClaudeShapePayload) -> HookEvent {

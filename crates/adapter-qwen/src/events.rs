@@ -20,9 +20,7 @@
 
 use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::{HookEvent, ParseError};
-use gatehouse_harness::events::{
-    read, session_ended, tool_finished, turn_ended, ClaudeShapePayload, PermissionParts,
-};
+use gatehouse_harness::events::{read, turn_ended, ClaudeShapePayload, PermissionParts, Settling};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -48,7 +46,6 @@ struct BatchCall {
 /// Qwen's payloads name themselves.
 pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError> {
     let (value, mut raw) = read::<ClaudeShapePayload>(stdin)?;
-    let session = raw.session_id.clone();
     let cancelled = || {
         Batch::deserialize(&value)
             .unwrap_or_default()
@@ -59,22 +56,21 @@ pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError
     match raw.hook_event_name.as_str() {
         "PermissionRequest" => {
             let (tool, input) = raw.take_tool_call()?;
-            Ok(permission_prompt(session, raw.cwd, tool, input))
+            Ok(permission_prompt(raw.session_id, raw.cwd, tool, input))
         }
-        "PostToolUse" => {
-            let (tool, input) = raw.take_tool_call()?;
-            Ok(tool_finished(
-                ADAPTER_ID,
-                session,
-                correlation(&tool, &input),
-            ))
-        }
-        "PostToolBatch" if cancelled() => Ok(turn_ended(ADAPTER_ID, session)),
-        "Stop" => Ok(turn_ended(ADAPTER_ID, session)),
-        "SessionEnd" => Ok(session_ended(ADAPTER_ID, session)),
-        _ => Ok(HookEvent::Ignore),
+        "PostToolBatch" if cancelled() => Ok(turn_ended(ADAPTER_ID, raw.session_id)),
+        _ => SETTLING.observe(raw),
     }
 }
+
+/// PostToolUse, Stop and SessionEnd settle prompts.
+const SETTLING: Settling = Settling {
+    adapter: ADAPTER_ID,
+    tool_finished: "PostToolUse",
+    turn_ended: &["Stop"],
+    session_ended: "SessionEnd",
+    correlation,
+};
 
 fn permission_prompt(session: String, cwd: String, tool: String, input: Value) -> HookEvent {
     let shell = tool == ANSWERABLE_TOOL

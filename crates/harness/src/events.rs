@@ -73,6 +73,41 @@ pub fn session_ended(adapter: &str, session: String) -> HookEvent {
     })
 }
 
+/// Which events of an agent in Claude Code's shape settle its prompts, by name, and how a
+/// finished call is correlated with its prompt.
+#[derive(Debug, Clone, Copy)]
+pub struct Settling {
+    /// The adapter's id.
+    pub adapter: &'static str,
+    /// The event of a finished call (such as `PostToolUse`), with its tool and input.
+    pub tool_finished: &'static str,
+    /// The events that end the session's turn (such as `Stop`).
+    pub turn_ended: &'static [&'static str],
+    /// The event that ends the session (such as `SessionEnd`).
+    pub session_ended: &'static str,
+    /// The correlation of a finished call, as of its prompt.
+    pub correlation: fn(&str, &Value) -> String,
+}
+
+impl Settling {
+    /// What `payload` settles: a finished call (else which field it lacks), the end of a turn or
+    /// of the session; [`HookEvent::Ignore`] for any other event.
+    pub fn observe(&self, mut payload: ClaudeShapePayload) -> Result<HookEvent, ParseError> {
+        let name = payload.hook_event_name.as_str();
+        Ok(if name == self.tool_finished {
+            let (tool, input) = payload.take_tool_call()?;
+            let correlation = (self.correlation)(&tool, &input);
+            tool_finished(self.adapter, payload.session_id, correlation)
+        } else if self.turn_ended.contains(&name) {
+            turn_ended(self.adapter, payload.session_id)
+        } else if name == self.session_ended {
+            session_ended(self.adapter, payload.session_id)
+        } else {
+            HookEvent::Ignore
+        })
+    }
+}
+
 /// A permission prompt that the gateway decides, for the agent version the hook reports: held
 /// only while the gateway offers an action for it, else listed read-only and let go at once; one
 /// the adapter marked read-only is registered for watching only.
@@ -216,6 +251,49 @@ mod tests {
             command_correlation("t", &json!({ "path": "a" })),
             correlation_key("t", &json!({ "path": "a" }))
         );
+    }
+
+    #[test]
+    fn the_settling_events_are_observed_by_name_and_others_ignored() {
+        const SETTLING: Settling = Settling {
+            adapter: "agent",
+            tool_finished: "Done",
+            turn_ended: &["Stop", "Interrupt"],
+            session_ended: "End",
+            correlation: command_correlation,
+        };
+        let observe = |json: &str| SETTLING.observe(read(json.as_bytes()).unwrap().1);
+        let finished = observe(
+            r#"{"hook_event_name": "Done", "session_id": "s", "tool_name": "t", "tool_input": {"command": "ls", "description": "d"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            finished,
+            HookEvent::Observe(Observation::ToolFinished { adapter, session, correlation })
+                if (adapter.as_str(), session.as_str()) == ("agent", "s")
+                    && correlation == correlation_key("t", &json!("ls"))
+        ));
+        assert!(
+            observe(r#"{"hook_event_name": "Done", "session_id": "s", "tool_name": "t"}"#)
+                .unwrap_err()
+                .to_string()
+                .contains("a Done event without `tool_input`")
+        );
+        for turn in ["Stop", "Interrupt"] {
+            let json = format!(r#"{{"hook_event_name": "{turn}", "session_id": "s"}}"#);
+            assert!(matches!(
+                observe(&json).unwrap(),
+                HookEvent::Observe(Observation::TurnEnded { .. })
+            ));
+        }
+        assert!(matches!(
+            observe(r#"{"hook_event_name": "End", "session_id": "s"}"#).unwrap(),
+            HookEvent::Observe(Observation::SessionEnded { .. })
+        ));
+        assert!(matches!(
+            observe(r#"{"hook_event_name": "Other", "session_id": "s"}"#).unwrap(),
+            HookEvent::Ignore
+        ));
     }
 
     #[test]
