@@ -205,10 +205,9 @@ mod tests {
 
     fn prompt_of(stdin: &[u8], shell: Option<&str>) -> (NewPrompt, HoldMode) {
         let shell = shell.map(str::to_owned);
-        match parse_with(stdin, &move || shell.clone()).unwrap() {
-            HookEvent::Prompt { prompt, hold } => (prompt, hold),
-            other => panic!("a prompt, not {other:?}"),
-        }
+        gatehouse_harness::events::testing::prompt_of(
+            parse_with(stdin, &move || shell.clone()).unwrap(),
+        )
     }
 
     #[test]

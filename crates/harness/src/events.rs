@@ -172,6 +172,27 @@ impl PermissionParts {
     }
 }
 
+/// What adapters' tests share about events (the kit's feature `testing`).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use gatehouse_core::{HoldMode, HookEvent, NewPrompt};
+
+    /// The prompt `event` is, and how it is held; panics for any other event.
+    pub fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
+        match event {
+            HookEvent::Prompt { prompt, hold } => (prompt, hold),
+            other => panic!("not a prompt: {other:?}"),
+        }
+    }
+
+    /// The prompt `event` is, asserting that it is held as `hold`.
+    pub fn held_as(event: HookEvent, hold: HoldMode) -> NewPrompt {
+        let (prompt, held) = prompt_of(event);
+        assert_eq!(held, hold, "{prompt:?}");
+        prompt
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
