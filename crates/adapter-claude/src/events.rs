@@ -57,13 +57,7 @@ pub fn parse_in(stdin: &[u8], surroundings: &Surroundings<'_>) -> Result<HookEve
 }
 
 /// PostToolUse, Stop and SessionEnd settle prompts answered in the terminal.
-const SETTLING: Settling = Settling {
-    adapter: ADAPTER_ID,
-    tool_finished: "PostToolUse",
-    turn_ended: &["Stop"],
-    session_ended: "SessionEnd",
-    correlation,
-};
+const SETTLING: Settling = Settling::claude_code(ADAPTER_ID, correlation);
 
 fn prompt(
     event: &ClaudeShapePayload,

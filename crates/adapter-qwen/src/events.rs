@@ -64,13 +64,7 @@ pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError
 }
 
 /// PostToolUse, Stop and SessionEnd settle prompts.
-const SETTLING: Settling = Settling {
-    adapter: ADAPTER_ID,
-    tool_finished: "PostToolUse",
-    turn_ended: &["Stop"],
-    session_ended: "SessionEnd",
-    correlation,
-};
+const SETTLING: Settling = Settling::claude_code(ADAPTER_ID, correlation);
 
 fn permission_prompt(session: String, cwd: String, tool: String, input: Value) -> HookEvent {
     let shell = tool == ANSWERABLE_TOOL

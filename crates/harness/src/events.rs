@@ -90,6 +90,21 @@ pub struct Settling {
 }
 
 impl Settling {
+    /// Claude Code's settling events, which Qwen Code sends too: `PostToolUse`, `Stop` and
+    /// `SessionEnd`.
+    pub const fn claude_code(
+        adapter: &'static str,
+        correlation: fn(&str, &Value) -> String,
+    ) -> Self {
+        Settling {
+            adapter,
+            tool_finished: "PostToolUse",
+            turn_ended: &["Stop"],
+            session_ended: "SessionEnd",
+            correlation,
+        }
+    }
+
     /// What `payload` settles: a finished call (else which field it lacks), the end of a turn or
     /// of the session; [`HookEvent::Ignore`] for any other event.
     pub fn observe(&self, mut payload: ClaudeShapePayload) -> Result<HookEvent, ParseError> {
