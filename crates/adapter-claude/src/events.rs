@@ -3,10 +3,8 @@
 //! observations that settle prompts answered in the terminal; everything else is ignored.
 
 use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{
-    HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind, TerminalLocation,
-};
-use serde::Deserialize;
+use gatehouse_core::{HoldMode, HookEvent, NewPrompt, ParseError, PromptKind, TerminalLocation};
+use gatehouse_harness::events::{ClaudeShapePayload, Settling};
 use serde_json::Value;
 
 use crate::on_disk::FileOnDisk;
@@ -14,21 +12,6 @@ use crate::{preview, questions, suggestions, ADAPTER_ID};
 
 /// The longest summary kept, in characters.
 const SUMMARY_CHARS: usize = 300;
-
-/// The fields gatehouse reads from every event. Others are ignored.
-#[derive(Debug, Deserialize)]
-struct RawEvent {
-    hook_event_name: String,
-    session_id: String,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    tool_name: Option<String>,
-    #[serde(default)]
-    tool_input: Option<Value>,
-    #[serde(default)]
-    permission_suggestions: Option<Value>,
-}
 
 /// What the hook knows beyond its stdin, handed in so that parsing stays pure: where Claude Code
 /// runs, and a reader for the file an edit changes (bounded: see [`crate::on_disk`]).
@@ -56,57 +39,28 @@ pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
 pub fn parse_in(stdin: &[u8], surroundings: &Surroundings<'_>) -> Result<HookEvent, ParseError> {
     // Straight into the fields read, with no copy as a whole `Value` first: the event may be
     // as large as the hook's stdin, and the fields not read are skipped without being kept.
-    let mut event: RawEvent =
+    let mut event: ClaudeShapePayload =
         serde_json::from_slice(stdin).map_err(|error| match error.classify() {
             serde_json::error::Category::Data => ParseError::NotAnEvent(error.to_string()),
             _ => ParseError::NotJson(error.to_string()),
         })?;
-    // Taken, not copied: the input may be as large as the hook's stdin.
-    let tool = event
-        .tool_name
-        .take()
-        .ok_or_else(|| missing(&event, "tool_name"));
-    let input = event
-        .tool_input
-        .take()
-        .ok_or_else(|| missing(&event, "tool_input"));
-    match event.hook_event_name.as_str() {
-        "PermissionRequest" => {
-            let prompt = prompt(&event, tool?, input?, surroundings);
-            Ok(HookEvent::Prompt {
-                prompt,
-                hold: HoldMode::UntilOutcome,
-            })
-        }
-        "PostToolUse" => {
-            let correlation = correlation(&tool?, &input?);
-            Ok(HookEvent::Observe(Observation::ToolFinished {
-                adapter: ADAPTER_ID.into(),
-                session: event.session_id,
-                correlation,
-            }))
-        }
-        "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded {
-            adapter: ADAPTER_ID.into(),
-            session: event.session_id,
-        })),
-        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
-            adapter: ADAPTER_ID.into(),
-            session: event.session_id,
-        })),
-        _ => Ok(HookEvent::Ignore),
+    if event.hook_event_name != "PermissionRequest" {
+        return SETTLING.observe(event);
     }
+    // Taken, not copied: the input may be as large as the hook's stdin.
+    let (tool, input) = event.take_tool_call()?;
+    let prompt = prompt(&event, tool, input, surroundings);
+    Ok(HookEvent::Prompt {
+        prompt,
+        hold: HoldMode::UntilOutcome,
+    })
 }
 
-fn missing(event: &RawEvent, field: &str) -> ParseError {
-    ParseError::NotAnEvent(format!(
-        "a {} event without `{field}`",
-        event.hook_event_name
-    ))
-}
+/// PostToolUse, Stop and SessionEnd settle prompts answered in the terminal.
+const SETTLING: Settling = Settling::claude_code(ADAPTER_ID, correlation);
 
 fn prompt(
-    event: &RawEvent,
+    event: &ClaudeShapePayload,
     tool: String,
     input: Value,
     surroundings: &Surroundings<'_>,

@@ -67,13 +67,15 @@ mod tests {
 
     #[test]
     fn the_version_is_the_first_word_of_a_claude_code_line() {
-        assert_eq!(
-            parse_version_output("2.1.332 (Claude Code)\n").as_deref(),
-            Some("2.1.332")
+        executable::testing::assert_versions(
+            parse_version_output,
+            &[
+                ("2.1.332 (Claude Code)\n", Some("2.1.332")),
+                ("codex-cli 0.171.0", None),
+                ("usage: claude", None),
+                ("", None),
+            ],
         );
-        assert_eq!(parse_version_output("codex-cli 0.171.0"), None);
-        assert_eq!(parse_version_output("usage: claude"), None);
-        assert_eq!(parse_version_output(""), None);
     }
 
     /// A process that runs until killed: `program` with `arguments`.
@@ -88,7 +90,6 @@ mod tests {
 
     #[test]
     fn the_program_asked_is_the_processs_own_executable_or_the_script_it_runs() {
-        use std::os::unix::fs::PermissionsExt;
         let sleeping = Running(
             std::process::Command::new("sleep")
                 .arg("30")
@@ -101,13 +102,11 @@ mod tests {
             Some(PathBuf::from(format!("/proc/{pid}/exe")))
         );
         let folder = tempfile::tempdir().unwrap();
-        let script = folder.path().join("claude");
-        std::fs::write(
-            &script,
-            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo '9.9.9 (Claude Code)'; exit 0; fi\nsleep 30\nexit 0\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let script = executable::testing::script(
+            folder.path(),
+            "claude",
+            "if [ \"$1\" = --version ]; then echo '9.9.9 (Claude Code)'; exit 0; fi\nsleep 30\nexit 0\n",
+        );
         let fake = Running(std::process::Command::new(&script).spawn().unwrap());
         let pid = fake.0.id();
         // Until the child has run the script, it is still a copy of this test.

@@ -19,10 +19,11 @@
 
 use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::{
-    AlwaysScope, HoldMode, HookEvent, NewPrompt, Observation, ParseError, Preview, PreviewFormat,
-    PromptExtra, PromptKind, RuleMatch, Suggestion,
+    AlwaysScope, HookEvent, ParseError, Preview, PreviewFormat, PromptExtra, RuleMatch, Suggestion,
 };
-use serde::Deserialize;
+use gatehouse_harness::events::{
+    command_correlation, held_while_actionable, read, ClaudeShapePayload, PermissionParts, Settling,
+};
 use serde_json::{json, Value};
 
 use crate::rules::{self, Pattern};
@@ -42,18 +43,6 @@ pub const PROBED_TOOLS: [&str; 2] = [ANSWERABLE_TOOL, PATCH_TOOL];
 pub const NO_ALWAYS_TITLE: &str =
     "\"always\" (a rule for your next Codex session) is not offered for this command";
 
-#[derive(Debug, Deserialize)]
-struct RawEvent {
-    hook_event_name: String,
-    session_id: String,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    tool_name: Option<String>,
-    #[serde(default)]
-    tool_input: Option<Value>,
-}
-
 /// Reads one Codex hook event; the person's shell (for a rule's pattern) is found only for a
 /// Bash prompt ([`rules::person_shell`]).
 pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
@@ -65,119 +54,74 @@ pub fn parse_with(
     stdin: &[u8],
     shell: &dyn Fn() -> Option<String>,
 ) -> Result<HookEvent, ParseError> {
-    let value: Value =
-        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let event: RawEvent =
-        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
-    let missing = |field: &str| {
-        ParseError::NotAnEvent(format!(
-            "a {} event without `{field}`",
-            event.hook_event_name
-        ))
-    };
-    let adapter = ADAPTER_ID.to_owned();
-    let session = event.session_id.clone();
-    match event.hook_event_name.as_str() {
-        "PermissionRequest" => {
-            let tool = event
-                .tool_name
-                .clone()
-                .ok_or_else(|| missing("tool_name"))?;
-            let input = event
-                .tool_input
-                .clone()
-                .ok_or_else(|| missing("tool_input"))?;
-            let command = input
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let mut summary = if command.is_empty() {
-                input.to_string()
-            } else {
-                command.to_owned()
-            };
-            let mut extra = PromptExtra::default();
-            if tool == ANSWERABLE_TOOL {
-                match rules::pattern_for(command, shell().as_deref()) {
-                    Ok(pattern) => extra.suggestions.extend(suggestion(&pattern)),
-                    Err(why) => {
-                        extra.preview = Some(Preview {
-                            format: PreviewFormat::Text,
-                            title: NO_ALWAYS_TITLE.into(),
-                            text: why.to_string(),
-                            incomplete: None,
-                        })
-                    }
-                }
-            } else if tool == PATCH_TOOL {
-                let view = crate::patch::view(command, &event.cwd);
-                summary = view.summary;
-                extra.preview = Some(view.preview);
-            }
-            let (hold, read_only_reason) = if PROBED_TOOLS.contains(&tool.as_str()) {
-                // The gateway decides, for the Codex that runs this hook: it holds the prompt
-                // only if it offers an action for it, else lists it read-only and lets go.
-                (HoldMode::WhileActionable, None)
-            } else {
-                (HoldMode::RegisterOnly, Some(format!("the probe proves only {ANSWERABLE_TOOL} and {PATCH_TOOL} prompts of Codex; answer it in Codex's terminal")))
-            };
-            let prompt = NewPrompt {
-                adapter,
-                session,
-                cwd: event.cwd.clone(),
-                kind: PromptKind::Permission,
-                correlation: correlation(&tool, &input),
-                tool,
-                input,
-                summary,
-                questions: Vec::new(),
-                read_only_reason,
-                host: String::new(),
-                extra,
-            };
-            Ok(HookEvent::Prompt { prompt, hold })
-        }
-        "PostToolUse" => {
-            let tool = event
-                .tool_name
-                .clone()
-                .ok_or_else(|| missing("tool_name"))?;
-            let input = event
-                .tool_input
-                .clone()
-                .ok_or_else(|| missing("tool_input"))?;
-            let correlation = correlation(&tool, &input);
-            Ok(HookEvent::Observe(Observation::ToolFinished {
-                adapter,
-                session,
-                correlation,
-            }))
-        }
-        // A new prompt from the person starts a later turn: whatever the earlier turn asked is over.
-        "UserPromptSubmit" | "Stop" | "Interrupt" => {
-            Ok(HookEvent::Observe(Observation::TurnEnded {
-                adapter,
-                session,
-            }))
-        }
-        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
-            adapter,
-            session,
-        })),
-        _ => Ok(HookEvent::Ignore),
+    let (_, mut event) = read::<ClaudeShapePayload>(stdin)?;
+    if event.hook_event_name != "PermissionRequest" {
+        return SETTLING.observe(event);
     }
+    let (tool, input) = event.take_tool_call()?;
+    let command = input
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    // The summary is the command (the kit's), or for a patch, what it changes.
+    let mut patch_summary = None;
+    let mut extra = PromptExtra::default();
+    if tool == ANSWERABLE_TOOL {
+        match rules::pattern_for(command, shell().as_deref()) {
+            Ok(pattern) => extra.suggestions.extend(suggestion(&pattern)),
+            Err(why) => {
+                extra.preview = Some(Preview {
+                    format: PreviewFormat::Text,
+                    title: NO_ALWAYS_TITLE.into(),
+                    text: why.to_string(),
+                    incomplete: None,
+                })
+            }
+        }
+    } else if tool == PATCH_TOOL {
+        let view = crate::patch::view(command, &event.cwd);
+        patch_summary = Some(view.summary);
+        extra.preview = Some(view.preview);
+    }
+    // The gateway decides, for the Codex that runs this hook: it holds the prompt only if
+    // it offers an action for it, else lists it read-only and lets go.
+    let read_only_reason = (!PROBED_TOOLS.contains(&tool.as_str())).then(|| format!("the probe proves only {ANSWERABLE_TOOL} and {PATCH_TOOL} prompts of Codex; answer it in Codex's terminal"));
+    let mut prompt = PermissionParts {
+        adapter: ADAPTER_ID,
+        session: event.session_id.clone(),
+        cwd: event.cwd.clone(),
+        correlation: correlation(&tool, &input),
+        tool,
+        input,
+        read_only_reason,
+    }
+    .prompt();
+    if let Some(summary) = patch_summary {
+        prompt.summary = summary;
+    }
+    prompt.extra = extra;
+    Ok(held_while_actionable(prompt))
 }
+
+/// PostToolUse, and the ends of turns and sessions, settle prompts. A new prompt from the person
+/// (`UserPromptSubmit`) starts a later turn: whatever the earlier turn asked is over.
+const SETTLING: Settling = Settling {
+    adapter: ADAPTER_ID,
+    tool_finished: "PostToolUse",
+    turn_ended: &["UserPromptSubmit", "Stop", "Interrupt"],
+    session_ended: "SessionEnd",
+    correlation,
+};
 
 /// PermissionRequest carries `{command, description}` and PostToolUse only `{command}`, so the
 /// command alone identifies the call; a patch's final newline, which PermissionRequest drops, is
 /// not part of it.
 fn correlation(tool: &str, input: &Value) -> String {
-    let command = input.get("command").unwrap_or(input);
-    match command.as_str() {
+    match input.get("command").and_then(Value::as_str) {
         Some(patch) if tool == PATCH_TOOL => {
             correlation_key(tool, &Value::from(patch.trim_end_matches('\n')))
         }
-        _ => correlation_key(tool, command),
+        _ => command_correlation(tool, input),
     }
 }
 
@@ -216,6 +160,8 @@ fn suggestion(pattern: &Pattern) -> Option<Suggestion> {
 
 #[cfg(test)]
 mod tests {
+    use gatehouse_core::{HoldMode, NewPrompt, Observation};
+
     use super::*;
 
     macro_rules! fixture {
@@ -259,10 +205,9 @@ mod tests {
 
     fn prompt_of(stdin: &[u8], shell: Option<&str>) -> (NewPrompt, HoldMode) {
         let shell = shell.map(str::to_owned);
-        match parse_with(stdin, &move || shell.clone()).unwrap() {
-            HookEvent::Prompt { prompt, hold } => (prompt, hold),
-            other => panic!("a prompt, not {other:?}"),
-        }
+        gatehouse_harness::events::testing::prompt_of(
+            parse_with(stdin, &move || shell.clone()).unwrap(),
+        )
     }
 
     #[test]

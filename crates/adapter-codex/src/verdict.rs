@@ -81,23 +81,7 @@ mod tests {
 
     #[test]
     fn once_allows_and_deny_carries_its_message() {
-        assert_eq!(
-            render(&Verdict(Answer::Once)),
-            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#
-        );
-        assert_eq!(
-            render(&Verdict(Answer::Deny {
-                message: Some("use make clean".into())
-            })),
-            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"use make clean"}}}"#
-        );
-        assert!(render(&Verdict(Answer::Deny {
-            message: Some("  ".into())
-        }))
-        .contains(DEFAULT_DENY_MESSAGE));
-        assert!(
-            render(&Verdict(Answer::Answer { responses: vec![] })).contains(r#""behavior":"deny""#)
-        );
+        gatehouse_harness::verdict::testing::assert_permission_request_decisions(render, "Codex");
     }
 
     fn bash_prompt(command: &str) -> NewPrompt {

@@ -17,9 +17,10 @@
 //!   no event of its own) end the session's turn; `sessionEnd` ends the session.
 //! - Anything else (`preToolUse`, `sessionStart`, `notification`, ...): nothing for gatehouse.
 
-use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{HoldMode, HookEvent, Observation, ParseError};
-use gatehouse_harness::events::{read, PermissionParts};
+use gatehouse_core::{HookEvent, ParseError};
+use gatehouse_harness::events::{
+    command_correlation, read, required, session_ended, tool_finished, turn_ended, PermissionParts,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -57,63 +58,47 @@ pub fn parse(
             "the event is not named: the hook command must end with it, as in `gatehouse hook copilot permissionRequest`".into(),
         ));
     };
-    let missing = |field: &str| ParseError::NotAnEvent(format!("a {name} event without `{field}`"));
-    let adapter = ADAPTER_ID.to_owned();
     let session = raw.session_id.clone();
     match name.as_str() {
         "permissionRequest" => {
-            let tool = raw.tool_name.clone().ok_or_else(|| missing("toolName"))?;
-            let input = raw.tool_input.clone().ok_or_else(|| missing("toolInput"))?;
+            let tool = required(raw.tool_name, &name, "toolName")?;
+            let input = required(raw.tool_input, &name, "toolInput")?;
             let command = input
                 .get("command")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let (hold, read_only_reason) = if tool != ANSWERABLE_TOOL {
-                (HoldMode::RegisterOnly, Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Copilot CLI; answer it in Copilot's terminal")))
+            // The gateway decides, for the Copilot CLI that runs this hook, unless the prompt is
+            // of another tool or one Copilot may run by its own rules.
+            let read_only_reason = if tool != ANSWERABLE_TOOL {
+                Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Copilot CLI; answer it in Copilot's terminal"))
             } else {
-                match own_rules(command, &raw.cwd) {
-                    // The gateway decides, for the Copilot CLI that runs this hook: it holds the
-                    // prompt only if it offers an action for it, else lists it read-only and lets go.
-                    None => (HoldMode::WhileActionable, None),
-                    Some(reason) => (HoldMode::RegisterOnly, Some(reason)),
-                }
+                own_rules(command, &raw.cwd)
             };
-            let prompt = PermissionParts {
+            Ok(PermissionParts {
                 adapter: ADAPTER_ID,
                 session,
-                cwd: raw.cwd.clone(),
-                correlation: correlation(&tool, &input),
+                cwd: raw.cwd,
+                correlation: command_correlation(&tool, &input),
                 tool,
                 input,
                 read_only_reason,
             }
-            .prompt();
-            Ok(HookEvent::Prompt { prompt, hold })
+            .held_while_actionable())
         }
+        // The command alone identifies the call: `postToolUse` adds a `description`.
         "postToolUse" => {
-            let tool = raw.tool_name.clone().ok_or_else(|| missing("toolName"))?;
-            let input = raw.tool_args.clone().ok_or_else(|| missing("toolArgs"))?;
-            Ok(HookEvent::Observe(Observation::ToolFinished {
-                adapter,
+            let tool = required(raw.tool_name, &name, "toolName")?;
+            let input = required(raw.tool_args, &name, "toolArgs")?;
+            Ok(tool_finished(
+                ADAPTER_ID,
                 session,
-                correlation: correlation(&tool, &input),
-            }))
+                command_correlation(&tool, &input),
+            ))
         }
-        "agentStop" | "userPromptSubmitted" => Ok(HookEvent::Observe(Observation::TurnEnded {
-            adapter,
-            session,
-        })),
-        "sessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
-            adapter,
-            session,
-        })),
+        "agentStop" | "userPromptSubmitted" => Ok(turn_ended(ADAPTER_ID, session)),
+        "sessionEnd" => Ok(session_ended(ADAPTER_ID, session)),
         _ => Ok(HookEvent::Ignore),
     }
-}
-
-/// The command alone identifies the call: `postToolUse` adds a `description`.
-fn correlation(tool: &str, input: &Value) -> String {
-    correlation_key(tool, input.get("command").unwrap_or(input))
 }
 
 #[cfg(test)]

@@ -4,30 +4,20 @@
 //! `{"behavior":"deny","message":M}` did not run it and told the model "Permission denied by a
 //! PermissionRequest hook: M" (`gatehouse probe copilot` checks both for each version).
 
-use gatehouse_core::answer::deny_message;
-use gatehouse_core::{Answer, Verdict};
+use gatehouse_core::Verdict;
+use gatehouse_harness::verdict::{once_or_deny, OnceOrDeny};
 use serde_json::json;
 
 /// What Copilot tells the model when the person denies without a message of their own.
 pub use gatehouse_core::answer::DEFAULT_DENY_MESSAGE;
 
-/// The hook's stdout for a verdict.
+/// The hook's stdout for a verdict. Copilot asks no questions through this hook and no probe
+/// proves its "don't ask again", so neither an answer nor `always` is ever offered; should one
+/// arrive anyway, it is a deny ([`once_or_deny`]).
 pub fn render(verdict: &Verdict) -> String {
-    match &verdict.0 {
-        Answer::Once => json!({ "behavior": "allow" }),
-        Answer::Deny { message } => {
-            json!({ "behavior": "deny", "message": deny_message(message) })
-        }
-        // Copilot asks no questions through this hook, so no such verdict is ever offered; should
-        // one arrive anyway, it must never allow by accident.
-        Answer::Answer { .. } => {
-            json!({ "behavior": "deny", "message": "gatehouse cannot answer questions for Copilot CLI." })
-        }
-        // No probe proves Copilot's "don't ask again", so `always` is never offered; should one
-        // arrive anyway, it must never allow by accident.
-        Answer::Always { .. } => {
-            json!({ "behavior": "deny", "message": "gatehouse cannot allow calls for good in Copilot CLI." })
-        }
+    match once_or_deny(verdict, "Copilot CLI") {
+        OnceOrDeny::Allow => json!({ "behavior": "allow" }),
+        OnceOrDeny::Deny(message) => json!({ "behavior": "deny", "message": message }),
     }
     .to_string()
 }
@@ -38,19 +28,17 @@ mod tests {
 
     #[test]
     fn once_allows_and_deny_carries_its_message_at_the_top_level() {
-        assert_eq!(render(&Verdict(Answer::Once)), r#"{"behavior":"allow"}"#);
+        gatehouse_harness::verdict::testing::assert_once_or_deny(
+            render,
+            "Copilot CLI",
+            r#"{"behavior":"allow"}"#,
+            |message| json!({ "behavior": "deny", "message": message }).to_string(),
+        );
         assert_eq!(
-            render(&Verdict(Answer::Deny {
+            render(&Verdict(gatehouse_core::Answer::Deny {
                 message: Some("use make clean".into())
             })),
             r#"{"behavior":"deny","message":"use make clean"}"#
-        );
-        assert!(render(&Verdict(Answer::Deny {
-            message: Some("  ".into())
-        }))
-        .contains(DEFAULT_DENY_MESSAGE));
-        assert!(
-            render(&Verdict(Answer::Answer { responses: vec![] })).contains(r#""behavior":"deny""#)
         );
     }
 }

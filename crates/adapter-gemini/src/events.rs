@@ -25,7 +25,10 @@
 
 use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::text::one_line;
-use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, ParseError, PromptKind};
+use gatehouse_core::{HoldMode, HookEvent, NewPrompt, ParseError};
+use gatehouse_harness::events::{
+    command_correlation, read, ClaudeShapePayload, PermissionParts, Settling,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -37,16 +40,9 @@ pub const SHELL_TOOL: &str = "run_shell_command";
 /// The longest summary, in characters.
 const SUMMARY_CHARS: usize = 300;
 
+/// The fields of a `Notification` beyond Claude Code's shape.
 #[derive(Debug, Deserialize)]
-struct RawEvent {
-    hook_event_name: String,
-    session_id: String,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    tool_name: Option<String>,
-    #[serde(default)]
-    tool_input: Option<Value>,
+struct NotificationFields {
     #[serde(default)]
     notification_type: Option<String>,
     #[serde(default)]
@@ -55,101 +51,88 @@ struct RawEvent {
 
 /// Reads one Gemini CLI hook event.
 pub fn parse(stdin: &[u8]) -> Result<HookEvent, ParseError> {
-    let value: Value =
-        serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let event: RawEvent =
-        serde_json::from_value(value).map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
-    let adapter = ADAPTER_ID.to_owned();
-    let session = event.session_id.clone();
+    let (value, event) = read::<ClaudeShapePayload>(stdin)?;
+    let fields = NotificationFields::deserialize(&value)
+        .map_err(|error| ParseError::NotAnEvent(error.to_string()))?;
     match event.hook_event_name.as_str() {
-        "Notification" => Ok(notification(event)),
-        "AfterTool" => {
-            let missing = |field: &str| {
-                ParseError::NotAnEvent(format!("an AfterTool event without `{field}`"))
-            };
-            let tool = event.tool_name.ok_or_else(|| missing("tool_name"))?;
-            let input = event.tool_input.ok_or_else(|| missing("tool_input"))?;
-            Ok(HookEvent::Observe(Observation::ToolFinished {
-                adapter,
-                session,
-                correlation: correlation_key(&tool, input.get("command").unwrap_or(&input)),
-            }))
-        }
+        "Notification" => Ok(notification(event, fields)),
         "BeforeTool" => Ok(before_tool(event)),
-        "BeforeAgent" | "AfterAgent" => Ok(HookEvent::Observe(Observation::TurnEnded {
-            adapter,
-            session,
-        })),
-        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
-            adapter,
-            session,
-        })),
-        _ => Ok(HookEvent::Ignore),
+        _ => SETTLING.observe(event),
     }
 }
 
+/// AfterTool (Allow in Gemini's dialog), and the ends of turns and sessions, settle prompts.
+const SETTLING: Settling = Settling {
+    adapter: ADAPTER_ID,
+    tool_finished: "AfterTool",
+    turn_ended: &["BeforeAgent", "AfterAgent"],
+    session_ended: "SessionEnd",
+    correlation: command_correlation,
+};
+
 /// A `BeforeTool` of the shell tool is a prompt to hold; any other is ignored.
-fn before_tool(event: RawEvent) -> HookEvent {
+fn before_tool(event: ClaudeShapePayload) -> HookEvent {
     if event.tool_name.as_deref() != Some(SHELL_TOOL) {
         return HookEvent::Ignore;
     }
     let Some(input) = event.tool_input.filter(Value::is_object) else {
         return HookEvent::Ignore;
     };
-    let Some(command) = input.get("command").and_then(Value::as_str) else {
-        return HookEvent::Ignore;
-    };
-    let prompt = NewPrompt {
-        adapter: ADAPTER_ID.to_owned(),
-        session: event.session_id,
-        cwd: event.cwd,
-        kind: PromptKind::Permission,
-        tool: SHELL_TOOL.to_owned(),
-        summary: one_line(command, SUMMARY_CHARS),
-        correlation: correlation_key(SHELL_TOOL, &Value::from(command)),
-        input,
-        questions: Vec::new(),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
-    };
-    HookEvent::Prompt {
-        prompt,
-        hold: HoldMode::WhileActionable,
+    match input.get("command").and_then(Value::as_str) {
+        Some(command) => HookEvent::Prompt {
+            prompt: shell_prompt(event.session_id, event.cwd, command, &input, None),
+            hold: HoldMode::WhileActionable,
+        },
+        None => HookEvent::Ignore,
     }
 }
 
 /// A `ToolPermission` notification of a shell command is a prompt to watch; any other is ignored.
-fn notification(event: RawEvent) -> HookEvent {
-    if event.notification_type.as_deref() != Some("ToolPermission") {
+fn notification(event: ClaudeShapePayload, fields: NotificationFields) -> HookEvent {
+    if fields.notification_type.as_deref() != Some("ToolPermission") {
         return HookEvent::Ignore;
     }
-    let Some(details) = event.details else {
+    let Some(details) = fields.details else {
         return HookEvent::Ignore;
     };
     if details.get("type").and_then(Value::as_str) != Some("exec") {
         return HookEvent::Ignore;
     }
-    let Some(command) = details.get("command").and_then(Value::as_str) else {
-        return HookEvent::Ignore;
-    };
-    let prompt = NewPrompt {
-        adapter: ADAPTER_ID.to_owned(),
-        session: event.session_id,
-        cwd: event.cwd,
-        kind: PromptKind::Permission,
-        tool: SHELL_TOOL.to_owned(),
+    match details.get("command").and_then(Value::as_str) {
+        Some(command) => HookEvent::Prompt {
+            prompt: shell_prompt(
+                event.session_id,
+                event.cwd,
+                command,
+                &details,
+                Some(READ_ONLY_REASON.to_owned()),
+            ),
+            hold: HoldMode::RegisterOnly,
+        },
+        None => HookEvent::Ignore,
+    }
+}
+
+/// A permission prompt of the shell tool for `command`, with `input` as Gemini sent it.
+fn shell_prompt(
+    session: String,
+    cwd: String,
+    command: &str,
+    input: &Value,
+    read_only_reason: Option<String>,
+) -> NewPrompt {
+    NewPrompt {
         summary: one_line(command, SUMMARY_CHARS),
-        correlation: correlation_key(SHELL_TOOL, &Value::from(command)),
-        input: details,
-        questions: Vec::new(),
-        read_only_reason: Some(READ_ONLY_REASON.to_owned()),
-        host: String::new(),
-        extra: Default::default(),
-    };
-    HookEvent::Prompt {
-        prompt,
-        hold: HoldMode::RegisterOnly,
+        ..PermissionParts {
+            adapter: ADAPTER_ID,
+            session,
+            cwd,
+            tool: SHELL_TOOL.to_owned(),
+            correlation: correlation_key(SHELL_TOOL, &Value::from(command)),
+            input: input.clone(),
+            read_only_reason,
+        }
+        .prompt()
     }
 }
 

@@ -5,27 +5,21 @@
 //! brings Gemini's own dialog ([`NO_VERDICT`], printed whenever the hook has no verdict).
 //! `gatehouse probe gemini` checks all three for each version.
 
-use gatehouse_core::answer::deny_message;
-use gatehouse_core::{Answer, Verdict};
+use gatehouse_core::Verdict;
+use gatehouse_harness::verdict::{once_or_deny, OnceOrDeny};
 use serde_json::json;
 
 /// What the hook prints when it has no verdict: Gemini's own dialog decides. Never nothing:
 /// with the allow policy, a hook that prints nothing lets the call run.
 pub const NO_VERDICT: &str = r#"{"decision":"ask"}"#;
 
-/// The hook's stdout for a verdict.
+/// The hook's stdout for a verdict: `once` is no opinion (the allow policy runs the call, though
+/// Gemini's own heuristics may still ask); an answer or `always`, never offered for Gemini, is a
+/// deny ([`once_or_deny`]).
 pub fn render(verdict: &Verdict) -> String {
-    match &verdict.0 {
-        // No opinion: the allow policy runs the call (Gemini's own heuristics may still ask).
-        Answer::Once => json!({}),
-        Answer::Deny { message } => json!({ "decision": "deny", "reason": deny_message(message) }),
-        // Never offered for Gemini; should one arrive anyway, it must never allow by accident.
-        Answer::Answer { .. } => {
-            json!({ "decision": "deny", "reason": "gatehouse cannot answer questions for Gemini CLI." })
-        }
-        Answer::Always { .. } => {
-            json!({ "decision": "deny", "reason": "gatehouse cannot allow calls for good in Gemini CLI." })
-        }
+    match once_or_deny(verdict, "Gemini CLI") {
+        OnceOrDeny::Allow => json!({}),
+        OnceOrDeny::Deny(message) => json!({ "decision": "deny", "reason": message }),
     }
     .to_string()
 }
@@ -36,16 +30,17 @@ mod tests {
 
     #[test]
     fn once_is_no_opinion_deny_carries_its_reason_and_the_rest_deny() {
-        assert_eq!(render(&Verdict(Answer::Once)), "{}");
+        gatehouse_harness::verdict::testing::assert_once_or_deny(
+            render,
+            "Gemini CLI",
+            "{}",
+            |reason| json!({ "decision": "deny", "reason": reason }).to_string(),
+        );
         assert_eq!(
-            render(&Verdict(Answer::Deny {
+            render(&Verdict(gatehouse_core::Answer::Deny {
                 message: Some("use make clean".into())
             })),
             r#"{"decision":"deny","reason":"use make clean"}"#
-        );
-        assert!(render(&Verdict(Answer::Deny { message: None })).contains(r#""decision":"deny""#));
-        assert!(
-            render(&Verdict(Answer::Answer { responses: vec![] })).contains(r#""decision":"deny""#)
         );
         let no_verdict: serde_json::Value = serde_json::from_str(NO_VERDICT).unwrap();
         assert_eq!(no_verdict, json!({ "decision": "ask" }));

@@ -19,8 +19,8 @@
 //!   `Notification`, ...): nothing for gatehouse.
 
 use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{HoldMode, HookEvent, Observation, ParseError};
-use gatehouse_harness::events::{read, ClaudeShapePayload, PermissionParts};
+use gatehouse_core::{HookEvent, ParseError};
+use gatehouse_harness::events::{read, turn_ended, ClaudeShapePayload, PermissionParts, Settling};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -45,19 +45,7 @@ struct BatchCall {
 /// Reads one Qwen Code hook event. `event` (a word after `gatehouse hook qwen`) is not needed:
 /// Qwen's payloads name themselves.
 pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError> {
-    let (value, raw) = read::<ClaudeShapePayload>(stdin)?;
-    let name = raw.hook_event_name.as_str();
-    let missing = |field: &str| ParseError::NotAnEvent(format!("a {name} event without `{field}`"));
-    let tool_call = || {
-        let tool = raw.tool_name.clone().ok_or_else(|| missing("tool_name"))?;
-        let input = raw
-            .tool_input
-            .clone()
-            .ok_or_else(|| missing("tool_input"))?;
-        Ok::<_, ParseError>((tool, input))
-    };
-    let adapter = ADAPTER_ID.to_owned();
-    let session = raw.session_id.clone();
+    let (value, mut raw) = read::<ClaudeShapePayload>(stdin)?;
     let cancelled = || {
         Batch::deserialize(&value)
             .unwrap_or_default()
@@ -65,34 +53,18 @@ pub fn parse(stdin: &[u8], _event: Option<&str>) -> Result<HookEvent, ParseError
             .iter()
             .any(|call| call.status == "cancelled")
     };
-    match name {
+    match raw.hook_event_name.as_str() {
         "PermissionRequest" => {
-            let (tool, input) = tool_call()?;
-            Ok(permission_prompt(session, raw.cwd.clone(), tool, input))
+            let (tool, input) = raw.take_tool_call()?;
+            Ok(permission_prompt(raw.session_id, raw.cwd, tool, input))
         }
-        "PostToolUse" => {
-            let (tool, input) = tool_call()?;
-            Ok(HookEvent::Observe(Observation::ToolFinished {
-                adapter,
-                session,
-                correlation: correlation(&tool, &input),
-            }))
-        }
-        "PostToolBatch" if cancelled() => Ok(HookEvent::Observe(Observation::TurnEnded {
-            adapter,
-            session,
-        })),
-        "Stop" => Ok(HookEvent::Observe(Observation::TurnEnded {
-            adapter,
-            session,
-        })),
-        "SessionEnd" => Ok(HookEvent::Observe(Observation::SessionEnded {
-            adapter,
-            session,
-        })),
-        _ => Ok(HookEvent::Ignore),
+        "PostToolBatch" if cancelled() => Ok(turn_ended(ADAPTER_ID, raw.session_id)),
+        _ => SETTLING.observe(raw),
     }
 }
+
+/// PostToolUse, Stop and SessionEnd settle prompts.
+const SETTLING: Settling = Settling::claude_code(ADAPTER_ID, correlation);
 
 fn permission_prompt(session: String, cwd: String, tool: String, input: Value) -> HookEvent {
     let shell = tool == ANSWERABLE_TOOL
@@ -102,15 +74,8 @@ fn permission_prompt(session: String, cwd: String, tool: String, input: Value) -
             .is_some_and(|command| !command.is_empty());
     // A shell prompt: the gateway decides, for the Qwen Code that runs this hook; it holds the
     // prompt only if it offers an action for it, else lists it read-only and lets go at once.
-    let (hold, read_only_reason) = if shell {
-        (HoldMode::WhileActionable, None)
-    } else {
-        (
-            HoldMode::RegisterOnly,
-            Some(format!("the probe proves only {ANSWERABLE_TOOL} prompts of Qwen Code; answer it in Qwen's terminal")),
-        )
-    };
-    let prompt = PermissionParts {
+    let read_only_reason = (!shell).then(|| format!("the probe proves only {ANSWERABLE_TOOL} prompts of Qwen Code; answer it in Qwen's terminal"));
+    PermissionParts {
         adapter: ADAPTER_ID,
         session,
         cwd,
@@ -119,8 +84,7 @@ fn permission_prompt(session: String, cwd: String, tool: String, input: Value) -
         input,
         read_only_reason,
     }
-    .prompt();
-    HookEvent::Prompt { prompt, hold }
+    .held_while_actionable()
 }
 
 /// The command alone identifies a shell call; any other call, its whole input.

@@ -24,7 +24,7 @@ pub mod verdict;
 
 use gatehouse_core::kit::{AgentProbe, HookInstaller};
 use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
-use gatehouse_harness::executable::AgentExecutable;
+use gatehouse_harness::executable::{first_line_version, AgentExecutable};
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
 };
@@ -67,15 +67,10 @@ pub const AGENT: AgentDescription = AgentDescription {
 };
 
 /// The version in the output of `qwen --version`, which is the version alone (`0.24.4`): its
-/// first line, when that is one word that starts with a digit and has a dot.
+/// first line, when that is one word that may be a version (the kit's
+/// [`first_line_version`]) and has a dot.
 pub fn parse_version_output(output: &str) -> Option<String> {
-    let line = output.lines().next()?.trim();
-    let is_a_version = line.starts_with(|character: char| character.is_ascii_digit())
-        && line.contains('.')
-        && line
-            .chars()
-            .all(|character| character.is_ascii_alphanumeric() || ".-+".contains(character));
-    is_a_version.then(|| line.to_owned())
+    first_line_version(output).filter(|version| version.contains('.'))
 }
 
 /// The Qwen Code adapter: the kit's, with Qwen's events, verdicts, installer and probe.

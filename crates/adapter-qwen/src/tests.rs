@@ -7,15 +7,17 @@ use crate::{parse_version_output, AGENT};
 
 #[test]
 fn the_version_is_the_first_line_when_it_is_a_version() {
-    assert_eq!(parse_version_output("0.24.4\n").as_deref(), Some("0.24.4"));
-    assert_eq!(
-        parse_version_output("0.25.0-nightly.1").as_deref(),
-        Some("0.25.0-nightly.1")
+    gatehouse_harness::executable::testing::assert_versions(
+        parse_version_output,
+        &[
+            ("0.24.4\n", Some("0.24.4")),
+            ("0.25.0-nightly.1", Some("0.25.0-nightly.1")),
+            ("usage: qwen", None),
+            ("1", None),
+            ("0.24.4; rm -rf /", None),
+            ("", None),
+        ],
     );
-    assert_eq!(parse_version_output("usage: qwen"), None);
-    assert_eq!(parse_version_output("1"), None);
-    assert_eq!(parse_version_output("0.24.4; rm -rf /"), None);
-    assert_eq!(parse_version_output(""), None);
 }
 
 #[test]

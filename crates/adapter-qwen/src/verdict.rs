@@ -19,21 +19,14 @@ pub fn render(verdict: &Verdict) -> String {
 
 #[cfg(test)]
 mod tests {
-    use gatehouse_core::Answer;
-
     use super::*;
 
-    /// The rendering itself is tested in the kit; here: Qwen's form and name.
+    /// The rendering itself is the kit's; here: Qwen's form and name.
     #[test]
     fn once_allows_in_the_decision_and_what_qwen_never_offers_denies_naming_qwen() {
-        assert_eq!(
-            render(&Verdict(Answer::Once)),
-            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#
-        );
-        let question = render(&Verdict(Answer::Answer { responses: vec![] }));
-        assert!(
-            question.contains(r#""behavior":"deny""#) && question.contains("for Qwen Code."),
-            "{question}"
+        gatehouse_harness::verdict::testing::assert_permission_request_decisions(
+            render,
+            "Qwen Code",
         );
     }
 }

@@ -257,6 +257,17 @@ pub fn first_line_version(output: &str) -> Option<String> {
     looks_like_a_version(line).then(|| line.to_owned())
 }
 
+/// The version in what an agent's `--version` prints as a line that names the agent: the last
+/// word of the first line without a final full stop (such as `0.171.0` in `codex-cli 0.171.0`,
+/// `1.0.102` in `GitHub Copilot CLI 1.0.102.`), when `names_the_agent` holds for the line and
+/// the word starts with a digit.
+pub fn last_word_version(output: &str, names_the_agent: impl Fn(&str) -> bool) -> Option<String> {
+    let line = output.lines().next()?;
+    let word = line.split_whitespace().last()?.trim_end_matches('.');
+    (names_the_agent(line) && word.starts_with(|character: char| character.is_ascii_digit()))
+        .then(|| word.to_owned())
+}
+
 /// Whether `text` may be a version: short, starting with a digit, of digits, letters, `.`,
 /// `-` and `+` only.
 fn looks_like_a_version(text: &str) -> bool {
@@ -420,6 +431,37 @@ fn file_identity(program: &Path) -> Option<String> {
     ))
 }
 
+/// What adapters' tests share about executables and versions (the kit's feature `testing`).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use std::path::{Path, PathBuf};
+
+    use super::{AgentExecutable, VersionError};
+
+    /// Asserts what `parse` reads from each `--version` output of `seen`.
+    pub fn assert_versions(parse: fn(&str) -> Option<String>, seen: &[(&str, Option<&str>)]) {
+        for (output, version) in seen {
+            assert_eq!(parse(output).as_deref(), *version, "{output:?}");
+        }
+    }
+
+    /// Asserts that the agent's `--version` cannot run from a folder that does not exist.
+    pub fn assert_a_missing_program_cannot_run(agent: &AgentExecutable) {
+        let program = Path::new("/nonexistent").join(agent.program);
+        let error = agent.version_of(&program).unwrap_err();
+        assert!(matches!(error, VersionError::CannotRun { .. }), "{error}");
+    }
+
+    /// Writes the shell script `body` as the executable `name` in `folder`.
+    pub fn script(folder: &Path, name: &str, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = folder.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,13 +476,10 @@ mod tests {
 
     #[test]
     fn a_version_is_read_with_the_callers_parser_and_failures_say_which() {
-        use std::os::unix::fs::PermissionsExt;
         let folder =
             std::env::temp_dir().join(format!("gatehouse-harness-version-{}", std::process::id()));
         std::fs::create_dir_all(&folder).unwrap();
-        let agent = folder.join("agent");
-        std::fs::write(&agent, "#!/bin/sh\necho \"agent-cli $1 1.2.3\"\n").unwrap();
-        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let agent = testing::script(&folder, "agent", "echo \"agent-cli $1 1.2.3\"\n");
         let read = version_of(&agent, last_word);
         std::fs::remove_dir_all(&folder).unwrap();
         assert_eq!(read, Ok("1.2.3".into()));
@@ -483,15 +522,11 @@ mod tests {
     }
 
     fn fake_agent(folder: &Path, version: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let agent = folder.join("agent");
-        std::fs::write(
-            &agent,
-            format!("#!/bin/sh\necho run >> \"$0.runs\"\necho \"agent-cli {version}\"\n"),
+        testing::script(
+            folder,
+            "agent",
+            &format!("echo run >> \"$0.runs\"\necho \"agent-cli {version}\"\n"),
         )
-        .unwrap();
-        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
-        agent
     }
 
     fn runs(agent: &Path) -> usize {
@@ -530,16 +565,26 @@ mod tests {
 
     #[test]
     fn the_first_line_is_the_version_when_it_is_one_version_word() {
-        let seen = [
-            ("0.61.0\n", Some("0.61.0")),
-            ("0.62.0-preview.1", Some("0.62.0-preview.1")),
-            ("usage: gemini", None),
-            ("0.61.0 and more", None),
-            ("", None),
-        ];
-        for (output, version) in seen {
-            assert_eq!(first_line_version(output).as_deref(), version, "{output:?}");
-        }
+        testing::assert_versions(
+            first_line_version,
+            &[
+                ("0.61.0\n", Some("0.61.0")),
+                ("0.62.0-preview.1", Some("0.62.0-preview.1")),
+                ("usage: gemini", None),
+                ("0.61.0 and more", None),
+                ("", None),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_line_that_names_the_agent_ends_with_its_version() {
+        let named = |output: &str| last_word_version(output, |line| line.contains("agent"));
+        assert_eq!(named("agent-cli 0.1.0\n").as_deref(), Some("0.1.0"));
+        assert_eq!(named("My agent 1.0.2.\nupdate").as_deref(), Some("1.0.2"));
+        assert_eq!(named("usage: agent"), None);
+        assert_eq!(named("other 1.0.0"), None);
+        assert_eq!(named(""), None);
     }
 
     #[test]

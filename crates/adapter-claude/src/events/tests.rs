@@ -3,6 +3,7 @@
 use gatehouse_core::{
     Answer, HoldMode, HookEvent, Observation, PromptKind, QuestionResponse, Verdict,
 };
+use gatehouse_harness::events::testing::held_as;
 use insta::assert_snapshot;
 use serde_json::json;
 
@@ -21,13 +22,7 @@ macro_rules! fixture {
 }
 
 fn held_prompt(stdin: &[u8]) -> NewPrompt {
-    match parse(stdin).unwrap() {
-        HookEvent::Prompt { prompt, hold } => {
-            assert_eq!(hold, HoldMode::UntilOutcome);
-            prompt
-        }
-        other => panic!("expected a prompt, got {other:?}"),
-    }
+    held_as(parse(stdin).unwrap(), HoldMode::UntilOutcome)
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The parser against the payloads captured from Copilot CLI 1.0.102.
 
-use gatehouse_core::NewPrompt;
+use gatehouse_core::correlation::correlation_key;
+use gatehouse_core::{HoldMode, Observation};
 use serde_json::Value;
 
 use super::*;
@@ -20,12 +21,7 @@ fn no_rules(_: &str, _: &str) -> Option<String> {
     None
 }
 
-fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
-    match event {
-        HookEvent::Prompt { prompt, hold } => (prompt, hold),
-        other => panic!("not a prompt: {other:?}"),
-    }
-}
+use gatehouse_harness::events::testing::prompt_of;
 
 #[test]
 fn a_bash_permission_request_is_held_while_the_gateway_offers_an_action() {

@@ -1,5 +1,7 @@
 //! The parser against the events Gemini CLI 0.61.0 wrote (tests/data/gemini-cli-0.61.0).
 
+use gatehouse_core::{Observation, PromptKind};
+use gatehouse_harness::events::testing::held_as;
 use serde_json::json;
 
 use super::*;
@@ -18,13 +20,10 @@ macro_rules! fixture {
 const SESSION: &str = "596b8bb1-09c4-4f5f-b287-b2d0c295d27f";
 
 fn watched_prompt() -> NewPrompt {
-    match parse(fixture!("Notification.shell")).unwrap() {
-        HookEvent::Prompt { prompt, hold } => {
-            assert_eq!(hold, HoldMode::RegisterOnly);
-            prompt
-        }
-        other => panic!("a prompt, not {other:?}"),
-    }
+    held_as(
+        parse(fixture!("Notification.shell")).unwrap(),
+        HoldMode::RegisterOnly,
+    )
 }
 
 #[test]

@@ -32,12 +32,7 @@ fn in_tmux() -> HookEnvironment {
     }
 }
 
-fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
-    match event {
-        HookEvent::Prompt { prompt, hold } => (prompt, hold),
-        other => panic!("not a prompt: {other:?}"),
-    }
-}
+use gatehouse_harness::events::testing::prompt_of;
 
 fn verified() -> AdapterCapabilities {
     crate::AGENT.capabilities_for(&[gatehouse_harness::record::Unlock::Verified {

@@ -1,6 +1,6 @@
 //! Qwen Code 0.24.4's own payloads (`tests/data/qwen-code-0.24.4/`), read as gatehouse reads them.
 
-use gatehouse_core::{HoldMode, HookEvent, NewPrompt, Observation, PromptKind};
+use gatehouse_core::{HoldMode, HookEvent, Observation, PromptKind};
 
 use super::*;
 
@@ -12,12 +12,7 @@ macro_rules! payload {
 
 const SESSION: &str = "a74121f2-7ef0-4ccc-b3b6-c61d6a40cc54";
 
-fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
-    match event {
-        HookEvent::Prompt { prompt, hold } => (prompt, hold),
-        other => panic!("not a prompt: {other:?}"),
-    }
-}
+use gatehouse_harness::events::testing::prompt_of;
 
 #[test]
 fn a_shell_permission_request_is_a_prompt_with_the_whole_command_held_while_actionable() {
