@@ -615,8 +615,8 @@ fn list_and_show_print_a_gemini_command_whole() {
 
 #[test]
 fn the_web_page_shows_a_gemini_command_whole_and_answers_it() {
+    use crate::common::web_front::{card, pair, run, using, Web};
     use crate::support::browser::{browser_available, Browser, Theme};
-    use crate::web::{card, pair, run, using, Web};
     if !browser_available() {
         return;
     }

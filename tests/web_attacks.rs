@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::web_front::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
 use crate::common::{claude_fixture, wait_for, Gateway};
 use crate::support::browser::{browser_available, PHONE};
-use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
 
 /// The user id of `nobody` on Debian.
 const NOBODY: u32 = 65_534;

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+use crate::common::web_front::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
 use crate::common::{claude_bash, wait_for, Gateway, Reaped};
 use crate::support::browser::{browser_available, PHONE};
 use crate::support::push_service::{url_safe, PushService, Recorder};
-use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 

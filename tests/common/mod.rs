@@ -1,6 +1,8 @@
 //! Shared fixtures: a real `gatehouse serve` on a private socket in a temporary folder, and
 //! helpers that run the binary's commands against it.
 
+pub mod web_front;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -307,6 +309,14 @@ pub fn claude_bash(command: &str) -> serde_json::Value {
     event
 }
 
+/// A prompt's id, as `list --json` prints it.
+pub fn id_of(prompt: &serde_json::Value) -> String {
+    prompt["id"]
+        .as_str()
+        .expect("a prompt has an id")
+        .to_owned()
+}
+
 /// A child process killed and reaped when dropped, so that no test leaves one behind, whether
 /// it passes or panics. It derefs to the `Child`; `finish` takes it whole.
 pub struct Reaped(Option<Child>);
@@ -322,6 +332,14 @@ impl Reaped {
     /// Waits for the child to exit and returns its output.
     pub fn wait_with_output(self) -> std::io::Result<Output> {
         self.into_inner().wait_with_output()
+    }
+
+    /// Kills the child and reaps it (it stays here, exited).
+    pub fn stop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -350,10 +368,7 @@ impl std::ops::DerefMut for Reaped {
 
 impl Drop for Reaped {
     fn drop(&mut self) {
-        if let Some(mut child) = self.0.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.stop();
     }
 }
 
