@@ -152,10 +152,10 @@ fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
 }
 
 fn audit_by(world: &World) -> Vec<String> {
-    let output = world.gateway.run(&["log", "--json"]);
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+    world
+        .gateway
+        .audit_log()
+        .iter()
         .filter_map(|record| record["event"]["by"].as_str().map(str::to_owned))
         .collect()
 }

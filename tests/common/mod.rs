@@ -32,6 +32,40 @@ pub fn binary_for_another_user() -> (tempfile::TempDir, PathBuf) {
     (folder, copy)
 }
 
+/// Whether this test process runs as root (needed to run a process as another user); when
+/// not, says on stderr that the test is skipped and why (`needs`).
+pub fn running_as_root(needs: &str) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("skipped: only root can {needs}");
+    }
+    root
+}
+
+/// The user id of `nobody` on Debian.
+pub const NOBODY: u32 = 65_534;
+
+/// Starts `python3 -c program arguments...` as `nobody` (another local user), in `/`; it is
+/// killed and reaped when dropped. Only root can do this.
+pub fn python_as_nobody(program: &str, arguments: &[&Path]) -> Reaped {
+    use std::os::unix::process::CommandExt;
+    // The child looks python3 up on PATH after it became nobody, so a python3 that only root
+    // can reach (under /root, say) is passed over for the system's.
+    Command::new("python3")
+        .arg("-c")
+        .arg(program)
+        .args(arguments)
+        .uid(NOBODY)
+        .gid(NOBODY)
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("python3 runs as nobody")
+        .into()
+}
+
 /// Polls `condition` until it holds, or panics after `deadline` naming `what`.
 pub fn wait_for(deadline: Duration, what: &str, mut condition: impl FnMut() -> bool) {
     let start = Instant::now();
@@ -121,20 +155,51 @@ impl Sandbox {
     /// Starts `gatehouse hook AGENT` with `stdin` and extra environment; the hook is killed and
     /// reaped if the test drops it unfinished (a hook whose gateway went away retries for minutes).
     pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Reaped {
-        let mut command = self.command(&["hook", agent]);
+        self.spawn_fed(&["hook", agent], env, stdin)
+    }
+
+    /// Starts `gatehouse ARGUMENTS` with extra environment, its output piped, and `stdin` written
+    /// to it and closed (a command that exits before reading everything closes the pipe; that is
+    /// its right); killed and reaped if the test drops it unfinished.
+    pub fn spawn_fed(&self, arguments: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Reaped {
+        let mut command = self.command(arguments);
         command
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("the hook starts");
+        let mut child = Reaped::from(command.spawn().expect("gatehouse starts"));
+        let _ = child.stdin.take().unwrap().write_all(stdin);
         child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin)
-            .expect("the hook reads its stdin");
-        Reaped::from(child)
+    }
+
+    /// Starts `gatehouse hook claude` with Claude Code's `event` on its stdin (see
+    /// [`Sandbox::spawn_hook`]).
+    pub fn spawn_claude(&self, event: &serde_json::Value) -> Reaped {
+        self.spawn_hook("claude", event.to_string().as_bytes(), &[])
+    }
+
+    /// Every record of the audit log, as `log --json` prints them, oldest first.
+    pub fn audit_log(&self) -> Vec<serde_json::Value> {
+        let output = self.run(&["log", "--json"]);
+        assert!(
+            output.status.success(),
+            "log --json failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("log --json prints JSON lines"))
+            .collect()
+    }
+
+    /// Waits until a gateway answers `status` on this sandbox's socket.
+    pub fn wait_until_serving(&self) {
+        wait_for(
+            Duration::from_secs(10),
+            "the gateway to answer `status`",
+            || self.run(&["status"]).status.success(),
+        );
     }
 
     /// The pending prompts, as `list --json` prints them.
@@ -213,11 +278,7 @@ impl Gateway {
     }
 
     fn wait_until_up(&self) {
-        wait_for(
-            Duration::from_secs(10),
-            "the gateway to answer `status`",
-            || self.sandbox.run(&["status"]).status.success(),
-        );
+        self.sandbox.wait_until_serving();
     }
 
     /// Starts a new gateway on the same socket, after [`Gateway::kill`].
