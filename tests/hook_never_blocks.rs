@@ -155,7 +155,7 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
     let gateway = crate::common::Gateway::start();
     // A 9 MiB command: the hold message carries it once, so it fits in a frame and is held.
     let event = claude_bash(&"x".repeat(9 * 1024 * 1024));
-    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let hook = gateway.spawn_claude(&event);
     let prompt = gateway
         .wait_for_pending_within(1, Duration::from_secs(30))
         .remove(0);

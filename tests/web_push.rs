@@ -70,7 +70,7 @@ async fn worker_token(phone: &Browser) -> Option<String> {
 fn raise(gateway: &Gateway, command: &str, session: &str) -> Reaped {
     let mut event = claude_bash(command);
     event["session_id"] = json!(session);
-    gateway.spawn_hook("claude", event.to_string().as_bytes(), &[])
+    gateway.spawn_claude(&event)
 }
 
 /// The pending prompt whose command is `command`, once the gateway holds it.
