@@ -37,6 +37,15 @@ fn prompt(index: usize) -> NewPrompt {
     bash_prompt(index, &format!("session-{}", index % 10))
 }
 
+/// Like [`prompt`], for the Bash command `command` alone (no description).
+fn prompt_running(index: usize, command: String) -> NewPrompt {
+    let mut new = prompt(index);
+    new.input = serde_json::json!({ "command": command });
+    new.summary = command.clone();
+    new.correlation = format!("Bash:{command}");
+    new
+}
+
 /// A running `gatehouse web`.
 struct Web {
     process: Child,
@@ -151,11 +160,7 @@ async fn push_rounds(
 ) -> Vec<Duration> {
     let mut latencies = Vec::with_capacity(count);
     for round in 0..count {
-        let mut new = prompt(round);
-        let command = format!("make push-{round}");
-        new.input = serde_json::json!({ "command": command });
-        new.summary = command.clone();
-        new.correlation = format!("Bash:{command}");
+        let new = prompt_running(round, format!("make push-{round}"));
         let sent = Instant::now();
         hooks.push(hold(socket, new));
         let received = pushes.recv().await.expect("the push service runs");
@@ -306,11 +311,8 @@ async fn rounds(
 ) -> Vec<Duration> {
     let mut latencies = Vec::with_capacity(count);
     for round in 0..count {
-        let mut new = prompt(round);
         let command = format!("make {tag}-{round}");
-        new.input = serde_json::json!({ "command": command });
-        new.summary = command.clone();
-        new.correlation = format!("Bash:{command}");
+        let new = prompt_running(round, command.clone());
         let sent = Instant::now();
         hooks.push(hold(socket, new));
         let mut last = sent;

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{finish, wait_for, Gateway, Reaped, Sandbox};
+use crate::common::{finish, spawn_fed, wait_for, Gateway, Reaped, Sandbox};
 
 const ASK: &str = "{\"decision\":\"ask\"}\n";
 
@@ -138,24 +138,12 @@ fn without_any_gateway_bad_input_or_home_the_hook_asks() {
         .env_remove("HOME")
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("XDG_RUNTIME_DIR")
-        .env("PATH", &path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let _ = child.stdin.take().unwrap().write_all(&event);
-    assert_asks(&finish(child, DEADLINE), "no HOME");
+        .env("PATH", &path);
+    assert_asks(&finish(spawn_fed(command, &event), DEADLINE), "no HOME");
 
     // The watching hooks still print nothing: Gemini reads their silence as no opinion.
-    let mut command = sandbox.command(&["hook", "gemini"]);
-    command
-        .env("PATH", &path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let _ = child.stdin.take().unwrap().write_all(&event);
-    let output = finish(child, DEADLINE);
+    let watching = sandbox.spawn_fed(&["hook", "gemini"], &[("PATH", &path)], &event);
+    let output = finish(watching, DEADLINE);
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty(), "{output:?}");
 }

@@ -75,15 +75,9 @@ fn raise(gateway: &Gateway, command: &str, session: &str) -> Reaped {
 
 /// The pending prompt whose command is `command`, once the gateway holds it.
 fn held(gateway: &Gateway, command: &str) -> Value {
-    let mut found = None;
-    wait_for(DEADLINE, &format!("the prompt `{command}`"), || {
-        found = gateway
-            .list()
-            .into_iter()
-            .find(|prompt| prompt["input"]["command"] == command);
-        found.is_some()
-    });
-    found.unwrap()
+    gateway.wait_for_prompt(DEADLINE, &format!("the prompt `{command}`"), |prompt| {
+        prompt["input"]["command"] == command
+    })
 }
 
 fn devices(gateway: &Gateway) -> Vec<Value> {
@@ -106,6 +100,16 @@ fn push_test(gateway: &Gateway) -> (bool, Vec<Value>) {
         )
     });
     (output.status.success(), outcomes)
+}
+
+/// `web push-test`, which fails: the first outcome's detail.
+fn first_failure(gateway: &Gateway) -> String {
+    let (all_sent, outcomes) = push_test(gateway);
+    assert!(!all_sent, "{outcomes:?}");
+    outcomes[0]["detail"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an outcome says what failed: {outcomes:?}"))
+        .to_owned()
 }
 
 fn devices_file(gateway: &Gateway) -> PathBuf {
@@ -330,15 +334,8 @@ fn a_hostile_device_cannot_make_gatehouse_web_post_anywhere_else() {
     // A listed endpoint that redirects: the redirect is not followed.
     let (status, reply) = subscribe(port, &token, &service, &service.endpoint("moved", "x"));
     assert_eq!(status, 200, "{reply}");
-    let (all_sent, outcomes) = push_test(&gateway);
-    assert!(!all_sent);
-    assert!(
-        outcomes[0]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("redirect, not followed"),
-        "{outcomes:?}"
-    );
+    let detail = first_failure(&gateway);
+    assert!(detail.contains("redirect, not followed"), "{detail}");
     service.wait_for(1, DEADLINE);
 
     // At most four subscriptions a device; the newest stay.
@@ -420,15 +417,8 @@ fn a_gone_subscription_is_dropped_and_a_push_service_that_hangs_delays_no_answer
         !kept.contains("/push/gone/") && kept.contains("/push/hang/")
     });
     let started = Instant::now();
-    let (all_sent, outcomes) = push_test(&gateway);
-    assert!(!all_sent);
-    assert!(
-        outcomes[0]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("no answer within"),
-        "{outcomes:?}"
-    );
+    let detail = first_failure(&gateway);
+    assert!(detail.contains("no answer within"), "{detail}");
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "bounded: {:?}",

@@ -43,6 +43,19 @@ pub fn running_as_root(needs: &str) -> bool {
     root
 }
 
+/// Starts `command` with its stdio piped, writes `stdin` to it and closes it (a child that
+/// exits before reading everything closes the pipe; that is its right); killed and reaped
+/// when dropped.
+pub fn spawn_fed(mut command: Command, stdin: &[u8]) -> Reaped {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = Reaped::from(command.spawn().expect("the command starts"));
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child
+}
+
 /// The user id of `nobody` on Debian.
 pub const NOBODY: u32 = 65_534;
 
@@ -163,14 +176,8 @@ impl Sandbox {
     /// its right); killed and reaped if the test drops it unfinished.
     pub fn spawn_fed(&self, arguments: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Reaped {
         let mut command = self.command(arguments);
-        command
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = Reaped::from(command.spawn().expect("gatehouse starts"));
-        let _ = child.stdin.take().unwrap().write_all(stdin);
-        child
+        command.envs(env.iter().copied());
+        spawn_fed(command, stdin)
     }
 
     /// Starts `gatehouse hook claude` with Claude Code's `event` on its stdin (see
@@ -211,6 +218,22 @@ impl Sandbox {
             String::from_utf8_lossy(&output.stderr)
         );
         serde_json::from_slice(&output.stdout).expect("list --json prints a JSON array")
+    }
+
+    /// Waits up to `deadline` until a pending prompt matches `wanted` (`what` names it) and
+    /// returns it.
+    pub fn wait_for_prompt(
+        &self,
+        deadline: Duration,
+        what: &str,
+        wanted: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let mut found = None;
+        wait_for(deadline, what, || {
+            found = self.list().into_iter().find(&wanted);
+            found.is_some()
+        });
+        found.expect("the prompt was found")
     }
 
     /// Waits until `count` prompts are pending and returns them.
