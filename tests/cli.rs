@@ -169,13 +169,7 @@ fn once_prints_allow_and_the_prompt_is_delivered() {
 fn deny_carries_the_message() {
     let gateway = Gateway::start();
     let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    let answered = gateway.run(&[
-        "answer",
-        prompt["id"].as_str().unwrap(),
-        "deny",
-        "--message",
-        "use make clean",
-    ]);
+    let answered = gateway.answer(&prompt, &["deny", "--message", "use make clean"]);
     assert!(answered.status.success());
     let decision = &decision_of(hook);
     assert_eq!(
@@ -247,7 +241,7 @@ fn a_killed_hook_withdraws_its_prompt_and_a_late_answer_is_refused() {
     unsafe { libc::kill(hook.id() as i32, libc::SIGTERM) };
     hook.wait().unwrap();
     gateway.wait_for_pending(0);
-    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    let late = gateway.answer(&prompt, &["once"]);
     assert_eq!(late.status.code(), Some(1));
     assert!(stderr(&late).contains("withdrawn"), "{}", stderr(&late));
 }
@@ -260,7 +254,7 @@ fn post_tool_use_withdraws_the_prompt_answered_in_the_terminal() {
     assert_eq!(stdout(&finish(observer, HOOK_EXIT)), "");
     let output = finish(hook, HOOK_EXIT);
     assert_eq!(stdout(&output), "", "a withdrawn prompt gets no verdict");
-    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    let late = gateway.answer(&prompt, &["once"]);
     assert!(stderr(&late).contains("withdrawn"), "{}", stderr(&late));
 }
 
@@ -349,10 +343,7 @@ fn watch_json_streams_the_snapshot_then_each_transition() {
     let snapshot: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(snapshot["type"], "snapshot");
     let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    assert!(gateway
-        .run(&["answer", prompt["id"].as_str().unwrap(), "once"])
-        .status
-        .success());
+    assert!(gateway.answer(&prompt, &["once"]).status.success());
     finish(hook, HOOK_EXIT);
     let mut kinds = Vec::new();
     while kinds.last().map(String::as_str) != Some("delivered") {
@@ -457,10 +448,7 @@ fn a_four_megabyte_tool_input_is_held_and_answered() {
         prompt["summary"].as_str().unwrap().chars().count() <= 300,
         "the summary stays one short line"
     );
-    assert!(gateway
-        .run(&["answer", prompt["id"].as_str().unwrap(), "deny"])
-        .status
-        .success());
+    assert!(gateway.answer(&prompt, &["deny"]).status.success());
     assert_eq!(decision_of(hook)["behavior"], "deny");
 }
 

@@ -399,7 +399,7 @@ fn esc_in_gemini_while_the_hook_holds_withdraws_the_prompt() {
     wait_for(DEADLINE, "the cancelled prompt to leave the list", || {
         gateway.list().is_empty()
     });
-    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    let late = gateway.answer(&prompt, &["once"]);
     assert!(!late.status.success(), "a late answer is refused");
 }
 

@@ -68,13 +68,7 @@ fn a_yes_in_the_terminal_while_the_gateway_was_down_is_not_forgotten() {
 fn an_accepted_answer_is_in_the_audit_log_even_when_the_gateway_dies_at_once() {
     let mut gateway = Gateway::start();
     let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    let answered = gateway.run(&[
-        "answer",
-        prompt["id"].as_str().unwrap(),
-        "deny",
-        "--message",
-        "not today",
-    ]);
+    let answered = gateway.answer(&prompt, &["deny", "--message", "not today"]);
     assert!(answered.status.success());
     gateway.kill();
     finish(hook, HOOK_EXIT);

@@ -84,10 +84,7 @@ fn a_flood_of_idle_and_half_sent_connections_disturbs_nobody() {
         vec![prompt.clone()],
         "the pending prompt is untouched"
     );
-    assert!(gateway
-        .run(&["answer", prompt["id"].as_str().unwrap(), "once"])
-        .status
-        .success());
+    assert!(gateway.answer(&prompt, &["once"]).status.success());
     let output = crate::common::finish(hook, std::time::Duration::from_secs(10));
     assert!(String::from_utf8_lossy(&output.stdout).contains("\"allow\""));
     drop(flood);

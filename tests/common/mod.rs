@@ -180,6 +180,12 @@ impl Sandbox {
         spawn_fed(command, stdin)
     }
 
+    /// Runs `gatehouse answer ID ARGUMENTS...` for `prompt` (as `list --json` lists it).
+    pub fn answer(&self, prompt: &serde_json::Value, arguments: &[&str]) -> Output {
+        let id = prompt["id"].as_str().expect("a prompt has an id");
+        self.run(&[&["answer", id][..], arguments].concat())
+    }
+
     /// Starts `gatehouse hook claude` with Claude Code's `event` on its stdin (see
     /// [`Sandbox::spawn_hook`]).
     pub fn spawn_claude(&self, event: &serde_json::Value) -> Reaped {
