@@ -212,7 +212,7 @@ fn far_hook(gateway: &Gateway, remote_socket: &Path) -> Reaped {
 }
 
 fn answer_once(gateway: &Gateway, prompt: &Value) {
-    let answered = gateway.answer(&prompt, &["once"]);
+    let answered = gateway.answer(prompt, &["once"]);
     assert!(
         answered.status.success(),
         "{}",
