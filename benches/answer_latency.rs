@@ -18,14 +18,11 @@ const ROUNDS: usize = 200;
 
 mod common;
 
-use common::BenchGateway;
+use common::{count_from_env, BenchGateway};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS")
-        .ok()
-        .and_then(|rounds| rounds.parse().ok())
-        .unwrap_or(ROUNDS);
+    let rounds = count_from_env("GATEHOUSE_BENCH_ROUNDS", ROUNDS);
     let (gateway, mut frontend) = BenchGateway::start("latency").await;
     let (binary, folder, socket) = (
         gateway.binary.clone(),

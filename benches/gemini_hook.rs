@@ -9,18 +9,16 @@
 //! - the same for AfterTool (observed only; spooled when the gateway is down);
 //! - `sh -c 'cat > /dev/null'`, a hook that does nothing, the floor for any command hook.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 300;
 
+mod common;
+
+use common::{count_from_env, hook_command, quantiles, start_serve, time_to_exit};
+
 fn main() {
-    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS")
-        .ok()
-        .and_then(|rounds| rounds.parse().ok())
-        .unwrap_or(ROUNDS);
+    let rounds = count_from_env("GATEHOUSE_BENCH_ROUNDS", ROUNDS);
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"));
     let folder =
         std::env::temp_dir().join(format!("gatehouse-gemini-bench-{}", std::process::id()));
@@ -38,27 +36,11 @@ fn main() {
     let notification = fixture("Notification.shell.json");
     let after_tool = fixture("AfterTool.shell.json");
 
-    let mut gateway = command(&binary, &folder, &socket)
-        .arg("serve")
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !command(&binary, &folder, &socket)
-        .arg("status")
-        .status()
-        .unwrap()
-        .success()
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the gateway did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut gateway = start_serve(&binary, &folder, &socket);
 
     let hook = |socket: &Path, stdin: &[u8]| {
-        time(
-            command(&binary, &folder, socket).args(["hook", "gemini"]),
+        time_to_exit(
+            hook_command(&binary, &folder, socket).args(["hook", "gemini"]),
             stdin,
         )
     };
@@ -68,8 +50,8 @@ fn main() {
         samples[1].push(hook(&down_socket, &notification));
         samples[2].push(hook(&socket, &after_tool));
         samples[3].push(hook(&down_socket, &after_tool));
-        samples[4].push(time(
-            command(Path::new("sh"), &folder, &socket).args(["-c", "cat > /dev/null"]),
+        samples[4].push(time_to_exit(
+            hook_command(Path::new("sh"), &folder, &socket).args(["-c", "cat > /dev/null"]),
             &notification,
         ));
     }
@@ -90,35 +72,9 @@ fn main() {
     }
 }
 
-fn command(program: &Path, folder: &Path, socket: &Path) -> Command {
-    let mut command = Command::new(program);
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", folder.join("home"))
-        .env("GATEHOUSE_SOCKET", socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    command
-}
-
-/// Milliseconds from spawn to exit, with `stdin` written to the child.
-fn time(command: &mut Command, stdin: &[u8]) -> f64 {
-    let started = Instant::now();
-    let mut child = command.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait().unwrap();
-    started.elapsed().as_secs_f64() * 1_000.0
-}
-
 /// Prints median, p90, p99 and the maximum.
 fn report(what: &str, samples: &mut [f64]) {
-    samples.sort_by(f64::total_cmp);
-    let at = |quantile: f64| samples[((samples.len() as f64 - 1.0) * quantile).round() as usize];
-    let (median, p90, p99, max) = (at(0.5), at(0.9), at(0.99), at(1.0));
+    let [median, p90, p99, max] = quantiles(samples, [0.5, 0.9, 0.99, 1.0]);
     println!(
         "  {what:<52} median {median:6.2} ms   p90 {p90:6.2} ms   p99 {p99:6.2} ms   max {max:6.2} ms"
     );

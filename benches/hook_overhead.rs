@@ -11,18 +11,17 @@
 //! - `gatehouse hook claude` with the gateway down;
 //! - `gatehouse status` and `gatehouse list`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 const ROUNDS: usize = 300;
 
+mod common;
+
+use common::{count_from_env, hook_command, quantiles, start_serve, time_to_exit};
+
 fn main() {
-    let rounds = std::env::var("GATEHOUSE_BENCH_ROUNDS")
-        .ok()
-        .and_then(|rounds| rounds.parse().ok())
-        .unwrap_or(ROUNDS);
+    let rounds = count_from_env("GATEHOUSE_BENCH_ROUNDS", ROUNDS);
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"));
     let folder = std::env::temp_dir().join(format!("gatehouse-bench-{}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
@@ -37,26 +36,7 @@ fn main() {
     let python_hook = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/python_hook.py");
     let python = python_interpreter();
 
-    let mut gateway = command(&binary, &folder, &socket)
-        .arg("serve")
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !command(&binary, &folder, &socket)
-        .arg("status")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap()
-        .success()
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the gateway did not start"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut gateway = start_serve(&binary, &folder, &socket);
 
     let mut gatehouse_up = Vec::with_capacity(rounds);
     let mut python_up = Vec::with_capacity(rounds);
@@ -66,29 +46,38 @@ fn main() {
     let mut status = Vec::with_capacity(rounds);
     let mut list = Vec::with_capacity(rounds);
     for _ in 0..rounds {
-        gatehouse_up.push(time(
-            command(&binary, &folder, &socket).args(["hook", "claude"]),
+        gatehouse_up.push(time_to_exit(
+            hook_command(&binary, &folder, &socket).args(["hook", "claude"]),
             &event,
         ));
-        python_up.push(time(
-            command(&python, &folder, &socket).arg(&python_hook),
+        python_up.push(time_to_exit(
+            hook_command(&python, &folder, &socket).arg(&python_hook),
             &event,
         ));
-        python_bare_up.push(time(
-            command(&python, &folder, &socket)
+        python_bare_up.push(time_to_exit(
+            hook_command(&python, &folder, &socket)
                 .arg("-S")
                 .arg(&python_hook),
             &event,
         ));
         if let Some(c_hook) = &c_hook {
-            c_up.push(time(&mut command(c_hook, &folder, &socket), &event));
+            c_up.push(time_to_exit(
+                &mut hook_command(c_hook, &folder, &socket),
+                &event,
+            ));
         }
-        gatehouse_down.push(time(
-            command(&binary, &folder, &down_socket).args(["hook", "claude"]),
+        gatehouse_down.push(time_to_exit(
+            hook_command(&binary, &folder, &down_socket).args(["hook", "claude"]),
             &event,
         ));
-        status.push(time(command(&binary, &folder, &socket).arg("status"), b""));
-        list.push(time(command(&binary, &folder, &socket).arg("list"), b""));
+        status.push(time_to_exit(
+            hook_command(&binary, &folder, &socket).arg("status"),
+            b"",
+        ));
+        list.push(time_to_exit(
+            hook_command(&binary, &folder, &socket).arg("list"),
+            b"",
+        ));
     }
     let _ = gateway.kill();
     let _ = gateway.wait();
@@ -166,35 +155,9 @@ fn verdict(met: bool) -> &'static str {
     }
 }
 
-fn command(program: &Path, folder: &Path, socket: &Path) -> Command {
-    let mut command = Command::new(program);
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", folder.join("home"))
-        .env("GATEHOUSE_SOCKET", socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    command
-}
-
-/// Milliseconds from spawn to exit, with `stdin` written to the child.
-fn time(command: &mut Command, stdin: &[u8]) -> f64 {
-    let started = Instant::now();
-    let mut child: Child = command.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait().unwrap();
-    started.elapsed().as_secs_f64() * 1_000.0
-}
-
 /// Prints median, p90 and p99, and returns (median, p99).
 fn report(what: &str, samples: &mut [f64]) -> (f64, f64) {
-    samples.sort_by(f64::total_cmp);
-    let at = |quantile: f64| samples[((samples.len() as f64 - 1.0) * quantile).round() as usize];
-    let (median, p90, p99) = (at(0.5), at(0.9), at(0.99));
+    let [median, p90, p99] = quantiles(samples, [0.5, 0.9, 0.99]);
     println!("  {what:<50} median {median:6.2} ms   p90 {p90:6.2} ms   p99 {p99:6.2} ms");
     (median, p99)
 }

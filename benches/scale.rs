@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gatehouse_core::{Answer, NewPrompt, PromptKind, Timestamp};
+use gatehouse_core::{Answer, Timestamp};
 use gatehouse_host_ipc::now;
 use gatehouse_host_ipc::protocol::notification;
 use gatehouse_host_ipc::{Role, SocketClient};
@@ -25,24 +25,6 @@ const STEADY_PROMPTS: usize = 200;
 const STEADY_EVERY: Duration = Duration::from_millis(10);
 const SUBSCRIBERS: usize = 50;
 const STEADY_SESSION: &str = "steady";
-
-fn prompt(index: usize, session: &str) -> NewPrompt {
-    let command = format!("make target-{index}");
-    NewPrompt {
-        adapter: "claude".into(),
-        session: session.into(),
-        cwd: "/home/dev/project".into(),
-        kind: PromptKind::Permission,
-        tool: "Bash".into(),
-        input: serde_json::json!({ "command": command, "description": "build one target" }),
-        summary: command.clone(),
-        questions: vec![],
-        correlation: format!("Bash:{command}"),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
-    }
-}
 
 /// The part of a prompt that the subscribers read: only what the measure needs, so that the
 /// subscribers in this process are not what falls behind.
@@ -83,16 +65,6 @@ fn resident_bytes(pid: u32) -> u64 {
         .parse()
         .unwrap();
     kib * 1024
-}
-
-fn hold(socket: &Path, prompt: NewPrompt) -> JoinHandle<()> {
-    let socket = socket.to_owned();
-    tokio::spawn(async move {
-        let mut hook = SocketClient::connect(&socket, Role::Hook, "bench-hook")
-            .await
-            .unwrap();
-        hook.hold(prompt, Duration::from_secs(600)).await.unwrap();
-    })
 }
 
 /// Subscribes and records, for each prompt, how long after its creation it was seen: in its
@@ -149,22 +121,13 @@ async fn subscribe(
     })
 }
 
-fn quantiles(samples: &mut [u64]) -> (u64, u64, u64) {
-    samples.sort_unstable();
-    let at = |quantile: f64| samples[((samples.len() as f64 - 1.0) * quantile).round() as usize];
-    (at(0.5), at(0.99), at(1.0))
-}
-
 mod common;
 
-use common::BenchGateway;
+use common::{bash_prompt, count_from_env, hold, quantiles, BenchGateway};
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let prompts = std::env::var("GATEHOUSE_BENCH_PROMPTS")
-        .ok()
-        .and_then(|count| count.parse().ok())
-        .unwrap_or(PROMPTS);
+    let prompts = count_from_env("GATEHOUSE_BENCH_PROMPTS", PROMPTS);
     let (gateway, mut frontend) = BenchGateway::start("scale").await;
     let socket = gateway.socket.clone();
     let idle_memory = resident_bytes(gateway.process.id());
@@ -188,8 +151,13 @@ async fn main() {
 
     // The burst.
     let register_started = Instant::now();
-    let mut hooks: Vec<JoinHandle<()>> = (0..prompts)
-        .map(|index| hold(&socket, prompt(index, &format!("session-{}", index % 100))))
+    let mut hooks: Vec<JoinHandle<bool>> = (0..prompts)
+        .map(|index| {
+            hold(
+                &socket,
+                bash_prompt(index, &format!("session-{}", index % 100)),
+            )
+        })
         .collect();
     while frontend.status().await.unwrap().pending < prompts {
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -202,7 +170,7 @@ async fn main() {
 
     // Steady arrivals on top of the pending ones.
     for index in 0..STEADY_PROMPTS {
-        hooks.push(hold(&socket, prompt(prompts + index, STEADY_SESSION)));
+        hooks.push(hold(&socket, bash_prompt(prompts + index, STEADY_SESSION)));
         tokio::time::sleep(STEADY_EVERY).await;
     }
     for subscriber in subscribers {
@@ -217,13 +185,13 @@ async fn main() {
     }
     let answer_time = answer_started.elapsed();
     for hook in hooks {
-        hook.await.unwrap();
+        assert!(hook.await.unwrap(), "every hook gets its answer");
     }
     gateway.stop();
 
     let mut lags = Arc::try_unwrap(lags).ok().unwrap().into_inner();
-    let (burst_p50, burst_p99, burst_max) = quantiles(&mut lags.burst);
-    let (steady_p50, steady_p99, steady_max) = quantiles(&mut lags.steady);
+    let [burst_p50, burst_p99, burst_max] = quantiles(&mut lags.burst, [0.5, 0.99, 1.0]);
+    let [steady_p50, steady_p99, steady_max] = quantiles(&mut lags.steady, [0.5, 0.99, 1.0]);
     let mib = |bytes: u64| bytes as f64 / 1_048_576.0;
     println!("scale: {prompts} prompts pending at once, {SUBSCRIBERS} subscribers");
     println!(

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gatehouse_core::{NewPrompt, PromptKind};
+use gatehouse_core::NewPrompt;
 use gatehouse_host_ipc::{Role, SocketClient};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -26,38 +26,24 @@ use tokio::task::JoinHandle;
 
 mod common;
 
-use common::BenchGateway;
+use common::{bash_prompt, count_from_env, hold, BenchGateway};
 
 const ROUNDS: usize = 200;
 const PAGES: usize = 50;
 const PENDING: usize = 1_000;
 
+/// A Bash prompt in one of 10 sessions.
 fn prompt(index: usize) -> NewPrompt {
-    let command = format!("make target-{index}");
-    NewPrompt {
-        adapter: "claude".into(),
-        session: format!("session-{}", index % 10),
-        cwd: "/home/dev/project".into(),
-        kind: PromptKind::Permission,
-        tool: "Bash".into(),
-        input: serde_json::json!({ "command": command, "description": "build one target" }),
-        summary: command.clone(),
-        questions: vec![],
-        correlation: format!("Bash:{command}"),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
-    }
+    bash_prompt(index, &format!("session-{}", index % 10))
 }
 
-fn hold(socket: &Path, prompt: NewPrompt) -> JoinHandle<()> {
-    let socket = socket.to_owned();
-    tokio::spawn(async move {
-        let mut hook = SocketClient::connect(&socket, Role::Hook, "bench-hook")
-            .await
-            .unwrap();
-        let _ = hook.hold(prompt, Duration::from_secs(600)).await;
-    })
+/// Like [`prompt`], for the Bash command `command` alone (no description).
+fn prompt_running(index: usize, command: String) -> NewPrompt {
+    let mut new = prompt(index);
+    new.input = serde_json::json!({ "command": command });
+    new.summary = command.clone();
+    new.correlation = format!("Bash:{command}");
+    new
 }
 
 /// A running `gatehouse web`.
@@ -137,8 +123,13 @@ async fn subscribe(web: &Web, authorization: &str, push_port: u16) {
         },
     })
     .to_string();
+    post_as_the_page(web, authorization, "/api/push/subscribe", &body).await;
+}
+
+/// POSTs the JSON `body` to `path` as the paired page would; panics unless it gets a 200.
+async fn post_as_the_page(web: &Web, authorization: &str, path: &str, body: &str) {
     let request = format!(
-        "POST /api/push/subscribe HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len(),
         port = web.port
     );
@@ -148,7 +139,7 @@ async fn subscribe(web: &Web, authorization: &str, push_port: u16) {
     stream.read_to_string(&mut reply).await.unwrap();
     assert!(
         reply.starts_with("HTTP/1.1 200"),
-        "subscribing failed: {reply}"
+        "POST {path} failed: {reply}"
     );
 }
 
@@ -157,19 +148,7 @@ async fn unsubscribe(web: &Web, authorization: &str, push_port: u16) {
     let body =
         serde_json::json!({ "endpoint": format!("http://127.0.0.1:{push_port}/push/bench") })
             .to_string();
-    let request = format!(
-        "POST /api/push/unsubscribe HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len(),
-        port = web.port
-    );
-    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.unwrap();
-    assert!(
-        reply.starts_with("HTTP/1.1 200"),
-        "unsubscribing failed: {reply}"
-    );
+    post_as_the_page(web, authorization, "/api/push/unsubscribe", &body).await;
 }
 
 /// Prompt registered (`hook.hold` sent) to its push received, for `count` prompts one by one.
@@ -177,15 +156,11 @@ async fn push_rounds(
     socket: &Path,
     pushes: &mut mpsc::UnboundedReceiver<Instant>,
     count: usize,
-    hooks: &mut Vec<JoinHandle<()>>,
+    hooks: &mut Vec<JoinHandle<bool>>,
 ) -> Vec<Duration> {
     let mut latencies = Vec::with_capacity(count);
     for round in 0..count {
-        let mut new = prompt(round);
-        let command = format!("make push-{round}");
-        new.input = serde_json::json!({ "command": command });
-        new.summary = command.clone();
-        new.correlation = format!("Bash:{command}");
+        let new = prompt_running(round, format!("make push-{round}"));
         let sent = Instant::now();
         hooks.push(hold(socket, new));
         let received = pushes.recv().await.expect("the push service runs");
@@ -332,15 +307,12 @@ async fn rounds(
     pages: &mut [mpsc::UnboundedReceiver<(Instant, String)>],
     count: usize,
     tag: &str,
-    hooks: &mut Vec<JoinHandle<()>>,
+    hooks: &mut Vec<JoinHandle<bool>>,
 ) -> Vec<Duration> {
     let mut latencies = Vec::with_capacity(count);
     for round in 0..count {
-        let mut new = prompt(round);
         let command = format!("make {tag}-{round}");
-        new.input = serde_json::json!({ "command": command });
-        new.summary = command.clone();
-        new.correlation = format!("Bash:{command}");
+        let new = prompt_running(round, command.clone());
         let sent = Instant::now();
         hooks.push(hold(socket, new));
         let mut last = sent;
@@ -355,10 +327,7 @@ async fn rounds(
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     raise_open_file_limit();
-    let count = std::env::var("GATEHOUSE_BENCH_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(ROUNDS);
+    let count = count_from_env("GATEHOUSE_BENCH_ROUNDS", ROUNDS);
     let (gateway, _frontend) = BenchGateway::start("web").await;
     let (push_port, mut pushes) = push_service().await;
     list_push_service(&gateway, push_port);

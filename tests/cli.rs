@@ -7,9 +7,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_bash, claude_fixture, finish, Gateway, Sandbox};
+use crate::common::{claude_bash, claude_fixture, finish, Gateway, Reaped, Sandbox};
 
 const HOOK_EXIT: Duration = Duration::from_secs(10);
+
+/// The decision in the verdict a Claude Code hook prints once it exits.
+fn decision_of(hook: Reaped) -> Value {
+    verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"].clone()
+}
 
 fn stdout(output: &std::process::Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
@@ -164,15 +169,9 @@ fn once_prints_allow_and_the_prompt_is_delivered() {
 fn deny_carries_the_message() {
     let gateway = Gateway::start();
     let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    let answered = gateway.run(&[
-        "answer",
-        prompt["id"].as_str().unwrap(),
-        "deny",
-        "--message",
-        "use make clean",
-    ]);
+    let answered = gateway.answer(&prompt, &["deny", "--message", "use make clean"]);
     assert!(answered.status.success());
-    let decision = &verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"];
+    let decision = &decision_of(hook);
     assert_eq!(
         decision,
         &json!({"behavior": "deny", "message": "use make clean"})
@@ -195,7 +194,7 @@ fn a_question_is_answered_by_pick_and_keyed_by_its_text_at_delivery() {
         .run(&["answer", id, "--pick", "q1=Blue"])
         .status
         .success());
-    let decision = &verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"];
+    let decision = &decision_of(hook);
     assert_eq!(decision["behavior"], "allow");
     assert_eq!(
         decision["updatedInput"]["answers"],
@@ -242,7 +241,7 @@ fn a_killed_hook_withdraws_its_prompt_and_a_late_answer_is_refused() {
     unsafe { libc::kill(hook.id() as i32, libc::SIGTERM) };
     hook.wait().unwrap();
     gateway.wait_for_pending(0);
-    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    let late = gateway.answer(&prompt, &["once"]);
     assert_eq!(late.status.code(), Some(1));
     assert!(stderr(&late).contains("withdrawn"), "{}", stderr(&late));
 }
@@ -251,15 +250,11 @@ fn a_killed_hook_withdraws_its_prompt_and_a_late_answer_is_refused() {
 fn post_tool_use_withdraws_the_prompt_answered_in_the_terminal() {
     let gateway = Gateway::start();
     let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    let observer = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PostToolUse-Bash").to_string().as_bytes(),
-        &[],
-    );
+    let observer = gateway.spawn_claude(&claude_fixture("PostToolUse-Bash"));
     assert_eq!(stdout(&finish(observer, HOOK_EXIT)), "");
     let output = finish(hook, HOOK_EXIT);
     assert_eq!(stdout(&output), "", "a withdrawn prompt gets no verdict");
-    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    let late = gateway.answer(&prompt, &["once"]);
     assert!(stderr(&late).contains("withdrawn"), "{}", stderr(&late));
 }
 
@@ -269,11 +264,7 @@ fn session_end_withdraws_what_the_session_still_has_pending() {
     let (bash, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     let (write, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Write"));
     finish(
-        gateway.spawn_hook(
-            "claude",
-            claude_fixture("SessionEnd").to_string().as_bytes(),
-            &[],
-        ),
+        gateway.spawn_claude(&claude_fixture("SessionEnd")),
         HOOK_EXIT,
     );
     assert_eq!(stdout(&finish(bash, HOOK_EXIT)), "");
@@ -352,10 +343,7 @@ fn watch_json_streams_the_snapshot_then_each_transition() {
     let snapshot: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
     assert_eq!(snapshot["type"], "snapshot");
     let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    assert!(gateway
-        .run(&["answer", prompt["id"].as_str().unwrap(), "once"])
-        .status
-        .success());
+    assert!(gateway.answer(&prompt, &["once"]).status.success());
     finish(hook, HOOK_EXIT);
     let mut kinds = Vec::new();
     while kinds.last().map(String::as_str) != Some("delivered") {
@@ -437,7 +425,7 @@ fn install_claude_merges_is_idempotent_and_uninstall_removes_only_its_own() {
 fn a_four_megabyte_tool_input_is_held_and_answered() {
     let gateway = Gateway::start();
     let event = claude_bash(&format!("echo {}", "x".repeat(4 * 1024 * 1024)));
-    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let hook = gateway.spawn_claude(&event);
     let prompt = gateway.wait_for_pending(1).remove(0);
     // Listed cut, with a note; `gatehouse show` has the whole input.
     assert!(
@@ -460,14 +448,8 @@ fn a_four_megabyte_tool_input_is_held_and_answered() {
         prompt["summary"].as_str().unwrap().chars().count() <= 300,
         "the summary stays one short line"
     );
-    assert!(gateway
-        .run(&["answer", prompt["id"].as_str().unwrap(), "deny"])
-        .status
-        .success());
-    assert_eq!(
-        verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"]["behavior"],
-        "deny"
-    );
+    assert!(gateway.answer(&prompt, &["deny"]).status.success());
+    assert_eq!(decision_of(hook)["behavior"], "deny");
 }
 
 #[test]
@@ -480,7 +462,7 @@ fn a_command_longer_than_list_shows_is_approved_only_after_show() {
         "#".repeat(30_000)
     );
     event["tool_input"]["command"] = json!(command);
-    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let hook = gateway.spawn_claude(&event);
     let prompt = gateway.wait_for_pending(1).remove(0);
     assert!(prompt["cut"].is_null(), "the gateway lists it whole");
     let id = prompt["id"].as_str().unwrap();
@@ -517,10 +499,7 @@ fn a_command_longer_than_list_shows_is_approved_only_after_show() {
     let seen = approve.rsplit(' ').next().unwrap();
     let answered = gateway.run(&["answer", id, "once", "--seen", seen]);
     assert!(answered.status.success(), "{}", stderr(&answered));
-    assert_eq!(
-        verdict(&finish(hook, HOOK_EXIT))["hookSpecificOutput"]["decision"]["behavior"],
-        "allow"
-    );
+    assert_eq!(decision_of(hook)["behavior"], "allow");
 }
 
 #[test]
@@ -635,7 +614,7 @@ fn a_hostile_command_reaches_list_watch_and_log_as_visible_escapes_and_json_stay
     read_until(&watch_lines, "No pending prompts.", HOOK_EXIT, &mut watched);
 
     let event = claude_bash(HOSTILE_COMMAND);
-    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let hook = gateway.spawn_claude(&event);
     let prompt = gateway.wait_for_pending(1).remove(0);
     assert_eq!(
         prompt["input"]["command"], HOSTILE_COMMAND,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{finish, wait_for, Gateway, Reaped, Sandbox};
+use crate::common::{finish, spawn_fed, wait_for, Gateway, Reaped, Sandbox};
 
 const ASK: &str = "{\"decision\":\"ask\"}\n";
 
@@ -69,17 +69,10 @@ impl Answerable {
 
 /// Starts the answerable hook with `stdin` (closed after it is written).
 fn spawn(sandbox: &Sandbox, path: &str, stdin: &[u8], env: &[(&str, &str)]) -> Reaped {
-    let mut command = sandbox.command(&["hook", "gemini", "BeforeTool"]);
-    command
-        .env("PATH", path)
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().expect("the hook starts");
-    // A hook that gives up before reading everything closes the pipe; that is its right.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    Reaped::from(child)
+    let env: Vec<(&str, &str)> = std::iter::once(("PATH", path))
+        .chain(env.iter().copied())
+        .collect();
+    sandbox.spawn_fed(&["hook", "gemini", "BeforeTool"], &env, stdin)
 }
 
 /// Extra variables for one hook run.
@@ -145,24 +138,12 @@ fn without_any_gateway_bad_input_or_home_the_hook_asks() {
         .env_remove("HOME")
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("XDG_RUNTIME_DIR")
-        .env("PATH", &path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let _ = child.stdin.take().unwrap().write_all(&event);
-    assert_asks(&finish(child, DEADLINE), "no HOME");
+        .env("PATH", &path);
+    assert_asks(&finish(spawn_fed(command, &event), DEADLINE), "no HOME");
 
     // The watching hooks still print nothing: Gemini reads their silence as no opinion.
-    let mut command = sandbox.command(&["hook", "gemini"]);
-    command
-        .env("PATH", &path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().unwrap();
-    let _ = child.stdin.take().unwrap().write_all(&event);
-    let output = finish(child, DEADLINE);
+    let watching = sandbox.spawn_fed(&["hook", "gemini"], &[("PATH", &path)], &event);
+    let output = finish(watching, DEADLINE);
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty(), "{output:?}");
 }
@@ -418,20 +399,30 @@ fn esc_in_gemini_while_the_hook_holds_withdraws_the_prompt() {
     wait_for(DEADLINE, "the cancelled prompt to leave the list", || {
         gateway.list().is_empty()
     });
-    let late = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    let late = gateway.answer(&prompt, &["once"]);
     assert!(!late.status.success(), "a late answer is refused");
 }
 
 #[test]
 fn a_hook_terminated_while_it_holds_still_asks() {
+    signalled_while_holding_asks(&[
+        ("SIGTERM", libc::SIGTERM),
+        ("SIGHUP", libc::SIGHUP),
+        ("SIGINT", libc::SIGINT),
+    ]);
+}
+
+/// For each of `signals`: a hook that holds a prompt is sent it, prints `ask` and its prompt
+/// is withdrawn.
+fn signalled_while_holding_asks(signals: &[(&str, libc::c_int)]) {
     let gateway = Gateway::start();
     let answerable = Answerable::prepare(&gateway.sandbox);
-    for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+    for &(name, signal) in signals {
         let hook = spawn(&gateway.sandbox, &answerable.path(), &before_tool(), &[]);
         the_prompt(&gateway);
         // SAFETY: kill only sends a signal, to the hook this test started and still owns.
         unsafe { libc::kill(hook.id() as libc::pid_t, signal) };
-        assert_asks(&finish(hook, DEADLINE), &format!("signal {signal}"));
+        assert_asks(&finish(hook, DEADLINE), name);
         wait_for(
             DEADLINE,
             "the prompt of the hook that left to be withdrawn",
@@ -444,9 +435,7 @@ fn a_hook_terminated_while_it_holds_still_asks() {
 /// SIGTERM, SIGHUP and SIGINT: each still gets `ask` (no output would run the command unasked).
 #[test]
 fn a_hook_sent_any_catchable_terminating_signal_while_it_holds_still_asks() {
-    let gateway = Gateway::start();
-    let answerable = Answerable::prepare(&gateway.sandbox);
-    let signals = [
+    signalled_while_holding_asks(&[
         ("SIGQUIT", libc::SIGQUIT),
         ("SIGUSR1", libc::SIGUSR1),
         ("SIGUSR2", libc::SIGUSR2),
@@ -463,20 +452,7 @@ fn a_hook_sent_any_catchable_terminating_signal_while_it_holds_still_asks() {
         ("SIGPWR", libc::SIGPWR),
         ("SIGRTMIN", libc::SIGRTMIN()),
         ("SIGRTMAX", libc::SIGRTMAX()),
-    ];
-    for (name, signal) in signals {
-        let hook = spawn(&gateway.sandbox, &answerable.path(), &before_tool(), &[]);
-        the_prompt(&gateway);
-        // SAFETY: kill only sends a signal, to the hook this test started and still owns.
-        unsafe { libc::kill(hook.id() as libc::pid_t, signal) };
-        let output = finish(hook, DEADLINE);
-        assert_asks(&output, name);
-        wait_for(
-            DEADLINE,
-            "the prompt of the hook that left to be withdrawn",
-            || gateway.list().is_empty(),
-        );
-    }
+    ]);
 }
 
 /// A Gemini policy whose hook Gemini would not run is a danger: a hook disabled by name
@@ -615,19 +591,18 @@ fn list_and_show_print_a_gemini_command_whole() {
 
 #[test]
 fn the_web_page_shows_a_gemini_command_whole_and_answers_it() {
-    use crate::support::browser::{browser_available, Browser, Theme};
-    use crate::web::{card, pair, run, using, Web};
-    if !browser_available() {
+    use crate::common::web_front::{card, Front, Paired};
+    use crate::support::browser::{Browser, Theme};
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let answerable = Answerable::prepare(&gateway.sandbox);
-    let web = Web::start(&gateway, "127.0.0.1:0");
-    let (hook, prompt) = hold_long_command(&gateway, &answerable);
-    let id = prompt["id"].as_str().unwrap().to_owned();
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "gemini phone").await;
+    };
+    let answerable = Answerable::prepare(&front.sandbox);
+    let (hook, prompt) = hold_long_command(&front, &answerable);
+    let id = crate::common::id_of(&prompt);
+    front.with_paired(
+        Browser::phone(Theme::Light),
+        "gemini phone",
+        async |phone| {
             let card = card(&id);
             phone.wait_for(&format!("{card} [data-input]")).await;
             let expand = format!("{card} [data-expand]");
@@ -652,9 +627,8 @@ fn the_web_page_shows_a_gemini_command_whole_and_answers_it() {
                 1
             );
             phone.click(&format!("{card} [data-action='once']")).await;
-        })
-        .await;
-    });
+        },
+    );
     let output = finish(hook, DEADLINE);
     assert_eq!(String::from_utf8_lossy(&output.stdout), "{}\n");
 }

@@ -10,7 +10,7 @@ use gatehouse_adapter_qwen::install::QWEN_WAIT_SECONDS;
 use gatehouse_core::Timestamp;
 use serde_json::Value;
 
-use crate::common::{wait_for, Gateway};
+use crate::common::Gateway;
 use crate::e2e_qwen::{qwen_permission_request, write_qwen_record};
 
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -22,15 +22,9 @@ fn millis(value: &Value) -> u64 {
 }
 
 fn the_prompt_of(gateway: &Gateway, session: &str) -> Value {
-    let mut found = None;
-    wait_for(DEADLINE, &format!("the prompt of {session}"), || {
-        found = gateway
-            .list()
-            .into_iter()
-            .find(|prompt| prompt["session"] == session);
-        found.is_some()
-    });
-    found.unwrap()
+    gateway.wait_for_prompt(DEADLINE, &format!("the prompt of {session}"), |prompt| {
+        prompt["session"] == session
+    })
 }
 
 #[test]

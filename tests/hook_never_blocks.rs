@@ -2,22 +2,20 @@
 //! or unusable socket path, settings that do not parse, a panic), it exits 0, prints nothing on
 //! stdout, and says what went wrong in one line on stderr. Claude Code reads exit 2 as "block".
 
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use crate::common::{claude_bash, claude_fixture, Sandbox};
 
 fn run_hook(sandbox: &Sandbox, arguments: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut command = sandbox.command(arguments);
-    command
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().expect("the hook starts");
-    // A hook that exits before reading everything closes the pipe; that is its right.
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().expect("the hook's output")
+    sandbox
+        .spawn_fed(arguments, env, stdin)
+        .wait_with_output()
+        .expect("the hook's output")
+}
+
+/// `gatehouse hook claude` with Claude Code's captured Bash prompt, under `env`.
+fn run_claude_hook(sandbox: &Sandbox, env: &[(&str, &str)]) -> Output {
+    run_hook(sandbox, &["hook", "claude"], env, &permission_request())
 }
 
 /// Exit 0, nothing on stdout, one line on stderr that contains `expected`.
@@ -54,12 +52,7 @@ fn permission_request() -> Vec<u8> {
 #[test]
 fn an_empty_socket_variable_means_the_default_socket() {
     let sandbox = Sandbox::new();
-    let output = run_hook(
-        &sandbox,
-        &["hook", "claude"],
-        &[("GATEHOUSE_SOCKET", "")],
-        &permission_request(),
-    );
+    let output = run_claude_hook(&sandbox, &[("GATEHOUSE_SOCKET", "")]);
     assert_left_to_the_agent(&output, "no gateway", "GATEHOUSE_SOCKET=");
     let status = sandbox
         .command(&["status"])
@@ -104,15 +97,10 @@ fn settings_that_do_not_parse_leave_the_agent_alone() {
         "socket = [unclosed\n[hook\nwait_seconds = 'soon'\n",
     )
     .unwrap();
-    let output = run_hook(&sandbox, &["hook", "claude"], &[], &permission_request());
+    let output = run_claude_hook(&sandbox, &[]);
     assert_left_to_the_agent(&output, "config.toml", "a config file that does not parse");
     std::fs::remove_file(&config).unwrap();
-    let output = run_hook(
-        &sandbox,
-        &["hook", "claude"],
-        &[("GATEHOUSE_HOOK__WAIT_SECONDS", "soon")],
-        &permission_request(),
-    );
+    let output = run_claude_hook(&sandbox, &[("GATEHOUSE_HOOK__WAIT_SECONDS", "soon")]);
     assert_left_to_the_agent(
         &output,
         "leaving this to the agent",
@@ -134,12 +122,7 @@ fn an_unusable_socket_path_leaves_the_agent_alone() {
         "relative/gatehouse.sock",
         " ",
     ] {
-        let output = run_hook(
-            &sandbox,
-            &["hook", "claude"],
-            &[("GATEHOUSE_SOCKET", socket)],
-            &permission_request(),
-        );
+        let output = run_claude_hook(&sandbox, &[("GATEHOUSE_SOCKET", socket)]);
         assert_left_to_the_agent(
             &output,
             "leaving this to the agent",
@@ -152,12 +135,7 @@ fn an_unusable_socket_path_leaves_the_agent_alone() {
 #[test]
 fn a_panic_leaves_the_agent_alone() {
     let sandbox = Sandbox::new();
-    let output = run_hook(
-        &sandbox,
-        &["hook", "claude"],
-        &[("GATEHOUSE_TEST_PANIC_IN_HOOK", "1")],
-        &permission_request(),
-    );
+    let output = run_claude_hook(&sandbox, &[("GATEHOUSE_TEST_PANIC_IN_HOOK", "1")]);
     assert_left_to_the_agent(&output, "internal error", "a panic");
 }
 
@@ -177,7 +155,7 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
     let gateway = crate::common::Gateway::start();
     // A 9 MiB command: the hold message carries it once, so it fits in a frame and is held.
     let event = claude_bash(&"x".repeat(9 * 1024 * 1024));
-    let hook = gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]);
+    let hook = gateway.spawn_claude(&event);
     let prompt = gateway
         .wait_for_pending_within(1, Duration::from_secs(30))
         .remove(0);

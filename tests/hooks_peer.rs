@@ -159,13 +159,7 @@ fn one_connection_holding_thirty_ten_megabyte_prompts_cannot_swell_the_gateway()
 #[test]
 fn ten_megabyte_prompts_from_a_peer_never_push_a_local_approval_out_of_the_audit_log() {
     let gateway = Gateway::start();
-    let mut hook = gateway.spawn_hook(
-        "claude",
-        crate::common::claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
+    let mut hook = gateway.spawn_claude(&crate::common::claude_fixture("PermissionRequest-Bash"));
     let prompts = gateway.wait_for_pending(1);
     let approved = prompts[0]["id"].as_str().unwrap().to_owned();
     let answered = gateway.run(&["answer", &approved, "once"]);

@@ -17,7 +17,7 @@ fn two_hundred_held_hooks_each_get_exactly_their_own_verdict() {
         let mut event = claude_fixture("PermissionRequest-Bash");
         event["session_id"] = json!(format!("session-{index}"));
         event["tool_input"]["command"] = json!(format!("printf {index} > out.txt"));
-        hooks.push(gateway.spawn_hook("claude", event.to_string().as_bytes(), &[]));
+        hooks.push(gateway.spawn_claude(&event));
     }
     let prompts = gateway.wait_for_pending_within(HOOKS, Duration::from_secs(60));
     for prompt in &prompts {

@@ -212,7 +212,7 @@ fn far_hook(gateway: &Gateway, remote_socket: &Path) -> Reaped {
 }
 
 fn answer_once(gateway: &Gateway, prompt: &Value) {
-    let answered = gateway.run(&["answer", prompt["id"].as_str().unwrap(), "once"]);
+    let answered = gateway.answer(prompt, &["once"]);
     assert!(
         answered.status.success(),
         "{}",
@@ -220,24 +220,49 @@ fn answer_once(gateway: &Gateway, prompt: &Value) {
     );
 }
 
-fn remote_folder() -> (tempfile::TempDir, PathBuf) {
-    let far = tempfile::Builder::new()
-        .prefix("gh-far")
-        .tempdir_in("/tmp")
-        .unwrap();
-    let socket = far.path().join("far").join("gatehouse.sock");
-    (far, socket)
+/// What a test of `gatehouse remote` starts with: a gateway here, an sshd of the test's own,
+/// and the far side's folder with the socket path its hooks use.
+struct Link {
+    gateway: Gateway,
+    sshd: Sshd,
+    far: tempfile::TempDir,
+    remote_socket: PathBuf,
+}
+
+impl Link {
+    /// `None` (and why, on stdout) where the test cannot run.
+    fn start() -> Option<Link> {
+        if let Some(reason) = skip_reason() {
+            println!("skipped: {reason}");
+            return None;
+        }
+        let gateway = Gateway::start();
+        let sshd = Sshd::start();
+        let far = tempfile::Builder::new()
+            .prefix("gh-far")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let remote_socket = far.path().join("far").join("gatehouse.sock");
+        Some(Link {
+            gateway,
+            sshd,
+            far,
+            remote_socket,
+        })
+    }
 }
 
 #[test]
 fn a_hook_on_the_far_side_of_the_link_is_answered_here_and_comes_back_after_the_link_drops() {
-    if let Some(reason) = skip_reason() {
-        println!("skipped: {reason}");
+    let Some(Link {
+        gateway,
+        sshd,
+        far: _far,
+        remote_socket,
+    }) = Link::start()
+    else {
         return;
-    }
-    let gateway = Gateway::start();
-    let sshd = Sshd::start();
-    let (_far, remote_socket) = remote_folder();
+    };
 
     // Without the link, nothing reaches the far side: no socket, and the hook leaves the agent alone.
     let alone = finish(far_hook(&gateway, &remote_socket), Duration::from_secs(10));
@@ -397,13 +422,15 @@ fn the_hooks_socket_is_private_and_made_only_in_a_private_folder() {
 #[test]
 fn install_runs_gatehouse_install_on_the_far_side_and_says_where_its_hooks_must_look() {
     use std::os::unix::fs::PermissionsExt;
-    if let Some(reason) = skip_reason() {
-        println!("skipped: {reason}");
+    let Some(Link {
+        gateway,
+        sshd,
+        far,
+        remote_socket,
+    }) = Link::start()
+    else {
         return;
-    }
-    let gateway = Gateway::start();
-    let sshd = Sshd::start();
-    let (far, remote_socket) = remote_folder();
+    };
     // sshd gives the far side root's own HOME; a wrapper keeps the install in the test's folder.
     let far_home = far.path().join("home");
     let wrapper = far.path().join("gatehouse-far");

@@ -13,33 +13,20 @@ const HOOK_EXIT: Duration = Duration::from_secs(15);
 #[test]
 fn a_waiting_hook_registers_its_prompt_again_with_a_new_gateway() {
     let mut gateway = Gateway::start();
-    let hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
-    let before = gateway.wait_for_pending(1);
+    let (hook, before) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     gateway.kill();
     gateway.start_again();
-    let after = gateway.wait_for_pending(1);
-    assert_ne!(
-        after[0]["id"], before[0]["id"],
-        "a new gateway gives a new id"
-    );
-    assert_eq!(
-        after[0]["input"], before[0]["input"],
-        "the original snapshot"
-    );
-    let old = gateway.run(&["answer", before[0]["id"].as_str().unwrap(), "once"]);
+    let after = gateway.wait_for_pending(1).remove(0);
+    assert_ne!(after["id"], before["id"], "a new gateway gives a new id");
+    assert_eq!(after["input"], before["input"], "the original snapshot");
+    let old = gateway.run(&["answer", before["id"].as_str().unwrap(), "once"]);
     assert_eq!(
         old.status.code(),
         Some(1),
         "an id from the dead gateway is refused"
     );
     assert!(gateway
-        .run(&["answer", after[0]["id"].as_str().unwrap(), "once"])
+        .run(&["answer", after["id"].as_str().unwrap(), "once"])
         .status
         .success());
     let output = finish(hook, HOOK_EXIT);
@@ -53,23 +40,12 @@ fn a_waiting_hook_registers_its_prompt_again_with_a_new_gateway() {
 #[test]
 fn a_yes_in_the_terminal_while_the_gateway_was_down_is_not_forgotten() {
     let mut gateway = Gateway::start();
-    let hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
-    gateway.wait_for_pending(1);
+    let (hook, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     gateway.kill();
     // The person allows the command in the terminal: Claude Code runs PostToolUse, which finds
     // no gateway and goes to the spool.
     let observer = finish(
-        gateway.spawn_hook(
-            "claude",
-            claude_fixture("PostToolUse-Bash").to_string().as_bytes(),
-            &[],
-        ),
+        gateway.spawn_claude(&claude_fixture("PostToolUse-Bash")),
         HOOK_EXIT,
     );
     assert!(observer.status.success());
@@ -91,34 +67,12 @@ fn a_yes_in_the_terminal_while_the_gateway_was_down_is_not_forgotten() {
 #[test]
 fn an_accepted_answer_is_in_the_audit_log_even_when_the_gateway_dies_at_once() {
     let mut gateway = Gateway::start();
-    let hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
-    let prompt = gateway.wait_for_pending(1).remove(0);
-    let answered = gateway.run(&[
-        "answer",
-        prompt["id"].as_str().unwrap(),
-        "deny",
-        "--message",
-        "not today",
-    ]);
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let answered = gateway.answer(&prompt, &["deny", "--message", "not today"]);
     assert!(answered.status.success());
     gateway.kill();
     finish(hook, HOOK_EXIT);
-    let log = gateway.run(&["log", "--json"]);
-    assert!(
-        log.status.success(),
-        "{}",
-        String::from_utf8_lossy(&log.stderr)
-    );
-    let records: Vec<Value> = String::from_utf8_lossy(&log.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let records = gateway.audit_log();
     let resolved = records
         .iter()
         .find(|record| record["event"]["state"] == "resolved")

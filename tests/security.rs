@@ -4,19 +4,19 @@
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use crate::common::{binary_for_another_user, claude_fixture, finish, wait_for, Gateway, Sandbox};
+use crate::common::{
+    binary_for_another_user, claude_fixture, finish, python_as_nobody, running_as_root, wait_for,
+    Gateway, Reaped, Sandbox, NOBODY,
+};
 
 /// The user id of `nobody` on Debian.
-const NOBODY: u32 = 65_534;
 
 #[test]
 fn another_user_is_refused_even_when_the_socket_file_lets_them_in() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: only root can run a process as another user to knock on the socket");
+    if !running_as_root("run a process as another user to knock on the socket") {
         return;
     }
     let gateway = Gateway::start();
@@ -58,14 +58,7 @@ fn a_flood_of_idle_and_half_sent_connections_disturbs_nobody() {
     use std::os::unix::net::UnixStream;
 
     let gateway = Gateway::start();
-    let hook = gateway.spawn_hook(
-        "claude",
-        crate::common::claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
-    let prompt = gateway.wait_for_pending(1).remove(0);
+    let (hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     let mut flood = Vec::new();
     for index in 0..500 {
         let mut stream = UnixStream::connect(gateway.socket()).expect("the gateway accepts");
@@ -91,30 +84,17 @@ fn a_flood_of_idle_and_half_sent_connections_disturbs_nobody() {
         vec![prompt.clone()],
         "the pending prompt is untouched"
     );
-    assert!(gateway
-        .run(&["answer", prompt["id"].as_str().unwrap(), "once"])
-        .status
-        .success());
+    assert!(gateway.answer(&prompt, &["once"]).status.success());
     let output = crate::common::finish(hook, std::time::Duration::from_secs(10));
     assert!(String::from_utf8_lossy(&output.stdout).contains("\"allow\""));
     drop(flood);
-}
-
-/// Whether this test process runs as root; a test that needs another user says why it skips.
-fn running_as_root(test: &str) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    if !root {
-        eprintln!("skipped: {test} needs root, to run a squatting gateway as another user");
-    }
-    root
 }
 
 /// A fake gateway run by `nobody`: it listens on a socket in a folder that `nobody` owns (mode
 /// 0711), records every byte it receives, and answers every request with a success (`hello`
 /// with a plausible hello, `hook.hold` with an allowing verdict). Killed when dropped.
 struct Squatter {
-    process: Child,
+    _process: Reaped,
     socket: PathBuf,
     received: PathBuf,
     /// The folder made for the squatter by [`Squatter::start`], removed when dropped.
@@ -166,27 +146,14 @@ impl Squatter {
         std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o711)).unwrap();
         let socket = folder.join("gatehouse.sock");
         let received = folder.join("received.bytes");
-        // The child looks python3 up on PATH after it became nobody, so a python3 that only
-        // root can reach (under /root, say) is passed over for the system's.
-        let process = Command::new("python3")
-            .arg("-c")
-            .arg(SQUATTER_PROGRAM)
-            .arg(&socket)
-            .arg(&received)
-            .uid(NOBODY)
-            .gid(NOBODY)
-            .current_dir("/")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("python3 runs as nobody");
+        let process = python_as_nobody(SQUATTER_PROGRAM, &[&socket, &received]);
         let mut ready = received.clone().into_os_string();
         ready.push(".ready");
         wait_for(Duration::from_secs(10), "the squatter to listen", || {
             Path::new(&ready).exists()
         });
         Squatter {
-            process,
+            _process: process,
             socket,
             received,
             _workspace: None,
@@ -207,13 +174,6 @@ impl Squatter {
 
     fn bytes_received(&self) -> Vec<u8> {
         std::fs::read(&self.received).expect("the squatter's record")
-    }
-}
-
-impl Drop for Squatter {
-    fn drop(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
     }
 }
 
@@ -300,7 +260,7 @@ fn assert_every_client_refuses(
 
 #[test]
 fn a_gateway_run_by_another_user_is_never_sent_anything() {
-    if !running_as_root("a_gateway_run_by_another_user_is_never_sent_anything") {
+    if !running_as_root("run a squatting gateway as another user") {
         return;
     }
     let squatter = Squatter::start();
@@ -313,7 +273,7 @@ fn a_gateway_run_by_another_user_is_never_sent_anything() {
 
 #[test]
 fn a_squatted_default_socket_folder_is_refused_by_every_client() {
-    if !running_as_root("a_squatted_default_socket_folder_is_refused_by_every_client") {
+    if !running_as_root("run a squatting gateway as another user") {
         return;
     }
     // Without XDG_RUNTIME_DIR the default folder is `$TMPDIR/gatehouse-<uid>`: another user who
@@ -538,11 +498,7 @@ fn files_that_hold_tool_inputs_are_private_whatever_the_umask() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_for(
-        Duration::from_secs(10),
-        "the gateway to answer `status`",
-        || sandbox.run(&["status"]).status.success(),
-    );
+    sandbox.wait_until_serving();
     let modes = (
         mode(&state.join("audit.jsonl")),
         mode(&state),

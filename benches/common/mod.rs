@@ -61,3 +61,114 @@ impl BenchGateway {
         let _ = std::fs::remove_dir_all(&self.folder);
     }
 }
+
+/// A count from the environment variable `variable` (such as `GATEHOUSE_BENCH_ROUNDS`), or
+/// `default` when it is unset or not a number.
+pub fn count_from_env(variable: &str, default: usize) -> usize {
+    std::env::var(variable)
+        .ok()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Sorts `samples` and returns the value at each of `quantiles` (0.5 is the median, 1.0 the
+/// maximum).
+pub fn quantiles<T: Copy + PartialOrd, const N: usize>(
+    samples: &mut [T],
+    quantiles: [f64; N],
+) -> [T; N] {
+    samples.sort_by(|a, b| a.partial_cmp(b).expect("samples compare"));
+    quantiles.map(|quantile| samples[((samples.len() as f64 - 1.0) * quantile).round() as usize])
+}
+
+/// A Bash prompt of Claude Code's for `make target-INDEX` in `session`.
+pub fn bash_prompt(index: usize, session: &str) -> gatehouse_core::NewPrompt {
+    let command = format!("make target-{index}");
+    gatehouse_core::NewPrompt {
+        adapter: "claude".into(),
+        session: session.into(),
+        cwd: "/home/dev/project".into(),
+        kind: gatehouse_core::PromptKind::Permission,
+        tool: "Bash".into(),
+        input: serde_json::json!({ "command": command, "description": "build one target" }),
+        summary: command.clone(),
+        questions: vec![],
+        correlation: format!("Bash:{command}"),
+        read_only_reason: None,
+        host: String::new(),
+        extra: Default::default(),
+    }
+}
+
+/// A hook holding `prompt` on `socket` for up to 10 minutes, in a task of its own: whether it
+/// got an answer.
+pub fn hold(
+    socket: &std::path::Path,
+    prompt: gatehouse_core::NewPrompt,
+) -> tokio::task::JoinHandle<bool> {
+    let socket = socket.to_owned();
+    tokio::spawn(async move {
+        let mut hook = SocketClient::connect(&socket, Role::Hook, "bench-hook")
+            .await
+            .unwrap();
+        hook.hold(prompt, Duration::from_secs(600)).await.is_ok()
+    })
+}
+
+/// A command hook run as an agent runs it: `program` with a cleared environment but for PATH,
+/// a HOME in `folder` and `socket`, its stdin piped and its output dropped.
+pub fn hook_command(
+    program: &std::path::Path,
+    folder: &std::path::Path,
+    socket: &std::path::Path,
+) -> Command {
+    let mut command = Command::new(program);
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", folder.join("home"))
+        .env("GATEHOUSE_SOCKET", socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    command
+}
+
+/// Milliseconds from spawn to exit, with `stdin` written to the child.
+pub fn time_to_exit(command: &mut Command, stdin: &[u8]) -> f64 {
+    use std::io::Write;
+    let started = Instant::now();
+    let mut child = command.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait().unwrap();
+    started.elapsed().as_secs_f64() * 1_000.0
+}
+
+/// Starts `binary serve` on `socket` (HOME in `folder`), as [`hook_command`] runs it, and
+/// waits until it answers `status`.
+pub fn start_serve(
+    binary: &std::path::Path,
+    folder: &std::path::Path,
+    socket: &std::path::Path,
+) -> Child {
+    let gateway = hook_command(binary, folder, socket)
+        .arg("serve")
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !hook_command(binary, folder, socket)
+        .arg("status")
+        .status()
+        .unwrap()
+        .success()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the gateway did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    gateway
+}

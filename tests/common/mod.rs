@@ -1,6 +1,8 @@
 //! Shared fixtures: a real `gatehouse serve` on a private socket in a temporary folder, and
 //! helpers that run the binary's commands against it.
 
+pub mod web_front;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -28,6 +30,53 @@ pub fn binary_for_another_user() -> (tempfile::TempDir, PathBuf) {
     std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755))
         .expect("the copy runs for others");
     (folder, copy)
+}
+
+/// Whether this test process runs as root (needed to run a process as another user); when
+/// not, says on stderr that the test is skipped and why (`needs`).
+pub fn running_as_root(needs: &str) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("skipped: only root can {needs}");
+    }
+    root
+}
+
+/// Starts `command` with its stdio piped, writes `stdin` to it and closes it (a child that
+/// exits before reading everything closes the pipe; that is its right); killed and reaped
+/// when dropped.
+pub fn spawn_fed(mut command: Command, stdin: &[u8]) -> Reaped {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = Reaped::from(command.spawn().expect("the command starts"));
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child
+}
+
+/// The user id of `nobody` on Debian.
+pub const NOBODY: u32 = 65_534;
+
+/// Starts `python3 -c program arguments...` as `nobody` (another local user), in `/`; it is
+/// killed and reaped when dropped. Only root can do this.
+pub fn python_as_nobody(program: &str, arguments: &[&Path]) -> Reaped {
+    use std::os::unix::process::CommandExt;
+    // The child looks python3 up on PATH after it became nobody, so a python3 that only root
+    // can reach (under /root, say) is passed over for the system's.
+    Command::new("python3")
+        .arg("-c")
+        .arg(program)
+        .args(arguments)
+        .uid(NOBODY)
+        .gid(NOBODY)
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("python3 runs as nobody")
+        .into()
 }
 
 /// Polls `condition` until it holds, or panics after `deadline` naming `what`.
@@ -119,20 +168,51 @@ impl Sandbox {
     /// Starts `gatehouse hook AGENT` with `stdin` and extra environment; the hook is killed and
     /// reaped if the test drops it unfinished (a hook whose gateway went away retries for minutes).
     pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Reaped {
-        let mut command = self.command(&["hook", agent]);
-        command
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().expect("the hook starts");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin)
-            .expect("the hook reads its stdin");
-        Reaped::from(child)
+        self.spawn_fed(&["hook", agent], env, stdin)
+    }
+
+    /// Starts `gatehouse ARGUMENTS` with extra environment, its output piped, and `stdin` written
+    /// to it and closed (a command that exits before reading everything closes the pipe; that is
+    /// its right); killed and reaped if the test drops it unfinished.
+    pub fn spawn_fed(&self, arguments: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Reaped {
+        let mut command = self.command(arguments);
+        command.envs(env.iter().copied());
+        spawn_fed(command, stdin)
+    }
+
+    /// Runs `gatehouse answer ID ARGUMENTS...` for `prompt` (as `list --json` lists it).
+    pub fn answer(&self, prompt: &serde_json::Value, arguments: &[&str]) -> Output {
+        let id = prompt["id"].as_str().expect("a prompt has an id");
+        self.run(&[&["answer", id][..], arguments].concat())
+    }
+
+    /// Starts `gatehouse hook claude` with Claude Code's `event` on its stdin (see
+    /// [`Sandbox::spawn_hook`]).
+    pub fn spawn_claude(&self, event: &serde_json::Value) -> Reaped {
+        self.spawn_hook("claude", event.to_string().as_bytes(), &[])
+    }
+
+    /// Every record of the audit log, as `log --json` prints them, oldest first.
+    pub fn audit_log(&self) -> Vec<serde_json::Value> {
+        let output = self.run(&["log", "--json"]);
+        assert!(
+            output.status.success(),
+            "log --json failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("log --json prints JSON lines"))
+            .collect()
+    }
+
+    /// Waits until a gateway answers `status` on this sandbox's socket.
+    pub fn wait_until_serving(&self) {
+        wait_for(
+            Duration::from_secs(10),
+            "the gateway to answer `status`",
+            || self.run(&["status"]).status.success(),
+        );
     }
 
     /// The pending prompts, as `list --json` prints them.
@@ -146,9 +226,26 @@ impl Sandbox {
         serde_json::from_slice(&output.stdout).expect("list --json prints a JSON array")
     }
 
-    /// Waits until `count` prompts are pending and returns them.
+    /// Waits up to `deadline` until a pending prompt matches `wanted` (`what` names it) and
+    /// returns it.
+    pub fn wait_for_prompt(
+        &self,
+        deadline: Duration,
+        what: &str,
+        wanted: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let mut found = None;
+        wait_for(deadline, what, || {
+            found = self.list().into_iter().find(&wanted);
+            found.is_some()
+        });
+        found.expect("the prompt was found")
+    }
+
+    /// Waits until `count` prompts are pending and returns them (within 30 s: a busy 2-core
+    /// machine running the whole suite took more than 10 s to list a 4 MiB prompt).
     pub fn wait_for_pending(&self, count: usize) -> Vec<serde_json::Value> {
-        self.wait_for_pending_within(count, Duration::from_secs(10))
+        self.wait_for_pending_within(count, Duration::from_secs(30))
     }
 
     pub fn wait_for_pending_within(
@@ -211,11 +308,7 @@ impl Gateway {
     }
 
     fn wait_until_up(&self) {
-        wait_for(
-            Duration::from_secs(10),
-            "the gateway to answer `status`",
-            || self.sandbox.run(&["status"]).status.success(),
-        );
+        self.sandbox.wait_until_serving();
     }
 
     /// Starts a new gateway on the same socket, after [`Gateway::kill`].
@@ -307,6 +400,14 @@ pub fn claude_bash(command: &str) -> serde_json::Value {
     event
 }
 
+/// A prompt's id, as `list --json` prints it.
+pub fn id_of(prompt: &serde_json::Value) -> String {
+    prompt["id"]
+        .as_str()
+        .expect("a prompt has an id")
+        .to_owned()
+}
+
 /// A child process killed and reaped when dropped, so that no test leaves one behind, whether
 /// it passes or panics. It derefs to the `Child`; `finish` takes it whole.
 pub struct Reaped(Option<Child>);
@@ -322,6 +423,14 @@ impl Reaped {
     /// Waits for the child to exit and returns its output.
     pub fn wait_with_output(self) -> std::io::Result<Output> {
         self.into_inner().wait_with_output()
+    }
+
+    /// Kills the child and reaps it (it stays here, exited).
+    pub fn stop(&mut self) {
+        if let Some(child) = self.0.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -350,10 +459,7 @@ impl std::ops::DerefMut for Reaped {
 
 impl Drop for Reaped {
     fn drop(&mut self) {
-        if let Some(mut child) = self.0.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.stop();
     }
 }
 
