@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The longest `--version` may take.
-const VERSION_DEADLINE: Duration = Duration::from_secs(10);
+/// The longest `--version` may take. A Node agent's `--version` took over 10 s on a busy 2-core
+/// machine, which made a probe fail for no fault of the agent's.
+const VERSION_DEADLINE: Duration = Duration::from_secs(30);
 
 /// How many ancestors of a hook are looked at for the agent that runs it.
 const ANCESTORS_LOOKED_AT: usize = 4;
