@@ -44,8 +44,12 @@ pub fn time_left(millis: u64) -> String {
 
 /// How long a held prompt can still be answered here, and what happens then, as the gateway
 /// words it: "answer within 38s, then Qwen Code shows its own dialog ...". `None` for a prompt
-/// no hook holds (watched, or from a gateway that does not say).
+/// no hook holds (watched, or from a gateway that does not say), and for a read-only one, which
+/// cannot be answered here at all (as on the web page).
 pub fn hold_note(prompt: &Prompt, now: Timestamp) -> Option<String> {
+    if prompt.is_read_only() {
+        return None;
+    }
     let ends_at = prompt.hold_ends_at?;
     let after = prompt
         .after_hold

@@ -735,7 +735,7 @@ impl Gateway {
             if let Some(digest) = cut_digest {
                 if approves && !names(&digest) {
                     return Err(GatewayError::NotSeenInFull(format!(
-                        "prompt {} is too large to list whole, and this answer does not name the digest of the whole prompt (from `prompt.get`); nothing was approved: read it in full first (`gatehouse show {}`)",
+                        "prompt {} is too large to list whole, and this answer does not name what was read of it; nothing was approved: read it in full with `gatehouse show {}`, which prints the `--seen` that approves it",
                         prompt.short_id, prompt.short_id
                     )));
                 }

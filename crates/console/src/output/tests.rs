@@ -554,4 +554,11 @@ fn a_long_hold_counts_in_minutes_and_a_watched_prompt_says_nothing_of_a_hold() {
     01a22a7c-7184-7520-bb65-4d44b4eba613  claude  local  …/dev/project  Bash  2s   read-only  ls
     ");
     assert!(!whole_prompt(&watched, NOW).contains("held:"));
+    // A read-only prompt a hook holds (Claude Code's edit before a probe) cannot be answered
+    // here: no "answer within" (found by the new-user review: it read as "hurry").
+    let mut held_read_only = watched;
+    held_read_only.hold_ends_at = Some(Timestamp(NOW.0 + 572_000));
+    held_read_only.after_hold = Some("then only Claude Code's own prompt can answer it".into());
+    assert!(!prompt_table(std::slice::from_ref(&held_read_only), NOW).contains("held:"));
+    assert!(!whole_prompt(&held_read_only, NOW).contains("held:"));
 }
