@@ -28,8 +28,8 @@ mod private;
 
 pub use self::private::{byok_environment, write_trusted_folder};
 
-use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_harness::probe::screen::{first_line, AgentScreen};
+use gatehouse_harness::probe::screen::{AgentScreen, Quit};
+use gatehouse_harness::probe::GatedProbe;
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
@@ -48,21 +48,18 @@ pub const FOLDER_TRUST_TEXT: &str = "Confirm folder trust";
 
 /// Copilot CLI's terminal, as the kit's standard probe drives it.
 pub const SCREEN: AgentScreen = AgentScreen {
-    agent: "Copilot",
-    dialog: "dialog",
-    event_name: "permissionRequest",
-    dialog_text: APPROVAL_PROMPT_TEXT,
-    ready_text: READY_TEXT,
-    // "1. Yes" is selected.
-    yes_keys: &["Enter"],
-    quit_command: "/exit",
-    parse: |stdin| events::parse(stdin, Some("permissionRequest"), |_, _| None),
-    render: verdict::render,
-    reported: first_line,
-    arguments: &[],
+    quit: Quit::Command("/exit"),
     // Should Copilot ask to trust the workspace although its `config.json` lists it: for this
     // session.
     at_start: Some((FOLDER_TRUST_TEXT, &["Enter"])),
+    // "1. Yes" is selected: Enter says Yes.
+    ..AgentScreen::new(
+        "Copilot",
+        "permissionRequest",
+        (APPROVAL_PROMPT_TEXT, READY_TEXT),
+        |stdin| events::parse(stdin, Some("permissionRequest"), |_, _| None),
+        verdict::render,
+    )
 };
 
 /// Why the probe could not run at all: the kit's.
@@ -74,24 +71,12 @@ pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe(&AGENT, options, progress, fake_chat::start, |private| {
-        private::prepare(private)
-    })
+    SCREEN.probe(&AGENT, options, progress, fake_chat::start, private::prepare)
 }
 
 /// `gatehouse probe copilot`: the probe above, as the binary runs it for any adapter.
-pub struct CopilotProbe;
-
-impl AgentProbe for CopilotProbe {
-    fn executable_name(&self) -> &'static str {
-        AGENT.executable.program
-    }
-
-    fn run(
-        &self,
-        request: &ProbeRequest,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<ProbeOutcome, KitError> {
-        AGENT.run_probe(request, |options| run(options, progress))
-    }
-}
+#[allow(non_upper_case_globals)] // named as the adapter names its probe
+pub const CopilotProbe: GatedProbe = GatedProbe {
+    agent: &AGENT,
+    run: |options, progress| Ok(run(options, progress)?),
+};

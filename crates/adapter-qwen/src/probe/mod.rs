@@ -17,12 +17,11 @@
 
 pub mod private;
 
-use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_harness::model::chat::Chat;
 use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
-use gatehouse_harness::probe::screen::{first_line, AgentScreen};
+use gatehouse_harness::probe::screen::AgentScreen;
 pub use gatehouse_harness::probe::ProbeOptions;
-use gatehouse_harness::probe::{shell_quote, ProbeError};
+use gatehouse_harness::probe::{shell_quote, GatedProbe, ProbeError};
 use gatehouse_harness::record::ProbeRecord;
 use serde_json::json;
 
@@ -34,22 +33,15 @@ pub const APPROVAL_PROMPT_TEXT: &str = "Allow execution of";
 /// Text of Qwen's empty input box: it is ready for the next message.
 pub const READY_TEXT: &str = "Type your message";
 
-/// Qwen Code's terminal, as the kit's standard probe drives it.
-pub const SCREEN: AgentScreen = AgentScreen {
-    agent: "Qwen",
-    dialog: "dialog",
-    event_name: "PermissionRequest",
-    dialog_text: APPROVAL_PROMPT_TEXT,
-    ready_text: READY_TEXT,
-    // "1. Yes, allow once" is selected.
-    yes_keys: &["Enter"],
-    quit_command: "/quit",
-    parse: |stdin| events::parse(stdin, None),
-    render: verdict::render,
-    reported: first_line,
-    arguments: &[],
-    at_start: None,
-};
+/// Qwen Code's terminal, as the kit's standard probe drives it: "1. Yes, allow once" is
+/// selected in its dialog, and it quits with `/quit`.
+pub const SCREEN: AgentScreen = AgentScreen::new(
+    "Qwen",
+    "PermissionRequest",
+    (APPROVAL_PROMPT_TEXT, READY_TEXT),
+    |stdin| events::parse(stdin, None),
+    verdict::render,
+);
 
 /// Qwen's shell tool; the call's reason is its description, which Qwen shows beside the command.
 pub const SHELL: Tool = Tool {
@@ -83,18 +75,8 @@ pub fn run(
 }
 
 /// `gatehouse probe qwen`: the probe above, as the binary runs it for any adapter.
-pub struct QwenProbe;
-
-impl AgentProbe for QwenProbe {
-    fn executable_name(&self) -> &'static str {
-        AGENT.executable.program
-    }
-
-    fn run(
-        &self,
-        request: &ProbeRequest,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<ProbeOutcome, KitError> {
-        AGENT.run_probe(request, |options| run(options, progress))
-    }
-}
+#[allow(non_upper_case_globals)] // named as the adapter names its probe
+pub const QwenProbe: GatedProbe = GatedProbe {
+    agent: &AGENT,
+    run: |options, progress| Ok(run(options, progress)?),
+};
