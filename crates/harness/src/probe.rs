@@ -296,35 +296,28 @@ pub fn wait_for_output(model: &ScriptedModel, call_id: &str, deadline: Duration)
 #[derive(Debug, Clone)]
 pub struct Seen<'a> {
     pub case: &'a CommandCase,
-    /// The agent's name in the evidence, such as `Codex`.
-    pub agent: &'a str,
-    /// What the agent calls its own prompt, such as `prompt` or `dialog`.
-    pub dialog: &'a str,
     /// The command as the adapter's parser read it from the hook's event.
     pub read_as: &'a str,
     /// What the agent reported to the model for the call.
     pub output: &'a str,
-    /// The line of that report to quote.
-    pub reported: &'a str,
     /// Whether the agent's own dialog was shown while the hook decided (allow, deny), or the
     /// dialog's line that was shown (no verdict).
     pub dialog_shown: bool,
     pub dialog_line: &'a str,
 }
 
-/// Whether a standard case passed, from the marker file and what was seen; `Ok` holds the
-/// evidence of a pass, `Err` what went wrong.
-pub fn judge(seen: &Seen<'_>) -> Result<String, String> {
+/// Whether a standard case passed in the agent of `screen`, from the marker file and what was
+/// seen; `Ok` holds the evidence of a pass, `Err` what went wrong.
+pub fn judge(screen: &screen::AgentScreen, seen: &Seen<'_>) -> Result<String, String> {
     let Seen {
         case,
-        agent,
-        dialog,
         read_as,
         output,
-        reported,
         dialog_shown,
         dialog_line,
     } = seen;
+    let (agent, dialog) = (screen.agent, screen.dialog);
+    let reported = (screen.reported)(output);
     // A file an agent writes with its own file tool (such as a patch) ends with a newline.
     let marker = fs::read_to_string(&case.marker)
         .ok()

@@ -121,9 +121,7 @@ mod tests {
             panic!()
         };
         assert_eq!(
-            crate::patch::parse(&patch.call.command)
-                .unwrap()
-                .len(),
+            crate::patch::parse(&patch.call.command).unwrap().len(),
             1,
             "the probe's patch is one the adapter reads"
         );

@@ -71,7 +71,13 @@ pub fn run(
     options: &ProbeOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe(&AGENT, options, progress, fake_chat::start, private::prepare)
+    SCREEN.probe(
+        &AGENT,
+        options,
+        progress,
+        fake_chat::start,
+        private::prepare,
+    )
 }
 
 /// `gatehouse probe copilot`: the probe above, as the binary runs it for any adapter.

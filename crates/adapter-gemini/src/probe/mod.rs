@@ -24,16 +24,15 @@
 //! The kit's [`AgentScreen`] runs it all; what is Gemini's own is its screen, its private home
 //! ([`private`]) and its dialect.
 
-mod private;
+pub mod private;
 
 use gatehouse_harness::model::gemini::Gemini;
 use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
 use gatehouse_harness::probe::screen::AgentScreen;
+use gatehouse_harness::probe::GatedProbe;
 pub use gatehouse_harness::probe::ProbeOptions;
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::GatedProbe;
 use gatehouse_harness::record::ProbeRecord;
-use serde_json::json;
 
 use crate::{events, verdict, AGENT};
 
@@ -44,10 +43,7 @@ pub const DIALOG_TEXT: &str = "Allow execution of";
 pub const READY_TEXT: &str = "Type your message";
 
 /// Gemini's shell tool; the call's reason is the description Gemini shows.
-pub const RUN_SHELL_COMMAND: Tool = Tool {
-    name: events::SHELL_TOOL,
-    arguments: |call| json!({ "command": call.command, "description": call.reason }),
-};
+pub const RUN_SHELL_COMMAND: Tool = Tool::command_and_description(events::SHELL_TOOL);
 
 /// Gemini CLI's terminal, as the kit's standard probe drives it: "1. Allow once" is selected in
 /// its dialog, and without a verdict the hook prints [`verdict::NO_VERDICT`] (`ask`).

@@ -34,9 +34,11 @@ use std::path::Path;
 
 use gatehouse_core::{Answer, NewPrompt, PromptKind, QuestionResponse, Verdict};
 use gatehouse_harness::model::ScriptedCall;
+use gatehouse_harness::probe::screen::{
+    AgentScreen, Countdown, PrivateHome, ProbeCase, Quit, Session,
+};
 pub use gatehouse_harness::probe::ProbeOptions;
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::screen::{AgentScreen, Countdown, PrivateHome, ProbeCase, Quit, Session};
 use gatehouse_harness::probe::{
     command_case, standard_cases, wait_until, CommandCase, GatedProbe, HookAnswer, ProbeError,
 };
@@ -151,7 +153,10 @@ fn cases(workspace: &Path) -> Vec<Case> {
         .into_iter()
         .map(Case::Standard)
         .collect();
-    cases.push(Case::Question(model::question_call("probe", PROBE_QUESTION)));
+    cases.push(Case::Question(model::question_call(
+        "probe",
+        PROBE_QUESTION,
+    )));
     cases.push(Case::Always {
         first: command_case(workspace, "always", HookAnswer::Allow),
         again: command_case(workspace, "always-again", HookAnswer::NoVerdict),
@@ -170,13 +175,7 @@ pub fn run(
     let plugin_package =
         find_plugin_package(&opencode).map_err(OpenCodeProbeError::PluginPackage)?;
     let prepare = |home: &PrivateHome| private::prepare(home, &plugin_package);
-    Ok(SCREEN.probe_cases(
-        &AGENT,
-        options,
-        progress,
-        (model::start, prepare),
-        cases,
-    )?)
+    Ok(SCREEN.probe_cases(&AGENT, options, progress, (model::start, prepare), cases)?)
 }
 
 /// `gatehouse probe opencode`: the probe above, as the binary runs it for any adapter.
@@ -230,16 +229,21 @@ fn check_always(
         suggestion: Some("s1".into()),
         scope: Default::default(),
     });
-    let shown = session.ask((first.name, &first.call), &SCREEN.rendered(Some(always)), &left, |prompt| {
-        (prompt.summary == first.call.command).then(|| {
-            prompt
-                .extra
-                .suggestions
-                .first()
-                .map(|suggestion| suggestion.describe())
-                .unwrap_or_default()
-        })
-    })?;
+    let shown = session.ask(
+        (first.name, &first.call),
+        &SCREEN.rendered(Some(always)),
+        &left,
+        |prompt| {
+            (prompt.summary == first.call.command).then(|| {
+                prompt
+                    .extra
+                    .suggestions
+                    .first()
+                    .map(|suggestion| suggestion.describe())
+                    .unwrap_or_default()
+            })
+        },
+    )?;
     if shown.is_empty() {
         return Err(
             "OpenCode's request named no pattern to approve, so gatehouse shows no always".into(),

@@ -44,10 +44,7 @@ pub const SCREEN: AgentScreen = AgentScreen::new(
 );
 
 /// Qwen's shell tool; the call's reason is its description, which Qwen shows beside the command.
-pub const SHELL: Tool = Tool {
-    name: events::ANSWERABLE_TOOL,
-    arguments: |call| json!({ "command": call.command, "description": call.reason }),
-};
+pub const SHELL: Tool = Tool::command_and_description(events::ANSWERABLE_TOOL);
 
 /// Starts the kit's scripted chat-completions model with the calls to hand out, in order; its
 /// [`ScriptedModel::base_url`] is the value of `OPENAI_BASE_URL`.

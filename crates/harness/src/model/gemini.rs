@@ -88,10 +88,7 @@ mod tests {
     use super::super::{post, test_call, ScriptedModel};
     use super::*;
 
-    const SHELL: Tool = Tool {
-        name: "run_shell_command",
-        arguments: |call| json!({ "command": call.command, "description": call.reason }),
-    };
+    const SHELL: Tool = Tool::command_and_description("run_shell_command");
 
     #[test]
     fn every_turn_asks_for_the_command_and_function_responses_are_recorded() {
@@ -112,7 +109,9 @@ mod tests {
         assert!(outputs[0]["response"].get("output").is_some());
         let echoed = json!({ "role": "user", "parts": [{ "functionResponse": { "id": "run", "name": "run_shell_command", "response": { "output": "ran" } } }] });
         post(&model, stream, &json!({ "contents": [user, echoed] }));
-        assert!(model.output_for("run").is_some_and(|output| output.contains("ran")));
+        assert!(model
+            .output_for("run")
+            .is_some_and(|output| output.contains("ran")));
         let router = post(&model, "/v1beta/models/x:generateContent", &json!({}));
         assert!(router.contains("model_choice"), "{router}");
     }

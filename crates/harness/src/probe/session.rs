@@ -215,8 +215,8 @@ impl Session<'_> {
         // have kept away.
         let mut dialog_shown = false;
         let _ = wait_until(left.left(), || {
-            dialog_shown |= case.answer != HookAnswer::NoVerdict
-                && terminal.screen().contains(dialog_text);
+            dialog_shown |=
+                case.answer != HookAnswer::NoVerdict && terminal.screen().contains(dialog_text);
             model.output_for(&case.call.call_id).is_some()
         });
         let output = model.output_for(&case.call.call_id).ok_or_else(|| {
@@ -226,15 +226,17 @@ impl Session<'_> {
             )
         })?;
         let screen = self.wait_until_ready(&left)?;
-        judge(&Seen {
-            case,
-            agent,
-            dialog,
-            read_as: &read_as,
-            output: &output,
-            reported: (self.screen.reported)(&output),
-            dialog_shown: dialog_shown || !dialog_line.is_empty() || screen.contains(dialog_text),
-            dialog_line: &dialog_line,
-        })
+        judge(
+            self.screen,
+            &Seen {
+                case,
+                read_as: &read_as,
+                output: &output,
+                dialog_shown: dialog_shown
+                    || !dialog_line.is_empty()
+                    || screen.contains(dialog_text),
+                dialog_line: &dialog_line,
+            },
+        )
     }
 }
