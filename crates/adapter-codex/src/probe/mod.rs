@@ -1,10 +1,11 @@
 //! `gatehouse probe codex`: checks, live, whether the installed Codex honours gatehouse's answers
 //! to its permission prompts, and returns a [`ProbeRecord`] for [`crate::record`].
 //!
-//! The probe runs the real Codex in its interactive terminal (the kit's [`AgentScreen`]) in a
-//! private, temporary folder: its own `HOME` and `CODEX_HOME` (`HOME/.codex`), a workspace, and a scripted model on
-//! loopback ([`fake_responses`]), so no account, network or tokens are used and the person's
-//! settings are never read or written. Codex runs with `approval_policy = "on-request"`, the
+//! The probe runs the real Codex in its interactive terminal (the kit's [`AgentScreen`] and
+//! [`gatehouse_harness::probe::screen::Session`]) in a private, temporary folder: its own `HOME`
+//! and `CODEX_HOME` (`HOME/.codex`), a workspace, and a scripted model on loopback
+//! ([`fake_responses`]), so no account, network or tokens are used and the person's settings are
+//! never read or written. Codex runs with `approval_policy = "on-request"`, the
 //! `read-only` sandbox (so that every patch asks) and a model catalog whose entry offers the
 //! freeform `apply_patch` tool. The cases, each proving one kind ([`crate::record::Kind`]):
 //!
@@ -49,7 +50,9 @@ use std::io;
 use std::path::PathBuf;
 
 use gatehouse_core::NewPrompt;
-use gatehouse_harness::probe::screen::{AgentScreen, PrivateHome};
+use gatehouse_harness::probe::screen::{
+    private_environment, AgentScreen, Environment, PrivateHome,
+};
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
@@ -157,7 +160,7 @@ pub fn codex_home(private: &PrivateHome) -> PathBuf {
 
 /// Fills the probe's private `CODEX_HOME`: `hooks.json` running the probe's hook, the model
 /// catalog and `config.toml`; returns Codex's environment.
-fn prepare(private: &PrivateHome) -> io::Result<Vec<(String, String)>> {
+fn prepare(private: &PrivateHome) -> io::Result<Environment> {
     let codex_home = codex_home(private);
     fs::create_dir_all(&codex_home)?;
     let command = shell_quote(&private.hook.script);
@@ -199,15 +202,13 @@ fn prepare(private: &PrivateHome) -> io::Result<Vec<(String, String)>> {
         catalog = toml_string(&catalog.display().to_string()),
     );
     fs::write(codex_home.join("config.toml"), config)?;
-    Ok([
-        ("PATH", private.path.clone()),
-        ("HOME", private.home.display().to_string()),
-        ("CODEX_HOME", codex_home.display().to_string()),
-        ("SHELL", PROBE_SHELL.to_owned()),
-        ("TERM", "xterm-256color".to_owned()),
-        (API_KEY_VARIABLE, "unused".to_owned()),
-    ]
-    .into_iter()
-    .map(|(name, value)| (name.to_owned(), value))
-    .collect())
+    Ok(private_environment(
+        &private.home,
+        &private.path,
+        &[
+            ("CODEX_HOME", &codex_home.display().to_string()),
+            ("SHELL", PROBE_SHELL),
+            (API_KEY_VARIABLE, "unused"),
+        ],
+    ))
 }

@@ -7,14 +7,9 @@
 //! workspace, and a scripted chat-completions API on loopback ([`fake_chat`]) as Copilot's BYOK
 //! provider, offline (`COPILOT_OFFLINE=true`), so no account, network or tokens are used and the
 //! person's settings are never read or written. The scripted model asks three times to run
-//! `printf CASE > gatehouse-probe-CASE.txt` with its `bash` tool. The cases:
-//!
-//! - `allow`: the hook prints gatehouse's `once` verdict. Passes when the command ran (the marker
-//!   file holds `allow`) and Copilot did not show its own dialog.
-//! - `deny`: the hook prints gatehouse's `deny` verdict with a message. Passes when the command
-//!   did not run, Copilot showed no dialog, and the model received the message.
-//! - `no-verdict`: the hook prints nothing. Passes when Copilot showed its own dialog with the
-//!   command not run, and Yes there ran it: Copilot's dialog was in charge.
+//! `printf CASE > gatehouse-probe-CASE.txt` with its `bash` tool; the kit's standard cases
+//! ([`gatehouse_harness::probe`]) judge what happened: allow runs it with no dialog, deny does not
+//! and the model reads the message, no verdict leaves Copilot's own dialog in charge.
 //!
 //! Which hook proves it: the probe's `permissionRequest` hook is a small shell script that saves
 //! the event Copilot wrote on its stdin and prints a file that the probe fills, before each case,

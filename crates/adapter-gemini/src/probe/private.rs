@@ -7,7 +7,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use gatehouse_harness::probe::screen::PrivateHome;
+use gatehouse_harness::probe::screen::{private_environment, Environment, PrivateHome};
 use gatehouse_harness::probe::shell_quote;
 use serde_json::{json, Value};
 
@@ -43,21 +43,19 @@ pub fn write_private_settings(home: &Path, hooks: Option<Value>) -> io::Result<P
 /// Fills the probe's private home: `.gemini/settings.json` running the probe's hook for the
 /// shell tool, and gatehouse's policy beside it; returns Gemini's environment: offline, the
 /// scripted model as its API.
-pub(super) fn prepare(private: &PrivateHome) -> io::Result<Vec<(String, String)>> {
+pub(super) fn prepare(private: &PrivateHome) -> io::Result<Environment> {
     let hooks = json!({ "BeforeTool": [ { "matcher": crate::install::SHELL_MATCHER, "hooks": [
         { "name": "gatehouse-probe", "type": "command", "command": shell_quote(&private.hook.script), "timeout": 30000 }
     ] } ] });
     let settings = write_private_settings(&private.home, Some(hooks))?;
     let policy = crate::policy::path_beside(&settings);
     crate::policy::write(&policy).map_err(|error| io::Error::other(error.to_string()))?;
-    Ok([
-        ("PATH", private.path.clone()),
-        ("HOME", private.home.display().to_string()),
-        ("TERM", "xterm-256color".to_owned()),
-        ("GEMINI_API_KEY", "unused".to_owned()),
-        ("GOOGLE_GEMINI_BASE_URL", private.base_url.clone()),
-    ]
-    .into_iter()
-    .map(|(name, value)| (name.to_owned(), value))
-    .collect())
+    Ok(private_environment(
+        &private.home,
+        &private.path,
+        &[
+            ("GEMINI_API_KEY", "unused"),
+            ("GOOGLE_GEMINI_BASE_URL", &private.base_url),
+        ],
+    ))
 }

@@ -8,7 +8,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use gatehouse_harness::probe::screen::PrivateHome;
+use gatehouse_harness::probe::screen::{private_environment, Environment, PrivateHome};
 use serde_json::json;
 
 /// The npm package OpenCode wants in each of its configuration folders.
@@ -20,10 +20,7 @@ pub const PLUGIN_PACKAGE_VARIABLE: &str = "GATEHOUSE_OPENCODE_PLUGIN_PACKAGE";
 /// Fills the probe's private home: `~/.config/opencode` with the scripted model as its provider,
 /// `@opencode-ai/plugin` (a link to `plugin_package`) and gatehouse's own plugin running the
 /// probe's hook; returns OpenCode's environment: offline, in the private home.
-pub(super) fn prepare(
-    private: &PrivateHome,
-    plugin_package: &Path,
-) -> io::Result<Vec<(String, String)>> {
+pub(super) fn prepare(private: &PrivateHome, plugin_package: &Path) -> io::Result<Environment> {
     let config = private.home.join(".config").join("opencode");
     write_config(&config, &private.base_url, plugin_package)?;
     let plugin = crate::install::plugin_for(&private.hook.script)
@@ -93,19 +90,17 @@ pub fn write_config(folder: &Path, base_url: &str, plugin_package: &Path) -> io:
 
 /// The environment that runs OpenCode offline in `home`: no model list fetched, no update, no
 /// sharing, no LSP download.
-pub fn offline_environment(home: &Path, path: &str) -> Vec<(String, String)> {
-    [
-        ("PATH", path.to_owned()),
-        ("HOME", home.display().to_string()),
-        ("TERM", "xterm-256color".to_owned()),
-        ("OPENCODE_DISABLE_MODELS_FETCH", "1".to_owned()),
-        ("OPENCODE_DISABLE_AUTOUPDATE", "1".to_owned()),
-        ("OPENCODE_DISABLE_SHARE", "1".to_owned()),
-        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1".to_owned()),
-    ]
-    .into_iter()
-    .map(|(name, value)| (name.to_owned(), value))
-    .collect()
+pub fn offline_environment(home: &Path, path: &str) -> Environment {
+    private_environment(
+        home,
+        path,
+        &[
+            ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+            ("OPENCODE_DISABLE_SHARE", "1"),
+            ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+        ],
+    )
 }
 
 /// Where `@opencode-ai/plugin` is for the probe: the folder `GATEHOUSE_OPENCODE_PLUGIN_PACKAGE`

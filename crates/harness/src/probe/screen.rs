@@ -43,6 +43,20 @@ pub type StartModel = fn(Vec<ScriptedCall>) -> io::Result<ScriptedModel>;
 /// An agent's environment, name and value.
 pub type Environment = Vec<(String, String)>;
 
+/// An agent's environment in a private `home`: `PATH` as given, `HOME`, `TERM` (xterm's), and
+/// the agent's own variables, `more`.
+pub fn private_environment(home: &Path, path: &str, more: &[(&str, &str)]) -> Environment {
+    [
+        ("PATH", path),
+        ("HOME", &home.display().to_string()),
+        ("TERM", "xterm-256color"),
+    ]
+    .iter()
+    .chain(more)
+    .map(|(name, value)| (name.to_string(), value.to_string()))
+    .collect()
+}
+
 /// How the agent is ended at the end of a probe.
 #[derive(Debug, Clone, Copy)]
 pub enum Quit {
