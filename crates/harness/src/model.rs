@@ -45,17 +45,6 @@ pub struct Tool {
     pub arguments: fn(&ScriptedCall) -> Value,
 }
 
-impl Tool {
-    /// The shell tool `name` of most agents: `{command, description}`, the call's reason as the
-    /// description the agent shows.
-    pub const fn command_and_description(name: &'static str) -> Tool {
-        Tool {
-            name,
-            arguments: |call| json!({ "command": call.command, "description": call.reason }),
-        }
-    }
-}
-
 /// What one request asks of the model, as a dialect reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Turn {
@@ -169,6 +158,17 @@ impl ScriptedModel {
             .iter()
             .map(|(_, output)| output.clone())
             .collect()
+    }
+}
+
+impl Tool {
+    /// The shell tool `name` of most agents: `{command, description}`, the call's reason as the
+    /// description the agent shows.
+    pub const fn command_and_description(name: &'static str) -> Tool {
+        Tool {
+            name,
+            arguments: |call| json!({ "command": call.command, "description": call.reason }),
+        }
     }
 }
 
