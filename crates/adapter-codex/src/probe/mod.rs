@@ -1,5 +1,5 @@
 //! `gatehouse probe codex`: checks, live, whether the installed Codex honours gatehouse's answers
-//! to its permission prompts, and returns a [`ProbeRecord`] for [`crate::record`].
+//! to its permission prompts, and saves the kit's probe record for [`crate::record`].
 //!
 //! The probe runs the real Codex in its interactive terminal (the kit's [`AgentScreen`] and
 //! [`gatehouse_harness::probe::screen::Session`]) in a private, temporary folder: its own `HOME`
@@ -59,7 +59,6 @@ pub use gatehouse_harness::probe::DENY_MESSAGE;
 use gatehouse_harness::probe::{shell_quote, GatedProbe};
 
 use crate::events::{ANSWERABLE_TOOL, PATCH_TOOL};
-use crate::record::ProbeRecord;
 use crate::AGENT;
 use crate::{events, verdict};
 
@@ -131,26 +130,20 @@ fn reported(output: &str) -> &str {
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// `gatehouse probe codex`: runs the probe against the executable, writing progress lines: the
 /// kit's probe with Codex's cases ([`cases::all`]) in a private `CODEX_HOME`.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe_cases(
-        &AGENT,
-        options,
-        progress,
-        (fake_responses::start, prepare),
-        cases::all,
-    )
-}
-
-/// `gatehouse probe codex`: the probe above, as the binary runs it for any adapter.
 #[allow(non_upper_case_globals)] // named as the adapter names its probe
 pub const CodexProbe: GatedProbe = GatedProbe {
     agent: &AGENT,
-    run: |options, progress| Ok(run(options, progress)?),
+    run: |options, progress| {
+        Ok(SCREEN.probe_cases(
+            &AGENT,
+            options,
+            progress,
+            (fake_responses::start, prepare),
+            cases::all,
+        )?)
+    },
 };
 
 /// The probe's private `CODEX_HOME`, in its private home.

@@ -1,5 +1,5 @@
 //! `gatehouse probe copilot`: checks, live, whether the installed Copilot CLI honours gatehouse's
-//! answers to its permission prompts, and returns the kit's [`ProbeRecord`].
+//! answers to its permission prompts, and saves the kit's probe record.
 //!
 //! The probe runs the real Copilot CLI in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME` (with
@@ -28,7 +28,6 @@ use gatehouse_harness::probe::GatedProbe;
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::record::ProbeRecord;
 
 use crate::{events, verdict, AGENT};
 
@@ -60,24 +59,18 @@ pub const SCREEN: AgentScreen = AgentScreen {
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// `gatehouse probe copilot`: runs the probe against the executable, writing progress lines: the
 /// kit's standard probe, in a private home whose settings run the probe's hook.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe(
-        &AGENT,
-        options,
-        progress,
-        fake_chat::start,
-        private::prepare,
-    )
-}
-
-/// `gatehouse probe copilot`: the probe above, as the binary runs it for any adapter.
 #[allow(non_upper_case_globals)] // named as the adapter names its probe
 pub const CopilotProbe: GatedProbe = GatedProbe {
     agent: &AGENT,
-    run: |options, progress| Ok(run(options, progress)?),
+    run: |options, progress| {
+        Ok(SCREEN.probe(
+            &AGENT,
+            options,
+            progress,
+            fake_chat::start,
+            private::prepare,
+        )?)
+    },
 };

@@ -1,6 +1,6 @@
 //! `gatehouse probe gemini`: checks, live, whether the installed Gemini CLI, with gatehouse's
 //! policy ([`crate::policy`]), lets the BeforeTool hook decide its shell commands, and returns a
-//! [`ProbeRecord`] (the kit's, agent `gemini`).
+//! [`ProbeRecord`](gatehouse_harness::record::ProbeRecord) (the kit's, agent `gemini`).
 //!
 //! The probe runs the real Gemini CLI in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME` (with
@@ -32,7 +32,6 @@ use gatehouse_harness::probe::screen::AgentScreen;
 use gatehouse_harness::probe::GatedProbe;
 pub use gatehouse_harness::probe::ProbeOptions;
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::record::ProbeRecord;
 
 use crate::{events, verdict, AGENT};
 
@@ -71,19 +70,13 @@ pub fn fake_gemini(script: Vec<ScriptedCall>) -> std::io::Result<ScriptedModel> 
     )
 }
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// `gatehouse probe gemini`: runs the probe against the executable, writing progress lines: the
 /// kit's standard probe, in a private home whose settings run the probe's hook with gatehouse's
 /// policy beside them.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe(&AGENT, options, progress, fake_gemini, private::prepare)
-}
-
-/// `gatehouse probe gemini`: the probe above, as the binary runs it for any adapter.
 #[allow(non_upper_case_globals)] // named as the adapter names its probe
 pub const GeminiProbe: GatedProbe = GatedProbe {
     agent: &AGENT,
-    run: |options, progress| Ok(run(options, progress)?),
+    run: |options, progress| {
+        Ok(SCREEN.probe(&AGENT, options, progress, fake_gemini, private::prepare)?)
+    },
 };

@@ -1,5 +1,5 @@
 //! `gatehouse probe qwen`: checks, live, whether the installed Qwen Code honours gatehouse's
-//! answers to its permission prompts, and returns the kit's [`ProbeRecord`].
+//! answers to its permission prompts, and saves the kit's probe record.
 //!
 //! The probe runs the real Qwen Code in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME`
@@ -21,8 +21,7 @@ use gatehouse_harness::model::chat::Chat;
 use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
 use gatehouse_harness::probe::screen::AgentScreen;
 pub use gatehouse_harness::probe::ProbeOptions;
-use gatehouse_harness::probe::{shell_quote, GatedProbe, ProbeError};
-use gatehouse_harness::record::ProbeRecord;
+use gatehouse_harness::probe::{shell_quote, GatedProbe};
 use serde_json::json;
 
 use crate::{events, verdict, AGENT};
@@ -52,28 +51,24 @@ pub fn scripted_model(script: Vec<ScriptedCall>) -> std::io::Result<ScriptedMode
     ScriptedModel::start(Chat { tool: SHELL }, script)
 }
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// `gatehouse probe qwen`: runs the probe against the executable, writing progress lines: the
 /// kit's standard probe, in a private home whose settings run the probe's hook.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe(&AGENT, options, progress, scripted_model, |private| {
-        let hooks = json!({ "PermissionRequest": [{ "matcher": "*", "hooks": [
-            { "type": "command", "command": shell_quote(&private.hook.script), "timeout": 30 }
-        ] }] });
-        private::write_private_settings(&private.home, Some(hooks))?;
-        Ok(private::offline_environment(
-            &private.home,
-            &private.base_url,
-            &private.path,
-        ))
-    })
-}
-
-/// `gatehouse probe qwen`: the probe above, as the binary runs it for any adapter.
 #[allow(non_upper_case_globals)] // named as the adapter names its probe
 pub const QwenProbe: GatedProbe = GatedProbe {
     agent: &AGENT,
-    run: |options, progress| Ok(run(options, progress)?),
+    run: |options, progress| {
+        Ok(
+            SCREEN.probe(&AGENT, options, progress, scripted_model, |private| {
+                let hooks = json!({ "PermissionRequest": [{ "matcher": "*", "hooks": [
+            { "type": "command", "command": shell_quote(&private.hook.script), "timeout": 30 }
+        ] }] });
+                private::write_private_settings(&private.home, Some(hooks))?;
+                Ok(private::offline_environment(
+                    &private.home,
+                    &private.base_url,
+                    &private.path,
+                ))
+            })?,
+        )
+    },
 };
