@@ -82,6 +82,11 @@ pub struct AgentScreen {
     /// Other texts that say the agent is not ready, though [`Self::ready_text`] shows (a turn in
     /// progress, another of its prompts).
     pub busy_texts: &'static [&'static str],
+    /// Whether the agent's dialog, seen at any time while a hook that decided (allow, deny) is
+    /// answered, fails the case; `false` for an agent that draws its dialog at once while its
+    /// hook decides (OpenCode, whose plugin answers the dialog it shows): only the screen after
+    /// the turn counts there.
+    pub watch_for_dialog: bool,
     /// The keys that say Yes, once, in the agent's dialog.
     pub yes_keys: &'static [&'static str],
     /// How the agent is ended.
@@ -133,6 +138,7 @@ impl AgentScreen {
             dialog_text,
             ready_text,
             busy_texts: &[],
+            watch_for_dialog: true,
             yes_keys: &["Enter"],
             quit: Quit::Command("/quit"),
             parse,
