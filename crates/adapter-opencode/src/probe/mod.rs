@@ -69,9 +69,11 @@ pub const PROBE_ANSWER: &str = "Red";
 
 /// OpenCode's terminal, as the kit's probe drives it: its hook is gatehouse's plugin
 /// (`permission.asked`), its own prompt's "Allow once" is selected, and Ctrl-C at its input box
-/// ends it.
+/// ends it. OpenCode draws its prompt at once, while the plugin asks the hook and then answers
+/// it: the screen after the turn tells whether the hook decided.
 pub const SCREEN: AgentScreen = AgentScreen {
     dialog: "prompt",
+    watch_for_dialog: false,
     busy_texts: &[BUSY_TEXT, QUESTION_PROMPT_TEXT],
     quit: Quit::Keys(&["C-c"]),
     ..AgentScreen::new(

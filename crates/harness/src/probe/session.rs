@@ -215,8 +215,9 @@ impl Session<'_> {
         // have kept away.
         let mut dialog_shown = false;
         let _ = wait_until(left.left(), || {
-            dialog_shown |=
-                case.answer != HookAnswer::NoVerdict && terminal.screen().contains(dialog_text);
+            dialog_shown |= self.screen.watch_for_dialog
+                && case.answer != HookAnswer::NoVerdict
+                && terminal.screen().contains(dialog_text);
             model.output_for(&case.call.call_id).is_some()
         });
         let output = model.output_for(&case.call.call_id).ok_or_else(|| {
