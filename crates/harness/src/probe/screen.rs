@@ -301,3 +301,44 @@ impl AgentScreen {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use gatehouse_core::{Answer, ParseError};
+
+    use super::*;
+
+    const SCREEN: AgentScreen = AgentScreen {
+        busy_texts: &["esc interrupt"],
+        no_verdict: "ask",
+        ..AgentScreen::new(
+            "Agent",
+            "Event",
+            ("Allow?", "Type here"),
+            |_| Err(ParseError::NotJson("test".into())),
+            |_| "rendered".into(),
+        )
+    };
+
+    #[test]
+    fn ready_is_the_input_box_with_no_dialog_and_no_turn_under_way() {
+        assert!(SCREEN.is_ready("> Type here"));
+        assert!(!SCREEN.is_ready("Allow? 1. Yes\n> Type here"));
+        assert!(!SCREEN.is_ready("> Type here  esc interrupt"));
+        assert!(!SCREEN.is_ready("starting..."));
+    }
+
+    #[test]
+    fn without_a_verdict_the_hook_prints_what_the_agent_needs() {
+        assert_eq!(SCREEN.rendered(None), "ask");
+        assert_eq!(SCREEN.rendered(Some(Verdict(Answer::Once))), "rendered");
+    }
+
+    #[test]
+    fn the_private_environment_is_path_home_term_then_the_agents_own() {
+        let environment = private_environment(Path::new("/h"), "/bin", &[("KEY", "unused")]);
+        let names: Vec<&str> = environment.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["PATH", "HOME", "TERM", "KEY"]);
+        assert_eq!(environment[1].1, "/h");
+    }
+}
