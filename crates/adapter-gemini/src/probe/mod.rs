@@ -48,6 +48,7 @@ pub const RUN_SHELL_COMMAND: Tool = Tool::command_and_description(events::SHELL_
 /// its dialog, and without a verdict the hook prints [`verdict::NO_VERDICT`] (`ask`).
 pub const SCREEN: AgentScreen = AgentScreen {
     no_verdict: verdict::NO_VERDICT,
+    still_typed,
     ..AgentScreen::new(
         "Gemini",
         "BeforeTool",
@@ -56,6 +57,21 @@ pub const SCREEN: AgentScreen = AgentScreen {
         verdict::render,
     )
 };
+
+/// Whether `message` still sits in Gemini's input box, its Enter dropped (seen under load): the
+/// lines below the rule (`─`) Gemini draws above its input box hold it, and no dialog is shown
+/// (where another Enter would answer it).
+pub fn still_typed(screen: &str, message: &str) -> bool {
+    let mut below_rule = Vec::new();
+    for line in screen.lines().rev() {
+        if line.trim_start().starts_with('─') {
+            return !screen.contains(DIALOG_TEXT)
+                && below_rule.iter().any(|line: &&str| line.contains(message));
+        }
+        below_rule.push(line);
+    }
+    false
+}
 
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
@@ -80,3 +96,23 @@ pub const GeminiProbe: GatedProbe = GatedProbe {
         Ok(SCREEN.probe(&AGENT, options, progress, fake_gemini, private::prepare)?)
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_still_typed_sits_below_the_input_boxs_rule_with_no_dialog() {
+        let typed = "history\n────────\n > gatehouse probe: case deny\n────────";
+        assert!(
+            !still_typed(typed, "case deny"),
+            "the lower rule closes the box"
+        );
+        let typed = "history\n────────\n > gatehouse probe: case deny";
+        assert!(still_typed(typed, "case deny"));
+        let sent = " > gatehouse probe: case deny\n────────\n > Type your message";
+        assert!(!still_typed(sent, "case deny"));
+        let dialog = "Allow execution of\n────────\n > gatehouse probe: case deny";
+        assert!(!still_typed(dialog, "case deny"));
+    }
+}

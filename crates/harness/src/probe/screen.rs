@@ -87,6 +87,10 @@ pub struct AgentScreen {
     /// hook decides (OpenCode, whose plugin answers the dialog it shows): only the screen after
     /// the turn counts there.
     pub watch_for_dialog: bool,
+    /// Whether a sent message still sits in the agent's input box (an agent that may drop the
+    /// Enter while it draws, such as Gemini CLI under load): Enter is pressed again while it
+    /// does and the model was not asked. Mostly never.
+    pub still_typed: fn(&str, &str) -> bool,
     /// The keys that say Yes, once, in the agent's dialog.
     pub yes_keys: &'static [&'static str],
     /// How the agent is ended.
@@ -139,6 +143,7 @@ impl AgentScreen {
             ready_text,
             busy_texts: &[],
             watch_for_dialog: true,
+            still_typed: |_, _| false,
             yes_keys: &["Enter"],
             quit: Quit::Command("/quit"),
             parse,

@@ -137,9 +137,19 @@ impl Session<'_> {
             agent, event_name, ..
         } = *self.screen;
         self.private.hook.answer_with(rendered)?;
-        self.send_message(&format!("gatehouse probe: case {name}"), left)?;
-        wait_until(left.left(), || self.model.served(&call.call_id))
-            .map_err(|_| format!("{agent} did not ask the scripted model for the turn"))?;
+        let message = format!("gatehouse probe: case {name}");
+        self.send_message(&message, left)?;
+        // An agent may drop the Enter while it draws: again while the message sits there.
+        wait_until(left.left(), || {
+            let served = wait_until(Duration::from_secs(3).min(left.left()), || {
+                self.model.served(&call.call_id)
+            });
+            if served.is_err() && (self.screen.still_typed)(&self.terminal.screen(), &message) {
+                self.terminal.send_keys(&["Enter"]);
+            }
+            served.is_ok()
+        })
+        .map_err(|_| format!("{agent} did not ask the scripted model for the turn"))?;
         self.private
             .hook
             .wait_for_event(left.left(), |line| self.prompt_in(line).and_then(&mut read))
