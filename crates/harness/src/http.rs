@@ -228,7 +228,12 @@ pub fn read_request(stream: &TcpStream) -> io::Result<Request> {
 mod tests {
     use super::*;
 
-    fn exchange(server: &ScriptedServer, request: &str) -> String {
+    /// Starts a server with `handler`, sends it `request` and returns the whole reply.
+    fn exchange(
+        handler: impl Fn(&Request) -> Response + Send + Sync + 'static,
+        request: &str,
+    ) -> String {
+        let server = ScriptedServer::start(handler).unwrap();
         let mut stream = TcpStream::connect(server.address()).unwrap();
         stream.write_all(request.as_bytes()).unwrap();
         let mut reply = String::new();
@@ -238,20 +243,18 @@ mod tests {
 
     #[test]
     fn the_handler_sees_the_request_and_its_answer_is_written() {
-        let server = ScriptedServer::start(|request| {
-            assert_eq!(request.header("X-Test"), Some("yes"));
-            Response::json(
-                "200 OK",
-                format!(
-                    "{{\"route\":\"{}\",\"body\":\"{}\"}}",
-                    request.route(),
-                    String::from_utf8_lossy(&request.body)
-                ),
-            )
-        })
-        .unwrap();
         let reply = exchange(
-            &server,
+            |request| {
+                assert_eq!(request.header("X-Test"), Some("yes"));
+                Response::json(
+                    "200 OK",
+                    format!(
+                        "{{\"route\":\"{}\",\"body\":\"{}\"}}",
+                        request.route(),
+                        String::from_utf8_lossy(&request.body)
+                    ),
+                )
+            },
             "POST /v1/x?alt=sse HTTP/1.1\r\nX-Test: yes\r\nContent-Length: 2\r\n\r\nhi",
         );
         assert!(reply.starts_with("HTTP/1.1 200 OK\r\n"), "{reply}");
@@ -263,18 +266,16 @@ mod tests {
 
     #[test]
     fn a_chunked_body_is_read_whole_and_events_are_framed() {
-        let server = ScriptedServer::start(|request| {
-            Response::events([
-                (
-                    Some("one"),
-                    String::from_utf8_lossy(&request.body).into_owned(),
-                ),
-                (None, "[DONE]".into()),
-            ])
-        })
-        .unwrap();
         let reply = exchange(
-            &server,
+            |request| {
+                Response::events([
+                    (
+                        Some("one"),
+                        String::from_utf8_lossy(&request.body).into_owned(),
+                    ),
+                    (None, "[DONE]".into()),
+                ])
+            },
             "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
         );
         assert!(reply.contains("text/event-stream"), "{reply}");

@@ -223,6 +223,17 @@ impl ScriptedModel {
     }
 }
 
+impl Tool {
+    /// The shell tool `name` of most agents: `{command, description}`, the call's reason as the
+    /// description the agent shows.
+    pub const fn command_and_description(name: &'static str) -> Tool {
+        Tool {
+            name,
+            arguments: |call| json!({ "command": call.command, "description": call.reason }),
+        }
+    }
+}
+
 /// Whether `request` is a POST to a route ending with `suffix` (a trailing `/` aside).
 pub fn posted_to(request: &Request, suffix: &str) -> bool {
     request.method == "POST" && request.route().trim_end_matches('/').ends_with(suffix)

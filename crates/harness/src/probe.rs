@@ -16,18 +16,19 @@
 //! their screen, keys, parser and renderer.
 
 pub mod screen;
+pub mod session;
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use gatehouse_core::kit::{KitError, ProbeOutcome, ProbeRequest};
+use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{Answer, Timestamp, Verdict};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{ScriptedCall, ScriptedModel};
-use crate::record::{AgentWords, StandardRecord};
+use crate::record::{AgentWords, ProbeRecord, StandardRecord};
 use crate::terminal::{Terminal, TerminalError};
 
 /// The message the `deny` case sends, which the agent hands to the model.
@@ -155,26 +156,32 @@ pub struct CommandCase {
     pub marker: PathBuf,
 }
 
+/// The standard case `name`: the model asks to run `printf NAME > gatehouse-probe-NAME.txt` in
+/// `workspace`, and the hook answers `answer`.
+pub fn command_case(workspace: &Path, name: &'static str, answer: HookAnswer) -> CommandCase {
+    let marker_name = format!("gatehouse-probe-{name}.txt");
+    CommandCase {
+        name,
+        answer,
+        call: ScriptedCall {
+            call_id: format!("call_probe_{}", name.replace('-', "_")),
+            command: format!("printf {name} > {marker_name}"),
+            reason: format!("gatehouse probe, case {name}"),
+        },
+        marker: workspace.join(marker_name),
+    }
+}
+
 /// The three standard cases, their commands writing into `workspace`.
 pub fn standard_cases(workspace: &Path) -> Vec<CommandCase> {
-    let case = |name: &'static str, answer: HookAnswer| {
-        let marker_name = format!("gatehouse-probe-{name}.txt");
-        CommandCase {
-            name,
-            answer,
-            call: ScriptedCall {
-                call_id: format!("call_probe_{}", name.replace('-', "_")),
-                command: format!("printf {name} > {marker_name}"),
-                reason: format!("gatehouse probe, case {name}"),
-            },
-            marker: workspace.join(marker_name),
-        }
-    };
-    vec![
-        case("allow", HookAnswer::Allow),
-        case("deny", HookAnswer::Deny),
-        case("no-verdict", HookAnswer::NoVerdict),
+    [
+        ("allow", HookAnswer::Allow),
+        ("deny", HookAnswer::Deny),
+        ("no-verdict", HookAnswer::NoVerdict),
     ]
+    .into_iter()
+    .map(|(name, answer)| command_case(workspace, name, answer))
+    .collect()
 }
 
 /// Runs each case in turn with `check` (`Ok` holds the evidence of a pass, `Err` what went
@@ -275,38 +282,6 @@ impl ProbeHook {
     }
 }
 
-/// The start of a standard case: sets what the hook prints (`rendered`), types the case's
-/// message into the agent and sends it, then waits for the model to hand out the case's call and
-/// for the hook's `event_name` event of that command, which `read` recognises with the adapter's
-/// production parser. Returns what `read` made of the event; `Err` says which step failed.
-#[allow(clippy::too_many_arguments)]
-pub fn ask(
-    terminal: &Terminal,
-    model: &ScriptedModel,
-    hook: &ProbeHook,
-    case: &CommandCase,
-    rendered: &str,
-    (agent, event_name): (&str, &str),
-    left: impl Fn() -> Duration,
-    read: impl FnMut(&str) -> Option<String>,
-) -> Result<String, String> {
-    hook.answer_with(rendered)?;
-    let message = format!("gatehouse probe: case {}", case.name);
-    terminal.send_text(&message);
-    terminal
-        .wait_for_screen(left(), |screen| screen.contains(&message))
-        .map_err(|_| format!("{agent} did not take the typed message"))?;
-    terminal.send_keys(&["Enter"]);
-    wait_until(left(), || model.served(&case.call.call_id))
-        .map_err(|_| format!("{agent} did not ask the scripted model for the turn"))?;
-    hook.wait_for_event(left(), read).ok_or_else(|| {
-        format!(
-            "{agent} did not run the {event_name} hook for `{}` (or gatehouse could not read it)",
-            case.call.command
-        )
-    })
-}
-
 /// Waits for what the agent reported to `model` for `call_id`.
 pub fn wait_for_output(model: &ScriptedModel, call_id: &str, deadline: Duration) -> Option<String> {
     let mut output = None;
@@ -321,35 +296,28 @@ pub fn wait_for_output(model: &ScriptedModel, call_id: &str, deadline: Duration)
 #[derive(Debug, Clone)]
 pub struct Seen<'a> {
     pub case: &'a CommandCase,
-    /// The agent's name in the evidence, such as `Codex`.
-    pub agent: &'a str,
-    /// What the agent calls its own prompt, such as `prompt` or `dialog`.
-    pub dialog: &'a str,
     /// The command as the adapter's parser read it from the hook's event.
     pub read_as: &'a str,
     /// What the agent reported to the model for the call.
     pub output: &'a str,
-    /// The line of that report to quote.
-    pub reported: &'a str,
     /// Whether the agent's own dialog was shown while the hook decided (allow, deny), or the
     /// dialog's line that was shown (no verdict).
     pub dialog_shown: bool,
     pub dialog_line: &'a str,
 }
 
-/// Whether a standard case passed, from the marker file and what was seen; `Ok` holds the
-/// evidence of a pass, `Err` what went wrong.
-pub fn judge(seen: &Seen<'_>) -> Result<String, String> {
+/// Whether a standard case passed in the agent of `screen`, from the marker file and what was
+/// seen; `Ok` holds the evidence of a pass, `Err` what went wrong.
+pub fn judge(screen: &screen::AgentScreen, seen: &Seen<'_>) -> Result<String, String> {
     let Seen {
         case,
-        agent,
-        dialog,
         read_as,
         output,
-        reported,
         dialog_shown,
         dialog_line,
     } = seen;
+    let (agent, dialog) = (screen.agent, screen.dialog);
+    let reported = (screen.reported)(output);
     // A file an agent writes with its own file tool (such as a patch) ends with a newline.
     let marker = fs::read_to_string(&case.marker)
         .ok()
@@ -392,13 +360,30 @@ pub struct Offers<'a> {
     pub prompts: &'a str,
 }
 
-impl<'a> Offers<'a> {
-    /// `once and deny` for `prompts`.
-    pub fn once_and_deny(prompts: &'a str) -> Offers<'a> {
-        Offers {
-            actions: "once and deny",
-            prompts,
-        }
+/// `gatehouse probe AGENT` for a probe-gated agent: its probe `run`, as the binary runs it for
+/// any adapter ([`crate::gated::AgentDescription::run_probe`]: the executable named, else the
+/// one on `PATH`; the record saved; what it means).
+#[derive(Clone, Copy)]
+pub struct GatedProbe {
+    pub agent: &'static crate::gated::AgentDescription,
+    pub run: RunProbe,
+}
+
+/// An agent's probe of `options.executable`, writing progress lines.
+pub type RunProbe = fn(&ProbeOptions, &mut dyn FnMut(&str)) -> Result<ProbeRecord, KitError>;
+
+impl AgentProbe for GatedProbe {
+    fn executable_name(&self) -> &'static str {
+        self.agent.executable.program
+    }
+
+    fn run(
+        &self,
+        request: &ProbeRequest,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<ProbeOutcome, KitError> {
+        self.agent
+            .run_probe(request, |options| (self.run)(options, progress))
     }
 }
 
@@ -478,8 +463,8 @@ pub fn record_of(
     agent: &'static str,
     (executable, version): (PathBuf, String),
     results: Vec<CaseResult>,
-) -> crate::record::ProbeRecord {
-    crate::record::ProbeRecord {
+) -> ProbeRecord {
+    ProbeRecord {
         agent,
         version,
         executable,

@@ -16,15 +16,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gatehouse_core::{AlwaysScope, Answer, HookEvent, NewPrompt, Verdict};
-use gatehouse_harness::model::{ScriptedCall, ScriptedModel};
-use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer};
-use gatehouse_harness::terminal::Terminal;
+use gatehouse_harness::model::ScriptedCall;
+use gatehouse_harness::probe::screen::{Countdown, Session};
+use gatehouse_harness::probe::{self as driver};
 
-use super::cases::Dialog;
-use super::{PrivateCodex, APPROVAL_PROMPT_TEXT, PROBE_SHELL, READY_TEXT};
+use super::{codex_home, APPROVAL_PROMPT_TEXT, PROBE_SHELL};
 use crate::events;
 use crate::verdict::{self, RulesTarget};
 
@@ -96,29 +95,13 @@ fn prompt_for(command: &str, cwd: &Path) -> Result<NewPrompt, String> {
     }
 }
 
-/// How many PermissionRequest events of `command` the probe's hook has saved.
-fn requests_for(private: &PrivateCodex, command: &str) -> usize {
-    fs::read_to_string(&private.hook.event_log)
-        .unwrap_or_default()
-        .lines()
-        .filter(|line| match events::parse(line.as_bytes()) {
-            Ok(HookEvent::Prompt { prompt, .. }) => Dialog::Command.is_call(&prompt, command),
-            _ => false,
-        })
-        .count()
-}
-
 /// Runs the case; `Ok` holds the evidence of a pass, `Err` what went wrong.
-pub fn check(
-    terminal: &Terminal,
-    fake: &ScriptedModel,
-    private: &PrivateCodex,
-    case: &AlwaysCase,
-    deadline: Duration,
-) -> Result<String, String> {
-    let started = Instant::now();
-    let left = || deadline.saturating_sub(started.elapsed());
-    let rules_file = private.rules_file();
+pub fn check(session: &Session<'_>, case: &AlwaysCase) -> Result<String, String> {
+    let (terminal, fake, private) = (session.terminal, session.model, session.private);
+    let left = Countdown::start(session.case_deadline);
+    let rules_file = codex_home(private)
+        .join("rules")
+        .join(crate::rules::RULES_FILE_NAME);
     let target = RulesTarget {
         path: Some(&rules_file),
         shell: Some(PROBE_SHELL),
@@ -141,35 +124,14 @@ pub fn check(
     let rules = fs::read_to_string(&rules_file).unwrap_or_default();
 
     // The running session: Codex has not read the rule, so it asks the hook, which allows.
-    let first = CommandCase {
-        name: case.name,
-        answer: HookAnswer::Allow,
-        call: case.first.clone(),
-        marker: case.shell_marker.clone(),
-    };
-    driver::ask(
-        terminal,
-        fake,
-        &private.hook,
-        &first,
-        &rendered,
-        ("Codex", "PermissionRequest"),
-        left,
-        |line| match events::parse(line.as_bytes()) {
-            Ok(HookEvent::Prompt { prompt, .. })
-                if Dialog::Command.is_call(&prompt, &case.first.command) =>
-            {
-                Some(prompt.summary)
-            }
-            _ => None,
-        },
-    )
-    .map_err(|problem| format!("in the running session: {problem}"))?;
-    driver::wait_for_output(fake, &case.first.call_id, left())
+    session
+        .ask((case.name, &case.first), &rendered, &left, |prompt| {
+            (session.screen.is_call)(&prompt, &case.first.command).then_some(())
+        })
+        .map_err(|problem| format!("in the running session: {problem}"))?;
+    driver::wait_for_output(fake, &case.first.call_id, left.left())
         .ok_or("in the running session, Codex did not report the allowed command to the model")?;
-    let screen = terminal
-        .wait_for_screen(left(), |screen| screen.contains(READY_TEXT))
-        .map_err(|screen| format!("Codex did not finish the turn; last screen:\n{screen}"))?;
+    let screen = session.wait_until_ready(&left)?;
     if screen.contains(APPROVAL_PROMPT_TEXT) {
         return Err("Codex showed its own prompt although the hook allowed".into());
     }
@@ -180,16 +142,12 @@ pub fn check(
 
     // A new session reads the rules; any PermissionRequest now would bring Codex's prompt.
     private.hook.answer_with("")?;
-    let asked_before = requests_for(private, &case.first.command);
-    terminal.send_text("/new");
-    terminal
-        .wait_for_screen(left(), |screen| screen.contains("/new"))
-        .map_err(|_| "Codex did not take `/new`")?;
-    terminal.send_keys(&["Enter"]);
+    let asked_before = session.events_for(&case.first.command);
+    session.send_message("/new", &left)?;
     let typed = format!("gatehouse probe: case {}", case.name);
     terminal
-        .wait_for_screen(left(), |screen| {
-            screen.contains(READY_TEXT) && !screen.contains(&typed)
+        .wait_for_screen(left.left(), |screen| {
+            session.screen.is_ready(screen) && !screen.contains(&typed)
         })
         .map_err(|screen| {
             format!("Codex did not start a new session with /new; last screen:\n{screen}")
@@ -203,18 +161,18 @@ pub fn check(
         let message = format!("gatehouse probe: next session, `{}`", call.command);
         terminal.send_text(&message);
         terminal
-            .wait_for_screen(left(), |screen| screen.contains(&message))
+            .wait_for_screen(left.left(), |screen| screen.contains(&message))
             .map_err(|_| "Codex did not take the typed message")?;
         // Codex may drop a key while it sets up the new session: Enter again until the
         // message went to the model.
-        driver::wait_until(left(), || {
+        driver::wait_until(left.left(), || {
             terminal.send_keys(&["Enter"]);
             driver::wait_until(Duration::from_secs(3), || fake.served(&call.call_id)).is_ok()
         })
         .map_err(|_| format!("Codex did not send `{message}` to the model"))?;
         let mut output = None;
         let mut prompted = false;
-        let _ = driver::wait_until(left(), || {
+        let _ = driver::wait_until(left.left(), || {
             output = fake.output_for(&call.call_id);
             prompted = terminal.screen().contains(APPROVAL_PROMPT_TEXT);
             output.is_some() || prompted
@@ -239,13 +197,11 @@ pub fn check(
                 call.command
             ));
         }
-        terminal
-            .wait_for_screen(left(), |screen| screen.contains(READY_TEXT))
-            .map_err(|screen| format!("Codex did not finish the turn; last screen:\n{screen}"))?;
+        session.wait_until_ready(&left)?;
         seen.push(format!("`{}`", call.command));
     }
-    if requests_for(private, &case.first.command) != asked_before
-        || requests_for(private, &case.words_again.command) != 0
+    if session.events_for(&case.first.command) != asked_before
+        || session.events_for(&case.words_again.command) != 0
     {
         return Err("after /new, Codex still ran the PermissionRequest hook for a command gatehouse's rule allows".into());
     }

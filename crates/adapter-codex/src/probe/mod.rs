@@ -1,10 +1,11 @@
 //! `gatehouse probe codex`: checks, live, whether the installed Codex honours gatehouse's answers
-//! to its permission prompts, and returns a [`ProbeRecord`] for [`crate::record`].
+//! to its permission prompts, and saves the kit's probe record for [`crate::record`].
 //!
-//! The probe runs the real Codex in its interactive terminal (see [`terminal`]) in a private,
-//! temporary folder: its own `CODEX_HOME` and `HOME`, a workspace, and a scripted model on
-//! loopback ([`fake_responses`]), so no account, network or tokens are used and the person's
-//! settings are never read or written. Codex runs with `approval_policy = "on-request"`, the
+//! The probe runs the real Codex in its interactive terminal (the kit's [`AgentScreen`] and
+//! [`gatehouse_harness::probe::screen::Session`]) in a private, temporary folder: its own `HOME`
+//! and `CODEX_HOME` (`HOME/.codex`), a workspace, and a scripted model on loopback
+//! ([`fake_responses`]), so no account, network or tokens are used and the person's settings are
+//! never read or written. Codex runs with `approval_policy = "on-request"`, the
 //! `read-only` sandbox (so that every patch asks) and a model catalog whose entry offers the
 //! freeform `apply_patch` tool. The cases, each proving one kind ([`crate::record::Kind`]):
 //!
@@ -46,24 +47,20 @@ pub mod fake_responses;
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
-use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::HookEvent;
-use gatehouse_harness::model::ScriptedModel;
+use gatehouse_core::NewPrompt;
+use gatehouse_harness::probe::screen::{
+    private_environment, AgentScreen, Environment, PrivateHome,
+};
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{self as driver, HookAnswer, PrivateFolder, ProbeHook, Seen};
-use gatehouse_harness::terminal::Terminal;
+use gatehouse_harness::probe::{shell_quote, GatedProbe};
 
-use gatehouse_harness::executable::VersionError;
-
-use crate::record::ProbeRecord;
+use crate::events::{ANSWERABLE_TOOL, PATCH_TOOL};
 use crate::AGENT;
 use crate::{events, verdict};
-use cases::{Case, ProbeCase};
 
 /// Text of Codex 0.171.0's approval prompt for a command.
 pub const APPROVAL_PROMPT_TEXT: &str = "Would you like to run the following command?";
@@ -80,279 +77,131 @@ pub const PROBE_SHELL: &str = crate::rules::PROVEN_SHELL;
 /// The environment variable the probe's model provider names as its key; its value is unused.
 const API_KEY_VARIABLE: &str = "GATEHOUSE_PROBE_API_KEY";
 
-/// Why the probe could not run at all: the kit's.
-pub use gatehouse_harness::probe::ProbeError;
+/// Codex's terminal for a command, as the kit's probe drives it: its prompt says Yes to `y`,
+/// and Codex starts trusting the probe's own hook (`--dangerously-bypass-hook-trust`).
+pub const SCREEN: AgentScreen = AgentScreen {
+    dialog: "prompt",
+    busy_texts: &[PATCH_PROMPT_TEXT],
+    yes_keys: &["y"],
+    is_call: is_command,
+    reported,
+    arguments: &["--dangerously-bypass-hook-trust"],
+    ..AgentScreen::new(
+        "Codex",
+        "PermissionRequest",
+        (APPROVAL_PROMPT_TEXT, READY_TEXT),
+        events::parse,
+        verdict::render,
+    )
+};
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    let codex = fs::canonicalize(&options.executable)
-        .map_err(|error| VersionError::CannotRun {
-            program: options.executable.clone(),
-            problem: error.to_string(),
-        })
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    let codex_version = AGENT
-        .executable
-        .version_of(&codex)
-        .map_err(|error| ProbeError::Version(error.to_string()))?;
-    progress(&format!(
-        "Probing Codex {codex_version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
-        codex.display()
-    ));
-    let folder = PrivateFolder::create("gatehouse-probe-")?;
-    let root = folder.root.clone();
-    let private = PrivateCodex::prepare(&root).map_err(ProbeError::Folder)?;
-    let cases = cases::all(&private.workspace);
-    let fake = fake_responses::start(cases.iter().flat_map(ProbeCase::calls).collect())
-        .map_err(ProbeError::FakeModel)?;
-    private
-        .write_config(&fake.base_url())
-        .map_err(ProbeError::Folder)?;
+/// Codex's terminal for a patch: its prompt is "make the following edits?".
+pub const PATCH_SCREEN: AgentScreen = AgentScreen {
+    dialog_text: PATCH_PROMPT_TEXT,
+    busy_texts: &[APPROVAL_PROMPT_TEXT],
+    is_call: is_patch,
+    ..SCREEN
+};
 
-    progress("Starting Codex in a private terminal (tmux)...");
-    let codex_program = codex.display().to_string();
-    let terminal = Terminal::start(
-        "probe",
-        &private.workspace,
-        &private.environment(),
-        &[&codex_program, "--dangerously-bypass-hook-trust"],
-    )?;
-    terminal
-        .wait_for_screen(options.start_deadline, |screen| screen.contains(READY_TEXT))
-        .map_err(|screen| ProbeError::DidNotStart {
-            agent: "Codex",
-            deadline: options.start_deadline,
-            screen,
-        })?;
-
-    let results = driver::run_cases(
-        &cases,
-        progress,
-        ProbeCase::name_and_description,
-        |case| match case {
-            ProbeCase::Answer(case) => {
-                check_case(&terminal, &fake, &private, case, options.case_deadline)
-            }
-            ProbeCase::Always(case) => {
-                always::check(&terminal, &fake, &private, case, options.case_deadline * 2)
-            }
-        },
-        // Leave Codex ready for the next case whatever happened: Esc ends a prompt or a turn.
-        || {
-            terminal.send_keys(&["Escape"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(10), |screen| {
-                screen.contains(READY_TEXT)
-                    && !screen.contains(APPROVAL_PROMPT_TEXT)
-                    && !screen.contains(PATCH_PROMPT_TEXT)
-            });
-        },
-    );
-    drop(terminal);
-    Ok(ProbeRecord {
-        agent: AGENT.id,
-        version: codex_version,
-        executable: codex,
-        probed_at: driver::now(),
-        passed: results.iter().all(|result| result.passed),
-        cases: results,
-        gatehouse_version: env!("CARGO_PKG_VERSION").into(),
-    })
+/// Whether `prompt`, as the production parser read it, is Codex's shell `command`.
+pub fn is_command(prompt: &NewPrompt, command: &str) -> bool {
+    prompt.tool == ANSWERABLE_TOOL && prompt.summary == command
 }
 
-/// `gatehouse probe codex`: the probe above, as the binary runs it for any adapter.
-pub struct CodexProbe;
-
-impl AgentProbe for CodexProbe {
-    fn executable_name(&self) -> &'static str {
-        "codex"
-    }
-
-    fn run(
-        &self,
-        request: &ProbeRequest,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<ProbeOutcome, KitError> {
-        AGENT.run_probe_or(
-            request,
-            || "no `codex` was found on PATH; install Codex, or name the executable".into(),
-            |options| run(options, progress),
-        )
-    }
+/// Whether `prompt`, as the production parser read it, is the scripted `patch`.
+pub fn is_patch(prompt: &NewPrompt, patch: &str) -> bool {
+    prompt.tool == PATCH_TOOL
+        && prompt.input["command"]
+            .as_str()
+            .map(|given| given.trim_end_matches('\n'))
+            == Some(patch.trim_end_matches('\n'))
 }
 
-/// What `gatehouse hook codex` prints for the case's answer in production.
-fn rendered(answer: HookAnswer) -> String {
-    answer
-        .verdict()
-        .as_ref()
-        .map(verdict::render)
-        .unwrap_or_default()
-}
-
-/// Runs one case of a command or a patch; `Ok` holds the evidence of a pass, `Err` what went
-/// wrong.
-fn check_case(
-    terminal: &Terminal,
-    fake: &ScriptedModel,
-    private: &PrivateCodex,
-    case: &Case,
-    deadline: Duration,
-) -> Result<String, String> {
-    let Case { command, dialog } = case;
-    let prompt_text = dialog.prompt_text();
-    let started = Instant::now();
-    let left = || deadline.saturating_sub(started.elapsed());
-    let read_as = driver::ask(
-        terminal,
-        fake,
-        &private.hook,
-        command,
-        &rendered(command.answer),
-        ("Codex", "PermissionRequest"),
-        left,
-        |line| match events::parse(line.as_bytes()) {
-            Ok(HookEvent::Prompt { prompt, .. })
-                if dialog.is_call(&prompt, &command.call.command) =>
-            {
-                Some(prompt.summary)
-            }
-            _ => None,
-        },
-    )?;
-
-    let screen_before_answer = match command.answer {
-        HookAnswer::NoVerdict => {
-            let screen = terminal
-                .wait_for_screen(left(), |screen| screen.contains(prompt_text))
-                .map_err(|screen| format!("with no verdict, Codex did not show its own prompt; last screen:\n{screen}"))?;
-            if command.marker.exists() || fake.output_for(&command.call.call_id).is_some() {
-                return Err(format!(
-                    "the {} ran before anyone answered Codex's prompt",
-                    dialog.what()
-                ));
-            }
-            terminal.send_keys(&["y"]);
-            screen
-        }
-        _ => String::new(),
-    };
-    let output = driver::wait_for_output(fake, &command.call.call_id, left())
-        .ok_or("Codex did not report the call's outcome to the model")?;
-    let screen = terminal
-        .wait_for_screen(left(), |screen| screen.contains(READY_TEXT))
-        .map_err(|screen| format!("Codex did not finish the turn; last screen:\n{screen}"))?;
-    // Codex's report of a command that ran starts with a chunk id; the exit code says more.
-    let reported = output
+/// The line of Codex's report to quote: a command's report starts with a chunk id, so its exit
+/// code (or a patch's `Success.`) says more.
+fn reported(output: &str) -> &str {
+    output
         .lines()
         .find(|line| line.contains("exited with code") || line.starts_with("Success."))
         .or_else(|| output.lines().find(|line| !line.trim().is_empty()))
-        .unwrap_or("(empty)");
-    let dialog_line = screen_before_answer
-        .lines()
-        .find(|line| line.contains(prompt_text))
-        .unwrap_or_default()
-        .trim();
-    driver::judge(&Seen {
-        case: command,
-        agent: "Codex",
-        dialog: "prompt",
-        read_as: &read_as,
-        output: &output,
-        reported,
-        dialog_shown: screen.contains(prompt_text),
-        dialog_line,
-    })
+        .unwrap_or("(empty)")
 }
 
-/// The probe's private Codex: its folders and the files of its hook.
-pub struct PrivateCodex {
-    home: PathBuf,
-    codex_home: PathBuf,
-    workspace: PathBuf,
-    hook: ProbeHook,
+/// Why the probe could not run at all: the kit's.
+pub use gatehouse_harness::probe::ProbeError;
+
+/// `gatehouse probe codex`: runs the probe against the executable, writing progress lines: the
+/// kit's probe with Codex's cases ([`cases::all`]) in a private `CODEX_HOME`.
+#[allow(non_upper_case_globals)] // named as the adapter names its probe
+pub const CodexProbe: GatedProbe = GatedProbe {
+    agent: &AGENT,
+    run: |options, progress| {
+        Ok(SCREEN.probe_cases(
+            &AGENT,
+            options,
+            progress,
+            (fake_responses::start, prepare),
+            cases::all,
+        )?)
+    },
+};
+
+/// The probe's private `CODEX_HOME`, in its private home.
+pub fn codex_home(private: &PrivateHome) -> PathBuf {
+    private.home.join(".codex")
 }
 
-impl PrivateCodex {
-    fn prepare(root: &Path) -> io::Result<PrivateCodex> {
-        let private = PrivateCodex {
-            home: root.join("home"),
-            codex_home: root.join("codex-home"),
-            workspace: root.join("workspace"),
-            hook: ProbeHook::write(root, "PermissionRequest", false)?,
-        };
-        for folder in [&private.home, &private.codex_home, &private.workspace] {
-            fs::create_dir_all(folder)?;
-        }
-        let command = driver::shell_quote(&private.hook.script);
-        let hooks = serde_json::json!({ "hooks": { "PermissionRequest": [
-            { "matcher": "*", "hooks": [{ "type": "command", "command": command, "timeout": 30 }] }
-        ] } });
-        fs::write(
-            private.codex_home.join("hooks.json"),
-            serde_json::to_string_pretty(&hooks)?,
-        )?;
-        fs::write(
-            private.codex_home.join(fake_responses::MODEL_CATALOG),
-            serde_json::to_string_pretty(&fake_responses::model_catalog())?,
-        )?;
-        Ok(private)
-    }
-
-    /// gatehouse's rules file in the probe's own `CODEX_HOME`.
-    fn rules_file(&self) -> PathBuf {
-        self.codex_home
-            .join("rules")
-            .join(crate::rules::RULES_FILE_NAME)
-    }
-
-    fn write_config(&self, base_url: &str) -> io::Result<()> {
-        let toml_string =
-            |text: &str| serde_json::to_string(text).expect("a string always serialises");
-        let config = format!(
-            "# The private configuration of one `gatehouse probe codex` run.\n\
-             model = \"{model}\"\n\
-             model_provider = \"gatehouse_probe\"\n\
-             approval_policy = \"on-request\"\n\
-             # Read-only, so that every patch asks.\n\
-             sandbox_mode = \"read-only\"\n\
-             # Codex offers apply_patch only for a model whose catalog entry says so.\n\
-             model_catalog_json = {catalog}\n\n\
-             [model_providers.gatehouse_probe]\n\
-             name = \"gatehouse probe\"\n\
-             base_url = {}\n\
-             wire_api = \"responses\"\n\
-             env_key = \"{API_KEY_VARIABLE}\"\n\n\
-             [projects.{}]\n\
-             trust_level = \"trusted\"\n\n\
-             # Codex 0.171.0 otherwise starts an app-server daemon that outlives the probe.\n\
-             [features]\n\
-             daemon_auto_start = false\n",
-            toml_string(base_url),
-            toml_string(&self.workspace.display().to_string()),
-            model = fake_responses::MODEL,
-            catalog = toml_string(
-                &self
-                    .codex_home
-                    .join(fake_responses::MODEL_CATALOG)
-                    .display()
-                    .to_string()
-            ),
-        );
-        fs::write(self.codex_home.join("config.toml"), config)
-    }
-
-    fn environment(&self) -> Vec<(String, String)> {
-        let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
-        vec![
-            ("PATH".into(), path),
-            ("HOME".into(), self.home.display().to_string()),
-            ("CODEX_HOME".into(), self.codex_home.display().to_string()),
-            ("SHELL".into(), PROBE_SHELL.into()),
-            ("TERM".into(), "xterm-256color".into()),
-            (API_KEY_VARIABLE.into(), "unused".into()),
-        ]
-    }
+/// Fills the probe's private `CODEX_HOME`: `hooks.json` running the probe's hook, the model
+/// catalog and `config.toml`; returns Codex's environment.
+fn prepare(private: &PrivateHome) -> io::Result<Environment> {
+    let codex_home = codex_home(private);
+    fs::create_dir_all(&codex_home)?;
+    let command = shell_quote(&private.hook.script);
+    let hooks = serde_json::json!({ "hooks": { "PermissionRequest": [
+        { "matcher": "*", "hooks": [{ "type": "command", "command": command, "timeout": 30 }] }
+    ] } });
+    fs::write(
+        codex_home.join("hooks.json"),
+        serde_json::to_string_pretty(&hooks)?,
+    )?;
+    let catalog = codex_home.join(fake_responses::MODEL_CATALOG);
+    fs::write(
+        &catalog,
+        serde_json::to_string_pretty(&fake_responses::model_catalog())?,
+    )?;
+    let toml_string = |text: &str| serde_json::to_string(text).expect("a string always serialises");
+    let config = format!(
+        "# The private configuration of one `gatehouse probe codex` run.\n\
+         model = \"{model}\"\n\
+         model_provider = \"gatehouse_probe\"\n\
+         approval_policy = \"on-request\"\n\
+         # Read-only, so that every patch asks.\n\
+         sandbox_mode = \"read-only\"\n\
+         # Codex offers apply_patch only for a model whose catalog entry says so.\n\
+         model_catalog_json = {catalog}\n\n\
+         [model_providers.gatehouse_probe]\n\
+         name = \"gatehouse probe\"\n\
+         base_url = {}\n\
+         wire_api = \"responses\"\n\
+         env_key = \"{API_KEY_VARIABLE}\"\n\n\
+         [projects.{}]\n\
+         trust_level = \"trusted\"\n\n\
+         # Codex 0.171.0 otherwise starts an app-server daemon that outlives the probe.\n\
+         [features]\n\
+         daemon_auto_start = false\n",
+        toml_string(&private.base_url),
+        toml_string(&private.workspace.display().to_string()),
+        model = fake_responses::MODEL,
+        catalog = toml_string(&catalog.display().to_string()),
+    );
+    fs::write(codex_home.join("config.toml"), config)?;
+    Ok(private_environment(
+        &private.home,
+        &private.path,
+        &[
+            ("CODEX_HOME", &codex_home.display().to_string()),
+            ("SHELL", PROBE_SHELL),
+            (API_KEY_VARIABLE, "unused"),
+        ],
+    ))
 }

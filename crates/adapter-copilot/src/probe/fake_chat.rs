@@ -8,14 +8,10 @@ use std::io;
 use gatehouse_harness::model::chat::Chat;
 use gatehouse_harness::model::Tool;
 pub use gatehouse_harness::model::{ScriptedCall, ScriptedModel};
-use serde_json::json;
 
 /// Copilot's `bash` tool; the call's reason is the description Copilot shows as the dialog's
 /// title.
-pub const BASH: Tool = Tool {
-    name: "bash",
-    arguments: |call| json!({ "command": call.command, "description": call.reason }),
-};
+pub const BASH: Tool = Tool::command_and_description("bash");
 
 /// Starts the scripted chat-completions API on a free loopback port with the calls to hand out,
 /// in order; its [`ScriptedModel::base_url`] is the value of `COPILOT_PROVIDER_BASE_URL`.

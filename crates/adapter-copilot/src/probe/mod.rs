@@ -1,5 +1,5 @@
 //! `gatehouse probe copilot`: checks, live, whether the installed Copilot CLI honours gatehouse's
-//! answers to its permission prompts, and returns the kit's [`ProbeRecord`].
+//! answers to its permission prompts, and saves the kit's probe record.
 //!
 //! The probe runs the real Copilot CLI in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME` (with
@@ -7,14 +7,9 @@
 //! workspace, and a scripted chat-completions API on loopback ([`fake_chat`]) as Copilot's BYOK
 //! provider, offline (`COPILOT_OFFLINE=true`), so no account, network or tokens are used and the
 //! person's settings are never read or written. The scripted model asks three times to run
-//! `printf CASE > gatehouse-probe-CASE.txt` with its `bash` tool. The cases:
-//!
-//! - `allow`: the hook prints gatehouse's `once` verdict. Passes when the command ran (the marker
-//!   file holds `allow`) and Copilot did not show its own dialog.
-//! - `deny`: the hook prints gatehouse's `deny` verdict with a message. Passes when the command
-//!   did not run, Copilot showed no dialog, and the model received the message.
-//! - `no-verdict`: the hook prints nothing. Passes when Copilot showed its own dialog with the
-//!   command not run, and Yes there ran it: Copilot's dialog was in charge.
+//! `printf CASE > gatehouse-probe-CASE.txt` with its `bash` tool; the kit's standard cases
+//! ([`gatehouse_harness::probe`]) judge what happened: allow runs it with no dialog, deny does not
+//! and the model reads the message, no verdict leaves Copilot's own dialog in charge.
 //!
 //! Which hook proves it: the probe's `permissionRequest` hook is a small shell script that saves
 //! the event Copilot wrote on its stdin and prints a file that the probe fills, before each case,
@@ -28,12 +23,11 @@ mod private;
 
 pub use self::private::{byok_environment, write_trusted_folder};
 
-use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_harness::probe::screen::{first_line, AgentScreen};
+use gatehouse_harness::probe::screen::{AgentScreen, Quit};
+use gatehouse_harness::probe::GatedProbe;
 pub use gatehouse_harness::probe::ProbeOptions;
 /// The message the deny case sends, which the agent hands to the model.
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::record::ProbeRecord;
 
 use crate::{events, verdict, AGENT};
 
@@ -48,50 +42,35 @@ pub const FOLDER_TRUST_TEXT: &str = "Confirm folder trust";
 
 /// Copilot CLI's terminal, as the kit's standard probe drives it.
 pub const SCREEN: AgentScreen = AgentScreen {
-    agent: "Copilot",
-    dialog: "dialog",
-    event_name: "permissionRequest",
-    dialog_text: APPROVAL_PROMPT_TEXT,
-    ready_text: READY_TEXT,
-    // "1. Yes" is selected.
-    yes_keys: &["Enter"],
-    quit_command: "/exit",
-    parse: |stdin| events::parse(stdin, Some("permissionRequest"), |_, _| None),
-    render: verdict::render,
-    reported: first_line,
-    arguments: &[],
+    quit: Quit::Command("/exit"),
     // Should Copilot ask to trust the workspace although its `config.json` lists it: for this
     // session.
     at_start: Some((FOLDER_TRUST_TEXT, &["Enter"])),
+    // "1. Yes" is selected: Enter says Yes.
+    ..AgentScreen::new(
+        "Copilot",
+        "permissionRequest",
+        (APPROVAL_PROMPT_TEXT, READY_TEXT),
+        |stdin| events::parse(stdin, Some("permissionRequest"), |_, _| None),
+        verdict::render,
+    )
 };
 
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// `gatehouse probe copilot`: runs the probe against the executable, writing progress lines: the
 /// kit's standard probe, in a private home whose settings run the probe's hook.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe(&AGENT, options, progress, fake_chat::start, |private| {
-        private::prepare(private)
-    })
-}
-
-/// `gatehouse probe copilot`: the probe above, as the binary runs it for any adapter.
-pub struct CopilotProbe;
-
-impl AgentProbe for CopilotProbe {
-    fn executable_name(&self) -> &'static str {
-        AGENT.executable.program
-    }
-
-    fn run(
-        &self,
-        request: &ProbeRequest,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<ProbeOutcome, KitError> {
-        AGENT.run_probe(request, |options| run(options, progress))
-    }
-}
+#[allow(non_upper_case_globals)] // named as the adapter names its probe
+pub const CopilotProbe: GatedProbe = GatedProbe {
+    agent: &AGENT,
+    run: |options, progress| {
+        Ok(SCREEN.probe(
+            &AGENT,
+            options,
+            progress,
+            fake_chat::start,
+            private::prepare,
+        )?)
+    },
+};

@@ -6,14 +6,14 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use gatehouse_harness::probe::screen::PrivateHome;
+use gatehouse_harness::probe::screen::{private_environment, Environment, PrivateHome};
 use gatehouse_harness::probe::shell_quote;
 use serde_json::json;
 
 /// Fills the probe's private home: `.copilot/settings.json` running the probe's hook, the
 /// workspace trusted; returns Copilot's environment: offline, no updates, the scripted model as
 /// its BYOK provider.
-pub(super) fn prepare(private: &PrivateHome) -> io::Result<Vec<(String, String)>> {
+pub(super) fn prepare(private: &PrivateHome) -> io::Result<Environment> {
     let copilot_folder = private.home.join(".copilot");
     fs::create_dir_all(&copilot_folder)?;
     let settings = json!({ "banner": "never", "hooks": { "permissionRequest": [
@@ -45,18 +45,16 @@ pub fn write_trusted_folder(home: &Path, workspace: &Path) -> io::Result<()> {
 
 /// The environment that runs Copilot CLI offline against a BYOK chat-completions API at
 /// `base_url`, in the private `home`.
-pub fn byok_environment(home: &Path, base_url: &str, path: &str) -> Vec<(String, String)> {
-    [
-        ("PATH", path.to_owned()),
-        ("HOME", home.display().to_string()),
-        ("TERM", "xterm-256color".to_owned()),
-        ("COPILOT_OFFLINE", "true".to_owned()),
-        ("COPILOT_AUTO_UPDATE", "false".to_owned()),
-        ("COPILOT_PROVIDER_BASE_URL", base_url.to_owned()),
-        ("COPILOT_PROVIDER_API_KEY", "unused".to_owned()),
-        ("COPILOT_MODEL", "gpt-4.1".to_owned()),
-    ]
-    .into_iter()
-    .map(|(name, value)| (name.to_owned(), value))
-    .collect()
+pub fn byok_environment(home: &Path, base_url: &str, path: &str) -> Environment {
+    private_environment(
+        home,
+        path,
+        &[
+            ("COPILOT_OFFLINE", "true"),
+            ("COPILOT_AUTO_UPDATE", "false"),
+            ("COPILOT_PROVIDER_BASE_URL", base_url),
+            ("COPILOT_PROVIDER_API_KEY", "unused"),
+            ("COPILOT_MODEL", "gpt-4.1"),
+        ],
+    )
 }

@@ -1,6 +1,6 @@
 //! `gatehouse probe gemini`: checks, live, whether the installed Gemini CLI, with gatehouse's
 //! policy ([`crate::policy`]), lets the BeforeTool hook decide its shell commands, and returns a
-//! [`ProbeRecord`] (the kit's, agent `gemini`).
+//! [`ProbeRecord`](gatehouse_harness::record::ProbeRecord) (the kit's, agent `gemini`).
 //!
 //! The probe runs the real Gemini CLI in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME` (with
@@ -21,25 +21,19 @@
 //! The probe's hook is a small shell script that saves the event and prints a file the probe
 //! fills before each case with exactly what `gatehouse hook gemini BeforeTool` prints in
 //! production; the saved event is read with [`crate::events::parse`], the production parser.
+//! The kit's [`AgentScreen`] runs it all; what is Gemini's own is its screen, its private home
+//! ([`private`]) and its dialect.
 
-mod private;
+pub mod private;
 
-use std::time::{Duration, Instant};
-
-use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
-use gatehouse_core::HookEvent;
 use gatehouse_harness::model::gemini::Gemini;
-use gatehouse_harness::model::{as_text, ScriptedCall, ScriptedModel, Tool};
+use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
+use gatehouse_harness::probe::screen::AgentScreen;
+use gatehouse_harness::probe::GatedProbe;
 pub use gatehouse_harness::probe::ProbeOptions;
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{self as driver, CommandCase, HookAnswer, PrivateFolder, Seen};
-use gatehouse_harness::terminal::Terminal;
-use serde_json::json;
 
-use self::private::PrivateGemini;
-use gatehouse_harness::record::ProbeRecord;
-
-use crate::{events, verdict, ADAPTER_ID, AGENT};
+use crate::{events, verdict, AGENT};
 
 /// The question of Gemini CLI 0.61.0's dialog for a shell command.
 pub const DIALOG_TEXT: &str = "Allow execution of";
@@ -48,10 +42,36 @@ pub const DIALOG_TEXT: &str = "Allow execution of";
 pub const READY_TEXT: &str = "Type your message";
 
 /// Gemini's shell tool; the call's reason is the description Gemini shows.
-pub const RUN_SHELL_COMMAND: Tool = Tool {
-    name: events::SHELL_TOOL,
-    arguments: |call| json!({ "command": call.command, "description": call.reason }),
+pub const RUN_SHELL_COMMAND: Tool = Tool::command_and_description(events::SHELL_TOOL);
+
+/// Gemini CLI's terminal, as the kit's standard probe drives it: "1. Allow once" is selected in
+/// its dialog, and without a verdict the hook prints [`verdict::NO_VERDICT`] (`ask`).
+pub const SCREEN: AgentScreen = AgentScreen {
+    no_verdict: verdict::NO_VERDICT,
+    still_typed,
+    ..AgentScreen::new(
+        "Gemini",
+        "BeforeTool",
+        (DIALOG_TEXT, READY_TEXT),
+        events::parse,
+        verdict::render,
+    )
 };
+
+/// Whether `message` still sits in Gemini's input box, its Enter dropped (seen under load): the
+/// lines below the rule (`─`) Gemini draws above its input box hold it, and no dialog is shown
+/// (where another Enter would answer it).
+pub fn still_typed(screen: &str, message: &str) -> bool {
+    let mut below_rule = Vec::new();
+    for line in screen.lines().rev() {
+        if line.trim_start().starts_with('─') {
+            return !screen.contains(DIALOG_TEXT)
+                && below_rule.iter().any(|line: &&str| line.contains(message));
+        }
+        below_rule.push(line);
+    }
+    false
+}
 
 /// Why the probe could not run at all: the kit's.
 pub use gatehouse_harness::probe::ProbeError;
@@ -66,180 +86,33 @@ pub fn fake_gemini(script: Vec<ScriptedCall>) -> std::io::Result<ScriptedModel> 
     )
 }
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    let (gemini, gemini_version) = driver::executable_and_version(options, &AGENT.executable)?;
-    progress(&format!(
-        "Probing Gemini CLI {gemini_version} ({}) with gatehouse's policy, in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
-        gemini.display()
-    ));
-    let folder = PrivateFolder::create("gatehouse-probe-")?;
-    let private = PrivateGemini::prepare(&folder.root).map_err(ProbeError::Folder)?;
-    let cases = driver::standard_cases(&private.workspace);
-    let fake = fake_gemini(cases.iter().map(|case| case.call.clone()).collect())
-        .map_err(ProbeError::FakeModel)?;
+/// `gatehouse probe gemini`: runs the probe against the executable, writing progress lines: the
+/// kit's standard probe, in a private home whose settings run the probe's hook with gatehouse's
+/// policy beside them.
+#[allow(non_upper_case_globals)] // named as the adapter names its probe
+pub const GeminiProbe: GatedProbe = GatedProbe {
+    agent: &AGENT,
+    run: |options, progress| {
+        Ok(SCREEN.probe(&AGENT, options, progress, fake_gemini, private::prepare)?)
+    },
+};
 
-    progress("Starting Gemini CLI in a private terminal (tmux)...");
-    let program = gemini.display().to_string();
-    let terminal = driver::start_in_terminal(
-        "Gemini CLI",
-        (&private.workspace, &private.environment(&fake.base_url())),
-        &[&program],
-        options,
-        |screen| screen.contains(READY_TEXT),
-    )?;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    let results = driver::run_cases(
-        &cases,
-        progress,
-        |case| (case.name, case.answer.describe("Gemini", "dialog")),
-        |case| check_case(&terminal, &fake, &private, case, options.case_deadline),
-        // Leave Gemini ready for the next case whatever happened: Esc ends a dialog or a turn.
-        || {
-            terminal.send_keys(&["Escape"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(10), |screen| {
-                screen.contains(READY_TEXT) && !screen.contains(DIALOG_TEXT)
-            });
-        },
-    );
-    exit(&terminal, Duration::from_secs(15));
-    drop(terminal);
-    Ok(driver::record_of(
-        ADAPTER_ID,
-        (gemini, gemini_version),
-        results,
-    ))
-}
-
-/// Ends Gemini with `/quit` and waits up to `deadline` for it to be gone.
-pub fn exit(terminal: &Terminal, deadline: Duration) {
-    let started = Instant::now();
-    terminal.send_keys(&["Escape"]);
-    terminal.send_text("/quit");
-    let _ = terminal.wait_for_screen(Duration::from_secs(5), |screen| screen.contains("/quit"));
-    terminal.send_keys(&["Enter"]);
-    while !terminal.is_dead() && started.elapsed() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
+    #[test]
+    fn a_message_still_typed_sits_below_the_input_boxs_rule_with_no_dialog() {
+        let typed = "history\n────────\n > gatehouse probe: case deny\n────────";
+        assert!(
+            !still_typed(typed, "case deny"),
+            "the lower rule closes the box"
+        );
+        let typed = "history\n────────\n > gatehouse probe: case deny";
+        assert!(still_typed(typed, "case deny"));
+        let sent = " > gatehouse probe: case deny\n────────\n > Type your message";
+        assert!(!still_typed(sent, "case deny"));
+        let dialog = "Allow execution of\n────────\n > gatehouse probe: case deny";
+        assert!(!still_typed(dialog, "case deny"));
     }
-}
-
-/// `gatehouse probe gemini`: the probe above, as the binary runs it for any adapter.
-pub struct GeminiProbe;
-
-impl AgentProbe for GeminiProbe {
-    fn executable_name(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn run(
-        &self,
-        request: &ProbeRequest,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<ProbeOutcome, KitError> {
-        let progress_to = progress;
-        driver::run_and_save(
-            request,
-            || AGENT.executable.find_on_path(),
-            || AGENT.executable.not_found().into(),
-            (
-                AGENT.words,
-                driver::Offers::once_and_deny("shell command prompts"),
-            ),
-            ProbeRecord::path(&request.state_dir, ADAPTER_ID),
-            |options| run(options, progress_to),
-        )
-    }
-}
-
-/// What `gatehouse hook gemini BeforeTool` prints for the case's answer in production: the
-/// verdict, or, without one, [`verdict::NO_VERDICT`].
-pub fn rendered(answer: HookAnswer) -> String {
-    answer
-        .verdict()
-        .as_ref()
-        .map_or_else(|| verdict::NO_VERDICT.to_owned(), verdict::render)
-}
-
-/// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.
-fn check_case(
-    terminal: &Terminal,
-    fake: &ScriptedModel,
-    private: &PrivateGemini,
-    case: &CommandCase,
-    deadline: Duration,
-) -> Result<String, String> {
-    let started = Instant::now();
-    let left = || deadline.saturating_sub(started.elapsed());
-    // Gemini names its calls itself, so the case's outcome is the next one the model gets.
-    let outputs_before = fake.outputs().len();
-    let read_as = driver::ask(
-        terminal,
-        fake,
-        &private.hook,
-        case,
-        &rendered(case.answer),
-        ("Gemini", "BeforeTool"),
-        left,
-        |line| match events::parse(line.as_bytes()) {
-            Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
-                Some(prompt.summary)
-            }
-            _ => None,
-        },
-    )?;
-
-    let mut dialog_seen = false;
-    if case.answer == HookAnswer::NoVerdict {
-        terminal
-            .wait_for_screen(left(), |screen| screen.contains(DIALOG_TEXT))
-            .map_err(|screen| {
-                format!("with `ask`, Gemini did not show its own dialog; last screen:\n{screen}")
-            })?;
-        if case.marker.exists() || fake.outputs().len() > outputs_before {
-            return Err("the command ran before anyone answered Gemini's dialog".into());
-        }
-        dialog_seen = true;
-        // "1. Allow once" is selected; Enter confirms it. Gemini may drop a key while it draws.
-        while terminal.screen().contains(DIALOG_TEXT) && !left().is_zero() {
-            terminal.send_keys(&["Enter"]);
-            let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left()), |screen| {
-                !screen.contains(DIALOG_TEXT)
-            });
-        }
-    }
-    // Until the model has the call's outcome, watch for a dialog the hook's answer should
-    // have kept away.
-    let mut output = None;
-    while output.is_none() && !left().is_zero() {
-        dialog_seen |=
-            case.answer != HookAnswer::NoVerdict && terminal.screen().contains(DIALOG_TEXT);
-        output = fake.outputs().get(outputs_before).map(as_text);
-        if output.is_none() {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-    let output = output.ok_or_else(|| {
-        format!(
-            "Gemini did not report the call's outcome to the model; last screen:\n{}",
-            terminal.screen()
-        )
-    })?;
-    let screen = terminal
-        .wait_for_screen(left(), |screen| {
-            screen.contains(READY_TEXT) && !screen.contains(DIALOG_TEXT)
-        })
-        .map_err(|screen| format!("Gemini did not finish the turn; last screen:\n{screen}"))?;
-    driver::judge(&Seen {
-        case,
-        agent: "Gemini",
-        dialog: "dialog",
-        read_as: &read_as,
-        output: &output,
-        reported: output.trim().lines().next().unwrap_or("(empty)"),
-        dialog_shown: dialog_seen || screen.contains(DIALOG_TEXT),
-        dialog_line: DIALOG_TEXT,
-    })
 }

@@ -7,60 +7,55 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use gatehouse_harness::probe::{shell_quote, ProbeHook};
-use serde_json::json;
+use gatehouse_harness::probe::screen::{private_environment, Environment, PrivateHome};
+use gatehouse_harness::probe::shell_quote;
+use serde_json::{json, Value};
 
-/// The private folders and the files of the probe's hook.
-pub(super) struct PrivateGemini {
-    pub(super) home: PathBuf,
-    pub(super) workspace: PathBuf,
-    /// The hook that saves Gemini's events and prints the case's verdict.
-    pub(super) hook: ProbeHook,
+/// Gemini's settings for a private home, offline, with `hooks` (Gemini's `hooks` object, turned
+/// on) when given. The end-to-end tests' private home can use them too.
+pub fn private_settings(hooks: Option<Value>) -> Value {
+    let mut settings = json!({
+        "security": { "auth": { "selectedType": "gemini-api-key" }, "folderTrust": { "enabled": false } },
+        "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false },
+        "privacy": { "usageStatisticsEnabled": false },
+        "telemetry": { "enabled": false },
+        "ui": { "hideTips": true, "hideBanner": true },
+    });
+    if let Some(hooks) = hooks {
+        settings["hooksConfig"] = json!({ "enabled": true });
+        settings["hooks"] = hooks;
+    }
+    settings
 }
 
-impl PrivateGemini {
-    pub(super) fn prepare(root: &Path) -> io::Result<PrivateGemini> {
-        let private = PrivateGemini {
-            home: root.join("home"),
-            workspace: root.join("workspace"),
-            hook: ProbeHook::write(root, "BeforeTool", true)?,
-        };
-        let gemini_folder = private.home.join(".gemini");
-        for folder in [&gemini_folder, &private.workspace] {
-            fs::create_dir_all(folder)?;
-        }
-        let settings = json!({
-            "security": { "auth": { "selectedType": "gemini-api-key" }, "folderTrust": { "enabled": false } },
-            "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false },
-            "privacy": { "usageStatisticsEnabled": false },
-            "telemetry": { "enabled": false },
-            "ui": { "hideTips": true, "hideBanner": true },
-            "hooksConfig": { "enabled": true },
-            "hooks": { "BeforeTool": [ { "matcher": crate::install::SHELL_MATCHER, "hooks": [
-                { "name": "gatehouse-probe", "type": "command", "command": shell_quote(&private.hook.script), "timeout": 30000 }
-            ] } ] },
-        });
-        fs::write(
-            gemini_folder.join("settings.json"),
-            serde_json::to_string_pretty(&settings)?,
-        )?;
-        let policy = crate::policy::path_beside(&gemini_folder.join("settings.json"));
-        crate::policy::write(&policy).map_err(|error| io::Error::other(error.to_string()))?;
-        Ok(private)
-    }
+/// Writes `home/.gemini/settings.json` with [`private_settings`]; returns its path.
+pub fn write_private_settings(home: &Path, hooks: Option<Value>) -> io::Result<PathBuf> {
+    let folder = home.join(".gemini");
+    fs::create_dir_all(&folder)?;
+    let path = folder.join("settings.json");
+    fs::write(
+        &path,
+        serde_json::to_string_pretty(&private_settings(hooks))?,
+    )?;
+    Ok(path)
+}
 
-    /// Gemini's environment: offline, the scripted model as its API.
-    pub(super) fn environment(&self, base_url: &str) -> Vec<(String, String)> {
-        let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
-        [
-            ("PATH", path),
-            ("HOME", self.home.display().to_string()),
-            ("TERM", "xterm-256color".to_owned()),
-            ("GEMINI_API_KEY", "unused".to_owned()),
-            ("GOOGLE_GEMINI_BASE_URL", base_url.to_owned()),
-        ]
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), value))
-        .collect()
-    }
+/// Fills the probe's private home: `.gemini/settings.json` running the probe's hook for the
+/// shell tool, and gatehouse's policy beside it; returns Gemini's environment: offline, the
+/// scripted model as its API.
+pub(super) fn prepare(private: &PrivateHome) -> io::Result<Environment> {
+    let hooks = json!({ "BeforeTool": [ { "matcher": crate::install::SHELL_MATCHER, "hooks": [
+        { "name": "gatehouse-probe", "type": "command", "command": shell_quote(&private.hook.script), "timeout": 30000 }
+    ] } ] });
+    let settings = write_private_settings(&private.home, Some(hooks))?;
+    let policy = crate::policy::path_beside(&settings);
+    crate::policy::write(&policy).map_err(|error| io::Error::other(error.to_string()))?;
+    Ok(private_environment(
+        &private.home,
+        &private.path,
+        &[
+            ("GEMINI_API_KEY", "unused"),
+            ("GOOGLE_GEMINI_BASE_URL", &private.base_url),
+        ],
+    ))
 }

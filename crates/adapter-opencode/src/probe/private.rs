@@ -8,7 +8,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use gatehouse_harness::probe::ProbeHook;
+use gatehouse_harness::probe::screen::{private_environment, Environment, PrivateHome};
 use serde_json::json;
 
 /// The npm package OpenCode wants in each of its configuration folders.
@@ -17,43 +17,20 @@ pub const PLUGIN_PACKAGE: &str = "@opencode-ai/plugin";
 /// The variable that names the folder of `@opencode-ai/plugin` for the probe.
 pub const PLUGIN_PACKAGE_VARIABLE: &str = "GATEHOUSE_OPENCODE_PLUGIN_PACKAGE";
 
-/// The private folders and the files of the probe's hook.
-pub(super) struct PrivateOpenCode {
-    pub(super) home: PathBuf,
-    pub(super) workspace: PathBuf,
-    /// The hook that saves the plugin's events and prints the case's verdict.
-    pub(super) hook: ProbeHook,
-}
-
-impl PrivateOpenCode {
-    pub(super) fn prepare(
-        root: &Path,
-        base_url: &str,
-        plugin_package: &Path,
-    ) -> io::Result<PrivateOpenCode> {
-        let private = PrivateOpenCode {
-            home: root.join("home"),
-            workspace: root.join("workspace"),
-            hook: ProbeHook::write(root, "permission.asked", true)?,
-        };
-        fs::create_dir_all(&private.workspace)?;
-        let config = private.home.join(".config").join("opencode");
-        write_config(&config, base_url, plugin_package)?;
-        let plugin = crate::install::plugin_for(&private.hook.script)
-            .map_err(|error| io::Error::other(error.to_string()))?;
-        fs::create_dir_all(config.join("plugin"))?;
-        fs::write(
-            config.join("plugin").join(crate::install::PLUGIN_FILE_NAME),
-            plugin,
-        )?;
-        Ok(private)
-    }
-
-    /// OpenCode's environment: offline, in the private home.
-    pub(super) fn environment(&self) -> Vec<(String, String)> {
-        let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
-        offline_environment(&self.home, &path)
-    }
+/// Fills the probe's private home: `~/.config/opencode` with the scripted model as its provider,
+/// `@opencode-ai/plugin` (a link to `plugin_package`) and gatehouse's own plugin running the
+/// probe's hook; returns OpenCode's environment: offline, in the private home.
+pub(super) fn prepare(private: &PrivateHome, plugin_package: &Path) -> io::Result<Environment> {
+    let config = private.home.join(".config").join("opencode");
+    write_config(&config, &private.base_url, plugin_package)?;
+    let plugin = crate::install::plugin_for(&private.hook.script)
+        .map_err(|error| io::Error::other(error.to_string()))?;
+    fs::create_dir_all(config.join("plugin"))?;
+    fs::write(
+        config.join("plugin").join(crate::install::PLUGIN_FILE_NAME),
+        plugin,
+    )?;
+    Ok(offline_environment(&private.home, &private.path))
 }
 
 /// Writes an OpenCode configuration folder (`~/.config/opencode`): `opencode.json` with the
@@ -113,19 +90,17 @@ pub fn write_config(folder: &Path, base_url: &str, plugin_package: &Path) -> io:
 
 /// The environment that runs OpenCode offline in `home`: no model list fetched, no update, no
 /// sharing, no LSP download.
-pub fn offline_environment(home: &Path, path: &str) -> Vec<(String, String)> {
-    [
-        ("PATH", path.to_owned()),
-        ("HOME", home.display().to_string()),
-        ("TERM", "xterm-256color".to_owned()),
-        ("OPENCODE_DISABLE_MODELS_FETCH", "1".to_owned()),
-        ("OPENCODE_DISABLE_AUTOUPDATE", "1".to_owned()),
-        ("OPENCODE_DISABLE_SHARE", "1".to_owned()),
-        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1".to_owned()),
-    ]
-    .into_iter()
-    .map(|(name, value)| (name.to_owned(), value))
-    .collect()
+pub fn offline_environment(home: &Path, path: &str) -> Environment {
+    private_environment(
+        home,
+        path,
+        &[
+            ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+            ("OPENCODE_DISABLE_SHARE", "1"),
+            ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+        ],
+    )
 }
 
 /// Where `@opencode-ai/plugin` is for the probe: the folder `GATEHOUSE_OPENCODE_PLUGIN_PACKAGE`

@@ -1,5 +1,5 @@
 //! `gatehouse probe qwen`: checks, live, whether the installed Qwen Code honours gatehouse's
-//! answers to its permission prompts, and returns the kit's [`ProbeRecord`].
+//! answers to its permission prompts, and saves the kit's probe record.
 //!
 //! The probe runs the real Qwen Code in its interactive terminal (tmux, through
 //! [`gatehouse_harness::terminal`]) in a private, temporary folder: its own `HOME`
@@ -17,13 +17,11 @@
 
 pub mod private;
 
-use gatehouse_core::kit::{AgentProbe, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_harness::model::chat::Chat;
 use gatehouse_harness::model::{ScriptedCall, ScriptedModel, Tool};
-use gatehouse_harness::probe::screen::{first_line, AgentScreen};
+use gatehouse_harness::probe::screen::AgentScreen;
 pub use gatehouse_harness::probe::ProbeOptions;
-use gatehouse_harness::probe::{shell_quote, ProbeError};
-use gatehouse_harness::record::ProbeRecord;
+use gatehouse_harness::probe::{shell_quote, GatedProbe};
 use serde_json::json;
 
 use crate::{events, verdict, AGENT};
@@ -34,28 +32,18 @@ pub const APPROVAL_PROMPT_TEXT: &str = "Allow execution of";
 /// Text of Qwen's empty input box: it is ready for the next message.
 pub const READY_TEXT: &str = "Type your message";
 
-/// Qwen Code's terminal, as the kit's standard probe drives it.
-pub const SCREEN: AgentScreen = AgentScreen {
-    agent: "Qwen",
-    dialog: "dialog",
-    event_name: "PermissionRequest",
-    dialog_text: APPROVAL_PROMPT_TEXT,
-    ready_text: READY_TEXT,
-    // "1. Yes, allow once" is selected.
-    yes_keys: &["Enter"],
-    quit_command: "/quit",
-    parse: |stdin| events::parse(stdin, None),
-    render: verdict::render,
-    reported: first_line,
-    arguments: &[],
-    at_start: None,
-};
+/// Qwen Code's terminal, as the kit's standard probe drives it: "1. Yes, allow once" is
+/// selected in its dialog, and it quits with `/quit`.
+pub const SCREEN: AgentScreen = AgentScreen::new(
+    "Qwen",
+    "PermissionRequest",
+    (APPROVAL_PROMPT_TEXT, READY_TEXT),
+    |stdin| events::parse(stdin, None),
+    verdict::render,
+);
 
 /// Qwen's shell tool; the call's reason is its description, which Qwen shows beside the command.
-pub const SHELL: Tool = Tool {
-    name: events::ANSWERABLE_TOOL,
-    arguments: |call| json!({ "command": call.command, "description": call.reason }),
-};
+pub const SHELL: Tool = Tool::command_and_description(events::ANSWERABLE_TOOL);
 
 /// Starts the kit's scripted chat-completions model with the calls to hand out, in order; its
 /// [`ScriptedModel::base_url`] is the value of `OPENAI_BASE_URL`.
@@ -63,38 +51,24 @@ pub fn scripted_model(script: Vec<ScriptedCall>) -> std::io::Result<ScriptedMode
     ScriptedModel::start(Chat { tool: SHELL }, script)
 }
 
-/// Runs the probe against `options.executable`, writing progress lines with `progress`: the
+/// `gatehouse probe qwen`: runs the probe against the executable, writing progress lines: the
 /// kit's standard probe, in a private home whose settings run the probe's hook.
-pub fn run(
-    options: &ProbeOptions,
-    progress: &mut dyn FnMut(&str),
-) -> Result<ProbeRecord, ProbeError> {
-    SCREEN.probe(&AGENT, options, progress, scripted_model, |private| {
-        let hooks = json!({ "PermissionRequest": [{ "matcher": "*", "hooks": [
+#[allow(non_upper_case_globals)] // named as the adapter names its probe
+pub const QwenProbe: GatedProbe = GatedProbe {
+    agent: &AGENT,
+    run: |options, progress| {
+        Ok(
+            SCREEN.probe(&AGENT, options, progress, scripted_model, |private| {
+                let hooks = json!({ "PermissionRequest": [{ "matcher": "*", "hooks": [
             { "type": "command", "command": shell_quote(&private.hook.script), "timeout": 30 }
         ] }] });
-        private::write_private_settings(&private.home, Some(hooks))?;
-        Ok(private::offline_environment(
-            &private.home,
-            &private.base_url,
-            &private.path,
-        ))
-    })
-}
-
-/// `gatehouse probe qwen`: the probe above, as the binary runs it for any adapter.
-pub struct QwenProbe;
-
-impl AgentProbe for QwenProbe {
-    fn executable_name(&self) -> &'static str {
-        AGENT.executable.program
-    }
-
-    fn run(
-        &self,
-        request: &ProbeRequest,
-        progress: &mut dyn FnMut(&str),
-    ) -> Result<ProbeOutcome, KitError> {
-        AGENT.run_probe(request, |options| run(options, progress))
-    }
-}
+                private::write_private_settings(&private.home, Some(hooks))?;
+                Ok(private::offline_environment(
+                    &private.home,
+                    &private.base_url,
+                    &private.path,
+                ))
+            })?,
+        )
+    },
+};

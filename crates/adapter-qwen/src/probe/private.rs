@@ -9,6 +9,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
+use gatehouse_harness::probe::screen::{private_environment, Environment};
 use serde_json::{json, Value};
 
 /// The model name Qwen is given; the scripted model answers whatever it is.
@@ -48,16 +49,14 @@ pub fn write_private_settings(home: &Path, hooks: Option<Value>) -> io::Result<(
 
 /// The environment that runs Qwen Code offline in `home` against a chat-completions API at
 /// `base_url`.
-pub fn offline_environment(home: &Path, base_url: &str, path: &str) -> Vec<(String, String)> {
-    [
-        ("PATH", path.to_owned()),
-        ("HOME", home.display().to_string()),
-        ("TERM", "xterm-256color".to_owned()),
-        ("OPENAI_BASE_URL", base_url.to_owned()),
-        ("OPENAI_API_KEY", "unused".to_owned()),
-        ("OPENAI_MODEL", MODEL.to_owned()),
-    ]
-    .into_iter()
-    .map(|(name, value)| (name.to_owned(), value))
-    .collect()
+pub fn offline_environment(home: &Path, base_url: &str, path: &str) -> Environment {
+    private_environment(
+        home,
+        path,
+        &[
+            ("OPENAI_BASE_URL", base_url),
+            ("OPENAI_API_KEY", "unused"),
+            ("OPENAI_MODEL", MODEL),
+        ],
+    )
 }

@@ -138,10 +138,7 @@ mod tests {
     use super::super::{post, test_call, ScriptedModel};
     use super::*;
 
-    const BASH: Tool = Tool {
-        name: "bash",
-        arguments: |call| json!({ "command": call.command, "description": call.reason }),
-    };
+    const BASH: Tool = Tool::command_and_description("bash");
 
     #[test]
     fn a_turn_gets_the_scripted_call_then_done_and_the_tool_result_is_recorded() {

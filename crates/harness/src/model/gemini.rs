@@ -3,9 +3,10 @@
 //! the reply's text as JSON; any reply will do: an aside) and `POST
 //! /v1beta/models/<model>:streamGenerateContent?alt=sse`, answered with `data: {json}\n\n` lines of
 //! `{"candidates": [{"content": {"role": "model", "parts": [...]}, "finishReason": "STOP"}]}`.
-//! After a `functionCall` part, the next request ends with a user content holding the
-//! `functionResponse` parts (recorded whole; `{"response": {"output": ...}}` when the command
-//! ran). A turn ends with the text `Done.`.
+//! After a `functionCall` part (whose `id` is the scripted call's), the next request ends with a
+//! user content holding the `functionResponse` parts (recorded whole, under the `id` Gemini CLI
+//! echoes; `{"response": {"output": ...}}` when the command ran). A turn ends with the text
+//! `Done.`.
 
 use serde_json::{json, Value};
 
@@ -53,7 +54,7 @@ impl super::Dialect for Gemini {
     }
 
     fn call(&self, _request: &Request, _body: &Value, call: &ScriptedCall) -> Response {
-        let part = json!({ "functionCall": { "name": self.tool.name, "args": (self.tool.arguments)(call) } });
+        let part = json!({ "functionCall": { "id": call.call_id, "name": self.tool.name, "args": (self.tool.arguments)(call) } });
         Response::events([(None, reply(part).to_string())])
     }
 
@@ -87,10 +88,7 @@ mod tests {
     use super::super::{post, test_call, ScriptedModel};
     use super::*;
 
-    const SHELL: Tool = Tool {
-        name: "run_shell_command",
-        arguments: |call| json!({ "command": call.command, "description": call.reason }),
-    };
+    const SHELL: Tool = Tool::command_and_description("run_shell_command");
 
     #[test]
     fn every_turn_asks_for_the_command_and_function_responses_are_recorded() {
@@ -101,6 +99,7 @@ mod tests {
         for _ in 0..2 {
             let turn = post(&model, stream, &json!({ "contents": [user] }));
             assert!(turn.contains("run_shell_command"), "{turn}");
+            assert!(turn.contains(r#""id":"run""#), "{turn}");
         }
         let response = json!({ "role": "user", "parts": [{ "functionResponse": { "name": "run_shell_command", "response": { "output": "" } } }] });
         let done = post(&model, stream, &json!({ "contents": [user, response] }));
@@ -108,6 +107,11 @@ mod tests {
         let outputs = model.outputs();
         assert_eq!(outputs.len(), 1);
         assert!(outputs[0]["response"].get("output").is_some());
+        let echoed = json!({ "role": "user", "parts": [{ "functionResponse": { "id": "run", "name": "run_shell_command", "response": { "output": "ran" } } }] });
+        post(&model, stream, &json!({ "contents": [user, echoed] }));
+        assert!(model
+            .output_for("run")
+            .is_some_and(|output| output.contains("ran")));
         let router = post(&model, "/v1beta/models/x:generateContent", &json!({}));
         assert!(router.contains("model_choice"), "{router}");
     }

@@ -2,20 +2,24 @@
 //! private home are all that differ: the agent states its [`AgentScreen`] (its dialog and ready
 //! texts, the keys that say Yes, how it quits, its production parser and renderer) and
 //! [`AgentScreen::probe`] runs the whole probe: the private folder, the scripted model, the
-//! agent in tmux, the kit's standard cases (judged by [`super::judge`]) and the record.
+//! agent in tmux, the kit's standard cases (each run by [`Session::check_command`] and judged by
+//! [`super::judge`]) and the record. An agent with cases of its own (Codex's patches and
+//! "always", OpenCode's question) runs them beside the standard ones with
+//! [`AgentScreen::probe_cases`]: each is a [`ProbeCase`] checked in the same [`Session`].
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use gatehouse_core::{HookEvent, ParseError, Verdict};
+use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
 
-use super::{ask, judge, run_cases, wait_for_output, CaseResult, CommandCase, HookAnswer};
-use super::{standard_cases, PrivateFolder, ProbeError, ProbeHook, ProbeOptions, Seen};
+use super::{standard_cases, PrivateFolder, ProbeError, ProbeHook, ProbeOptions};
 use crate::gated::AgentDescription;
 use crate::model::{ScriptedCall, ScriptedModel};
 use crate::record::ProbeRecord;
 use crate::terminal::Terminal;
+
+pub use super::session::{Countdown, ProbeCase, Session};
 
 /// The probe's private folders, which the agent fills with its own settings (running the probe's
 /// `hook` for its permission event) before it starts.
@@ -33,6 +37,35 @@ pub struct PrivateHome {
     pub path: String,
 }
 
+/// Starts the agent's scripted model with the calls to hand out, in order.
+pub type StartModel = fn(Vec<ScriptedCall>) -> io::Result<ScriptedModel>;
+
+/// An agent's environment, name and value.
+pub type Environment = Vec<(String, String)>;
+
+/// An agent's environment in a private `home`: `PATH` as given, `HOME`, `TERM` (xterm's), and
+/// the agent's own variables, `more`.
+pub fn private_environment(home: &Path, path: &str, more: &[(&str, &str)]) -> Environment {
+    [
+        ("PATH", path),
+        ("HOME", &home.display().to_string()),
+        ("TERM", "xterm-256color"),
+    ]
+    .iter()
+    .chain(more)
+    .map(|(name, value)| (name.to_string(), value.to_string()))
+    .collect()
+}
+
+/// How the agent is ended at the end of a probe.
+#[derive(Debug, Clone, Copy)]
+pub enum Quit {
+    /// A command its input box takes, such as `/quit`.
+    Command(&'static str),
+    /// Keys sent again and again until it is gone, such as `C-c`.
+    Keys(&'static [&'static str]),
+}
+
 /// What a probe must know of an agent's terminal and hook to run the standard cases.
 #[derive(Debug, Clone, Copy)]
 pub struct AgentScreen {
@@ -46,14 +79,30 @@ pub struct AgentScreen {
     pub dialog_text: &'static str,
     /// Text on the screen while the agent waits for the next message.
     pub ready_text: &'static str,
+    /// Other texts that say the agent is not ready, though [`Self::ready_text`] shows (a turn in
+    /// progress, another of its prompts).
+    pub busy_texts: &'static [&'static str],
+    /// Whether the agent's dialog, seen at any time while a hook that decided (allow, deny) is
+    /// answered, fails the case; `false` for an agent that draws its dialog at once while its
+    /// hook decides (OpenCode, whose plugin answers the dialog it shows): only the screen after
+    /// the turn counts there.
+    pub watch_for_dialog: bool,
+    /// Whether a sent message still sits in the agent's input box (an agent that may drop the
+    /// Enter while it draws, such as Gemini CLI under load): Enter is pressed again while it
+    /// does and the model was not asked. Mostly never.
+    pub still_typed: fn(&str, &str) -> bool,
     /// The keys that say Yes, once, in the agent's dialog.
     pub yes_keys: &'static [&'static str],
-    /// What the agent's input box takes to quit, such as `/quit`.
-    pub quit_command: &'static str,
+    /// How the agent is ended.
+    pub quit: Quit,
     /// The adapter's production parser of one hook event.
     pub parse: fn(&[u8]) -> Result<HookEvent, ParseError>,
+    /// Whether a prompt, as the parser read it, is the one of the scripted call's command.
+    pub is_call: fn(&NewPrompt, &str) -> bool,
     /// The adapter's production rendering of a verdict.
     pub render: fn(&Verdict) -> String,
+    /// What the adapter's hook prints without a verdict (such as Gemini's `ask`); mostly nothing.
+    pub no_verdict: &'static str,
     /// The line of what the agent reported to the model to quote in the evidence.
     pub reported: fn(&str) -> &str,
     /// The agent's arguments after its executable in the probe's terminal.
@@ -70,10 +119,55 @@ pub fn first_line(output: &str) -> &str {
         .unwrap_or("(empty)")
 }
 
+/// Whether the prompt's summary is the command, for [`AgentScreen::is_call`].
+pub fn summary_is(prompt: &NewPrompt, command: &str) -> bool {
+    prompt.summary == command
+}
+
 impl AgentScreen {
+    /// An agent whose dialog is a `dialog` that Enter says Yes to, that quits with `/quit`,
+    /// shows nothing at start, whose hook prints nothing without a verdict, and whose prompt's
+    /// summary is the command: change what differs with `..AgentScreen::new(...)`.
+    pub const fn new(
+        agent: &'static str,
+        event_name: &'static str,
+        (dialog_text, ready_text): (&'static str, &'static str),
+        parse: fn(&[u8]) -> Result<HookEvent, ParseError>,
+        render: fn(&Verdict) -> String,
+    ) -> AgentScreen {
+        AgentScreen {
+            agent,
+            dialog: "dialog",
+            event_name,
+            dialog_text,
+            ready_text,
+            busy_texts: &[],
+            watch_for_dialog: true,
+            still_typed: |_, _| false,
+            yes_keys: &["Enter"],
+            quit: Quit::Command("/quit"),
+            parse,
+            is_call: summary_is,
+            render,
+            no_verdict: "",
+            reported: first_line,
+            arguments: &[],
+            at_start: None,
+        }
+    }
+
     /// Whether the agent shows its input box and no dialog.
     pub fn is_ready(&self, screen: &str) -> bool {
-        screen.contains(self.ready_text) && !screen.contains(self.dialog_text)
+        screen.contains(self.ready_text)
+            && !screen.contains(self.dialog_text)
+            && !self.busy_texts.iter().any(|text| screen.contains(text))
+    }
+
+    /// What the adapter's hook prints for `verdict` (none: [`Self::no_verdict`]).
+    pub fn rendered(&self, verdict: Option<Verdict>) -> String {
+        verdict
+            .as_ref()
+            .map_or_else(|| self.no_verdict.to_owned(), self.render)
     }
 
     /// The whole standard probe of `agent` at `options.executable`: a private folder that
@@ -84,21 +178,32 @@ impl AgentScreen {
         agent: &AgentDescription,
         options: &ProbeOptions,
         progress: &mut dyn FnMut(&str),
-        start_model: fn(Vec<ScriptedCall>) -> io::Result<ScriptedModel>,
-        prepare: impl FnOnce(&PrivateHome) -> io::Result<Vec<(String, String)>>,
+        start_model: StartModel,
+        prepare: impl FnOnce(&PrivateHome) -> io::Result<Environment>,
     ) -> Result<ProbeRecord, ProbeError> {
-        let cannot_probe = |problem: String| {
-            ProbeError::Version(format!(
-                "{} cannot be probed: {problem}",
-                options.executable.display()
-            ))
-        };
-        let executable = std::fs::canonicalize(&options.executable)
-            .map_err(|error| cannot_probe(error.to_string()))?;
-        let version = agent
-            .executable
-            .version_of(&executable)
-            .map_err(|error| ProbeError::Version(error.to_string()))?;
+        self.probe_cases(
+            agent,
+            options,
+            progress,
+            (start_model, prepare),
+            standard_cases,
+        )
+    }
+
+    /// [`Self::probe`] with the agent's own `cases` (made for the workspace), in order, in one
+    /// session of the agent; the model hands out their calls in the same order.
+    pub fn probe_cases<C: ProbeCase>(
+        &self,
+        agent: &AgentDescription,
+        options: &ProbeOptions,
+        progress: &mut dyn FnMut(&str),
+        (start_model, prepare): (
+            StartModel,
+            impl FnOnce(&PrivateHome) -> io::Result<Environment>,
+        ),
+        cases: impl FnOnce(&Path) -> Vec<C>,
+    ) -> Result<ProbeRecord, ProbeError> {
+        let (executable, version) = super::executable_and_version(options, &agent.executable)?;
         progress(&format!(
             "Probing {} {version} ({}) in a private folder, with a scripted model on loopback: no account, network or tokens are used.",
             agent.name,
@@ -116,8 +221,8 @@ impl AgentScreen {
         for made in [&private.home, &private.workspace] {
             std::fs::create_dir_all(made).map_err(ProbeError::Folder)?;
         }
-        let cases = standard_cases(&private.workspace);
-        let model = start_model(cases.iter().map(|case| case.call.clone()).collect())
+        let cases = cases(&private.workspace);
+        let model = start_model(cases.iter().flat_map(ProbeCase::calls).collect())
             .map_err(ProbeError::FakeModel)?;
         let private = PrivateHome {
             base_url: model.base_url(),
@@ -139,15 +244,15 @@ impl AgentScreen {
                 deadline: options.start_deadline,
                 screen,
             })?;
-        let results = self.run_cases(
-            &terminal,
-            &model,
-            &private.hook,
-            &cases,
-            options.case_deadline,
-            progress,
-        );
-        self.quit(&terminal, Duration::from_secs(15));
+        let session = Session {
+            screen: self,
+            terminal: &terminal,
+            model: &model,
+            private: &private,
+            case_deadline: options.case_deadline,
+        };
+        let results = session.run_cases(&cases, progress);
+        self.quit(&terminal, Duration::from_secs(20));
         drop(terminal);
         Ok(super::record_of(agent.id, (executable, version), results))
     }
@@ -176,117 +281,69 @@ impl AgentScreen {
         }
     }
 
-    /// Runs the standard `cases` in `terminal`, whose agent asks `model` and runs `hook`; after a
-    /// failed case, Esc leaves the agent ready for the next.
-    pub fn run_cases(
-        &self,
-        terminal: &Terminal,
-        model: &ScriptedModel,
-        hook: &ProbeHook,
-        cases: &[CommandCase],
-        case_deadline: Duration,
-        progress: &mut dyn FnMut(&str),
-    ) -> Vec<CaseResult> {
-        run_cases(
-            cases,
-            progress,
-            |case| (case.name, case.answer.describe(self.agent, self.dialog)),
-            |case| self.check_case(terminal, model, hook, case, case_deadline),
-            || {
-                terminal.send_keys(&["Escape"]);
-                let _ = terminal
-                    .wait_for_screen(Duration::from_secs(10), |screen| self.is_ready(screen));
-            },
-        )
-    }
-
-    /// Quits the agent with its quit command and waits up to `deadline` for it to be gone, so
-    /// that it writes nothing into a private home that is removed next.
+    /// Ends the agent ([`Self::quit`]) and waits up to `deadline` for it to be gone, so that it
+    /// writes nothing into a private home that is removed next.
     pub fn quit(&self, terminal: &Terminal, deadline: Duration) {
         let started = Instant::now();
         // Esc closes a dialog, if one is open; then the input box takes the command.
         terminal.send_keys(&["Escape"]);
-        terminal.send_text(self.quit_command);
-        let _ = terminal.wait_for_screen(Duration::from_secs(5), |screen| {
-            screen.contains(self.quit_command)
-        });
-        terminal.send_keys(&["Enter"]);
-        while !terminal.is_dead() && started.elapsed() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Runs one case; `Ok` holds the evidence of a pass, `Err` what went wrong.
-    fn check_case(
-        &self,
-        terminal: &Terminal,
-        model: &ScriptedModel,
-        hook: &ProbeHook,
-        case: &CommandCase,
-        deadline: Duration,
-    ) -> Result<String, String> {
-        let (agent, dialog) = (self.agent, self.dialog);
-        let started = Instant::now();
-        let left = || deadline.saturating_sub(started.elapsed());
-        let rendered = case
-            .answer
-            .verdict()
-            .as_ref()
-            .map(self.render)
-            .unwrap_or_default();
-        let read_as = ask(
-            terminal,
-            model,
-            hook,
-            case,
-            &rendered,
-            (agent, self.event_name),
-            left,
-            |line| match (self.parse)(line.as_bytes()) {
-                Ok(HookEvent::Prompt { prompt, .. }) if prompt.summary == case.call.command => {
-                    Some(prompt.summary)
-                }
-                _ => None,
-            },
-        )?;
-        let mut dialog_line = String::new();
-        if case.answer == HookAnswer::NoVerdict {
-            let screen = terminal
-                .wait_for_screen(left(), |screen| screen.contains(self.dialog_text))
-                .map_err(|screen| format!("with no verdict, {agent} did not show its own {dialog}; last screen:\n{screen}"))?;
-            if case.marker.exists() || model.output_for(&case.call.call_id).is_some() {
-                return Err(format!(
-                    "the command ran before anyone answered {agent}'s {dialog}"
-                ));
-            }
-            dialog_line = screen
-                .lines()
-                .find(|line| line.contains(self.dialog_text))
-                .unwrap_or_default()
-                .trim()
-                .to_owned();
-            // The agent may drop a key while it draws: Yes until the dialog is gone.
-            while terminal.screen().contains(self.dialog_text) && !left().is_zero() {
-                terminal.send_keys(self.yes_keys);
-                let _ = terminal.wait_for_screen(Duration::from_secs(2).min(left()), |screen| {
-                    !screen.contains(self.dialog_text)
+        match self.quit {
+            Quit::Command(command) => {
+                terminal.send_text(command);
+                let _ = terminal
+                    .wait_for_screen(Duration::from_secs(5), |screen| screen.contains(command));
+                terminal.send_keys(&["Enter"]);
+                let _ = super::wait_until(deadline.saturating_sub(started.elapsed()), || {
+                    terminal.is_dead()
                 });
             }
+            Quit::Keys(keys) => {
+                while !terminal.is_dead() && started.elapsed() < deadline {
+                    terminal.send_keys(keys);
+                    let _ = super::wait_until(Duration::from_secs(2), || terminal.is_dead());
+                }
+            }
         }
-        let output = wait_for_output(model, &case.call.call_id, left())
-            .ok_or_else(|| format!("{agent} did not report the call's outcome to the model"))?;
-        let screen = terminal
-            .wait_for_screen(left(), |screen| self.is_ready(screen))
-            .map_err(|screen| format!("{agent} did not finish the turn; last screen:\n{screen}"))?;
-        judge(&Seen {
-            case,
-            agent,
-            dialog,
-            read_as: &read_as,
-            output: &output,
-            reported: (self.reported)(&output),
-            dialog_shown: !dialog_line.is_empty() || screen.contains(self.dialog_text),
-            dialog_line: &dialog_line,
-        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gatehouse_core::{Answer, ParseError};
+
+    use super::*;
+
+    const SCREEN: AgentScreen = AgentScreen {
+        busy_texts: &["esc interrupt"],
+        no_verdict: "ask",
+        ..AgentScreen::new(
+            "Agent",
+            "Event",
+            ("Allow?", "Type here"),
+            |_| Err(ParseError::NotJson("test".into())),
+            |_| "rendered".into(),
+        )
+    };
+
+    #[test]
+    fn ready_is_the_input_box_with_no_dialog_and_no_turn_under_way() {
+        assert!(SCREEN.is_ready("> Type here"));
+        assert!(!SCREEN.is_ready("Allow? 1. Yes\n> Type here"));
+        assert!(!SCREEN.is_ready("> Type here  esc interrupt"));
+        assert!(!SCREEN.is_ready("starting..."));
+    }
+
+    #[test]
+    fn without_a_verdict_the_hook_prints_what_the_agent_needs() {
+        assert_eq!(SCREEN.rendered(None), "ask");
+        assert_eq!(SCREEN.rendered(Some(Verdict(Answer::Once))), "rendered");
+    }
+
+    #[test]
+    fn the_private_environment_is_path_home_term_then_the_agents_own() {
+        let environment = private_environment(Path::new("/h"), "/bin", &[("KEY", "unused")]);
+        let names: Vec<&str> = environment.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["PATH", "HOME", "TERM", "KEY"]);
+        assert_eq!(environment[1].1, "/h");
     }
 }
