@@ -260,28 +260,32 @@ impl Terminal {
     }
 
     /// Kills the server and with it the program, removes the server's socket file, and waits up
-    /// to five seconds for the program to exit, so that its files can be removed. Dropping the
-    /// terminal does the same.
+    /// to five seconds a signal for the program and every process it started to exit, so that
+    /// none writes into a folder the caller removes next. Dropping the terminal does the same.
     pub fn kill(&self) {
         let _ = self.run(&["kill-server"]);
         if let Some(socket_file) = &self.socket_file {
             let _ = std::fs::remove_file(socket_file);
         }
         if let Some(pid) = self.pane_pid {
-            // The pane's program leads its own process group (tmux makes each pane a session):
-            // one that outlives the hang-up, with the children it started, is ended by signal.
+            // The pane's program leads its own session (tmux makes each pane one): it and every
+            // process it started that outlives the hang-up (a helper, a worker writing caches)
+            // are in that session, and are ended by signal, one by one.
             for signal in [None, Some("-TERM"), Some("-KILL")] {
                 if let Some(signal) = signal {
-                    let _ = Command::new("kill")
-                        .args([signal, "--", &format!("-{pid}")])
-                        .stderr(Stdio::null())
-                        .status();
+                    for member in session_members(pid) {
+                        let _ = Command::new("kill")
+                            .args([signal, &member.to_string()])
+                            .stderr(Stdio::null())
+                            .status();
+                    }
                 }
                 let started = Instant::now();
-                while process_running(pid) && started.elapsed() < Duration::from_secs(5) {
+                while !session_members(pid).is_empty() && started.elapsed() < Duration::from_secs(5)
+                {
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                if !process_running(pid) {
+                if session_members(pid).is_empty() {
                     break;
                 }
             }
@@ -308,13 +312,66 @@ impl Drop for Terminal {
     }
 }
 
-/// Whether process `pid` still runs; a zombie counts as gone. Without /proc, every process does.
-fn process_running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state letter follows the command name, which is wrapped in parentheses.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-        Err(_) => false,
+/// The processes still running (zombies count as gone) in the session `session` leads, the
+/// leader included. Without /proc, none.
+fn session_members(session: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // After the command name, in parentheses: state, parent, group, session.
+            let Some((_, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            fields.first().is_some_and(|state| *state != "Z")
+                && fields.get(3).and_then(|field| field.parse::<u32>().ok()) == Some(session)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process the program started, which ignores the hang-up, is ended with the terminal, so
+    /// that it writes nothing into a folder removed next (seen: Copilot CLI's and Gemini CLI's
+    /// helpers recreating a test's removed home).
+    #[test]
+    fn what_the_program_started_is_gone_once_the_terminal_is_killed() {
+        if !tmux_available() {
+            assert!(std::env::var_os("CI").is_none(), "tmux is needed in CI");
+            eprintln!("skipped: no tmux");
+            return;
+        }
+        let folder = std::env::temp_dir();
+        let terminal = Terminal::start(
+            "survivor",
+            &folder,
+            &[("PATH", std::env::var("PATH").unwrap_or_default())],
+            &["sh", "-c", "nohup sleep 60 >/dev/null 2>&1 & exec sleep 60"],
+        )
+        .expect("tmux starts");
+        let leader = terminal.pane_pid.expect("the pane's program");
+        let started = Instant::now();
+        while session_members(leader).len() < 2 && started.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            session_members(leader).len(),
+            2,
+            "the program and its helper run"
+        );
+        terminal.kill();
+        assert_eq!(
+            session_members(leader),
+            Vec::<u32>::new(),
+            "nothing of it is left"
+        );
     }
 }
