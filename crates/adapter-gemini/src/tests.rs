@@ -7,12 +7,7 @@ use super::*;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/gemini-cli-0.61.0/",
-            $name,
-            ".json"
-        ))
+        gatehouse_harness::captured_payload!("gemini-cli-0.61.0", $name)
     };
 }
 

@@ -12,12 +12,7 @@ use crate::verdict;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/claude-code-2.1.332/",
-            $name,
-            ".json"
-        ))
+        gatehouse_harness::captured_payload!("claude-code-2.1.332", $name)
     };
 }
 

@@ -10,12 +10,7 @@ fn command_of(fixture: &[u8]) -> String {
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/codex-0.171.0/",
-            $name,
-            ".json"
-        ))
+        gatehouse_harness::captured_payload!("codex-0.171.0", $name)
     };
 }
 
