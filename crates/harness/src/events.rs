@@ -210,7 +210,24 @@ macro_rules! captured_payload {
 /// What adapters' tests share about events (the kit's feature `testing`).
 #[cfg(any(test, feature = "testing"))]
 pub mod testing {
-    use gatehouse_core::{HoldMode, HookEvent, NewPrompt, ParseError};
+    use gatehouse_core::{HoldMode, HookEvent, NewPrompt, ParseError, PromptKind};
+
+    /// Asserts that `prompt` is `adapter`'s permission prompt for a call of `tool` in `session`,
+    /// summed up as `summary`, in the folder the fixtures were captured in (`/home/dev/project`).
+    pub fn assert_permission_prompt(
+        prompt: &NewPrompt,
+        adapter: &str,
+        session: &str,
+        tool: &str,
+        summary: &str,
+    ) {
+        assert_eq!(prompt.adapter, adapter);
+        assert_eq!(prompt.session, session);
+        assert_eq!(prompt.cwd, "/home/dev/project");
+        assert_eq!(prompt.kind, PromptKind::Permission);
+        assert_eq!(prompt.tool, tool);
+        assert_eq!(prompt.summary, summary);
+    }
 
     /// The prompt `event` is, and how it is held; panics for any other event.
     pub fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {

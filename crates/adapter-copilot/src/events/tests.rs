@@ -2,7 +2,7 @@
 
 use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::{HoldMode, Observation};
-use gatehouse_harness::events::testing::assert_not_events;
+use gatehouse_harness::events::testing::{assert_not_events, assert_permission_prompt};
 use serde_json::Value;
 
 use super::*;
@@ -31,11 +31,14 @@ fn a_bash_permission_request_is_held_while_the_gateway_offers_an_action() {
     );
     assert_eq!(hold, HoldMode::WhileActionable, "the gateway decides");
     assert_eq!(prompt.read_only_reason, None);
-    assert_eq!(prompt.adapter, "copilot");
-    assert_eq!(prompt.tool, "bash");
-    assert_eq!(prompt.summary, "printf approved > proof.txt");
-    assert_eq!(prompt.session, "94f710f6-33f6-429b-9bb7-2c7417c76028");
-    assert_eq!(prompt.cwd, "/home/dev/project");
+    let session = "94f710f6-33f6-429b-9bb7-2c7417c76028";
+    assert_permission_prompt(
+        &prompt,
+        "copilot",
+        session,
+        "bash",
+        "printf approved > proof.txt",
+    );
 }
 
 #[test]

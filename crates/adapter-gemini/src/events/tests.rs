@@ -1,7 +1,7 @@
 //! The parser against the events Gemini CLI 0.61.0 wrote (tests/data/gemini-cli-0.61.0).
 
-use gatehouse_core::{Observation, PromptKind};
-use gatehouse_harness::events::testing::{assert_not_events, held_as};
+use gatehouse_core::Observation;
+use gatehouse_harness::events::testing::{assert_not_events, assert_permission_prompt, held_as};
 use serde_json::json;
 
 use super::*;
@@ -24,12 +24,8 @@ fn watched_prompt() -> NewPrompt {
 #[test]
 fn a_tool_permission_notification_is_watched_read_only_with_its_command() {
     let prompt = watched_prompt();
-    assert_eq!(prompt.adapter, "gemini");
-    assert_eq!(prompt.session, SESSION);
-    assert_eq!(prompt.cwd, "/home/dev/project");
-    assert_eq!(prompt.kind, PromptKind::Permission);
-    assert_eq!(prompt.tool, "run_shell_command");
-    assert_eq!(prompt.summary, "printf approved > proof.txt");
+    let summary = "printf approved > proof.txt";
+    assert_permission_prompt(&prompt, "gemini", SESSION, "run_shell_command", summary);
     assert_eq!(prompt.input["command"], "printf approved > proof.txt");
     assert_eq!(prompt.input["rootCommand"], "printf, redirection (>)");
     assert_eq!(prompt.read_only_reason.as_deref(), Some(READ_ONLY_REASON));
