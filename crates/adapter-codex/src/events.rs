@@ -310,23 +310,23 @@ mod tests {
             parse(fixture!("UserPromptSubmit")).unwrap(),
             HookEvent::Observe(Observation::TurnEnded { .. })
         ));
-        assert!(matches!(
-            turn_ended("Stop"),
-            HookEvent::Observe(Observation::TurnEnded { .. })
-        ));
-        assert!(matches!(
-            turn_ended("Interrupt"),
-            HookEvent::Observe(Observation::TurnEnded { .. })
-        ));
+        for name in ["Stop", "Interrupt"] {
+            let event = turn_ended(name);
+            assert!(
+                matches!(event, HookEvent::Observe(Observation::TurnEnded { .. })),
+                "{name}: {event:?}"
+            );
+        }
         assert!(matches!(
             turn_ended("SessionEnd"),
             HookEvent::Observe(Observation::SessionEnded { .. })
         ));
-        assert_eq!(parse(fixture!("SessionStart")).unwrap(), HookEvent::Ignore);
-        assert_eq!(
-            parse(fixture!("PreToolUse-Bash")).unwrap(),
-            HookEvent::Ignore
-        );
+        for ignored in [
+            fixture!("SessionStart"),
+            fixture!("PreToolUse-Bash").as_slice(),
+        ] {
+            assert_eq!(parse(ignored).unwrap(), HookEvent::Ignore);
+        }
     }
 
     #[test]
