@@ -453,6 +453,17 @@ pub mod testing {
         assert!(matches!(error, VersionError::CannotRun { .. }), "{error}");
     }
 
+    /// Asserts which hook `commands` an installer takes for gatehouse's own (`true`) and which
+    /// for another's (`false`), as `is_gatehouse_command` reads them.
+    pub fn assert_recognised(
+        is_gatehouse_command: impl Fn(&str) -> bool,
+        commands: &[(&str, bool)],
+    ) {
+        for (command, gatehouses) in commands {
+            assert_eq!(is_gatehouse_command(command), *gatehouses, "{command}");
+        }
+    }
+
     /// Writes the shell script `body` as the executable `name` in `folder`.
     pub fn script(folder: &Path, name: &str, body: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;

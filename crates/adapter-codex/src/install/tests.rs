@@ -9,6 +9,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use gatehouse_harness::executable::testing::assert_recognised;
+
 use super::*;
 
 fn hook_command(program: &Path) -> Option<String> {
@@ -52,16 +54,17 @@ fn the_hook_command_sets_the_short_wait_and_is_recognised() {
         command,
         "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex"
     );
-    assert!(is_gatehouse_command(&command));
-    assert!(is_gatehouse_command(
-        "'/usr/local/bin/gatehouse' hook codex"
-    ));
-    assert!(is_gatehouse_command("\"/it's here/gatehouse\" hook codex"));
-    assert!(!is_gatehouse_command(
-        "'/usr/local/bin/gatehouse' hook claude"
-    ));
-    assert!(!is_gatehouse_command("echo gatehouse hook codex"));
-    assert!(!is_gatehouse_command("'/usr/bin/gatehouse hook codex"));
+    assert_recognised(
+        is_gatehouse_command,
+        &[
+            (&command, true),
+            ("'/usr/local/bin/gatehouse' hook codex", true),
+            ("\"/it's here/gatehouse\" hook codex", true),
+            ("'/usr/local/bin/gatehouse' hook claude", false),
+            ("echo gatehouse hook codex", false),
+            ("'/usr/bin/gatehouse hook codex", false),
+        ],
+    );
     assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
 }
 

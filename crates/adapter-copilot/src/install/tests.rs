@@ -8,6 +8,8 @@ use std::path::Path;
 use gatehouse_core::kit::{HookInstaller, InstallRequest, SettingsScope};
 use serde_json::{json, Value};
 
+use gatehouse_harness::executable::testing::assert_recognised;
+
 use super::*;
 
 fn hook_command(program: &Path) -> Option<String> {
@@ -45,19 +47,16 @@ fn the_hook_command_sets_the_short_wait_and_is_recognised_with_any_event() {
         command,
         "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook copilot"
     );
-    assert!(is_gatehouse_command(&format!(
-        "{command} permissionRequest"
-    )));
-    assert!(is_gatehouse_command(
-        "'/usr/bin/gatehouse' hook copilot agentStop"
-    ));
-    assert!(!is_gatehouse_command("'/usr/bin/gatehouse' hook codex"));
-    assert!(!is_gatehouse_command(
-        "/home/dev/bin/hook.sh permissionRequest"
-    ));
-    assert!(!is_gatehouse_command(
-        "echo gatehouse hook copilot agentStop"
-    ));
+    assert_recognised(
+        is_gatehouse_command,
+        &[
+            (&format!("{command} permissionRequest"), true),
+            ("'/usr/bin/gatehouse' hook copilot agentStop", true),
+            ("'/usr/bin/gatehouse' hook codex", false),
+            ("/home/dev/bin/hook.sh permissionRequest", false),
+            ("echo gatehouse hook copilot agentStop", false),
+        ],
+    );
     assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
 }
 

@@ -5,6 +5,8 @@ use std::fs;
 
 use serde_json::json;
 
+use gatehouse_harness::executable::testing::assert_recognised;
+
 use super::*;
 
 const COMMAND: &str = "'/opt/bin/gatehouse' hook gemini 2>/dev/null";
@@ -30,13 +32,16 @@ fn the_hook_command_is_recognised() {
         command,
         "'/home/me/.cargo/bin/gatehouse' hook gemini 2>/dev/null"
     );
-    assert!(is_gatehouse_command(&command));
-    assert!(!is_gatehouse_command("'/opt/bin/gatehouse' hook gemini"));
-    assert!(!is_gatehouse_command("'/opt/bin/gatehouse' hook claude"));
-    assert!(!is_gatehouse_command("/home/dev/bin/hook.sh Notification"));
-    assert!(!is_gatehouse_command(
-        "X=1 '/opt/bin/gatehouse' hook gemini"
-    ));
+    assert_recognised(
+        is_gatehouse_command,
+        &[
+            (&command, true),
+            ("'/opt/bin/gatehouse' hook gemini", false),
+            ("'/opt/bin/gatehouse' hook claude", false),
+            ("/home/dev/bin/hook.sh Notification", false),
+            ("X=1 '/opt/bin/gatehouse' hook gemini", false),
+        ],
+    );
     assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
 }
 

@@ -7,6 +7,8 @@ use std::path::Path;
 use gatehouse_core::kit::{HookInstaller, InstallRequest, SettingsScope};
 use serde_json::{json, Value};
 
+use gatehouse_harness::executable::testing::assert_recognised;
+
 use super::*;
 
 const COMMAND: &str = "GATEHOUSE_HOOK__WAIT_SECONDS=40 '/opt/bin/gatehouse' hook qwen";
@@ -24,15 +26,14 @@ fn the_hook_command_sets_a_wait_well_under_qwens_60_seconds_and_is_recognised() 
         .hook_command(Path::new("/opt/bin/gatehouse"))
         .unwrap();
     assert_eq!(command, COMMAND);
-    assert!(QWEN_INSTALLER
-        .hooks
-        .is_gatehouse_command("'/usr/bin/gatehouse' hook qwen"));
-    assert!(!QWEN_INSTALLER
-        .hooks
-        .is_gatehouse_command("'/usr/bin/gatehouse' hook codex"));
-    assert!(!QWEN_INSTALLER
-        .hooks
-        .is_gatehouse_command("/home/dev/bin/hook.sh PermissionRequest"));
+    assert_recognised(
+        |command| QWEN_INSTALLER.hooks.is_gatehouse_command(command),
+        &[
+            ("'/usr/bin/gatehouse' hook qwen", true),
+            ("'/usr/bin/gatehouse' hook codex", false),
+            ("/home/dev/bin/hook.sh PermissionRequest", false),
+        ],
+    );
     assert!(QWEN_INSTALLER
         .hook_command(Path::new("/usr/bin/not-gatehouse"))
         .is_none());
