@@ -453,6 +453,19 @@ pub mod testing {
         assert!(matches!(error, VersionError::CannotRun { .. }), "{error}");
     }
 
+    /// Asserts that `hook_command` writes `expected` for gatehouse's executable at `program`, and
+    /// nothing for an executable of another name; returns the command.
+    pub fn assert_hook_command(
+        hook_command: impl Fn(&Path) -> Option<String>,
+        program: &str,
+        expected: &str,
+    ) -> String {
+        assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
+        let command = hook_command(Path::new(program)).unwrap();
+        assert_eq!(command, expected);
+        command
+    }
+
     /// Asserts which hook `commands` an installer takes for gatehouse's own (`true`) and which
     /// for another's (`false`), as `is_gatehouse_command` reads them.
     pub fn assert_recognised(

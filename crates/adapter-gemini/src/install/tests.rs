@@ -3,9 +3,8 @@
 
 use std::fs;
 
+use gatehouse_harness::executable::testing::{assert_hook_command, assert_recognised};
 use serde_json::json;
-
-use gatehouse_harness::executable::testing::assert_recognised;
 
 use super::*;
 
@@ -27,10 +26,10 @@ fn pretty(value: &Value) -> String {
 
 #[test]
 fn the_hook_command_is_recognised() {
-    let command = hook_command(Path::new("/home/me/.cargo/bin/gatehouse")).unwrap();
-    assert_eq!(
-        command,
-        "'/home/me/.cargo/bin/gatehouse' hook gemini 2>/dev/null"
+    let command = assert_hook_command(
+        hook_command,
+        "/home/me/.cargo/bin/gatehouse",
+        "'/home/me/.cargo/bin/gatehouse' hook gemini 2>/dev/null",
     );
     assert_recognised(
         is_gatehouse_command,
@@ -42,7 +41,6 @@ fn the_hook_command_is_recognised() {
             ("X=1 '/opt/bin/gatehouse' hook gemini", false),
         ],
     );
-    assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
 }
 
 #[test]
