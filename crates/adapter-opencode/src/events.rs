@@ -148,14 +148,42 @@ pub fn request_correlation(id: &str) -> String {
     correlation_key("opencode-request", &Value::String(id.to_owned()))
 }
 
+/// What every prompt of an OpenCode request has: its session, folder, input and terminal, and the
+/// correlation of its `id`; a permission prompt with no tool nor summary until its kind fills them.
+fn request_prompt<'a>(
+    properties: &'a Value,
+    directory: &str,
+    environment: &HookEnvironment,
+    text: &impl Fn(&str) -> Result<&'a str, ParseError>,
+) -> Result<NewPrompt, ParseError> {
+    let id = text("id")?;
+    let session = text("sessionID")?;
+    Ok(NewPrompt {
+        adapter: ADAPTER_ID.into(),
+        session: session.into(),
+        cwd: directory.into(),
+        kind: PromptKind::Permission,
+        tool: String::new(),
+        input: properties.clone(),
+        summary: String::new(),
+        questions: Vec::new(),
+        correlation: request_correlation(id),
+        read_only_reason: None,
+        host: String::new(),
+        extra: PromptExtra {
+            terminal: environment.terminal(),
+            ..PromptExtra::default()
+        },
+    })
+}
+
 fn permission_prompt<'a>(
     properties: &'a Value,
     directory: &str,
     environment: &HookEnvironment,
     text: impl Fn(&str) -> Result<&'a str, ParseError>,
 ) -> Result<NewPrompt, ParseError> {
-    let id = text("id")?;
-    let session = text("sessionID")?;
+    let prompt = request_prompt(properties, directory, environment, &text)?;
     let permission = text("permission")?;
     let patterns = strings(properties.get("patterns"));
     let command = properties
@@ -188,21 +216,14 @@ fn permission_prompt<'a>(
     let extra = PromptExtra {
         preview: Some(effects.preview()),
         suggestions: effects.suggestion().into_iter().collect(),
-        terminal: environment.terminal(),
+        ..prompt.extra
     };
     Ok(NewPrompt {
-        adapter: ADAPTER_ID.into(),
-        session: session.into(),
-        cwd: directory.into(),
-        kind: PromptKind::Permission,
         tool: permission.into(),
-        input: properties.clone(),
         summary,
-        questions: Vec::new(),
-        correlation: request_correlation(id),
         read_only_reason,
-        host: String::new(),
         extra,
+        ..prompt
     })
 }
 
@@ -212,8 +233,7 @@ fn question_prompt<'a>(
     environment: &HookEnvironment,
     text: impl Fn(&str) -> Result<&'a str, ParseError>,
 ) -> Result<NewPrompt, ParseError> {
-    let id = text("id")?;
-    let session = text("sessionID")?;
+    let prompt = request_prompt(properties, directory, environment, &text)?;
     let asked = properties
         .get("questions")
         .and_then(Value::as_array)
@@ -268,21 +288,11 @@ fn question_prompt<'a>(
         .collect::<Vec<_>>()
         .join("\n");
     Ok(NewPrompt {
-        adapter: ADAPTER_ID.into(),
-        session: session.into(),
-        cwd: directory.into(),
         kind: PromptKind::Question,
         tool: QUESTION_TOOL.into(),
-        input: properties.clone(),
         summary,
         questions,
-        correlation: request_correlation(id),
-        read_only_reason: None,
-        host: String::new(),
-        extra: PromptExtra {
-            terminal: environment.terminal(),
-            ..PromptExtra::default()
-        },
+        ..prompt
     })
 }
 
