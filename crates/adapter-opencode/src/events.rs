@@ -107,7 +107,8 @@ pub fn parse(
     let adapter = ADAPTER_ID.to_owned();
     match name {
         "permission.asked" => {
-            let prompt = permission_prompt(properties, directory, environment, text)?;
+            let request = request_prompt(properties, directory, environment, &text)?;
+            let prompt = permission_prompt(request, properties, text)?;
             let hold = if prompt.read_only_reason.is_none() {
                 HoldMode::WhileActionable
             } else {
@@ -116,7 +117,8 @@ pub fn parse(
             Ok(HookEvent::Prompt { prompt, hold })
         }
         "question.asked" => {
-            let prompt = question_prompt(properties, directory, environment, text)?;
+            let request = request_prompt(properties, directory, environment, &text)?;
+            let prompt = question_prompt(request, properties)?;
             Ok(HookEvent::Prompt {
                 prompt,
                 hold: HoldMode::WhileActionable,
@@ -177,13 +179,12 @@ fn request_prompt<'a>(
     })
 }
 
+/// The permission prompt of the `request` (see [`request_prompt`]) in `properties`.
 fn permission_prompt<'a>(
+    request: NewPrompt,
     properties: &'a Value,
-    directory: &str,
-    environment: &HookEnvironment,
     text: impl Fn(&str) -> Result<&'a str, ParseError>,
 ) -> Result<NewPrompt, ParseError> {
-    let prompt = request_prompt(properties, directory, environment, &text)?;
     let permission = text("permission")?;
     let patterns = strings(properties.get("patterns"));
     let command = properties
@@ -216,24 +217,19 @@ fn permission_prompt<'a>(
     let extra = PromptExtra {
         preview: Some(effects.preview()),
         suggestions: effects.suggestion().into_iter().collect(),
-        ..prompt.extra
+        ..request.extra
     };
     Ok(NewPrompt {
         tool: permission.into(),
         summary,
         read_only_reason,
         extra,
-        ..prompt
+        ..request
     })
 }
 
-fn question_prompt<'a>(
-    properties: &'a Value,
-    directory: &str,
-    environment: &HookEnvironment,
-    text: impl Fn(&str) -> Result<&'a str, ParseError>,
-) -> Result<NewPrompt, ParseError> {
-    let prompt = request_prompt(properties, directory, environment, &text)?;
+/// The question prompt of the `request` (see [`request_prompt`]) in `properties`.
+fn question_prompt(request: NewPrompt, properties: &Value) -> Result<NewPrompt, ParseError> {
     let asked = properties
         .get("questions")
         .and_then(Value::as_array)
@@ -292,7 +288,7 @@ fn question_prompt<'a>(
         tool: QUESTION_TOOL.into(),
         summary,
         questions,
-        ..prompt
+        ..request
     })
 }
 
