@@ -9,14 +9,6 @@ use serde_json::{json, Value};
 
 use super::*;
 
-fn hook_command(program: &Path) -> Option<String> {
-    CODEX_INSTALLER.hook_command(program)
-}
-
-fn is_gatehouse_command(command: &str) -> bool {
-    CODEX_INSTALLER.hooks.is_gatehouse_command(command)
-}
-
 fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
     CODEX_INSTALLER
         .hooks
@@ -46,12 +38,12 @@ fn foreign_hook() -> Value {
 #[test]
 fn the_hook_command_sets_the_short_wait_and_is_recognised() {
     let command = assert_hook_command(
-        hook_command,
+        |program| CODEX_INSTALLER.hook_command(program),
         "/home/me/.cargo/bin/gatehouse",
         "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex",
     );
     assert_recognised(
-        is_gatehouse_command,
+        |command| CODEX_INSTALLER.hooks.is_gatehouse_command(command),
         &[
             (&command, true),
             ("'/usr/local/bin/gatehouse' hook codex", true),

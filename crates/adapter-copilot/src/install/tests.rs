@@ -10,14 +10,6 @@ use serde_json::{json, Value};
 
 use super::*;
 
-fn hook_command(program: &Path) -> Option<String> {
-    COPILOT_INSTALLER.hook_command(program)
-}
-
-fn is_gatehouse_command(command: &str) -> bool {
-    COPILOT_INSTALLER.hooks.is_gatehouse_command(command)
-}
-
 fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
     COPILOT_INSTALLER
         .hooks
@@ -41,12 +33,12 @@ fn foreign() -> Value {
 #[test]
 fn the_hook_command_sets_the_short_wait_and_is_recognised_with_any_event() {
     let command = assert_hook_command(
-        hook_command,
+        |program| COPILOT_INSTALLER.hook_command(program),
         "/home/me/.cargo/bin/gatehouse",
         "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook copilot",
     );
     assert_recognised(
-        is_gatehouse_command,
+        |command| COPILOT_INSTALLER.hooks.is_gatehouse_command(command),
         &[
             (&format!("{command} permissionRequest"), true),
             ("'/usr/bin/gatehouse' hook copilot agentStop", true),
