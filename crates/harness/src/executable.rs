@@ -477,6 +477,17 @@ pub mod testing {
         }
     }
 
+    /// A child process that is killed and waited for when dropped (a bare [`std::process::Child`]
+    /// is left running), so that a test leaves no process behind even when it fails.
+    pub struct KilledOnDrop(pub std::process::Child);
+
+    impl Drop for KilledOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
     /// Writes the shell script `body` as the executable `name` in `folder`.
     pub fn script(folder: &Path, name: &str, body: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
