@@ -78,19 +78,9 @@ mod tests {
         );
     }
 
-    /// A process that runs until killed: `program` with `arguments`.
-    struct Running(std::process::Child);
-
-    impl Drop for Running {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-
     #[test]
     fn the_program_asked_is_the_processs_own_executable_or_the_script_it_runs() {
-        let sleeping = Running(
+        let sleeping = executable::testing::KilledOnDrop(
             std::process::Command::new("sleep")
                 .arg("30")
                 .spawn()
@@ -107,7 +97,8 @@ mod tests {
             "claude",
             "if [ \"$1\" = --version ]; then echo '9.9.9 (Claude Code)'; exit 0; fi\nsleep 30\nexit 0\n",
         );
-        let fake = Running(std::process::Command::new(&script).spawn().unwrap());
+        let fake =
+            executable::testing::KilledOnDrop(std::process::Command::new(&script).spawn().unwrap());
         let pid = fake.0.id();
         // Until the child has run the script, it is still a copy of this test.
         let started = std::time::Instant::now();

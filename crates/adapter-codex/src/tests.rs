@@ -2,6 +2,7 @@
 //! flags read exactly as they did before the kit held Codex's rule.
 
 use gatehouse_core::{Action, PromptKind};
+use gatehouse_harness::verdict::testing::assert_once_and_deny_only;
 
 use crate::record::{Kind, Unlock};
 use crate::{capabilities, AGENT};
@@ -46,13 +47,7 @@ fn a_verified_probe_offers_once_and_deny_for_bash_only() {
         read_only("the probe of Codex 0.171.0 did not check file changes"),
         read_only("not checked"),
     ]);
-    assert_eq!(
-        flags.offered(PromptKind::Permission, "Bash"),
-        vec![Action::Once, Action::Deny]
-    );
-    assert!(flags
-        .offered(PromptKind::Permission, "apply_patch")
-        .is_empty());
+    assert_once_and_deny_only(&flags, "Bash", &["apply_patch"]);
     assert!(flags
         .rule_for(PromptKind::Permission, "apply_patch")
         .unwrap()
@@ -69,13 +64,7 @@ fn a_verified_probe_offers_once_and_deny_for_bash_only() {
 #[test]
 fn each_verified_kind_offers_its_own_actions() {
     let patch_only = AGENT.capabilities_for(&[read_only("shell failed"), verified(), verified()]);
-    assert_eq!(
-        patch_only.offered(PromptKind::Permission, "apply_patch"),
-        vec![Action::Once, Action::Deny]
-    );
-    assert!(patch_only
-        .offered(PromptKind::Permission, "Bash")
-        .is_empty());
+    assert_once_and_deny_only(&patch_only, "apply_patch", &["Bash"]);
     let all = AGENT.capabilities_for(&AGENT.every_group(verified()));
     let bash_rule = all.rule_for(PromptKind::Permission, "Bash").unwrap();
     assert!(bash_rule

@@ -1,8 +1,9 @@
 //! What Copilot states to the kit: its flags before and after a probe, and its probe record.
 
-use gatehouse_core::{Action, PromptKind, Timestamp};
+use gatehouse_core::{PromptKind, Timestamp};
 use gatehouse_harness::probe::CaseResult;
 use gatehouse_harness::record::{ProbeRecord, Unlock};
+use gatehouse_harness::verdict::testing::assert_once_and_deny_only;
 
 use crate::AGENT;
 
@@ -36,12 +37,7 @@ fn a_verified_probe_offers_once_and_deny_for_bash_only() {
         version: "1.0.102".into(),
         evidence: "by probe on 2026-12-01 for Copilot CLI 1.0.102".into(),
     }]);
-    assert_eq!(
-        flags.offered(PromptKind::Permission, "bash"),
-        vec![Action::Once, Action::Deny]
-    );
-    assert!(flags.offered(PromptKind::Permission, "edit").is_empty());
-    assert!(flags.offered(PromptKind::Permission, "Bash").is_empty());
+    assert_once_and_deny_only(&flags, "bash", &["edit", "Bash"]);
     let bash = flags.rule_for(PromptKind::Permission, "bash").unwrap();
     assert_eq!(
         bash.actions[0].evidence,

@@ -90,20 +90,31 @@ fn is_ours(path: &Path) -> io::Result<bool> {
     Ok(text.lines().next() == Some(OWN_FIRST_LINE))
 }
 
-/// Whether [`write`] may write the policy file at `path`: it is missing or gatehouse's.
-pub fn check_writable(path: &Path) -> Result<(), PolicyError> {
+/// Whether the policy file at `path` is there: `true` when it is gatehouse's, `false` when it is
+/// missing; [`PolicyError::NotOurs`] when it is another's (or not text), else `failed(source)`
+/// for what kept it from being read.
+fn is_there_and_ours(
+    path: &Path,
+    failed: impl FnOnce(io::Error) -> PolicyError,
+) -> Result<bool, PolicyError> {
     match is_ours(path) {
-        Ok(true) => Ok(()),
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Ok(true) => Ok(true),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),
         Ok(false) => Err(PolicyError::NotOurs { path: path.into() }),
         Err(error) if error.kind() == io::ErrorKind::InvalidData => {
             Err(PolicyError::NotOurs { path: path.into() })
         }
-        Err(source) => Err(PolicyError::Write {
-            path: path.into(),
-            source,
-        }),
+        Err(source) => Err(failed(source)),
     }
+}
+
+/// Whether [`write`] may write the policy file at `path`: it is missing or gatehouse's.
+pub fn check_writable(path: &Path) -> Result<(), PolicyError> {
+    is_there_and_ours(path, |source| PolicyError::Write {
+        path: path.into(),
+        source,
+    })
+    .map(|_| ())
 }
 
 /// Writes the policy file (atomically: a temporary file renamed over it), creating the folder.
@@ -131,23 +142,14 @@ pub fn write(path: &Path) -> Result<bool, PolicyError> {
 /// Removes the policy file if it is gatehouse's; returns whether it was removed. A missing file
 /// is left missing; a file that is not gatehouse's is an error (it is left as it is).
 pub fn remove(path: &Path) -> Result<bool, PolicyError> {
-    match is_ours(path) {
-        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),
-        Ok(true) => fs::remove_file(path)
-            .map(|()| true)
-            .map_err(|source| PolicyError::Remove {
-                path: path.into(),
-                source,
-            }),
-        Ok(false) => Err(PolicyError::NotOurs { path: path.into() }),
-        Err(error) if error.kind() == io::ErrorKind::InvalidData => {
-            Err(PolicyError::NotOurs { path: path.into() })
-        }
-        Err(source) => Err(PolicyError::Remove {
-            path: path.into(),
-            source,
-        }),
+    let remove_error = |source| PolicyError::Remove {
+        path: path.into(),
+        source,
+    };
+    if !is_there_and_ours(path, remove_error)? {
+        return Ok(false);
     }
+    fs::remove_file(path).map(|()| true).map_err(remove_error)
 }
 
 #[cfg(test)]

@@ -2,17 +2,13 @@
 //! what its hook prints without a verdict.
 
 use gatehouse_core::{Adapter, Answer, PromptKind, RunningAgent, Verdict};
+use gatehouse_harness::verdict::testing::assert_once_and_deny_only;
 
 use super::*;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/gemini-cli-0.61.0/",
-            $name,
-            ".json"
-        ))
+        gatehouse_harness::captured_payload!("gemini-cli-0.61.0", $name)
     };
 }
 
@@ -54,13 +50,7 @@ fn without_a_probe_nothing_is_offered_and_every_action_says_why() {
 #[test]
 fn a_passing_probe_offers_once_and_deny_for_shell_commands_only() {
     let flags = capabilities_for(&verified());
-    assert_eq!(
-        flags.offered(PromptKind::Permission, "run_shell_command"),
-        vec![Action::Once, Action::Deny]
-    );
-    assert!(flags
-        .offered(PromptKind::Permission, "write_file")
-        .is_empty());
+    assert_once_and_deny_only(&flags, "run_shell_command", &["write_file"]);
 }
 
 #[test]

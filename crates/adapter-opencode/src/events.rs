@@ -107,7 +107,8 @@ pub fn parse(
     let adapter = ADAPTER_ID.to_owned();
     match name {
         "permission.asked" => {
-            let prompt = permission_prompt(properties, directory, environment, text)?;
+            let request = request_prompt(properties, directory, environment, &text)?;
+            let prompt = permission_prompt(request, properties, text)?;
             let hold = if prompt.read_only_reason.is_none() {
                 HoldMode::WhileActionable
             } else {
@@ -116,7 +117,8 @@ pub fn parse(
             Ok(HookEvent::Prompt { prompt, hold })
         }
         "question.asked" => {
-            let prompt = question_prompt(properties, directory, environment, text)?;
+            let request = request_prompt(properties, directory, environment, &text)?;
+            let prompt = question_prompt(request, properties)?;
             Ok(HookEvent::Prompt {
                 prompt,
                 hold: HoldMode::WhileActionable,
@@ -148,14 +150,41 @@ pub fn request_correlation(id: &str) -> String {
     correlation_key("opencode-request", &Value::String(id.to_owned()))
 }
 
-fn permission_prompt<'a>(
+/// What every prompt of an OpenCode request has: its session, folder, input and terminal, and the
+/// correlation of its `id`; a permission prompt with no tool nor summary until its kind fills them.
+fn request_prompt<'a>(
     properties: &'a Value,
     directory: &str,
     environment: &HookEnvironment,
-    text: impl Fn(&str) -> Result<&'a str, ParseError>,
+    text: &impl Fn(&str) -> Result<&'a str, ParseError>,
 ) -> Result<NewPrompt, ParseError> {
     let id = text("id")?;
     let session = text("sessionID")?;
+    Ok(NewPrompt {
+        adapter: ADAPTER_ID.into(),
+        session: session.into(),
+        cwd: directory.into(),
+        kind: PromptKind::Permission,
+        tool: String::new(),
+        input: properties.clone(),
+        summary: String::new(),
+        questions: Vec::new(),
+        correlation: request_correlation(id),
+        read_only_reason: None,
+        host: String::new(),
+        extra: PromptExtra {
+            terminal: environment.terminal(),
+            ..PromptExtra::default()
+        },
+    })
+}
+
+/// The permission prompt of the `request` (see [`request_prompt`]) in `properties`.
+fn permission_prompt<'a>(
+    request: NewPrompt,
+    properties: &'a Value,
+    text: impl Fn(&str) -> Result<&'a str, ParseError>,
+) -> Result<NewPrompt, ParseError> {
     let permission = text("permission")?;
     let patterns = strings(properties.get("patterns"));
     let command = properties
@@ -188,32 +217,19 @@ fn permission_prompt<'a>(
     let extra = PromptExtra {
         preview: Some(effects.preview()),
         suggestions: effects.suggestion().into_iter().collect(),
-        terminal: environment.terminal(),
+        ..request.extra
     };
     Ok(NewPrompt {
-        adapter: ADAPTER_ID.into(),
-        session: session.into(),
-        cwd: directory.into(),
-        kind: PromptKind::Permission,
         tool: permission.into(),
-        input: properties.clone(),
         summary,
-        questions: Vec::new(),
-        correlation: request_correlation(id),
         read_only_reason,
-        host: String::new(),
         extra,
+        ..request
     })
 }
 
-fn question_prompt<'a>(
-    properties: &'a Value,
-    directory: &str,
-    environment: &HookEnvironment,
-    text: impl Fn(&str) -> Result<&'a str, ParseError>,
-) -> Result<NewPrompt, ParseError> {
-    let id = text("id")?;
-    let session = text("sessionID")?;
+/// The question prompt of the `request` (see [`request_prompt`]) in `properties`.
+fn question_prompt(request: NewPrompt, properties: &Value) -> Result<NewPrompt, ParseError> {
     let asked = properties
         .get("questions")
         .and_then(Value::as_array)
@@ -268,21 +284,11 @@ fn question_prompt<'a>(
         .collect::<Vec<_>>()
         .join("\n");
     Ok(NewPrompt {
-        adapter: ADAPTER_ID.into(),
-        session: session.into(),
-        cwd: directory.into(),
         kind: PromptKind::Question,
         tool: QUESTION_TOOL.into(),
-        input: properties.clone(),
         summary,
         questions,
-        correlation: request_correlation(id),
-        read_only_reason: None,
-        host: String::new(),
-        extra: PromptExtra {
-            terminal: environment.terminal(),
-            ..PromptExtra::default()
-        },
+        ..request
     })
 }
 

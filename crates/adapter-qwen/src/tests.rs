@@ -1,7 +1,8 @@
 //! What Qwen Code states to the kit: its version, and its flags after a probe.
 
-use gatehouse_core::{Action, PromptKind};
+use gatehouse_core::PromptKind;
 use gatehouse_harness::record::Unlock;
+use gatehouse_harness::verdict::testing::assert_once_and_deny_only;
 
 use crate::{parse_version_output, AGENT};
 
@@ -30,13 +31,7 @@ fn a_passing_probe_offers_once_and_deny_for_shell_commands_says_how_long_and_nev
         version: "0.24.4".into(),
         evidence: "by probe on 2026-12-01 for Qwen Code 0.24.4".into(),
     }]);
-    assert_eq!(
-        flags.offered(PromptKind::Permission, "run_shell_command"),
-        vec![Action::Once, Action::Deny]
-    );
-    assert!(flags
-        .offered(PromptKind::Permission, "write_file")
-        .is_empty());
+    assert_once_and_deny_only(&flags, "run_shell_command", &["write_file"]);
     let shell = flags
         .rule_for(PromptKind::Permission, "run_shell_command")
         .unwrap();

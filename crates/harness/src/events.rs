@@ -187,10 +187,47 @@ impl PermissionParts {
     }
 }
 
+/// The bytes of the hook payload `name` that an agent wrote, captured in the calling crate's
+/// `tests/data/<folder>/<name><suffix>` (the suffix `.json` unless given).
+#[cfg(any(test, feature = "testing"))]
+#[macro_export]
+macro_rules! captured_payload {
+    ($folder:literal, $name:literal) => {
+        $crate::captured_payload!($folder, $name, ".json")
+    };
+    ($folder:literal, $name:literal, $suffix:literal) => {
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/",
+            $folder,
+            "/",
+            $name,
+            $suffix
+        ))
+    };
+}
+
 /// What adapters' tests share about events (the kit's feature `testing`).
 #[cfg(any(test, feature = "testing"))]
 pub mod testing {
-    use gatehouse_core::{HoldMode, HookEvent, NewPrompt};
+    use gatehouse_core::{HoldMode, HookEvent, NewPrompt, ParseError, PromptKind};
+
+    /// Asserts that `prompt` is `adapter`'s permission prompt for a call of `tool` in `session`,
+    /// summed up as `summary`, in the folder the fixtures were captured in (`/home/dev/project`).
+    pub fn assert_permission_prompt(
+        prompt: &NewPrompt,
+        adapter: &str,
+        session: &str,
+        tool: &str,
+        summary: &str,
+    ) {
+        assert_eq!(prompt.adapter, adapter);
+        assert_eq!(prompt.session, session);
+        assert_eq!(prompt.cwd, "/home/dev/project");
+        assert_eq!(prompt.kind, PromptKind::Permission);
+        assert_eq!(prompt.tool, tool);
+        assert_eq!(prompt.summary, summary);
+    }
 
     /// The prompt `event` is, and how it is held; panics for any other event.
     pub fn prompt_of(event: HookEvent) -> (NewPrompt, HoldMode) {
@@ -205,6 +242,21 @@ pub mod testing {
         let (prompt, held) = prompt_of(event);
         assert_eq!(held, hold, "{prompt:?}");
         prompt
+    }
+
+    /// Asserts that `parse` finds no JSON in `not json`, and no event in `{}` nor in
+    /// `without_input` (an event that lacks a field it needs).
+    pub fn assert_not_events(
+        parse: impl Fn(&[u8]) -> Result<HookEvent, ParseError>,
+        without_input: &[u8],
+    ) {
+        assert!(matches!(parse(b"not json"), Err(ParseError::NotJson(_))));
+        assert!(matches!(parse(b"{}"), Err(ParseError::NotAnEvent(_))));
+        let lacking = parse(without_input);
+        assert!(
+            matches!(lacking, Err(ParseError::NotAnEvent(_))),
+            "{lacking:?}"
+        );
     }
 }
 

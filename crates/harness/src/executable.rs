@@ -453,6 +453,41 @@ pub mod testing {
         assert!(matches!(error, VersionError::CannotRun { .. }), "{error}");
     }
 
+    /// Asserts that `hook_command` writes `expected` for gatehouse's executable at `program`, and
+    /// nothing for an executable of another name; returns the command.
+    pub fn assert_hook_command(
+        hook_command: impl Fn(&Path) -> Option<String>,
+        program: &str,
+        expected: &str,
+    ) -> String {
+        assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
+        let command = hook_command(Path::new(program)).unwrap();
+        assert_eq!(command, expected);
+        command
+    }
+
+    /// Asserts which hook `commands` an installer takes for gatehouse's own (`true`) and which
+    /// for another's (`false`), as `is_gatehouse_command` reads them.
+    pub fn assert_recognised(
+        is_gatehouse_command: impl Fn(&str) -> bool,
+        commands: &[(&str, bool)],
+    ) {
+        for (command, gatehouses) in commands {
+            assert_eq!(is_gatehouse_command(command), *gatehouses, "{command}");
+        }
+    }
+
+    /// A child process that is killed and waited for when dropped (a bare [`std::process::Child`]
+    /// is left running), so that a test leaves no process behind even when it fails.
+    pub struct KilledOnDrop(pub std::process::Child);
+
+    impl Drop for KilledOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
     /// Writes the shell script `body` as the executable `name` in `folder`.
     pub fn script(folder: &Path, name: &str, body: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;

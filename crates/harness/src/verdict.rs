@@ -49,7 +49,21 @@ pub fn permission_request_decision(verdict: &Verdict, agent: &str) -> String {
 #[cfg(any(test, feature = "testing"))]
 pub mod testing {
     use gatehouse_core::answer::DEFAULT_DENY_MESSAGE;
-    use gatehouse_core::{Answer, Verdict};
+    use gatehouse_core::{Action, AdapterCapabilities, Answer, PromptKind, Verdict};
+
+    /// Asserts that `flags` offer once and deny for permission prompts of `tool`, and nothing
+    /// for those of each of `others`.
+    pub fn assert_once_and_deny_only(flags: &AdapterCapabilities, tool: &str, others: &[&str]) {
+        assert_eq!(
+            flags.offered(PromptKind::Permission, tool),
+            vec![Action::Once, Action::Deny],
+            "{tool}"
+        );
+        for other in others {
+            let offered = flags.offered(PromptKind::Permission, other);
+            assert!(offered.is_empty(), "{other}: {offered:?}");
+        }
+    }
 
     /// Asserts that `render` (an agent's rendering, naming it `agent`) prints `allow` for
     /// `once`, and `deny(message)` for everything else: the person's deny message, the default

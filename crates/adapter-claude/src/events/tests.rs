@@ -3,7 +3,7 @@
 use gatehouse_core::{
     Answer, HoldMode, HookEvent, Observation, PromptKind, QuestionResponse, Verdict,
 };
-use gatehouse_harness::events::testing::held_as;
+use gatehouse_harness::events::testing::{assert_permission_prompt, held_as};
 use insta::assert_snapshot;
 use serde_json::json;
 
@@ -12,12 +12,7 @@ use crate::verdict;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/claude-code-2.1.332/",
-            $name,
-            ".json"
-        ))
+        gatehouse_harness::captured_payload!("claude-code-2.1.332", $name)
     };
 }
 
@@ -28,11 +23,8 @@ fn held_prompt(stdin: &[u8]) -> NewPrompt {
 #[test]
 fn a_bash_permission_request_is_a_permission_prompt() {
     let prompt = held_prompt(fixture!("PermissionRequest-Bash"));
-    assert_eq!(prompt.kind, PromptKind::Permission);
-    assert_eq!(prompt.tool, "Bash");
-    assert_eq!(prompt.session, "53b38252-9e2a-4e43-a58d-649c4916b5cd");
-    assert_eq!(prompt.cwd, "/home/dev/project");
-    assert_eq!(prompt.summary, "printf hi > hi.txt");
+    let session = "53b38252-9e2a-4e43-a58d-649c4916b5cd";
+    assert_permission_prompt(&prompt, "claude", session, "Bash", "printf hi > hi.txt");
     assert_eq!(prompt.input["description"], "write hi");
     assert!(prompt.read_only_reason.is_none());
 }

@@ -85,13 +85,18 @@ fn distinct_lines(prefix: &str, count: usize) -> String {
     (0..count).map(|line| format!("{prefix}{line}\n")).collect()
 }
 
+/// An edit of `/p/a.txt` that replaces `count` distinct lines with as many others.
+fn edit_of_distinct_lines(count: usize) -> Value {
+    json!({
+        "file_path": "/p/a.txt",
+        "old_string": distinct_lines("x", count),
+        "new_string": distinct_lines("y", count),
+    })
+}
+
 #[test]
 fn a_diff_that_would_be_quadratic_is_cut_to_its_bounds_and_its_deadline() {
-    let input = json!({
-        "file_path": "/p/a.txt",
-        "old_string": distinct_lines("x", 100_000),
-        "new_string": distinct_lines("y", 100_000),
-    });
+    let input = edit_of_distinct_lines(100_000);
     let started = Instant::now();
     let preview = preview("Edit", &input, "/p", &FileOnDisk::Absent).expect("a preview");
     assert!(started.elapsed() < GENEROUS, "{:?}", started.elapsed());
@@ -101,11 +106,7 @@ fn a_diff_that_would_be_quadratic_is_cut_to_its_bounds_and_its_deadline() {
 
 #[test]
 fn past_the_deadline_the_diff_is_coarse_and_says_so() {
-    let input = json!({
-        "file_path": "/p/a.txt",
-        "old_string": distinct_lines("x", 5_000),
-        "new_string": distinct_lines("y", 5_000),
-    });
+    let input = edit_of_distinct_lines(5_000);
     let started = Instant::now();
     let preview = preview_within("Edit", &input, "/p", &FileOnDisk::Absent, Instant::now())
         .expect("a preview");

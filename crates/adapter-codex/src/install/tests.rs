@@ -2,22 +2,12 @@
 //! shared algorithm is tested in `gatehouse-hook-settings`.
 
 use std::fs;
-
-use serde_json::json;
-
 use std::path::Path;
 
-use serde_json::Value;
+use gatehouse_harness::executable::testing::{assert_hook_command, assert_recognised};
+use serde_json::{json, Value};
 
 use super::*;
-
-fn hook_command(program: &Path) -> Option<String> {
-    CODEX_INSTALLER.hook_command(program)
-}
-
-fn is_gatehouse_command(command: &str) -> bool {
-    CODEX_INSTALLER.hooks.is_gatehouse_command(command)
-}
 
 fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
     CODEX_INSTALLER
@@ -47,22 +37,22 @@ fn foreign_hook() -> Value {
 
 #[test]
 fn the_hook_command_sets_the_short_wait_and_is_recognised() {
-    let command = hook_command(Path::new("/home/me/.cargo/bin/gatehouse")).unwrap();
-    assert_eq!(
-        command,
-        "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex"
+    let command = assert_hook_command(
+        |program| CODEX_INSTALLER.hook_command(program),
+        "/home/me/.cargo/bin/gatehouse",
+        "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex",
     );
-    assert!(is_gatehouse_command(&command));
-    assert!(is_gatehouse_command(
-        "'/usr/local/bin/gatehouse' hook codex"
-    ));
-    assert!(is_gatehouse_command("\"/it's here/gatehouse\" hook codex"));
-    assert!(!is_gatehouse_command(
-        "'/usr/local/bin/gatehouse' hook claude"
-    ));
-    assert!(!is_gatehouse_command("echo gatehouse hook codex"));
-    assert!(!is_gatehouse_command("'/usr/bin/gatehouse hook codex"));
-    assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
+    assert_recognised(
+        |command| CODEX_INSTALLER.hooks.is_gatehouse_command(command),
+        &[
+            (&command, true),
+            ("'/usr/local/bin/gatehouse' hook codex", true),
+            ("\"/it's here/gatehouse\" hook codex", true),
+            ("'/usr/local/bin/gatehouse' hook claude", false),
+            ("echo gatehouse hook codex", false),
+            ("'/usr/bin/gatehouse hook codex", false),
+        ],
+    );
 }
 
 #[test]

@@ -3,6 +3,16 @@
 
 use super::*;
 
+/// The view of `patch` in the folder `/p`, asserting that it took under 5 s (a bound generous
+/// enough for a busy machine, far under what reading it line by line into files would take).
+fn view_within_seconds(patch: &str) -> PatchView {
+    let started = std::time::Instant::now();
+    let view = view(patch, "/p");
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+    view
+}
+
 fn command_of(fixture: &[u8]) -> String {
     let event: serde_json::Value = serde_json::from_slice(fixture).unwrap();
     event["tool_input"]["command"].as_str().unwrap().to_owned()
@@ -10,12 +20,7 @@ fn command_of(fixture: &[u8]) -> String {
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/codex-0.171.0/",
-            $name,
-            ".json"
-        ))
+        gatehouse_harness::captured_payload!("codex-0.171.0", $name)
     };
 }
 
@@ -208,9 +213,7 @@ fn a_huge_patch_is_cut_with_a_note_in_gatehouses_words_and_the_summary_names_the
         }
     }
     patch.push_str("*** End Patch\n");
-    let started = std::time::Instant::now();
-    let view = view(&patch, "/p");
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let view = view_within_seconds(&patch);
     assert!(view.preview.text.chars().count() <= MAX_PREVIEW_CHARS);
     let note = view.preview.incomplete.unwrap();
     assert!(note.contains("cut at 64 KiB"), "{note}");
@@ -231,9 +234,7 @@ fn a_patch_of_a_hundred_thousand_files_outside_the_folder_is_read_at_once_and_na
         patch.push_str(&format!("*** Delete File: /etc/f{file}\n"));
     }
     patch.push_str("*** End Patch");
-    let started = std::time::Instant::now();
-    let view = view(&patch, "/p");
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let view = view_within_seconds(&patch);
     assert_eq!(view.outside.len(), 100_000);
     assert!(view.summary.len() < 2_000, "{}", view.summary.len());
     assert!(
@@ -256,9 +257,7 @@ fn a_patch_of_twelve_mebibytes_of_lines_is_shown_raw_and_cut_without_reading_it_
     let mut patch = String::from("*** Begin Patch\n*** Add File: a.txt\n");
     patch.push_str(&"+\n".repeat(6 * 1024 * 1024));
     patch.push_str("*** End Patch\n");
-    let started = std::time::Instant::now();
-    let view = view(&patch, "/p");
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let view = view_within_seconds(&patch);
     assert_eq!(view.preview.format, PreviewFormat::Text);
     assert!(
         view.preview.title.contains("longer than gatehouse reads"),

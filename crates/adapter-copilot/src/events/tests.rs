@@ -2,18 +2,14 @@
 
 use gatehouse_core::correlation::correlation_key;
 use gatehouse_core::{HoldMode, Observation};
+use gatehouse_harness::events::testing::{assert_not_events, assert_permission_prompt};
 use serde_json::Value;
 
 use super::*;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/copilot-cli-1.0.102/",
-            $name,
-            ".shell.json"
-        ))
+        gatehouse_harness::captured_payload!("copilot-cli-1.0.102", $name, ".shell.json")
     };
 }
 
@@ -35,11 +31,14 @@ fn a_bash_permission_request_is_held_while_the_gateway_offers_an_action() {
     );
     assert_eq!(hold, HoldMode::WhileActionable, "the gateway decides");
     assert_eq!(prompt.read_only_reason, None);
-    assert_eq!(prompt.adapter, "copilot");
-    assert_eq!(prompt.tool, "bash");
-    assert_eq!(prompt.summary, "printf approved > proof.txt");
-    assert_eq!(prompt.session, "94f710f6-33f6-429b-9bb7-2c7417c76028");
-    assert_eq!(prompt.cwd, "/home/dev/project");
+    let session = "94f710f6-33f6-429b-9bb7-2c7417c76028";
+    assert_permission_prompt(
+        &prompt,
+        "copilot",
+        session,
+        "bash",
+        "printf approved > proof.txt",
+    );
 }
 
 #[test]
@@ -121,13 +120,7 @@ fn turn_and_session_endings_are_observed_and_the_rest_is_ignored() {
 #[test]
 fn input_that_is_not_an_event_is_an_error() {
     let unnamed = |bytes: &[u8]| parse(bytes, Some("permissionRequest"), no_rules);
-    assert!(matches!(unnamed(b"not json"), Err(ParseError::NotJson(_))));
-    assert!(matches!(unnamed(b"{}"), Err(ParseError::NotAnEvent(_))));
-    let without_input = br#"{"sessionId":"s","toolName":"bash"}"#;
-    assert!(matches!(
-        unnamed(without_input),
-        Err(ParseError::NotAnEvent(_))
-    ));
+    assert_not_events(unnamed, br#"{"sessionId":"s","toolName":"bash"}"#);
 }
 
 #[test]

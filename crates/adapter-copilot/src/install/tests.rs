@@ -2,21 +2,13 @@
 //! shared algorithm is tested in `gatehouse-hook-settings`.
 
 use std::fs;
-
 use std::path::Path;
 
 use gatehouse_core::kit::{HookInstaller, InstallRequest, SettingsScope};
+use gatehouse_harness::executable::testing::{assert_hook_command, assert_recognised};
 use serde_json::{json, Value};
 
 use super::*;
-
-fn hook_command(program: &Path) -> Option<String> {
-    COPILOT_INSTALLER.hook_command(program)
-}
-
-fn is_gatehouse_command(command: &str) -> bool {
-    COPILOT_INSTALLER.hooks.is_gatehouse_command(command)
-}
 
 fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
     COPILOT_INSTALLER
@@ -40,25 +32,21 @@ fn foreign() -> Value {
 
 #[test]
 fn the_hook_command_sets_the_short_wait_and_is_recognised_with_any_event() {
-    let command = hook_command(Path::new("/home/me/.cargo/bin/gatehouse")).unwrap();
-    assert_eq!(
-        command,
-        "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook copilot"
+    let command = assert_hook_command(
+        |program| COPILOT_INSTALLER.hook_command(program),
+        "/home/me/.cargo/bin/gatehouse",
+        "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook copilot",
     );
-    assert!(is_gatehouse_command(&format!(
-        "{command} permissionRequest"
-    )));
-    assert!(is_gatehouse_command(
-        "'/usr/bin/gatehouse' hook copilot agentStop"
-    ));
-    assert!(!is_gatehouse_command("'/usr/bin/gatehouse' hook codex"));
-    assert!(!is_gatehouse_command(
-        "/home/dev/bin/hook.sh permissionRequest"
-    ));
-    assert!(!is_gatehouse_command(
-        "echo gatehouse hook copilot agentStop"
-    ));
-    assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
+    assert_recognised(
+        |command| COPILOT_INSTALLER.hooks.is_gatehouse_command(command),
+        &[
+            (&format!("{command} permissionRequest"), true),
+            ("'/usr/bin/gatehouse' hook copilot agentStop", true),
+            ("'/usr/bin/gatehouse' hook codex", false),
+            ("/home/dev/bin/hook.sh permissionRequest", false),
+            ("echo gatehouse hook copilot agentStop", false),
+        ],
+    );
 }
 
 #[test]

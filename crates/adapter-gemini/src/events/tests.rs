@@ -1,19 +1,14 @@
 //! The parser against the events Gemini CLI 0.61.0 wrote (tests/data/gemini-cli-0.61.0).
 
-use gatehouse_core::{Observation, PromptKind};
-use gatehouse_harness::events::testing::held_as;
+use gatehouse_core::Observation;
+use gatehouse_harness::events::testing::{assert_not_events, assert_permission_prompt, held_as};
 use serde_json::json;
 
 use super::*;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/gemini-cli-0.61.0/",
-            $name,
-            ".json"
-        ))
+        gatehouse_harness::captured_payload!("gemini-cli-0.61.0", $name)
     };
 }
 
@@ -29,12 +24,8 @@ fn watched_prompt() -> NewPrompt {
 #[test]
 fn a_tool_permission_notification_is_watched_read_only_with_its_command() {
     let prompt = watched_prompt();
-    assert_eq!(prompt.adapter, "gemini");
-    assert_eq!(prompt.session, SESSION);
-    assert_eq!(prompt.cwd, "/home/dev/project");
-    assert_eq!(prompt.kind, PromptKind::Permission);
-    assert_eq!(prompt.tool, "run_shell_command");
-    assert_eq!(prompt.summary, "printf approved > proof.txt");
+    let summary = "printf approved > proof.txt";
+    assert_permission_prompt(&prompt, "gemini", SESSION, "run_shell_command", summary);
     assert_eq!(prompt.input["command"], "printf approved > proof.txt");
     assert_eq!(prompt.input["rootCommand"], "printf, redirection (>)");
     assert_eq!(prompt.read_only_reason.as_deref(), Some(READ_ONLY_REASON));
@@ -125,14 +116,9 @@ fn other_events_and_notifications_are_ignored() {
 
 #[test]
 fn input_that_is_not_an_event_is_an_error() {
-    assert!(matches!(parse(b"not json"), Err(ParseError::NotJson(_))));
-    assert!(matches!(parse(b"{}"), Err(ParseError::NotAnEvent(_))));
     let without_input =
         br#"{"hook_event_name":"AfterTool","session_id":"s","tool_name":"run_shell_command"}"#;
-    assert!(matches!(
-        parse(without_input),
-        Err(ParseError::NotAnEvent(_))
-    ));
+    assert_not_events(parse, without_input);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use std::fs;
 
+use gatehouse_harness::executable::testing::{assert_hook_command, assert_recognised};
 use serde_json::json;
 
 use super::*;
@@ -25,19 +26,21 @@ fn pretty(value: &Value) -> String {
 
 #[test]
 fn the_hook_command_is_recognised() {
-    let command = hook_command(Path::new("/home/me/.cargo/bin/gatehouse")).unwrap();
-    assert_eq!(
-        command,
-        "'/home/me/.cargo/bin/gatehouse' hook gemini 2>/dev/null"
+    let command = assert_hook_command(
+        hook_command,
+        "/home/me/.cargo/bin/gatehouse",
+        "'/home/me/.cargo/bin/gatehouse' hook gemini 2>/dev/null",
     );
-    assert!(is_gatehouse_command(&command));
-    assert!(!is_gatehouse_command("'/opt/bin/gatehouse' hook gemini"));
-    assert!(!is_gatehouse_command("'/opt/bin/gatehouse' hook claude"));
-    assert!(!is_gatehouse_command("/home/dev/bin/hook.sh Notification"));
-    assert!(!is_gatehouse_command(
-        "X=1 '/opt/bin/gatehouse' hook gemini"
-    ));
-    assert!(hook_command(Path::new("/usr/bin/not-gatehouse")).is_none());
+    assert_recognised(
+        is_gatehouse_command,
+        &[
+            (&command, true),
+            ("'/opt/bin/gatehouse' hook gemini", false),
+            ("'/opt/bin/gatehouse' hook claude", false),
+            ("/home/dev/bin/hook.sh Notification", false),
+            ("X=1 '/opt/bin/gatehouse' hook gemini", false),
+        ],
+    );
 }
 
 #[test]

@@ -32,7 +32,7 @@ fn in_tmux() -> HookEnvironment {
     }
 }
 
-use gatehouse_harness::events::testing::prompt_of;
+use gatehouse_harness::events::testing::{assert_permission_prompt, prompt_of};
 
 fn verified() -> AdapterCapabilities {
     crate::AGENT.capabilities_for(&[gatehouse_harness::record::Unlock::Verified {
@@ -46,12 +46,14 @@ fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
     let stdin = from_plugin(fixture!("permission.asked"));
     let (prompt, hold) = prompt_of(parse(&stdin, Some("permission.asked"), &in_tmux()).unwrap());
     assert_eq!(hold, HoldMode::WhileActionable);
-    assert_eq!(prompt.adapter, "opencode");
-    assert_eq!(prompt.session, "ses_dce1c2680ffe4Zn4GyJNIXmcWE");
-    assert_eq!(prompt.cwd, "/home/dev/project");
-    assert_eq!(prompt.kind, PromptKind::Permission);
-    assert_eq!(prompt.tool, "bash");
-    assert_eq!(prompt.summary, "printf approved > proof.txt");
+    let session = "ses_dce1c2680ffe4Zn4GyJNIXmcWE";
+    assert_permission_prompt(
+        &prompt,
+        "opencode",
+        session,
+        "bash",
+        "printf approved > proof.txt",
+    );
     assert_eq!(prompt.input["always"], json!(["printf *"]));
     assert_eq!(prompt.read_only_reason, None);
     assert_eq!(

@@ -1,6 +1,6 @@
 //! Qwen Code 0.24.4's own payloads (`tests/data/qwen-code-0.24.4/`), read as gatehouse reads them.
 
-use gatehouse_core::{HoldMode, HookEvent, Observation, PromptKind};
+use gatehouse_core::{HoldMode, HookEvent, Observation};
 
 use super::*;
 
@@ -12,18 +12,14 @@ macro_rules! payload {
 
 const SESSION: &str = "a74121f2-7ef0-4ccc-b3b6-c61d6a40cc54";
 
-use gatehouse_harness::events::testing::prompt_of;
+use gatehouse_harness::events::testing::{assert_permission_prompt, prompt_of};
 
 #[test]
 fn a_shell_permission_request_is_a_prompt_with_the_whole_command_held_while_actionable() {
     let (prompt, hold) = prompt_of(parse(payload!("PermissionRequest.shell.json"), None).unwrap());
     assert_eq!(hold, HoldMode::WhileActionable);
-    assert_eq!(prompt.adapter, "qwen");
-    assert_eq!(prompt.session, SESSION);
-    assert_eq!(prompt.cwd, "/home/dev/project");
-    assert_eq!(prompt.kind, PromptKind::Permission);
-    assert_eq!(prompt.tool, "run_shell_command");
-    assert_eq!(prompt.summary, "printf approved > proof.txt");
+    let summary = "printf approved > proof.txt";
+    assert_permission_prompt(&prompt, "qwen", SESSION, "run_shell_command", summary);
     assert_eq!(prompt.input["description"], "write proof file");
     assert_eq!(prompt.read_only_reason, None);
     assert!(prompt.extra.suggestions.is_empty(), "Qwen sends none");

@@ -2,9 +2,8 @@
 //! the settings file Qwen Code 0.24.4 really had. The shared algorithm is tested in
 //! `gatehouse-hook-settings`.
 
-use std::path::Path;
-
 use gatehouse_core::kit::{HookInstaller, InstallRequest, SettingsScope};
+use gatehouse_harness::executable::testing::{assert_hook_command, assert_recognised};
 use serde_json::{json, Value};
 
 use super::*;
@@ -20,22 +19,16 @@ fn captured_settings() -> Value {
 
 #[test]
 fn the_hook_command_sets_a_wait_well_under_qwens_60_seconds_and_is_recognised() {
-    let command = QWEN_INSTALLER
-        .hook_command(Path::new("/opt/bin/gatehouse"))
-        .unwrap();
-    assert_eq!(command, COMMAND);
-    assert!(QWEN_INSTALLER
-        .hooks
-        .is_gatehouse_command("'/usr/bin/gatehouse' hook qwen"));
-    assert!(!QWEN_INSTALLER
-        .hooks
-        .is_gatehouse_command("'/usr/bin/gatehouse' hook codex"));
-    assert!(!QWEN_INSTALLER
-        .hooks
-        .is_gatehouse_command("/home/dev/bin/hook.sh PermissionRequest"));
-    assert!(QWEN_INSTALLER
-        .hook_command(Path::new("/usr/bin/not-gatehouse"))
-        .is_none());
+    let program = "/opt/bin/gatehouse";
+    assert_hook_command(|path| QWEN_INSTALLER.hook_command(path), program, COMMAND);
+    assert_recognised(
+        |command| QWEN_INSTALLER.hooks.is_gatehouse_command(command),
+        &[
+            ("'/usr/bin/gatehouse' hook qwen", true),
+            ("'/usr/bin/gatehouse' hook codex", false),
+            ("/home/dev/bin/hook.sh PermissionRequest", false),
+        ],
+    );
     // Qwen reads 1000 or more as milliseconds, and gives up on a hook at 60 s whatever it says.
     const { assert!(QWEN_WAIT_SECONDS + 10 <= HOLD_TIMEOUT_SECONDS) };
     const { assert!(HOLD_TIMEOUT_SECONDS < 60) };
