@@ -49,13 +49,17 @@ async fn hold(gateway: &Arc<Gateway>, prompt: NewPrompt, wait: Duration) -> (Dec
         let result = hook.hold(prompt, wait).await;
         (hook, result)
     });
+    (added_id(&mut events).await, hook)
+}
+
+/// The id of the prompt in the next `event` (an `added` one) that `events` gets.
+async fn added_id(events: &mut Client<DuplexStream>) -> DecisionId {
     let added = events.next_notification().await.unwrap();
-    let id = added.params["prompt"]["id"]
+    added.params["prompt"]["id"]
         .as_str()
         .unwrap()
         .parse()
-        .unwrap();
-    (id, hook)
+        .unwrap()
 }
 
 /// [`hold`]s the toy agent's Bash prompt for `command` for a minute.
@@ -225,12 +229,7 @@ async fn a_hook_that_goes_away_withdraws_its_prompt() {
         .await;
         drop(hook);
     });
-    let added = watcher.next_notification().await.unwrap();
-    let id: DecisionId = added.params["prompt"]["id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let id = added_id(&mut watcher).await;
     holding.await.unwrap();
     let changed = watcher.next_notification().await.unwrap();
     assert_eq!(changed.params["state"], "withdrawn", "{:?}", changed.params);
@@ -470,15 +469,7 @@ async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
             hook.hold_with(bash("ls", "Bash"), Duration::from_secs(60), None, true)
                 .await
         });
-        let added = watcher.next_notification().await.unwrap();
-        (
-            added.params["prompt"]["id"]
-                .as_str()
-                .unwrap()
-                .parse::<DecisionId>()
-                .unwrap(),
-            holding,
-        )
+        (added_id(&mut watcher).await, holding)
     };
     frontend.answer(id, Answer::Once).await.unwrap();
     assert!(
