@@ -10,8 +10,9 @@ use ratatui::Terminal;
 
 use super::render;
 use crate::state::tests::{
-    assert_inert, bash, claude_capabilities, connected, disconnected, edit_extras, id, numbered_lines,
-    permission, press, question, rm_gone_above_make, settled, with_always, FIRST, SECOND, THIRD,
+    assert_inert, bash, claude_capabilities, connected, disconnected, edit_extras, id,
+    numbered_lines, permission, press, question, rm_gone_above_make, settled, with_always, FIRST,
+    SECOND, THIRD,
 };
 use crate::state::{ConsoleState, GatewayUpdate};
 
