@@ -49,6 +49,12 @@ fn bash(id: &str, command: &str, age_seconds: u64) -> Prompt {
     )
 }
 
+/// A prompt that may be answered once, denied, or allowed always.
+fn with_always(id: &str, tool: &str, summary: &str, age_seconds: u64) -> Prompt {
+    let actions = vec![Action::Once, Action::Deny, Action::Always];
+    prompt(id, tool, summary, actions, age_seconds)
+}
+
 /// The prompt that [`changed`] events name.
 const CHANGED_ID: &str = "01a22a7c-7184-7520-bb65-4d44b4eba60b";
 
@@ -317,11 +323,10 @@ fn a_prompt_from_another_host_names_it_and_its_text_is_made_visible() {
 
 #[test]
 fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
-    let mut edit = prompt(
+    let mut edit = with_always(
         "01a22a7c-7184-7520-bb65-4d44b4eba60d",
         "Edit",
         "/home/dev/project/e.txt",
-        vec![Action::Once, Action::Deny, Action::Always],
         3,
     );
     edit.prompt.extra = crate::state::tests::edit_extras("");
@@ -350,11 +355,10 @@ fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
 
 #[test]
 fn always_says_what_claude_codes_rule_lets_through_in_full() {
-    let mut push = prompt(
+    let mut push = with_always(
         "01a22a7c-7184-7520-bb65-4d44b4eba60e",
         "Bash",
         "git push origin main",
-        vec![Action::Once, Action::Deny, Action::Always],
         2,
     );
     let long = format!("echo {}", "z".repeat(240));
