@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use gatehouse_core::text::{truncate, visible};
-use gatehouse_core::{AdapterCapabilities, DecisionId, Event, Prompt, Timestamp};
+use gatehouse_core::{Action, AdapterCapabilities, DecisionId, Event, Prompt, Timestamp};
 use gatehouse_host_ipc::protocol::StatusResult;
 
 mod extra;
@@ -18,18 +18,31 @@ mod whole;
 
 pub use whole::whole_prompt;
 
+/// What a person may do with `prompt`, as the table's CAN column says it: `read-only`, or the
+/// actions offered, such as `once,deny`.
+pub fn offered_actions(prompt: &Prompt) -> String {
+    if prompt.is_read_only() {
+        "read-only".to_owned()
+    } else {
+        joined_names(&prompt.actions, Action::as_str, ",")
+    }
+}
+
+/// The `name` of each of `items`, joined with `separator`.
+pub fn joined_names<T: Copy>(items: &[T], name: fn(T) -> &'static str, separator: &str) -> String {
+    items
+        .iter()
+        .map(|item| name(*item))
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
 /// The widest summary shown in the table; `list --json` has the whole input.
 const SUMMARY_WIDTH: usize = 72;
 
 /// A duration in the largest unit that fits: `42s`, `5m`, `3h`, `2d`.
 pub fn age(millis: u64) -> String {
-    let seconds = millis / 1_000;
-    match seconds {
-        0..=59 => format!("{seconds}s"),
-        60..=3_599 => format!("{}m", seconds / 60),
-        3_600..=86_399 => format!("{}h", seconds / 3_600),
-        _ => format!("{}d", seconds / 86_400),
-    }
+    gatehouse_core::time::in_largest_unit(millis, ["s", "m", "h", "d"])
 }
 
 /// Time left, rounded up to the second, in at most two units: `38s`, `9m 32s`, `2h 5m`.
@@ -204,16 +217,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     let rows: Vec<[String; 8]> = prompts
         .iter()
         .map(|prompt| {
-            let actions = if prompt.is_read_only() {
-                "read-only".to_owned()
-            } else {
-                prompt
-                    .actions
-                    .iter()
-                    .map(|action| action.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            };
+            let actions = offered_actions(prompt);
             [
                 shown_id(prompt),
                 visible(&prompt.prompt.adapter).into_owned(),
@@ -354,11 +358,7 @@ pub fn capabilities(adapter: &AdapterCapabilities) -> String {
                 None => "read-only".to_owned(),
             }
         } else {
-            offered
-                .iter()
-                .map(|action| action.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            joined_names(&offered, Action::as_str, ", ")
         };
         let _ = writeln!(out, "  {scope:<28} {summary}");
     }

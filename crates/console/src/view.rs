@@ -186,13 +186,7 @@ fn render_list(
         let prompt = row.prompt();
         let can = match row {
             Row::Vanished(_) => "GONE".to_owned(),
-            Row::Pending(prompt) if prompt.is_read_only() => "read-only".to_owned(),
-            Row::Pending(prompt) => prompt
-                .actions
-                .iter()
-                .map(|action| action.as_str())
-                .collect::<Vec<_>>()
-                .join(","),
+            Row::Pending(prompt) => output::offered_actions(prompt),
         };
         let cells = vec![
             Cell::from(output::agent(&prompt.prompt)),

@@ -170,13 +170,7 @@ fn describe_matches(matches: &[IdMatch]) -> String {
 
 /// An age for people, in its largest whole unit: "12 s", "5 min", "3 h", "2 d".
 fn words_for_age(millis: u64) -> String {
-    let seconds = millis / 1_000;
-    match seconds {
-        0..=59 => format!("{seconds} s"),
-        60..=3_599 => format!("{} min", seconds / 60),
-        3_600..=86_399 => format!("{} h", seconds / 3_600),
-        _ => format!("{} d", seconds / 86_400),
-    }
+    crate::time::in_largest_unit(millis, [" s", " min", " h", " d"])
 }
 
 /// How a finished prompt ended, and when.

@@ -61,6 +61,19 @@ impl Timestamp {
     }
 }
 
+/// A duration in its largest whole unit: the count, then `units` for seconds, minutes, hours
+/// or days (`["s", "m", "h", "d"]` writes `42s`, `5m`, `3h`, `2d`).
+pub fn in_largest_unit(millis: u64, units: [&str; 4]) -> String {
+    let seconds = millis / 1_000;
+    let (count, unit) = match seconds {
+        0..=59 => (seconds, units[0]),
+        60..=3_599 => (seconds / 60, units[1]),
+        3_600..=86_399 => (seconds / 3_600, units[2]),
+        _ => (seconds / 86_400, units[3]),
+    };
+    format!("{count}{unit}")
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         let seconds = (self.0 / 1_000) as i64;
@@ -125,6 +138,27 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_is_written_in_its_largest_whole_unit() {
+        let units = ["s", "m", "h", "d"];
+        for (millis, written) in [
+            (0, "0s"),
+            (59_999, "59s"),
+            (60_000, "1m"),
+            (3_599_999, "59m"),
+            (3_600_000, "1h"),
+            (86_399_999, "23h"),
+            (86_400_000, "1d"),
+            (10 * 86_400_000, "10d"),
+        ] {
+            assert_eq!(in_largest_unit(millis, units), written, "{millis}");
+        }
+        assert_eq!(
+            in_largest_unit(300_000, [" s", " min", " h", " d"]),
+            "5 min"
+        );
+    }
 
     #[test]
     fn formats_a_known_instant() {

@@ -122,10 +122,11 @@ pub fn activated_socket_path(fd: std::os::fd::BorrowedFd<'_>) -> Result<PathBuf,
     use std::os::unix::ffi::OsStrExt;
     let raw = fd.as_raw_fd();
     let refuse = |reason: String| SocketError::NotAListeningSocket { fd: raw, reason };
+    let failed = |call: &str| refuse(format!("{call}: {}", io::Error::last_os_error()));
     // SAFETY: stat is plain data; fstat fills it for the open descriptor `raw`.
     let mut stat: libc::stat = unsafe { std::mem::zeroed() };
     if unsafe { libc::fstat(raw, &mut stat) } != 0 {
-        return Err(refuse(format!("fstat: {}", io::Error::last_os_error())));
+        return Err(failed("fstat"));
     }
     if stat.st_mode & libc::S_IFMT != libc::S_IFSOCK {
         return Err(refuse("it is not a socket".into()));
@@ -144,10 +145,7 @@ pub fn activated_socket_path(fd: std::os::fd::BorrowedFd<'_>) -> Result<PathBuf,
             )
         };
         if status != 0 {
-            return Err(refuse(format!(
-                "getsockopt: {}",
-                io::Error::last_os_error()
-            )));
+            return Err(failed("getsockopt"));
         }
         Ok(value)
     };
@@ -168,10 +166,7 @@ pub fn activated_socket_path(fd: std::os::fd::BorrowedFd<'_>) -> Result<PathBuf,
         )
     };
     if status != 0 {
-        return Err(refuse(format!(
-            "getsockname: {}",
-            io::Error::last_os_error()
-        )));
+        return Err(failed("getsockname"));
     }
     if libc::c_int::from(address.sun_family) != libc::AF_UNIX {
         return Err(refuse("it is not a Unix domain socket".into()));

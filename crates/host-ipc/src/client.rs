@@ -314,8 +314,7 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         &mut self,
         id: impl std::fmt::Display,
     ) -> Result<FullPrompt, ClientError> {
-        self.call(method::PROMPT_GET, &TypedIdParams { id: id.to_string() })
-            .await
+        self.call_typed_id(method::PROMPT_GET, id).await
     }
 
     /// Hands the pending prompt that `id` names back to the agent's terminal.
@@ -323,8 +322,17 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
         &mut self,
         id: impl std::fmt::Display,
     ) -> Result<StateResult, ClientError> {
-        self.call(method::RELEASE, &TypedIdParams { id: id.to_string() })
-            .await
+        self.call_typed_id(method::RELEASE, id).await
+    }
+
+    /// Calls `method` with the prompt that `id` names, typed as a person types it.
+    async fn call_typed_id<R: DeserializeOwned>(
+        &mut self,
+        method: &str,
+        id: impl std::fmt::Display,
+    ) -> Result<R, ClientError> {
+        let params = TypedIdParams { id: id.to_string() };
+        self.call(method, &params).await
     }
 
     /// Registers a prompt and waits for its outcome. The `hook.registered` notification with the

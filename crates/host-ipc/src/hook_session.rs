@@ -248,27 +248,29 @@ impl<C: Connector> HookSession<C> {
 impl<S: AsyncRead + AsyncWrite> Held<S> {
     /// The receipt: the verdict is out. Without it the gateway marks the prompt unconfirmed.
     pub async fn confirm(self) -> Result<(), HookError> {
-        match self {
-            Held::Verdict { id, mut client, .. } => {
-                within(RECEIPT_BUDGET, client.confirm_delivery(id))
-                    .await
-                    .map(drop)
-            }
-            Held::NoVerdict => Ok(()),
-        }
+        self.receipt(true).await
     }
 
     /// The verdict was not delivered: the hook's own check refused it. The gateway records why
     /// (a gateway that does not know `hook.undelivered` marks it unconfirmed when the hook leaves).
     pub async fn refuse(self) -> Result<(), HookError> {
-        match self {
-            Held::Verdict { id, mut client, .. } => {
-                within(RECEIPT_BUDGET, client.refuse_delivery(id))
-                    .await
-                    .map(drop)
+        self.receipt(false).await
+    }
+
+    /// Tells the gateway whether the verdict was `delivered`, within [`RECEIPT_BUDGET`]; nothing
+    /// to tell without a verdict.
+    async fn receipt(self, delivered: bool) -> Result<(), HookError> {
+        let Held::Verdict { id, mut client, .. } = self else {
+            return Ok(());
+        };
+        let told = async {
+            if delivered {
+                client.confirm_delivery(id).await
+            } else {
+                client.refuse_delivery(id).await
             }
-            Held::NoVerdict => Ok(()),
-        }
+        };
+        within(RECEIPT_BUDGET, told).await.map(drop)
     }
 }
 

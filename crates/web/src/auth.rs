@@ -245,28 +245,34 @@ mod tests {
 
     #[test]
     fn the_host_must_name_the_listen_address_or_a_configured_name() {
-        let access = loopback();
-        assert!(access.host_allowed("127.0.0.1:7780"));
-        assert!(access.host_allowed("localhost:7780"));
-        assert!(access.host_allowed("LOCALHOST:7780"));
-        assert!(!access.host_allowed("127.0.0.1:7781"));
-        assert!(!access.host_allowed("127.0.0.1"));
-        assert!(!access.host_allowed("evil.example:7780"));
-        assert!(!access.host_allowed("127.0.0.2:7780"));
-        assert!(!access.host_allowed(""));
-        assert!(!access.host_allowed("user@127.0.0.1:7780"));
+        let local = loopback();
         let all = Access::new(
             "0.0.0.0:7780".parse().unwrap(),
             vec!["devbox.tail1.ts.net".into()],
             true,
         );
-        assert!(all.host_allowed("192.168.1.20:7780"));
-        assert!(all.host_allowed("[fd00::1]:7780"));
-        assert!(all.host_allowed("devbox.tail1.ts.net"));
-        assert!(all.host_allowed("devbox.tail1.ts.net:8443"));
-        assert!(!all.host_allowed("localhost:7780"), "not loopback");
-        assert!(!all.host_allowed("rebind.attacker.example:7780"));
-        assert!(!all.host_allowed("192.168.1.20:80"));
+        let cases = [
+            (&local, "127.0.0.1:7780", true),
+            (&local, "localhost:7780", true),
+            (&local, "LOCALHOST:7780", true),
+            (&local, "127.0.0.1:7781", false),
+            (&local, "127.0.0.1", false),
+            (&local, "evil.example:7780", false),
+            (&local, "127.0.0.2:7780", false),
+            (&local, "", false),
+            (&local, "user@127.0.0.1:7780", false),
+            (&all, "192.168.1.20:7780", true),
+            (&all, "[fd00::1]:7780", true),
+            (&all, "devbox.tail1.ts.net", true),
+            (&all, "devbox.tail1.ts.net:8443", true),
+            // Not loopback: the listen address is every interface.
+            (&all, "localhost:7780", false),
+            (&all, "rebind.attacker.example:7780", false),
+            (&all, "192.168.1.20:80", false),
+        ];
+        for (access, host, allowed) in cases {
+            assert_eq!(access.host_allowed(host), allowed, "{host}");
+        }
     }
 
     #[test]

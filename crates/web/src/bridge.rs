@@ -23,7 +23,7 @@ use std::time::Duration;
 use gatehouse_core::{Answer, DecisionId, Event, Prompt, PromptState};
 use gatehouse_host_ipc::protocol::FullPrompt;
 use gatehouse_host_ipc::subscription::{self, Backoff, FeedItem, FollowUpdate};
-use gatehouse_host_ipc::{ClientErrorWords, Role, SocketClient};
+use gatehouse_host_ipc::{ClientError, ClientErrorWords, Role, SocketClient};
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, watch};
 
@@ -217,30 +217,35 @@ impl Bridge {
         answer: Answer,
         seen: Option<String>,
     ) -> Result<PromptState, String> {
-        let mut client = self.connect_as(device).await?;
-        client
-            .answer_seen(id, answer, seen)
-            .await
-            .map(|result| result.state)
-            .map_err(|error| (self.words)(&self.socket, &error))
+        self.as_device(device, async |client| {
+            let result = client.answer_seen(id, answer, seen).await?;
+            Ok(result.state)
+        })
+        .await
     }
 
     /// Prompt `id` whole, with the digest that approving it names, for `device`.
     pub async fn prompt_whole(&self, device: &str, id: DecisionId) -> Result<FullPrompt, String> {
-        let mut client = self.connect_as(device).await?;
-        client
-            .prompt_get(id)
+        self.as_device(device, async |client| client.prompt_get(id).await)
             .await
-            .map_err(|error| (self.words)(&self.socket, &error))
     }
 
     /// Hands prompt `id` back to the agent's terminal, for `device`.
     pub async fn release(&self, device: &str, id: DecisionId) -> Result<PromptState, String> {
-        let mut client = self.connect_as(device).await?;
-        client
-            .release(id)
+        self.as_device(device, async |client| Ok(client.release(id).await?.state))
             .await
-            .map(|result| result.state)
+    }
+
+    /// Runs `call` on a connection of its own for `device`; `Err` is the gateway's refusal (or
+    /// why it cannot be reached) in the binary's words.
+    async fn as_device<T>(
+        &self,
+        device: &str,
+        call: impl AsyncFnOnce(&mut SocketClient) -> Result<T, ClientError>,
+    ) -> Result<T, String> {
+        let mut client = self.connect_as(device).await?;
+        call(&mut client)
+            .await
             .map_err(|error| (self.words)(&self.socket, &error))
     }
 

@@ -25,6 +25,11 @@ const ORIGIN: &str = "http://127.0.0.1:7780";
 const SOME_ID: &str = "019ad0f1-2b3c-7d4e-8f90-a1b2c3d4e5f6";
 
 /// The binary's words stand for a test: a missing gateway is said so, the rest as typed.
+/// The body of an answer `once` for [`SOME_ID`].
+fn once_for_some_id() -> String {
+    format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#)
+}
+
 fn test_words(socket: &std::path::Path, error: &gatehouse_host_ipc::ClientError) -> String {
     match error {
         gatehouse_host_ipc::ClientError::Socket(
@@ -91,6 +96,14 @@ fn open_pairing(state: &WebState) -> Secret {
 }
 
 /// Pairs through the route, as the page does, and returns the `Authorization` header to send.
+/// A fresh state, its router, and the authorization header of a device paired on it.
+async fn paired_app() -> (Arc<WebState>, Router, String) {
+    let state = state();
+    let app = router(state.clone());
+    let authorization = paired_authorization(&state, &app).await;
+    (state, app, authorization)
+}
+
 async fn paired_authorization(state: &Arc<WebState>, app: &Router) -> String {
     let token = open_pairing(state);
     let body = format!(r#"{{"token":"{}","name":"test phone"}}"#, token.expose());
@@ -152,20 +165,14 @@ async fn without_a_valid_device_token_no_route_gives_data_or_takes_an_answer() {
             assert_eq!(status, StatusCode::UNAUTHORIZED, "{path} {authorization:?}");
             assert!(body.contains("gatehouse web pair"), "{body}");
         }
-        let answer = format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#);
-        let (status, _, _) = send(
-            &app,
-            post("/api/answer", Some(ORIGIN), authorization, &answer),
-        )
-        .await;
-        assert_eq!(status, StatusCode::UNAUTHORIZED);
         let release = format!(r#"{{"id":"{SOME_ID}"}}"#);
-        let (status, _, _) = send(
-            &app,
-            post("/api/release", Some(ORIGIN), authorization, &release),
-        )
-        .await;
-        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        for (path, body) in [
+            ("/api/answer", once_for_some_id()),
+            ("/api/release", release),
+        ] {
+            let (status, _, _) = send(&app, post(path, Some(ORIGIN), authorization, &body)).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{path} {authorization:?}");
+        }
     }
 }
 
@@ -197,9 +204,7 @@ async fn a_pairing_token_pairs_once_and_hands_the_device_token_only_to_the_page(
 
 #[tokio::test]
 async fn the_device_token_in_a_cookie_opens_nothing() {
-    let state = state();
-    let app = router(state.clone());
-    let authorization = paired_authorization(&state, &app).await;
+    let (_, app, authorization) = paired_app().await;
     let token = authorization.strip_prefix("Bearer ").unwrap();
     // Whatever a browser sends to another port of this host is a cookie at most.
     for cookie in [
@@ -216,13 +221,12 @@ async fn the_device_token_in_a_cookie_opens_nothing() {
             let (status, _, body) = send(&app, request).await;
             assert_eq!(status, StatusCode::UNAUTHORIZED, "{path} {cookie}: {body}");
         }
-        let answer = format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#);
         let request = Request::post("/api/answer")
             .header(header::HOST, HOST)
             .header(header::ORIGIN, ORIGIN)
             .header(header::COOKIE, &cookie)
             .header(header::CONTENT_TYPE, "application/json")
-            .body(Body::from(answer))
+            .body(Body::from(once_for_some_id()))
             .unwrap();
         let (status, _, _) = send(&app, request).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "{cookie}");
@@ -262,9 +266,7 @@ async fn pairing_attempts_are_rate_limited() {
 
 #[tokio::test]
 async fn a_forged_host_gets_nothing_even_with_a_valid_token() {
-    let state = state();
-    let app = router(state.clone());
-    let authorization = paired_authorization(&state, &app).await;
+    let (_, app, authorization) = paired_app().await;
     for host in [
         "attacker.example:7780",
         "127.0.0.1:8080",
@@ -302,10 +304,8 @@ async fn a_forged_host_gets_nothing_even_with_a_valid_token() {
 
 #[tokio::test]
 async fn a_post_needs_this_origin_and_answers_name_the_full_id() {
-    let state = state();
-    let app = router(state.clone());
-    let authorization = paired_authorization(&state, &app).await;
-    let answer = format!(r#"{{"id":"{SOME_ID}","answer":{{"action":"once"}}}}"#);
+    let (_, app, authorization) = paired_app().await;
+    let answer = once_for_some_id();
     for origin in [
         None,
         Some("http://attacker.example"),
@@ -351,9 +351,7 @@ async fn a_post_needs_this_origin_and_answers_name_the_full_id() {
 
 #[tokio::test]
 async fn a_revoked_device_is_refused_at_once() {
-    let state = state();
-    let app = router(state.clone());
-    let authorization = paired_authorization(&state, &app).await;
+    let (state, app, authorization) = paired_app().await;
     let ids = state.devices.lock().unwrap().revoke(None);
     assert_eq!(ids.len(), 1);
     let (status, _, _) = send(&app, get("/api/prompts", HOST, Some(&authorization))).await;

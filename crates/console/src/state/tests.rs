@@ -233,6 +233,17 @@ pub fn settled(start: Instant) -> Instant {
     start + SETTLE_TIME + Duration::from_millis(1)
 }
 
+/// Asserts that `shown` (a line, a table, a drawn screen) holds no character that would act on
+/// a terminal: escape, bell, carriage return, CSI, delete, or a right-to-left override.
+pub fn assert_inert(shown: &str) {
+    for forbidden in ['\x1b', '\x07', '\r', '\u{202e}', '\u{9b}', '\u{7f}'] {
+        assert!(
+            !shown.contains(forbidden),
+            "{forbidden:?} reached what is shown:\n{shown}"
+        );
+    }
+}
+
 /// `count` lines, each made by `line` from its number (1 up), joined by newlines.
 pub fn numbered_lines(count: usize, line: impl Fn(usize) -> String) -> String {
     (1..=count).map(line).collect::<Vec<_>>().join("\n")

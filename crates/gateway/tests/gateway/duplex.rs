@@ -49,18 +49,34 @@ async fn hold(gateway: &Arc<Gateway>, prompt: NewPrompt, wait: Duration) -> (Dec
         let result = hook.hold(prompt, wait).await;
         (hook, result)
     });
+    (added_id(&mut events).await, hook)
+}
+
+/// The id of the prompt in the next `event` (an `added` one) that `events` gets.
+async fn added_id(events: &mut Client<DuplexStream>) -> DecisionId {
     let added = events.next_notification().await.unwrap();
-    let id = added.params["prompt"]["id"]
+    added.params["prompt"]["id"]
         .as_str()
         .unwrap()
         .parse()
-        .unwrap();
-    (id, hook)
+        .unwrap()
 }
 
 /// [`hold`]s the toy agent's Bash prompt for `command` for a minute.
 async fn hold_bash(gateway: &Arc<Gateway>, command: &str) -> (DecisionId, Holding) {
     hold(gateway, bash(command, "Bash"), Duration::from_secs(60)).await
+}
+
+/// A toy gateway whose receipts are due within `receipt_seconds`, a hook that [`hold_bash`]es
+/// `command` there, and a front end to answer it.
+async fn holding_with_a_frontend(
+    command: &str,
+    receipt_seconds: u64,
+) -> (Arc<Gateway>, DecisionId, Holding, Client<DuplexStream>) {
+    let gateway = toy_gateway(Duration::from_secs(receipt_seconds));
+    let (id, hook) = hold_bash(&gateway, command).await;
+    let frontend = client(&gateway, Role::Frontend).await;
+    (gateway, id, hook, frontend)
 }
 
 /// A hook observes that the toy agent's `make` finished; what the gateway withdrew for it.
@@ -180,9 +196,7 @@ async fn a_frame_that_is_too_large_gets_an_error_and_a_closed_connection() {
 
 #[tokio::test]
 async fn once_reaches_the_waiting_hook_and_a_receipt_delivers_it() {
-    let gateway = toy_gateway(Duration::from_secs(5));
-    let (id, hook) = hold_bash(&gateway, "ls").await;
-    let mut frontend = client(&gateway, Role::Frontend).await;
+    let (_gateway, id, hook, mut frontend) = holding_with_a_frontend("ls", 5).await;
     let listed = frontend.list().await.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].actions, vec![Action::Once, Action::Deny]);
@@ -225,12 +239,7 @@ async fn a_hook_that_goes_away_withdraws_its_prompt() {
         .await;
         drop(hook);
     });
-    let added = watcher.next_notification().await.unwrap();
-    let id: DecisionId = added.params["prompt"]["id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let id = added_id(&mut watcher).await;
     holding.await.unwrap();
     let changed = watcher.next_notification().await.unwrap();
     assert_eq!(changed.params["state"], "withdrawn", "{:?}", changed.params);
@@ -247,9 +256,7 @@ async fn a_hook_that_goes_away_withdraws_its_prompt() {
 
 #[tokio::test]
 async fn release_and_observation_end_the_hold_without_a_verdict() {
-    let gateway = toy_gateway(Duration::from_secs(5));
-    let (id, hook) = hold_bash(&gateway, "ls").await;
-    let mut frontend = client(&gateway, Role::Frontend).await;
+    let (gateway, id, hook, mut frontend) = holding_with_a_frontend("ls", 5).await;
     assert_eq!(
         frontend.release(id).await.unwrap().state,
         PromptState::Released
@@ -470,15 +477,7 @@ async fn a_hold_that_may_be_watched_returns_at_once_when_nothing_is_offered() {
             hook.hold_with(bash("ls", "Bash"), Duration::from_secs(60), None, true)
                 .await
         });
-        let added = watcher.next_notification().await.unwrap();
-        (
-            added.params["prompt"]["id"]
-                .as_str()
-                .unwrap()
-                .parse::<DecisionId>()
-                .unwrap(),
-            holding,
-        )
+        (added_id(&mut watcher).await, holding)
     };
     frontend.answer(id, Answer::Once).await.unwrap();
     assert!(
@@ -523,9 +522,7 @@ async fn new_capability_flags_apply_to_new_prompts_only() {
 
 #[tokio::test]
 async fn an_allow_whose_hook_goes_away_before_its_receipt_is_unconfirmed_and_claims_no_finish() {
-    let gateway = toy_gateway(Duration::from_secs(60));
-    let (allowed, hook) = hold_bash(&gateway, "make").await;
-    let mut frontend = client(&gateway, Role::Frontend).await;
+    let (gateway, allowed, hook, mut frontend) = holding_with_a_frontend("make", 60).await;
     frontend.answer(allowed, Answer::Once).await.unwrap();
     // The terminal said No first: the agent ends the hook before it prints or confirms.
     let mut watcher = client(&gateway, Role::Frontend).await;

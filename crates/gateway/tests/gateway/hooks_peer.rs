@@ -70,13 +70,29 @@ fn remote_hold(
 }
 
 async fn wait_for_pending(gateway: &Arc<Gateway>, count: usize) {
+    wait_until_pending(
+        gateway,
+        |pending| pending >= count,
+        "the prompts are registered",
+    )
+    .await
+}
+
+/// Waits (within a minute) until at most `count` prompts are pending.
+async fn wait_for_pending_at_most(gateway: &Arc<Gateway>, count: usize) {
+    wait_until_pending(gateway, |pending| pending <= count, "the prompts end").await
+}
+
+/// Waits (within a minute) until the number of pending prompts is `enough`; `expect` says what
+/// failed when it never is.
+async fn wait_until_pending(gateway: &Arc<Gateway>, enough: impl Fn(usize) -> bool, expect: &str) {
     tokio::time::timeout(Duration::from_secs(60), async {
-        while gateway.pending_count() < count {
+        while !enough(gateway.pending_count()) {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     })
     .await
-    .expect("the prompts are registered");
+    .expect(expect);
 }
 
 /// A raw connection: frames written and read as lines.
@@ -285,16 +301,6 @@ async fn one_connection_holds_at_most_its_limit_and_is_told_so() {
     let mut again = Raw::hook_peer(&gateway).await;
     again.send(&hold_request(1, &bash("again", MIB))).await;
     assert_eq!(again.next().await.unwrap()["method"], "hook.registered");
-}
-
-async fn wait_for_pending_at_most(gateway: &Arc<Gateway>, count: usize) {
-    tokio::time::timeout(Duration::from_secs(60), async {
-        while gateway.pending_count() > count {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .expect("the prompts end");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

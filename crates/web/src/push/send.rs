@@ -82,77 +82,77 @@ impl Client {
         headers: &[(&str, String)],
         body: Vec<u8>,
     ) -> Result<Reply, SendError> {
-        tokio::time::timeout(
-            REQUEST_LIMIT,
-            self.post_unbounded(url, allowed, headers, body),
-        )
-        .await
-        .map_err(|_| SendError::Timeout)?
-    }
-
-    async fn post_unbounded(
-        &self,
-        url: &Url,
-        allowed: Allowed,
-        headers: &[(&str, String)],
-        body: Vec<u8>,
-    ) -> Result<Reply, SendError> {
-        let addresses: Vec<SocketAddr> = match url.ip() {
-            Some(ip) => vec![SocketAddr::new(ip, url.port)],
-            None => tokio::net::lookup_host((url.host.as_str(), url.port))
-                .await
-                .map_err(|error| SendError::Resolve {
-                    host: url.host.clone(),
-                    error,
-                })?
-                .collect(),
-        };
-        let addresses: Vec<SocketAddr> = addresses
-            .into_iter()
-            .filter(|address| allowed == Allowed::Listed || is_public(address.ip()))
-            .collect();
-        if addresses.is_empty() {
-            return Err(SendError::NoPublicAddress(url.host.clone()));
-        }
-        let mut last_error = None;
-        let mut stream = None;
-        for address in addresses {
-            match TcpStream::connect(address).await {
-                Ok(connected) => {
-                    stream = Some(connected);
-                    break;
+        let post = async {
+            let stream = connect(url, allowed).await?;
+            let request = request(url, headers, body)?;
+            match url.scheme {
+                Scheme::Http => exchange(TokioIo::new(stream), request).await,
+                Scheme::Https => {
+                    let name = rustls::pki_types::ServerName::try_from(url.host.clone())
+                        .map_err(|error| SendError::Http(error.to_string()))?;
+                    let tls = tokio_rustls::TlsConnector::from(self.tls.clone())
+                        .connect(name, stream)
+                        .await
+                        .map_err(SendError::Tls)?;
+                    exchange(TokioIo::new(tls), request).await
                 }
-                Err(error) => last_error = Some(error),
             }
-        }
-        let Some(stream) = stream else {
-            return Err(SendError::Connect(
-                last_error.unwrap_or_else(|| std::io::ErrorKind::NotFound.into()),
-            ));
         };
-        let _ = stream.set_nodelay(true);
-        let mut request = hyper::Request::post(url.path.as_str())
-            .header(hyper::header::HOST, url.authority())
-            .header(hyper::header::CONTENT_LENGTH, body.len());
-        for (name, value) in headers {
-            request = request.header(*name, value.as_str());
-        }
-        let request = request
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|error| SendError::Http(error.to_string()))?;
-        match url.scheme {
-            Scheme::Http => exchange(TokioIo::new(stream), request).await,
-            Scheme::Https => {
-                let name = rustls::pki_types::ServerName::try_from(url.host.clone())
-                    .map_err(|error| SendError::Http(error.to_string()))?;
-                let tls = tokio_rustls::TlsConnector::from(self.tls.clone())
-                    .connect(name, stream)
-                    .await
-                    .map_err(SendError::Tls)?;
-                exchange(TokioIo::new(tls), request).await
+        tokio::time::timeout(REQUEST_LIMIT, post)
+            .await
+            .map_err(|_| SendError::Timeout)?
+    }
+}
+
+/// A fresh connection to `url`'s host, at one of its addresses that `allowed` permits.
+async fn connect(url: &Url, allowed: Allowed) -> Result<TcpStream, SendError> {
+    let addresses: Vec<SocketAddr> = match url.ip() {
+        Some(ip) => vec![SocketAddr::new(ip, url.port)],
+        None => tokio::net::lookup_host((url.host.as_str(), url.port))
+            .await
+            .map_err(|error| SendError::Resolve {
+                host: url.host.clone(),
+                error,
+            })?
+            .collect(),
+    };
+    let addresses: Vec<SocketAddr> = addresses
+        .into_iter()
+        .filter(|address| allowed == Allowed::Listed || is_public(address.ip()))
+        .collect();
+    if addresses.is_empty() {
+        return Err(SendError::NoPublicAddress(url.host.clone()));
+    }
+    let mut last_error = None;
+    for address in addresses {
+        match TcpStream::connect(address).await {
+            Ok(stream) => {
+                let _ = stream.set_nodelay(true);
+                return Ok(stream);
             }
+            Err(error) => last_error = Some(error),
         }
     }
+    Err(SendError::Connect(
+        last_error.unwrap_or_else(|| std::io::ErrorKind::NotFound.into()),
+    ))
+}
+
+/// The POST of `body` with `headers` to `url`'s path.
+fn request(
+    url: &Url,
+    headers: &[(&str, String)],
+    body: Vec<u8>,
+) -> Result<hyper::Request<Full<Bytes>>, SendError> {
+    let mut request = hyper::Request::post(url.path.as_str())
+        .header(hyper::header::HOST, url.authority())
+        .header(hyper::header::CONTENT_LENGTH, body.len());
+    for (name, value) in headers {
+        request = request.header(*name, value.as_str());
+    }
+    request
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|error| SendError::Http(error.to_string()))
 }
 
 async fn exchange<I>(io: I, request: hyper::Request<Full<Bytes>>) -> Result<Reply, SendError>
