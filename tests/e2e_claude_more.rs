@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway, Sandbox};
 use crate::support::claude_env::{find_claude_bin, wait_idle, CLAUDE_VERSION};
-use crate::support::claude_world::{write_claude_record, ClaudeWorld};
+use crate::support::claude_world::{alpha_to_beta_edit_turn, write_claude_record, ClaudeWorld};
 use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
 use crate::support::world::{adapter_rule, required_bin};
 
@@ -225,14 +225,7 @@ fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
         return;
     };
     let path = world.workspace_file("e.txt");
-    std::fs::write(&path, "one\nalpha\nthree\n").unwrap();
-    world.fake.push_turn(ScriptedTurn::Steps(vec![
-        ("Read".into(), json!({ "file_path": path })),
-        (
-            "Edit".into(),
-            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
-        ),
-    ]));
+    world.fake.push_turn(alpha_to_beta_edit_turn(&path));
     world.start("edit e.txt");
     let prompt = world.held_prompt();
     assert_eq!(prompt["tool"], "Edit");

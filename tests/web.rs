@@ -21,6 +21,7 @@ use crate::support::browser::{browser_available, Browser, DESKTOP, PAGE_DEADLINE
 use crate::support::claude_env::{
     answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, CLAUDE_VERSION,
 };
+use crate::support::claude_world::{bash_turn, question_turn};
 use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use crate::support::tmux::Tmux;
 
@@ -131,24 +132,6 @@ impl World {
     pub fn workspace_file(&self, name: &str) -> PathBuf {
         self.claude.workspace().join(name)
     }
-}
-
-fn bash_turn(command: &str) -> ScriptedTurn {
-    ScriptedTurn::tool_use(
-        "Bash",
-        json!({ "command": command, "description": "write a file" }),
-    )
-}
-
-fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
-    let options: Vec<Value> = labels
-        .iter()
-        .map(|label| json!({ "label": label, "description": format!("{label} option") }))
-        .collect();
-    ScriptedTurn::tool_use(
-        "AskUserQuestion",
-        json!({ "questions": [{ "question": question, "header": "Pick", "options": options, "multiSelect": multi }] }),
-    )
 }
 
 fn audit_by(world: &World) -> Vec<String> {

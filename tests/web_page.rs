@@ -18,6 +18,7 @@ use crate::common::web_front::{
 };
 use crate::common::{claude_bash, claude_fixture, id_of, Gateway};
 use crate::support::browser::{browser_available, Browser, Theme, DESKTOP, PHONE};
+use crate::support::claude_world::alpha_to_beta_edit_turn;
 use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
 use crate::web::World;
 
@@ -191,14 +192,7 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
         return;
     };
     let path = world.workspace_file("e.txt");
-    std::fs::write(&path, "one\nalpha\nthree\n").unwrap();
-    world.fake.push_turn(ScriptedTurn::Steps(vec![
-        ("Read".into(), json!({ "file_path": path })),
-        (
-            "Edit".into(),
-            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
-        ),
-    ]));
+    world.fake.push_turn(alpha_to_beta_edit_turn(&path));
     let command = "node -e \"require('fs').appendFileSync('ran.log','x')\"";
     world.fake.push_turn(ScriptedTurn::tool_use(
         "Bash",
