@@ -371,9 +371,7 @@ fn of_two_gateways_started_together_after_a_crash_one_serves_and_the_other_says_
         drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
         let start = || {
             sandbox
-                .command(&["serve"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
+                .serve_command()
                 .stderr(Stdio::piped())
                 .spawn()
                 .expect("serve starts")

@@ -165,6 +165,36 @@ impl Sandbox {
             .expect("gatehouse runs")
     }
 
+    /// Runs a command to completion; panics with its stderr unless it succeeded.
+    pub fn run_successfully(&self, arguments: &[&str]) -> Output {
+        let output = self.run(arguments);
+        assert!(
+            output.status.success(),
+            "gatehouse {arguments:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// Answers `once` to prompt `id` with the `--seen` fingerprint from the `approve: ` line of
+    /// `shown` (what `gatehouse show` printed); panics unless the answer succeeded.
+    pub fn answer_once_as_shown(&self, id: &str, shown: &str) -> Output {
+        let approve = shown
+            .lines()
+            .find_map(|line| line.strip_prefix("approve: "))
+            .expect("show says how to approve what it printed");
+        let seen = approve.rsplit(' ').next().unwrap();
+        self.run_successfully(&["answer", id, "once", "--seen", seen])
+    }
+
+    /// `gatehouse serve` on this sandbox's socket, its stdin and stdout null; the caller says
+    /// where its stderr goes.
+    pub fn serve_command(&self) -> Command {
+        let mut command = self.command(&["serve"]);
+        command.stdin(Stdio::null()).stdout(Stdio::null());
+        command
+    }
+
     /// Starts `gatehouse hook AGENT` with `stdin` and extra environment; the hook is killed and
     /// reaped if the test drops it unfinished (a hook whose gateway went away retries for minutes).
     pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Reaped {
@@ -194,12 +224,7 @@ impl Sandbox {
 
     /// Every record of the audit log, as `log --json` prints them, oldest first.
     pub fn audit_log(&self) -> Vec<serde_json::Value> {
-        let output = self.run(&["log", "--json"]);
-        assert!(
-            output.status.success(),
-            "log --json failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = self.run_successfully(&["log", "--json"]);
         String::from_utf8_lossy(&output.stdout)
             .lines()
             .map(|line| serde_json::from_str(line).expect("log --json prints JSON lines"))
@@ -217,12 +242,7 @@ impl Sandbox {
 
     /// The pending prompts, as `list --json` prints them.
     pub fn list(&self) -> Vec<serde_json::Value> {
-        let output = self.run(&["list", "--json"]);
-        assert!(
-            output.status.success(),
-            "list failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = self.run_successfully(&["list", "--json"]);
         serde_json::from_slice(&output.stdout).expect("list --json prints a JSON array")
     }
 
@@ -299,9 +319,7 @@ impl Gateway {
 
     fn spawn(sandbox: &Sandbox) -> Child {
         sandbox
-            .command(&["serve"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .serve_command()
             .stderr(Stdio::null())
             .spawn()
             .expect("serve starts")
