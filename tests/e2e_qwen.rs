@@ -141,12 +141,8 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
             && list.contains("gatehouse probe qwen"),
         "{list}"
     );
-    let yes = || {
-        world.yes_in_qwen(&tmux, "yes");
-    };
-    let dialog = (&*tmux, APPROVAL_PROMPT_TEXT);
-    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
-    tmux.wait_for_text(READY_TEXT, DEADLINE);
+    let texts = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
 
     // Esc in Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
     let prompt = world.prompt_for(&tmux, "esc");
