@@ -210,7 +210,7 @@ fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane
     assert!(prompt["terminal"]["pid"].is_u64(), "{prompt}");
     // The hook asked tmux for the pane's session and window (the harness's session is `claude`).
     assert_eq!(prompt["terminal"]["tmux_window"], "claude:0", "{prompt}");
-    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    let listed = world.gateway.list_text();
     assert!(listed.contains("content: notes.txt (new file)"), "{listed}");
     assert!(
         listed.contains(&format!("terminal: tmux claude:0.{pane}, pid ")),
@@ -234,7 +234,7 @@ fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
         prompt["preview"]["text"],
         "--- a/e.txt\n+++ b/e.txt\n@@ -1,3 +1,3 @@\n one\n-alpha\n+beta\n three\n"
     );
-    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    let listed = world.gateway.list_text();
     assert!(listed.contains("      -alpha\n      +beta\n"), "{listed}");
     world.answered(&prompt["id"], &["deny", "--message", "keep alpha"]);
     world.tool_result_starting(2, true, "keep alpha");
@@ -333,7 +333,7 @@ fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
         prompt["preview"]["text"],
         "# Plan\n1. Write the tests first.\n"
     );
-    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    let listed = world.gateway.list_text();
     assert!(
         listed.contains("    plan: the plan\n      # Plan\n"),
         "{listed}"

@@ -246,6 +246,11 @@ impl Sandbox {
         serde_json::from_slice(&output.stdout).expect("list --json prints a JSON array")
     }
 
+    /// What `gatehouse list` prints, for a person.
+    pub fn list_text(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["list"]).stdout).into_owned()
+    }
+
     /// Waits up to `deadline` until a pending prompt matches `wanted` (`what` names it) and
     /// returns it.
     pub fn wait_for_prompt(
@@ -479,6 +484,14 @@ impl Drop for Reaped {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Waits for `hook` (see [`finish`]): it exits 0 and prints nothing (`why` says why).
+pub fn finished_silently(hook: Reaped, deadline: Duration, why: &str) -> Output {
+    let output = finish(hook, deadline);
+    assert!(output.status.success(), "{why}: {output:?}");
+    assert!(output.stdout.is_empty(), "{why}: {output:?}");
+    output
 }
 
 /// Waits for a child to exit and returns its output, panicking if it takes longer than
