@@ -391,13 +391,7 @@ fn an_edit_shows_its_diff_and_a_plan_reads_as_text_on_read_only_cards() {
     let (edit_id, plan_id, bash_id) = (id_of(&edit), id_of(&planned), id_of(&bash));
     front.with_paired(Browser::phone(Theme::Light), "diff phone", async |phone| {
         let edit_card = card(&edit_id);
-        phone.wait_for(&format!("{edit_card} [data-diff]")).await;
-        let lines: Value = script(
-            phone,
-            "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
-            vec![json!(format!("{edit_card} [data-diff-line]"))],
-        )
-        .await;
+        let lines = diff_lines(phone, &edit_card).await;
         assert!(lines.as_array().unwrap().contains(&json!(["del", "-alpha"])), "{lines}");
         assert!(lines.as_array().unwrap().contains(&json!(["add", "+beta"])), "{lines}");
         let colours: Value = script(
@@ -857,13 +851,7 @@ fn a_codex_patch_shows_every_file_and_line_of_its_diff_escaped() {
     let patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+\u{1b}[31mbye\u{202e}\n*** Add File: ../outside.txt\n+one\n*** Delete File: a.txt\n*** End Patch";
     let patch_card = card(&id_of(&codex_patch(&front, patch)));
     front.with_paired(Browser::phone(Theme::Light), "patch phone", async |phone| {
-        phone.wait_for(&format!("{patch_card} [data-diff]")).await;
-        let lines: Value = script(
-            phone,
-            "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
-            vec![json!(format!("{patch_card} [data-diff-line]"))],
-        )
-        .await;
+        let lines = diff_lines(phone, &patch_card).await;
         let lines = lines.as_array().unwrap();
         for expected in [
             json!(["file", "--- a/hello.txt"]),
@@ -1004,4 +992,16 @@ fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
     });
     let output = crate::common::finish(second_hook, DEADLINE);
     assert!(String::from_utf8_lossy(&output.stdout).contains("deny"));
+}
+
+/// Waits for the diff of the card `card_css` (see [`card`]) and returns its lines as the page
+/// shows them: each its kind (`file`, `add`, `del`, ...) and its text.
+async fn diff_lines(phone: &Browser, card_css: &str) -> Value {
+    phone.wait_for(&format!("{card_css} [data-diff]")).await;
+    script(
+        phone,
+        "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
+        vec![json!(format!("{card_css} [data-diff-line]"))],
+    )
+    .await
 }
