@@ -187,12 +187,15 @@ impl Sandbox {
         self.run_successfully(&["answer", id, "once", "--seen", seen])
     }
 
-    /// `gatehouse serve` on this sandbox's socket, its stdin and stdout null; the caller says
-    /// where its stderr goes.
-    pub fn serve_command(&self) -> Command {
-        let mut command = self.command(&["serve"]);
-        command.stdin(Stdio::null()).stdout(Stdio::null());
-        command
+    /// Starts `gatehouse ARGUMENTS` in this sandbox, its stdin and stdout null and its stderr
+    /// `stderr` (null, or piped for the test to read).
+    pub fn spawn_quiet(&self, arguments: &[&str], stderr: Stdio) -> Child {
+        self.command(arguments)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|error| panic!("gatehouse {arguments:?} starts: {error}"))
     }
 
     /// Starts `gatehouse hook AGENT` with `stdin` and extra environment; the hook is killed and
@@ -323,11 +326,7 @@ impl Gateway {
     }
 
     fn spawn(sandbox: &Sandbox) -> Child {
-        sandbox
-            .serve_command()
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("serve starts")
+        sandbox.spawn_quiet(&["serve"], Stdio::null())
     }
 
     fn wait_until_up(&self) {
