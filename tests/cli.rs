@@ -60,18 +60,8 @@ fn status_reports_the_adapters_and_their_capability_flags() {
     let status: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(status["running"], true);
     assert_eq!(status["pending"], 0);
-    let claude = status["adapters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|adapter| adapter["adapter"] == "claude")
-        .unwrap();
-    let bash = claude["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|rule| rule["tool"] == "Bash")
-        .unwrap();
+    let claude = the_one_where(&status["adapters"], "adapter", "claude");
+    let bash = the_one_where(&claude["rules"], "tool", "Bash");
     let verified: Vec<&str> = bash["actions"]
         .as_array()
         .unwrap()
@@ -708,4 +698,14 @@ fn answer_says_what_it_did_and_how_to_answer_a_question() {
     let output = gateway.run(&["answer", question["short_id"].as_str().unwrap(), "once"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("--pick"), "{}", stderr(&output));
+}
+
+/// The element of the JSON array `array` whose `key` is `value`; panics if there is none.
+fn the_one_where<'a>(array: &'a Value, key: &str, value: &str) -> &'a Value {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|element| element[key] == value)
+        .unwrap_or_else(|| panic!("no element with {key} {value:?} in {array}"))
 }

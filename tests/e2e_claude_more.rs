@@ -278,7 +278,7 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
         "the second call asked nobody"
     );
     assert!(!world.workspace_file(".claude/settings.local.json").exists());
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
+    let log = world.gateway.log_text();
     assert!(
         log.contains("always: suggestion s1 for the session"),
         "{log}"

@@ -256,7 +256,7 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
         wait_until_ended(phone, &append, "Answered (always) by web:edit phone").await;
     });
     world.fake.wait_for_tool_results(3, DEADLINE);
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
+    let log = world.gateway.log_text();
     assert!(
         log.contains("always: suggestion s1 for the session"),
         "{log}"

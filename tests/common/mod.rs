@@ -254,6 +254,11 @@ impl Sandbox {
         String::from_utf8_lossy(&self.run(&["list"]).stdout).into_owned()
     }
 
+    /// What `gatehouse log` prints, for a person.
+    pub fn log_text(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["log"]).stdout).into_owned()
+    }
+
     /// Waits up to `deadline` until a pending prompt matches `wanted` (`what` names it) and
     /// returns it.
     pub fn wait_for_prompt(
