@@ -158,7 +158,7 @@ fn an_unpaired_browser_sees_nothing_a_link_pairs_once_and_once_runs_the_command(
     };
     run(async {
         with_browser(PHONE, async |stranger| {
-            stranger.client.goto(&world.web.base).await.unwrap();
+            stranger.open(&world.web.base).await;
             stranger.wait_for("[data-unpaired]:not([hidden])").await;
             assert_eq!(stranger.count("[data-prompt-id]").await, 0);
             assert!(!stranger
@@ -193,7 +193,7 @@ fn an_unpaired_browser_sees_nothing_a_link_pairs_once_and_once_runs_the_command(
             phone.screenshot("bash-prompt-desktop", DESKTOP).await;
             phone.screenshot("bash-prompt-phone", PHONE).await;
             with_browser(PHONE, async |second| {
-                second.client.goto(&world.web.first_link).await.unwrap();
+                second.open(&world.web.first_link).await;
                 second.click("[data-pair-submit]").await;
                 second.wait_for("[data-unpaired]:not([hidden])").await;
                 assert!(second

@@ -526,12 +526,12 @@ fn a_pairing_link_opened_in_the_unpaired_tab_pairs_it_at_once() {
     };
     run(async {
         using(Browser::phone(Theme::Light).await, async |phone| {
-            phone.client.goto(&front.web.base).await.unwrap();
+            phone.open(&front.web.base).await;
             phone.wait_for("[data-unpaired]:not([hidden])").await;
             phone.screenshot("unpaired-phone-emulated", PHONE).await;
             script(phone, "window.sameDocument = true", vec![]).await;
             // Only the `#` part changes: the browser does not load the page again.
-            phone.client.goto(&front.web.first_link).await.unwrap();
+            phone.open(&front.web.first_link).await;
             phone.wait_for("[data-pair-form]:not([hidden])").await;
             assert_eq!(
                 script(phone, "return window.sameDocument === true", vec![]).await,

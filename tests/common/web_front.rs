@@ -220,7 +220,7 @@ pub async fn stored_token(browser: &Browser) -> Option<String> {
 
 /// Opens a pairing link and pairs as `name`, then waits until the page is live.
 pub async fn pair(browser: &Browser, link: &str, name: &str) {
-    browser.client.goto(link).await.unwrap();
+    browser.open(link).await;
     browser.wait_for("[data-pair-form]:not([hidden])").await;
     let address = browser.client.current_url().await.unwrap();
     assert!(
