@@ -457,11 +457,10 @@ fn requests_without_the_token_or_with_a_forged_host_get_no_data() {
 
 #[test]
 fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
-    let Some(front) = Front::start() else {
+    let command = "echo \u{1b}[8mhidden\u{1b}[0m <img src=x onerror=alert(1)> \u{202e}txt.exe";
+    let Some((front, [(_hook, prompt)])) = Front::holding([claude_bash(command)]) else {
         return;
     };
-    let command = "echo \u{1b}[8mhidden\u{1b}[0m <img src=x onerror=alert(1)> \u{202e}txt.exe";
-    let (_hook, prompt) = front.hold_claude(&claude_bash(command));
     let id = id_of(&prompt);
     front.with_paired(Browser::start(PHONE), "careful phone", async |phone| {
         let input = format!("{} [data-input]", card(&id));
@@ -480,10 +479,11 @@ fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
 
 #[test]
 fn a_read_only_prompt_says_why_and_offers_no_button() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_hook, prompt)])) =
+        Front::holding([claude_fixture("PermissionRequest-Write")])
+    else {
         return;
     };
-    let (_hook, prompt) = front.hold_claude(&claude_fixture("PermissionRequest-Write"));
     let id = id_of(&prompt);
     front.with_paired(Browser::start(PHONE), "reader", async |phone| {
         let note = phone
@@ -610,13 +610,12 @@ fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() 
 
 #[test]
 fn the_page_escapes_every_character_the_cli_escapes() {
-    let Some(front) = Front::start() else {
-        return;
-    };
     // Characters the hand-copied list of the page once missed: a variation selector, Hangul
     // fillers, the combining grapheme joiner, a variation selector of the supplement.
     let command = "echo ok\u{fe0f}\u{3164}\u{115f}\u{ffa0}\u{34f}\u{e0100}.txt";
-    let (_hook, prompt) = front.hold_claude(&claude_bash(command));
+    let Some((front, [(_hook, prompt)])) = Front::holding([claude_bash(command)]) else {
+        return;
+    };
     let id = id_of(&prompt);
     // Every character the CLI escapes, and every other character of the Basic Multilingual
     // Plane, each followed by a letter.

@@ -379,10 +379,11 @@ fn every_field_is_shown_and_the_fields_that_widen_a_call_are_flagged() {
 
 #[test]
 fn an_edit_shows_its_diff_and_a_plan_reads_as_text_on_read_only_cards() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_edit_hook, edit)])) =
+        Front::holding([claude_fixture("PermissionRequest-Edit")])
+    else {
         return;
     };
-    let (_edit_hook, edit) = front.hold_claude(&claude_fixture("PermissionRequest-Edit"));
     let mut plan_event = claude_fixture("PermissionRequest-ExitPlanMode");
     let plan = "# Ship the page\n\nWhy: the phone **must** show it all.\n\n## Steps\n1. Split `app.js`\n2. Add the <img src=x onerror=alert(1)> diff\n- a list item\n\n```sh\ncargo test --test runner web_page::\n```\n";
     plan_event["tool_input"]["plan"] = json!(plan);
@@ -446,11 +447,12 @@ fn an_edit_shows_its_diff_and_a_plan_reads_as_text_on_read_only_cards() {
 
 #[test]
 fn the_title_counts_what_waits_a_banner_names_a_new_prompt_and_the_page_is_an_app() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_first_hook, first), (_read_only_hook, _)])) = Front::holding([
+        claude_fixture("PermissionRequest-Bash"),
+        claude_fixture("PermissionRequest-Write"),
+    ]) else {
         return;
     };
-    let (_first_hook, first) = front.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    let (_read_only_hook, _) = front.hold_claude(&claude_fixture("PermissionRequest-Write"));
     front.with_paired(Browser::desktop(Theme::Light), "title desk", async |desktop| {
         desktop.wait_for(&card(&id_of(&first))).await;
         let title = || async { desktop.client.title().await.unwrap() };
@@ -575,12 +577,11 @@ return Array.from(document.querySelectorAll('button')).filter((b) => b.offsetPar
 
 #[test]
 fn the_text_on_every_button_has_a_contrast_of_at_least_4_5_in_both_themes() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_hook, prompt)])) = Front::holding([bash_event(
+        json!({ "command": long_command("true"), "description": "long" }),
+    )]) else {
         return;
     };
-    let (_hook, prompt) = front.hold_claude(&bash_event(
-        json!({ "command": long_command("true"), "description": "long" }),
-    ));
     let id = id_of(&prompt);
     for theme in [Theme::Light, Theme::Dark] {
         with_paired_browser(
@@ -639,10 +640,11 @@ fn the_text_on_every_button_has_a_contrast_of_at_least_4_5_in_both_themes() {
 fn a_cut_prompt_or_one_from_another_host_is_shown_as_such_and_a_cut_one_cannot_be_allowed() {
     // Protocol 3's fields (`cut`, a host stamped by the gateway), rendered by the page's own
     // card code from a prompt as the gateway sends it.
-    let Some(front) = Front::start() else {
+    let Some((front, [(_hook, prompt)])) =
+        Front::holding([claude_fixture("PermissionRequest-Bash")])
+    else {
         return;
     };
-    let (_hook, prompt) = front.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     front.with_paired(Browser::phone(Theme::Light), "cut phone", async |phone| {
         phone.wait_for(&card(&id_of(&prompt))).await;
         let mut cut = prompt.clone();
@@ -955,11 +957,12 @@ fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_onc
 /// still, the same button works.
 #[test]
 fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_first_hook, first), (second_hook, second)])) = Front::holding([
+        claude_bash("echo safe-A"),
+        claude_bash("rm -rf ~/important-B"),
+    ]) else {
         return;
     };
-    let (_first_hook, first) = front.hold_claude(&claude_bash("echo safe-A"));
-    let (second_hook, second) = front.hold_claude(&claude_bash("rm -rf ~/important-B"));
     let (first_id, second_id) = (id_of(&first), id_of(&second));
     let second_deny = format!("{} [data-action='deny']", card(&second_id));
     front.with_paired(Browser::phone(Theme::Light), "careless phone", async |phone| {

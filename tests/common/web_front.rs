@@ -102,6 +102,15 @@ impl Front {
         browser_available().then(Front::start_without_browser)
     }
 
+    /// [`Front::start`], then a Claude Code hook holding each of `events`' prompts, in order
+    /// (see [`Sandbox::hold_claude`](crate::common::Sandbox::hold_claude)): the hooks, and the
+    /// prompts as the gateway lists them.
+    pub fn holding<const N: usize>(events: [Value; N]) -> Option<(Front, [(Reaped, Value); N])> {
+        let front = Front::start()?;
+        let held = events.map(|event| front.hold_claude(&event));
+        Some((front, held))
+    }
+
     /// A gateway and its web front end, for a test that speaks HTTP itself.
     pub fn start_without_browser() -> Front {
         let gateway = Gateway::start();
