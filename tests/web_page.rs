@@ -744,10 +744,10 @@ fn a_large_prompt_is_never_allowed_from_the_page_before_it_is_seen_whole() {
         phone.click(&once).await;
     });
     let output = crate::common::finish(hook, Duration::from_secs(30));
-    let verdict: Value = serde_json::from_slice(&output.stdout).expect("the hook prints a verdict");
     assert_eq!(
-        verdict["hookSpecificOutput"]["decision"]["behavior"], "allow",
-        "approved from the page after it was loaded whole: {verdict}"
+        crate::common::claude_behavior(&output),
+        "allow",
+        "approved from the page after it was loaded whole: {output:?}"
     );
     let audit = front.run(&["log", "--json"]);
     let audit = String::from_utf8_lossy(&audit.stdout);

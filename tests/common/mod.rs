@@ -490,6 +490,14 @@ impl Drop for Reaped {
     }
 }
 
+/// The `behavior` of the Claude Code verdict a hook printed (`allow` or `deny`); panics with what
+/// it printed when that is not JSON.
+pub fn claude_behavior(output: &Output) -> serde_json::Value {
+    let verdict: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("the hook printed a verdict, not {output:?}"));
+    verdict["hookSpecificOutput"]["decision"]["behavior"].clone()
+}
+
 /// Waits for `hook` (see [`finish`]): it exits 0 and prints nothing (`why` says why).
 pub fn finished_silently(hook: Reaped, deadline: Duration, why: &str) -> Output {
     let output = finish(hook, deadline);
