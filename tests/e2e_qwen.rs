@@ -70,14 +70,13 @@ impl World {
             private_qwen,
         )?;
         let stdout = world.install(&[]);
-        for said in [
+        let said = [
             "held for up to 40 s",
             "60 s",
             "approval mode `auto`",
             "leaves your mode",
-        ] {
-            assert!(stdout.contains(said), "install says {said:?}: {stdout}");
-        }
+        ];
+        crate::common::assert_says_all("install", &stdout, &said);
         let settings: Value =
             serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
         assert_eq!(

@@ -832,14 +832,13 @@ fn web_pair_qr_on_a_loopback_page_says_so_and_how_a_phone_gets_there() {
         !stdout.contains('█') && !stdout.contains('▀'),
         "no QR code for loopback: {stdout}"
     );
-    for needed in [
+    let needed = [
         "loopback",
         "--listen 0.0.0.0:",
         "--tls-self-signed",
         "ssh -L ",
-    ] {
-        assert!(stderr.contains(needed), "{needed}: {stderr}");
-    }
+    ];
+    crate::common::assert_says_all("gatehouse web's stderr", &stderr, &needed);
 }
 
 /// A Codex patch (its `apply_patch` prompt, through the real hook) on the page: every file's

@@ -490,6 +490,13 @@ impl Drop for Reaped {
     }
 }
 
+/// Asserts that `text` (what `what` printed) says each of `said`.
+pub fn assert_says_all(what: &str, text: &str, said: &[&str]) {
+    for said in said {
+        assert!(text.contains(said), "{what} says {said:?}: {text}");
+    }
+}
+
 /// The `behavior` of the Claude Code verdict a hook printed (`allow` or `deny`); panics with what
 /// it printed when that is not JSON.
 pub fn claude_behavior(output: &Output) -> serde_json::Value {
