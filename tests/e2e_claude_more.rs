@@ -53,6 +53,11 @@ fn claude_world(
     }))
 }
 
+/// [`claude_world`] whose model asks to write `content` to `file` with Write.
+fn writing_world(file: &str, content: &str, record: Record) -> Option<ClaudeWorld> {
+    claude_world(vec![write_turn(file, content)], record, &[])
+}
+
 impl ClaudeWorld {
     /// How many prompts the gateway has registered, from its audit log.
     fn prompts_registered(&self) -> usize {
@@ -64,6 +69,20 @@ impl ClaudeWorld {
     }
 
     /// `once` for `prompt`, the first tool call: it succeeds, and `file` holds `content`.
+    /// Starts Claude Code with `message` and returns the Write prompt the gateway holds, once
+    /// it is there: answerable (`once`, `deny` and `always`).
+    fn held_answerable_write(&mut self, message: &str) -> Value {
+        self.start(message);
+        let prompt = self.held_prompt();
+        assert_eq!(prompt["tool"], "Write");
+        assert_eq!(
+            prompt["actions"],
+            json!(["once", "deny", "always"]),
+            "{prompt}"
+        );
+        prompt
+    }
+
     fn once_writes(&self, prompt: &Value, file: &str, content: &str) {
         self.answered(&prompt["id"], &["once"]);
         let result = self.tool_result(1);
@@ -157,39 +176,21 @@ fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
 /// waited for), and `once` from the gateway writes the file.
 #[test]
 fn a_probe_then_at_once_a_write_is_answerable_and_once_from_the_gateway_writes_it() {
-    let Some(mut world) = claude_world(
-        vec![write_turn("atonce.txt", "at once\n")],
-        Record::None,
-        &[],
-    ) else {
+    let Some(mut world) = writing_world("atonce.txt", "at once\n", Record::None) else {
         return;
     };
     world.probe_with_cases(world.agent.env.claude_bin(), &[]);
-    world.start("write at once");
-    let prompt = world.held_prompt();
-    assert_eq!(prompt["tool"], "Write");
-    assert_eq!(
-        prompt["actions"],
-        json!(["once", "deny", "always"]),
-        "{prompt}"
-    );
+    let prompt = world.held_answerable_write("write at once");
     world.once_writes(&prompt, "atonce.txt", "at once\n");
 }
 
 #[test]
 fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane() {
-    let Some(mut world) = claude_world(
-        vec![write_turn("notes.txt", "hello\n")],
-        Record::Passing,
-        &[],
-    ) else {
+    let Some(mut world) = writing_world("notes.txt", "hello\n", Record::Passing) else {
         return;
     };
     world.agent.env.keep_tmux_variables();
-    world.start("write notes");
-    let prompt = world.held_prompt();
-    assert_eq!(prompt["tool"], "Write");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    let prompt = world.held_answerable_write("write notes");
     assert_eq!(prompt["preview"]["format"], "text");
     assert_eq!(prompt["preview"]["title"], "notes.txt (new file)");
     assert_eq!(prompt["preview"]["text"], "hello\n");
