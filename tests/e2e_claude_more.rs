@@ -58,6 +58,15 @@ fn writing_world(file: &str, content: &str, record: Record) -> Option<ClaudeWorl
     claude_world(vec![write_turn(file, content)], record, &[])
 }
 
+/// [`claude_world`] with a passing record whose model asks to run `command` with Bash, started
+/// with `message`; the world and the prompt the gateway holds for the command.
+fn holding_a_bash_prompt(command: &str, message: &str) -> Option<(ClaudeWorld, Value)> {
+    let mut world = claude_world(vec![bash_turn(command)], Record::Passing, &[])?;
+    world.start(message);
+    let prompt = world.held_prompt();
+    Some((world, prompt))
+}
+
 impl ClaudeWorld {
     /// How many prompts the gateway has registered, from its audit log.
     fn prompts_registered(&self) -> usize {
@@ -279,21 +288,16 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
         "the second call asked nobody"
     );
     assert!(!world.workspace_file(".claude/settings.local.json").exists());
-    let log = world.gateway.log_text();
-    assert!(
-        log.contains("always: suggestion s1 for the session"),
-        "{log}"
-    );
+    let said = ["always: suggestion s1 for the session"];
+    crate::common::assert_says_all("the audit log", &world.gateway.log_text(), &said);
 }
 
 #[test]
 fn always_for_the_project_writes_claudes_rule_to_settings_local_json() {
     let command = node_append("project.log");
-    let Some(mut world) = claude_world(vec![bash_turn(&command)], Record::Passing, &[]) else {
+    let Some((world, prompt)) = holding_a_bash_prompt(&command, "append for the project") else {
         return;
     };
-    world.start("append for the project");
-    let prompt = world.held_prompt();
     world.answered(
         &prompt["id"],
         &["always", "--suggestion", "s1", "--scope", "project"],
@@ -389,11 +393,9 @@ fn without_a_record_or_with_another_versions_edits_and_plans_are_read_only() {
 #[test]
 fn always_for_every_project_merges_claudes_rule_into_the_user_settings_keeping_the_hooks() {
     let command = node_append("user.log");
-    let Some(mut world) = claude_world(vec![bash_turn(&command)], Record::Passing, &[]) else {
+    let Some((world, prompt)) = holding_a_bash_prompt(&command, "append for every project") else {
         return;
     };
-    world.start("append for every project");
-    let prompt = world.held_prompt();
     world.answered(&prompt["id"], &["always", "--scope", "user"]);
     assert_eq!(world.tool_result(1)["is_error"], json!(false));
     let rule = format!("Bash({})", command.replace('(', r"\(").replace(')', r"\)"));

@@ -256,11 +256,8 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
         wait_until_ended(phone, &append, "Answered (always) by web:edit phone").await;
     });
     world.fake.wait_for_tool_results(3, DEADLINE);
-    let log = world.gateway.log_text();
-    assert!(
-        log.contains("always: suggestion s1 for the session"),
-        "{log}"
-    );
+    let said = ["always: suggestion s1 for the session"];
+    crate::common::assert_says_all("the audit log", &world.gateway.log_text(), &said);
 }
 
 #[test]
