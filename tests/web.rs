@@ -13,8 +13,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::common::web_front::{
-    card, dom_text, http, pair, pair_link, pair_over_http, run, script, wait_until_ended,
-    with_browser, with_paired_browser, Front, Paired, Web,
+    card, card_input_text, dom_text, http, pair, pair_link, pair_over_http, run, script,
+    wait_until_ended, with_browser, with_paired_browser, Front, Paired, Web,
 };
 use crate::common::{claude_bash, claude_fixture, id_of, Gateway, Reaped, Sandbox};
 use crate::support::browser::{browser_available, Browser, DESKTOP, PAGE_DEADLINE, PHONE};
@@ -463,10 +463,8 @@ fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
     };
     let id = id_of(&prompt);
     front.with_paired(Browser::start(PHONE), "careful phone", async |phone| {
-        let input = format!("{} [data-input]", card(&id));
-        phone.wait_for(&input).await;
         assert_eq!(
-            phone.text(&input).await,
+            card_input_text(phone, &id).await,
             r"echo \e[8mhidden\e[0m <img src=x onerror=alert(1)> \u{202e}txt.exe"
         );
         assert_eq!(
@@ -628,10 +626,8 @@ fn the_page_escapes_every_character_the_cli_escapes() {
         .collect();
     let expected = gatehouse_core::text::visible(&sample).into_owned();
     front.with_paired(Browser::start(PHONE), "escaping phone", async |phone| {
-        let input = format!("{} [data-input]", card(&id));
-        phone.wait_for(&input).await;
         assert_eq!(
-            phone.text(&input).await,
+            card_input_text(phone, &id).await,
             gatehouse_core::text::visible(command),
             "the card shows what the CLI shows"
         );

@@ -253,6 +253,13 @@ pub fn card(id: &str) -> String {
     format!("[data-prompt-id='{id}']")
 }
 
+/// The command (or other input) the card of prompt `id` shows, once the card is there.
+pub async fn card_input_text(browser: &Browser, id: &str) -> String {
+    let input = format!("{} [data-input]", card(id));
+    browser.wait_for(&input).await;
+    browser.text(&input).await
+}
+
 /// Runs a script in the page; its result.
 pub async fn script(browser: &Browser, source: &str, arguments: Vec<Value>) -> Value {
     browser
