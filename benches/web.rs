@@ -128,8 +128,21 @@ async fn subscribe(web: &Web, authorization: &str, push_port: u16) {
 
 /// POSTs the JSON `body` to `path` as the paired page would; panics unless it gets a 200.
 async fn post_as_the_page(web: &Web, authorization: &str, path: &str, body: &str) {
+    let reply = post_json(web, Some(authorization), path, body).await;
+    assert!(
+        reply.starts_with("HTTP/1.1 200"),
+        "POST {path} failed: {reply}"
+    );
+}
+
+/// POSTs the JSON `body` to `path` from the page's origin (with `authorization` when given) and
+/// returns the whole reply, headers and body.
+async fn post_json(web: &Web, authorization: Option<&str>, path: &str, body: &str) -> String {
+    let authorization = authorization
+        .map(|value| format!("Authorization: {value}\r\n"))
+        .unwrap_or_default();
     let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nAuthorization: {authorization}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\n{authorization}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len(),
         port = web.port
     );
@@ -137,10 +150,7 @@ async fn post_as_the_page(web: &Web, authorization: &str, path: &str, body: &str
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut reply = String::new();
     stream.read_to_string(&mut reply).await.unwrap();
-    assert!(
-        reply.starts_with("HTTP/1.1 200"),
-        "POST {path} failed: {reply}"
-    );
+    reply
 }
 
 /// Drops the subscription again, so that the later measurements send no pushes.
@@ -214,15 +224,7 @@ fn start_web(gateway: &BenchGateway) -> Web {
 /// Pairs over HTTP as the page would, and returns the `Authorization` header's value.
 async fn pair(web: &Web, token: &str) -> String {
     let body = format!(r#"{{"token":"{token}","name":"bench"}}"#);
-    let request = format!(
-        "POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len(),
-        port = web.port
-    );
-    let mut stream = TcpStream::connect(("127.0.0.1", web.port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).await.unwrap();
+    let reply = post_json(web, None, "/api/pair", &body).await;
     let body = reply.split("\r\n\r\n").nth(1).expect("a body");
     let body: serde_json::Value = serde_json::from_str(body).expect("the pairing reply is JSON");
     format!("Bearer {}", body["token"].as_str().expect("a device token"))

@@ -255,13 +255,7 @@ fn the_console_survives_a_gateway_restart() {
     gateway.kill();
     console.wait_for_text("THE GATEWAY IS GONE");
 
-    let serve = gateway
-        .command(&["serve"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("serve starts");
+    let serve = gateway.spawn_quiet(&["serve"], Stdio::null());
     let _restarted = RestartedGateway(serve);
     crate::common::wait_for(SCREEN_DEADLINE, "the restarted gateway", || {
         gateway.run(&["status"]).status.success()

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway, Sandbox};
 use crate::support::claude_env::{find_claude_bin, wait_idle, CLAUDE_VERSION};
-use crate::support::claude_world::{write_claude_record, ClaudeWorld};
+use crate::support::claude_world::{alpha_to_beta_edit_turn, write_claude_record, ClaudeWorld};
 use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
 use crate::support::world::{adapter_rule, required_bin};
 
@@ -53,6 +53,20 @@ fn claude_world(
     }))
 }
 
+/// [`claude_world`] whose model asks to write `content` to `file` with Write.
+fn writing_world(file: &str, content: &str, record: Record) -> Option<ClaudeWorld> {
+    claude_world(vec![write_turn(file, content)], record, &[])
+}
+
+/// [`claude_world`] with a passing record whose model asks to run `command` with Bash, started
+/// with `message`; the world and the prompt the gateway holds for the command.
+fn holding_a_bash_prompt(command: &str, message: &str) -> Option<(ClaudeWorld, Value)> {
+    let mut world = claude_world(vec![bash_turn(command)], Record::Passing, &[])?;
+    world.start(message);
+    let prompt = world.held_prompt();
+    Some((world, prompt))
+}
+
 impl ClaudeWorld {
     /// How many prompts the gateway has registered, from its audit log.
     fn prompts_registered(&self) -> usize {
@@ -64,6 +78,20 @@ impl ClaudeWorld {
     }
 
     /// `once` for `prompt`, the first tool call: it succeeds, and `file` holds `content`.
+    /// Starts Claude Code with `message` and returns the Write prompt the gateway holds, once
+    /// it is there: answerable (`once`, `deny` and `always`).
+    fn held_answerable_write(&mut self, message: &str) -> Value {
+        self.start(message);
+        let prompt = self.held_prompt();
+        assert_eq!(prompt["tool"], "Write");
+        assert_eq!(
+            prompt["actions"],
+            json!(["once", "deny", "always"]),
+            "{prompt}"
+        );
+        prompt
+    }
+
     fn once_writes(&self, prompt: &Value, file: &str, content: &str) {
         self.answered(&prompt["id"], &["once"]);
         let result = self.tool_result(1);
@@ -157,39 +185,21 @@ fn the_probe_passes_and_the_running_gateway_unlocks_what_it_proved() {
 /// waited for), and `once` from the gateway writes the file.
 #[test]
 fn a_probe_then_at_once_a_write_is_answerable_and_once_from_the_gateway_writes_it() {
-    let Some(mut world) = claude_world(
-        vec![write_turn("atonce.txt", "at once\n")],
-        Record::None,
-        &[],
-    ) else {
+    let Some(mut world) = writing_world("atonce.txt", "at once\n", Record::None) else {
         return;
     };
     world.probe_with_cases(world.agent.env.claude_bin(), &[]);
-    world.start("write at once");
-    let prompt = world.held_prompt();
-    assert_eq!(prompt["tool"], "Write");
-    assert_eq!(
-        prompt["actions"],
-        json!(["once", "deny", "always"]),
-        "{prompt}"
-    );
+    let prompt = world.held_answerable_write("write at once");
     world.once_writes(&prompt, "atonce.txt", "at once\n");
 }
 
 #[test]
 fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane() {
-    let Some(mut world) = claude_world(
-        vec![write_turn("notes.txt", "hello\n")],
-        Record::Passing,
-        &[],
-    ) else {
+    let Some(mut world) = writing_world("notes.txt", "hello\n", Record::Passing) else {
         return;
     };
     world.agent.env.keep_tmux_variables();
-    world.start("write notes");
-    let prompt = world.held_prompt();
-    assert_eq!(prompt["tool"], "Write");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    let prompt = world.held_answerable_write("write notes");
     assert_eq!(prompt["preview"]["format"], "text");
     assert_eq!(prompt["preview"]["title"], "notes.txt (new file)");
     assert_eq!(prompt["preview"]["text"], "hello\n");
@@ -210,7 +220,7 @@ fn once_on_a_write_writes_the_file_and_the_prompt_shows_the_content_and_the_pane
     assert!(prompt["terminal"]["pid"].is_u64(), "{prompt}");
     // The hook asked tmux for the pane's session and window (the harness's session is `claude`).
     assert_eq!(prompt["terminal"]["tmux_window"], "claude:0", "{prompt}");
-    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    let listed = world.gateway.list_text();
     assert!(listed.contains("content: notes.txt (new file)"), "{listed}");
     assert!(
         listed.contains(&format!("terminal: tmux claude:0.{pane}, pid ")),
@@ -225,14 +235,7 @@ fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
         return;
     };
     let path = world.workspace_file("e.txt");
-    std::fs::write(&path, "one\nalpha\nthree\n").unwrap();
-    world.fake.push_turn(ScriptedTurn::Steps(vec![
-        ("Read".into(), json!({ "file_path": path })),
-        (
-            "Edit".into(),
-            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
-        ),
-    ]));
+    world.fake.push_turn(alpha_to_beta_edit_turn(&path));
     world.start("edit e.txt");
     let prompt = world.held_prompt();
     assert_eq!(prompt["tool"], "Edit");
@@ -241,7 +244,7 @@ fn deny_on_an_edit_leaves_the_file_and_the_model_reads_the_message() {
         prompt["preview"]["text"],
         "--- a/e.txt\n+++ b/e.txt\n@@ -1,3 +1,3 @@\n one\n-alpha\n+beta\n three\n"
     );
-    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    let listed = world.gateway.list_text();
     assert!(listed.contains("      -alpha\n      +beta\n"), "{listed}");
     world.answered(&prompt["id"], &["deny", "--message", "keep alpha"]);
     world.tool_result_starting(2, true, "keep alpha");
@@ -285,21 +288,16 @@ fn always_for_the_session_runs_the_same_command_again_unasked_and_writes_no_sett
         "the second call asked nobody"
     );
     assert!(!world.workspace_file(".claude/settings.local.json").exists());
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
-    assert!(
-        log.contains("always: suggestion s1 for the session"),
-        "{log}"
-    );
+    let said = ["always: suggestion s1 for the session"];
+    crate::common::assert_says_all("the audit log", &world.gateway.log_text(), &said);
 }
 
 #[test]
 fn always_for_the_project_writes_claudes_rule_to_settings_local_json() {
     let command = node_append("project.log");
-    let Some(mut world) = claude_world(vec![bash_turn(&command)], Record::Passing, &[]) else {
+    let Some((world, prompt)) = holding_a_bash_prompt(&command, "append for the project") else {
         return;
     };
-    world.start("append for the project");
-    let prompt = world.held_prompt();
     world.answered(
         &prompt["id"],
         &["always", "--suggestion", "s1", "--scope", "project"],
@@ -340,7 +338,7 @@ fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
         prompt["preview"]["text"],
         "# Plan\n1. Write the tests first.\n"
     );
-    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    let listed = world.gateway.list_text();
     assert!(
         listed.contains("    plan: the plan\n      # Plan\n"),
         "{listed}"
@@ -395,11 +393,9 @@ fn without_a_record_or_with_another_versions_edits_and_plans_are_read_only() {
 #[test]
 fn always_for_every_project_merges_claudes_rule_into_the_user_settings_keeping_the_hooks() {
     let command = node_append("user.log");
-    let Some(mut world) = claude_world(vec![bash_turn(&command)], Record::Passing, &[]) else {
+    let Some((world, prompt)) = holding_a_bash_prompt(&command, "append for every project") else {
         return;
     };
-    world.start("append for every project");
-    let prompt = world.held_prompt();
     world.answered(&prompt["id"], &["always", "--scope", "user"]);
     assert_eq!(world.tool_result(1)["is_error"], json!(false));
     let rule = format!("Bash({})", command.replace('(', r"\(").replace(')', r"\)"));

@@ -337,15 +337,10 @@ fn a_hostile_patch_is_listed_whole_escaped_and_says_what_lands_outside_the_folde
         "tool_input": { "command": patch },
     });
     let hook = gateway.spawn_hook("codex", event.to_string().as_bytes(), &[]);
-    let output = crate::common::finish(hook, DEADLINE);
-    assert!(output.status.success());
-    assert!(
-        output.stdout.is_empty(),
-        "a read-only prompt gets no verdict"
-    );
+    crate::common::finished_silently(hook, DEADLINE, "a read-only prompt gets no verdict");
     let listed = gateway.wait_for_pending(1);
     assert_eq!(listed[0]["actions"], json!([]));
-    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    let list = gateway.list_text();
     for expected in [
         "apply_patch: update src/main.rs, add ../../../etc/cron.d/evil",
         "diff: Codex patch: 3 files; OUTSIDE the session's folder /home/dev/project: ../../../etc/cron.d/evil, /home/dev/.bashrc",

@@ -74,12 +74,8 @@ fn read_only_until_probed_copilots_dialog_decides_and_its_answers_withdraw_the_p
 
     // Yes in Copilot's dialog: the command runs and postToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    let yes = || {
-        world.yes_in_copilot(&tmux, "yes");
-    };
-    let dialog = (&*tmux, APPROVAL_PROMPT_TEXT);
-    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
-    tmux.wait_for_text(READY_TEXT, DEADLINE);
+    let texts = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
 
     // Esc in Copilot's dialog sends no hook event; the next message (a later turn) withdraws it.
     let prompt = world.prompt_for(&tmux, "esc");

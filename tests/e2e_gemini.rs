@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use gatehouse_adapter_gemini::probe::still_typed;
+
 use crate::common::{wait_for, Gateway};
 use crate::support::gemini_env::{
     fake_gemini, find_gemini_bin, GeminiEnv, DIALOG_TEXT, READY_TEXT,
@@ -25,24 +27,6 @@ const COMMAND: &str = "printf watched > watched.txt";
 /// Both hooks' names start with it: `gatehouse` (watching) and `gatehouse-answer` (BeforeTool).
 const HOOK_SAYS: &str = "[gatehouse";
 
-/// Whether `message` still sits in Gemini's input box: the screen has the rule (a line of `─`)
-/// that Gemini draws above its input box, the lines below it hold the message, and no dialog is
-/// on the screen (where another Enter would answer it).
-fn still_typed(screen: &str, message: &str) -> bool {
-    let mut below_rule = Vec::new();
-    let mut rule_seen = false;
-    for line in screen.lines().rev() {
-        if line.trim_start().starts_with('─') {
-            rule_seen = true;
-            break;
-        }
-        below_rule.push(line);
-    }
-    rule_seen
-        && !screen.contains(DIALOG_TEXT)
-        && below_rule.iter().any(|line| line.contains(message))
-}
-
 /// Gemini's terminal and home; the terminal stops first.
 struct Gemini {
     tmux: Tmux,
@@ -53,7 +37,7 @@ struct Gemini {
 type World = AgentWorld<Gemini>;
 
 impl World {
-    /// Types `message` into Gemini and sends it ([`still_typed`] says when Enter was dropped).
+    /// Types `message` into Gemini and sends it (the kit's [`still_typed`] says when Enter was dropped).
     fn submit(&self, message: &str) {
         let tmux = &self.agent.tmux;
         self.agent.env.submit_surely(tmux, message, still_typed);

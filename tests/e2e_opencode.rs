@@ -170,7 +170,7 @@ fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_
         "{preview}"
     );
     assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
-    let listed = String::from_utf8_lossy(&world.gateway.run(&["list"]).stdout).into_owned();
+    let listed = world.gateway.list_text();
     assert!(listed.contains("printf *"), "{listed}");
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
 
@@ -353,12 +353,10 @@ fn hostile_text_from_the_plugin_is_listed_escaped_and_a_huge_event_is_left_to_op
         .to_string()
     };
     let hook = gateway.spawn_hook("opencode", event(hostile, "per_hostile").as_bytes(), &[]);
-    let output = crate::common::finish(hook, DEADLINE);
-    assert!(output.status.success());
-    assert!(output.stdout.is_empty(), "{output:?}");
+    crate::common::finished_silently(hook, DEADLINE, "the hook prints nothing");
     let listed = gateway.wait_for_pending(1);
     assert_eq!(listed[0]["summary"], hostile, "the text is kept whole");
-    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    let list = gateway.list_text();
     assert!(list.contains("rm -rf ~"), "{list}");
     for raw in ['\u{202e}', '\u{1b}', '\u{7}'] {
         assert!(

@@ -70,14 +70,13 @@ impl World {
             private_qwen,
         )?;
         let stdout = world.install(&[]);
-        for said in [
+        let said = [
             "held for up to 40 s",
             "60 s",
             "approval mode `auto`",
             "leaves your mode",
-        ] {
-            assert!(stdout.contains(said), "install says {said:?}: {stdout}");
-        }
+        ];
+        crate::common::assert_says_all("install", &stdout, &said);
         let settings: Value =
             serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
         assert_eq!(
@@ -112,11 +111,6 @@ impl World {
         prompt
     }
 
-    /// What `gatehouse list` prints.
-    fn list_text(&self) -> String {
-        String::from_utf8_lossy(&self.gateway.run(&["list"]).stdout).into_owned()
-    }
-
     /// Answers Yes in Qwen's dialog ("1. Yes, allow once" is selected) and waits for the command
     /// to run.
     fn yes_in_qwen(&self, tmux: &Tmux, name: &str) {
@@ -134,19 +128,15 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
 
     // Yes in Qwen's dialog: the command runs, and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
-    let list = world.list_text();
+    let list = world.gateway.list_text();
     assert!(
         list.contains("printf yes > yes.txt")
             && list.contains("read-only: ")
             && list.contains("gatehouse probe qwen"),
         "{list}"
     );
-    let yes = || {
-        world.yes_in_qwen(&tmux, "yes");
-    };
-    let dialog = (&*tmux, APPROVAL_PROMPT_TEXT);
-    world.read_only_and_yes_in_the_terminal_withdraws_it(dialog, &prompt, yes, DEADLINE);
-    tmux.wait_for_text(READY_TEXT, DEADLINE);
+    let texts = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
 
     // Esc in Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
     let prompt = world.prompt_for(&tmux, "esc");
@@ -187,7 +177,7 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     let tmux = world.start();
     // Once from the gateway: Qwen shows no dialog of its own, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    let list = world.list_text();
+    let list = world.gateway.list_text();
     assert!(
         list.contains("once,deny") && list.contains("printf once > once.txt"),
         "{list}"
@@ -266,16 +256,11 @@ fn hostile_qwen_text_is_shown_as_escapes_and_only_the_probed_version_is_answerab
         &qwen_permission_request("forged", hostile),
         &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4; rm -rf /")],
     );
-    let forged = crate::common::finish(forged, DEADLINE);
-    assert!(forged.status.success());
-    assert!(
-        forged.stdout.is_empty(),
-        "read-only: the hook returns with nothing"
-    );
+    crate::common::finished_silently(forged, DEADLINE, "read-only: the hook returns with nothing");
     let listed = gateway.wait_for_pending(1);
     assert_eq!(listed[0]["actions"], json!([]), "{}", listed[0]);
     assert_eq!(listed[0]["summary"], hostile, "the JSON stays exact");
-    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    let list = gateway.list_text();
     assert!(
         list.contains("\\e[2Jgone\\u{202e}") && !list.contains('\u{1b}'),
         "{list}"

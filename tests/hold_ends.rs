@@ -69,7 +69,7 @@ fn a_held_qwen_prompt_says_when_its_hold_ends_and_that_qwens_dialog_comes_then_a
         "a watched prompt is not held: {watched}"
     );
     // `list` and `show` say it in words.
-    let list = String::from_utf8_lossy(&gateway.run(&["list"]).stdout).into_owned();
+    let list = gateway.list_text();
     assert!(
         list.contains("held: answer within ") && list.contains(after),
         "{list}"

@@ -166,12 +166,7 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
         String::from_utf8_lossy(&answered.stderr)
     );
     let output = crate::common::finish(hook, Duration::from_secs(30));
-    let verdict: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("the deny is printed");
-    assert_eq!(
-        verdict["hookSpecificOutput"]["decision"]["behavior"],
-        "deny"
-    );
+    assert_eq!(crate::common::claude_behavior(&output), "deny");
 
     // Larger than the hook reads, or larger than a frame once encoded again (each `1e5` is
     // written back as `100000.0`): let go at once, with nothing printed. The second holds

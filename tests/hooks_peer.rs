@@ -101,17 +101,7 @@ fn two_nine_megabyte_prompts_leave_list_working_and_show_prints_one_whole() {
         "the whole input: {} bytes",
         text.len()
     );
-    let approve = text
-        .lines()
-        .find_map(|line| line.strip_prefix("approve: "))
-        .expect("show says how to approve what it showed");
-    let seen = approve.rsplit(' ').next().unwrap();
-    let answered = gateway.run(&["answer", id, "once", "--seen", seen]);
-    assert!(
-        answered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&answered.stderr)
-    );
+    gateway.answer_once_as_shown(id, &text);
     assert_eq!(gateway.list().len(), 1);
 }
 

@@ -124,13 +124,7 @@ impl Remote {
             arguments.push(option);
         }
         let words: Vec<&str> = arguments.iter().map(String::as_str).collect();
-        let mut process = gateway
-            .command(&words)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("gatehouse remote starts");
+        let mut process = gateway.spawn_quiet(&words, Stdio::piped());
         let lines = Arc::new(Mutex::new(Vec::new()));
         let collected = lines.clone();
         let stderr = process.stderr.take().unwrap();

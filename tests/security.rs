@@ -313,13 +313,7 @@ fn a_squatted_default_socket_folder_is_refused_by_every_client() {
 fn serve_until_exit(sandbox: &Sandbox, arguments: &[&str], deadline: Duration) -> Output {
     let mut all = arguments.to_vec();
     all.push("serve");
-    let serve = sandbox
-        .command(&all)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("serve starts");
+    let serve = sandbox.spawn_quiet(&all, Stdio::piped());
     finish(serve, deadline)
 }
 
@@ -369,15 +363,7 @@ fn of_two_gateways_started_together_after_a_crash_one_serves_and_the_other_says_
             .create(socket.parent().unwrap())
             .unwrap();
         drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
-        let start = || {
-            sandbox
-                .command(&["serve"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("serve starts")
-        };
+        let start = || sandbox.spawn_quiet(&["serve"], Stdio::piped());
         let mut gateways = [start(), start()];
         let mut exited = None;
         wait_for(

@@ -3,9 +3,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
-use crate::common::{claude_bash, finish, Gateway};
+use crate::common::{claude_bash, claude_behavior, finish, Gateway};
 use crate::support::world::refused;
 
 fn text(bytes: &[u8]) -> String {
@@ -53,12 +51,8 @@ fn a_stale_id_prefix_is_refused_and_never_answers_the_prompt_pending_now() {
         said.contains("claude Bash") && said.contains("git push --force origin main"),
         "answer says what it answered: {said}"
     );
-    let verdict: Value =
-        serde_json::from_slice(&finish(force_push_hook, Duration::from_secs(10)).stdout).unwrap();
-    assert_eq!(
-        verdict["hookSpecificOutput"]["decision"]["behavior"],
-        "deny"
-    );
+    let output = finish(force_push_hook, Duration::from_secs(10));
+    assert_eq!(claude_behavior(&output), "deny");
 }
 
 #[test]

@@ -128,9 +128,5 @@ fn the_same_lie_told_truthfully_is_delivered() {
         |listener| fake_gateway(listener, Some(REGISTERED), REGISTERED),
         "PermissionRequest-Bash",
     );
-    let verdict: Value = serde_json::from_slice(&output.stdout).expect("a verdict is printed");
-    assert_eq!(
-        verdict["hookSpecificOutput"]["decision"]["behavior"],
-        "allow"
-    );
+    assert_eq!(crate::common::claude_behavior(&output), "allow");
 }

@@ -13,14 +13,15 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::common::web_front::{
-    card, dom_text, http, pair, pair_link, pair_over_http, run, script, wait_until_ended,
-    with_browser, with_paired_browser, Front, Paired, Web,
+    card, card_input_text, dom_text, http, pair, pair_link, pair_over_http, run, script,
+    wait_until_ended, with_browser, with_paired_browser, Front, Paired, Web,
 };
 use crate::common::{claude_bash, claude_fixture, id_of, Gateway, Reaped, Sandbox};
 use crate::support::browser::{browser_available, Browser, DESKTOP, PAGE_DEADLINE, PHONE};
 use crate::support::claude_env::{
     answer_dialog, find_claude_bin, wait_idle, ClaudeEnv, BASH_DIALOG, CLAUDE_VERSION,
 };
+use crate::support::claude_world::{bash_turn, question_turn};
 use crate::support::fake_anthropic::{tool_result_text, FakeAnthropic, ScriptedTurn};
 use crate::support::tmux::Tmux;
 
@@ -133,24 +134,6 @@ impl World {
     }
 }
 
-fn bash_turn(command: &str) -> ScriptedTurn {
-    ScriptedTurn::tool_use(
-        "Bash",
-        json!({ "command": command, "description": "write a file" }),
-    )
-}
-
-fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTurn {
-    let options: Vec<Value> = labels
-        .iter()
-        .map(|label| json!({ "label": label, "description": format!("{label} option") }))
-        .collect();
-    ScriptedTurn::tool_use(
-        "AskUserQuestion",
-        json!({ "questions": [{ "question": question, "header": "Pick", "options": options, "multiSelect": multi }] }),
-    )
-}
-
 fn audit_by(world: &World) -> Vec<String> {
     world
         .gateway
@@ -175,7 +158,7 @@ fn an_unpaired_browser_sees_nothing_a_link_pairs_once_and_once_runs_the_command(
     };
     run(async {
         with_browser(PHONE, async |stranger| {
-            stranger.client.goto(&world.web.base).await.unwrap();
+            stranger.open(&world.web.base).await;
             stranger.wait_for("[data-unpaired]:not([hidden])").await;
             assert_eq!(stranger.count("[data-prompt-id]").await, 0);
             assert!(!stranger
@@ -210,7 +193,7 @@ fn an_unpaired_browser_sees_nothing_a_link_pairs_once_and_once_runs_the_command(
             phone.screenshot("bash-prompt-desktop", DESKTOP).await;
             phone.screenshot("bash-prompt-phone", PHONE).await;
             with_browser(PHONE, async |second| {
-                second.client.goto(&world.web.first_link).await.unwrap();
+                second.open(&world.web.first_link).await;
                 second.click("[data-pair-submit]").await;
                 second.wait_for("[data-unpaired]:not([hidden])").await;
                 assert!(second
@@ -474,17 +457,14 @@ fn requests_without_the_token_or_with_a_forged_host_get_no_data() {
 
 #[test]
 fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
-    let Some(front) = Front::start() else {
+    let command = "echo \u{1b}[8mhidden\u{1b}[0m <img src=x onerror=alert(1)> \u{202e}txt.exe";
+    let Some((front, [(_hook, prompt)])) = Front::holding([claude_bash(command)]) else {
         return;
     };
-    let command = "echo \u{1b}[8mhidden\u{1b}[0m <img src=x onerror=alert(1)> \u{202e}txt.exe";
-    let (_hook, prompt) = front.hold_claude(&claude_bash(command));
     let id = id_of(&prompt);
     front.with_paired(Browser::start(PHONE), "careful phone", async |phone| {
-        let input = format!("{} [data-input]", card(&id));
-        phone.wait_for(&input).await;
         assert_eq!(
-            phone.text(&input).await,
+            card_input_text(phone, &id).await,
             r"echo \e[8mhidden\e[0m <img src=x onerror=alert(1)> \u{202e}txt.exe"
         );
         assert_eq!(
@@ -497,10 +477,11 @@ fn hostile_agent_text_shows_as_visible_escapes_and_never_as_markup() {
 
 #[test]
 fn a_read_only_prompt_says_why_and_offers_no_button() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_hook, prompt)])) =
+        Front::holding([claude_fixture("PermissionRequest-Write")])
+    else {
         return;
     };
-    let (_hook, prompt) = front.hold_claude(&claude_fixture("PermissionRequest-Write"));
     let id = id_of(&prompt);
     front.with_paired(Browser::start(PHONE), "reader", async |phone| {
         let note = phone
@@ -627,13 +608,12 @@ fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() 
 
 #[test]
 fn the_page_escapes_every_character_the_cli_escapes() {
-    let Some(front) = Front::start() else {
-        return;
-    };
     // Characters the hand-copied list of the page once missed: a variation selector, Hangul
     // fillers, the combining grapheme joiner, a variation selector of the supplement.
     let command = "echo ok\u{fe0f}\u{3164}\u{115f}\u{ffa0}\u{34f}\u{e0100}.txt";
-    let (_hook, prompt) = front.hold_claude(&claude_bash(command));
+    let Some((front, [(_hook, prompt)])) = Front::holding([claude_bash(command)]) else {
+        return;
+    };
     let id = id_of(&prompt);
     // Every character the CLI escapes, and every other character of the Basic Multilingual
     // Plane, each followed by a letter.
@@ -646,10 +626,8 @@ fn the_page_escapes_every_character_the_cli_escapes() {
         .collect();
     let expected = gatehouse_core::text::visible(&sample).into_owned();
     front.with_paired(Browser::start(PHONE), "escaping phone", async |phone| {
-        let input = format!("{} [data-input]", card(&id));
-        phone.wait_for(&input).await;
         assert_eq!(
-            phone.text(&input).await,
+            card_input_text(phone, &id).await,
             gatehouse_core::text::visible(command),
             "the card shows what the CLI shows"
         );

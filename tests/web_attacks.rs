@@ -160,10 +160,8 @@ fn another_local_users_server_visited_by_the_paired_browser_gets_no_prompt_and_a
             *device_token.borrow_mut() = stored_token(phone).await.unwrap();
             // The person follows a link to the other user's page, as from any site.
             phone
-                .client
-                .goto(&format!("http://127.0.0.1:{}/", other.port))
-                .await
-                .unwrap();
+                .open(&format!("http://127.0.0.1:{}/", other.port))
+                .await;
             phone
                 .wait_until(
                     Duration::from_secs(15),
@@ -181,7 +179,7 @@ fn another_local_users_server_visited_by_the_paired_browser_gets_no_prompt_and_a
                 )
                 .await;
             // Back on gatehouse web's own page, the device is still paired.
-            phone.client.goto(&web.base).await.unwrap();
+            phone.open(&web.base).await;
             phone.wait_for("[data-connection][data-up='true']").await;
         },
     );

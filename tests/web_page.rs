@@ -18,6 +18,7 @@ use crate::common::web_front::{
 };
 use crate::common::{claude_bash, claude_fixture, id_of, Gateway};
 use crate::support::browser::{browser_available, Browser, Theme, DESKTOP, PHONE};
+use crate::support::claude_world::alpha_to_beta_edit_turn;
 use crate::support::fake_anthropic::{tool_result_text, ScriptedTurn, PLAN_FILE};
 use crate::web::World;
 
@@ -191,14 +192,7 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
         return;
     };
     let path = world.workspace_file("e.txt");
-    std::fs::write(&path, "one\nalpha\nthree\n").unwrap();
-    world.fake.push_turn(ScriptedTurn::Steps(vec![
-        ("Read".into(), json!({ "file_path": path })),
-        (
-            "Edit".into(),
-            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
-        ),
-    ]));
+    world.fake.push_turn(alpha_to_beta_edit_turn(&path));
     let command = "node -e \"require('fs').appendFileSync('ran.log','x')\"";
     world.fake.push_turn(ScriptedTurn::tool_use(
         "Bash",
@@ -262,11 +256,8 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
         wait_until_ended(phone, &append, "Answered (always) by web:edit phone").await;
     });
     world.fake.wait_for_tool_results(3, DEADLINE);
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log"]).stdout).into_owned();
-    assert!(
-        log.contains("always: suggestion s1 for the session"),
-        "{log}"
-    );
+    let said = ["always: suggestion s1 for the session"];
+    crate::common::assert_says_all("the audit log", &world.gateway.log_text(), &said);
 }
 
 #[test]
@@ -385,10 +376,11 @@ fn every_field_is_shown_and_the_fields_that_widen_a_call_are_flagged() {
 
 #[test]
 fn an_edit_shows_its_diff_and_a_plan_reads_as_text_on_read_only_cards() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_edit_hook, edit)])) =
+        Front::holding([claude_fixture("PermissionRequest-Edit")])
+    else {
         return;
     };
-    let (_edit_hook, edit) = front.hold_claude(&claude_fixture("PermissionRequest-Edit"));
     let mut plan_event = claude_fixture("PermissionRequest-ExitPlanMode");
     let plan = "# Ship the page\n\nWhy: the phone **must** show it all.\n\n## Steps\n1. Split `app.js`\n2. Add the <img src=x onerror=alert(1)> diff\n- a list item\n\n```sh\ncargo test --test runner web_page::\n```\n";
     plan_event["tool_input"]["plan"] = json!(plan);
@@ -397,13 +389,7 @@ fn an_edit_shows_its_diff_and_a_plan_reads_as_text_on_read_only_cards() {
     let (edit_id, plan_id, bash_id) = (id_of(&edit), id_of(&planned), id_of(&bash));
     front.with_paired(Browser::phone(Theme::Light), "diff phone", async |phone| {
         let edit_card = card(&edit_id);
-        phone.wait_for(&format!("{edit_card} [data-diff]")).await;
-        let lines: Value = script(
-            phone,
-            "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
-            vec![json!(format!("{edit_card} [data-diff-line]"))],
-        )
-        .await;
+        let lines = diff_lines(phone, &edit_card).await;
         assert!(lines.as_array().unwrap().contains(&json!(["del", "-alpha"])), "{lines}");
         assert!(lines.as_array().unwrap().contains(&json!(["add", "+beta"])), "{lines}");
         let colours: Value = script(
@@ -458,11 +444,12 @@ fn an_edit_shows_its_diff_and_a_plan_reads_as_text_on_read_only_cards() {
 
 #[test]
 fn the_title_counts_what_waits_a_banner_names_a_new_prompt_and_the_page_is_an_app() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_first_hook, first), (_read_only_hook, _)])) = Front::holding([
+        claude_fixture("PermissionRequest-Bash"),
+        claude_fixture("PermissionRequest-Write"),
+    ]) else {
         return;
     };
-    let (_first_hook, first) = front.hold_claude(&claude_fixture("PermissionRequest-Bash"));
-    let (_read_only_hook, _) = front.hold_claude(&claude_fixture("PermissionRequest-Write"));
     front.with_paired(Browser::desktop(Theme::Light), "title desk", async |desktop| {
         desktop.wait_for(&card(&id_of(&first))).await;
         let title = || async { desktop.client.title().await.unwrap() };
@@ -538,12 +525,12 @@ fn a_pairing_link_opened_in_the_unpaired_tab_pairs_it_at_once() {
     };
     run(async {
         using(Browser::phone(Theme::Light).await, async |phone| {
-            phone.client.goto(&front.web.base).await.unwrap();
+            phone.open(&front.web.base).await;
             phone.wait_for("[data-unpaired]:not([hidden])").await;
             phone.screenshot("unpaired-phone-emulated", PHONE).await;
             script(phone, "window.sameDocument = true", vec![]).await;
             // Only the `#` part changes: the browser does not load the page again.
-            phone.client.goto(&front.web.first_link).await.unwrap();
+            phone.open(&front.web.first_link).await;
             phone.wait_for("[data-pair-form]:not([hidden])").await;
             assert_eq!(
                 script(phone, "return window.sameDocument === true", vec![]).await,
@@ -587,12 +574,11 @@ return Array.from(document.querySelectorAll('button')).filter((b) => b.offsetPar
 
 #[test]
 fn the_text_on_every_button_has_a_contrast_of_at_least_4_5_in_both_themes() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_hook, prompt)])) = Front::holding([bash_event(
+        json!({ "command": long_command("true"), "description": "long" }),
+    )]) else {
         return;
     };
-    let (_hook, prompt) = front.hold_claude(&bash_event(
-        json!({ "command": long_command("true"), "description": "long" }),
-    ));
     let id = id_of(&prompt);
     for theme in [Theme::Light, Theme::Dark] {
         with_paired_browser(
@@ -651,10 +637,11 @@ fn the_text_on_every_button_has_a_contrast_of_at_least_4_5_in_both_themes() {
 fn a_cut_prompt_or_one_from_another_host_is_shown_as_such_and_a_cut_one_cannot_be_allowed() {
     // Protocol 3's fields (`cut`, a host stamped by the gateway), rendered by the page's own
     // card code from a prompt as the gateway sends it.
-    let Some(front) = Front::start() else {
+    let Some((front, [(_hook, prompt)])) =
+        Front::holding([claude_fixture("PermissionRequest-Bash")])
+    else {
         return;
     };
-    let (_hook, prompt) = front.hold_claude(&claude_fixture("PermissionRequest-Bash"));
     front.with_paired(Browser::phone(Theme::Light), "cut phone", async |phone| {
         phone.wait_for(&card(&id_of(&prompt))).await;
         let mut cut = prompt.clone();
@@ -754,10 +741,10 @@ fn a_large_prompt_is_never_allowed_from_the_page_before_it_is_seen_whole() {
         phone.click(&once).await;
     });
     let output = crate::common::finish(hook, Duration::from_secs(30));
-    let verdict: Value = serde_json::from_slice(&output.stdout).expect("the hook prints a verdict");
     assert_eq!(
-        verdict["hookSpecificOutput"]["decision"]["behavior"], "allow",
-        "approved from the page after it was loaded whole: {verdict}"
+        crate::common::claude_behavior(&output),
+        "allow",
+        "approved from the page after it was loaded whole: {output:?}"
     );
     let audit = front.run(&["log", "--json"]);
     let audit = String::from_utf8_lossy(&audit.stdout);
@@ -842,14 +829,13 @@ fn web_pair_qr_on_a_loopback_page_says_so_and_how_a_phone_gets_there() {
         !stdout.contains('█') && !stdout.contains('▀'),
         "no QR code for loopback: {stdout}"
     );
-    for needed in [
+    let needed = [
         "loopback",
         "--listen 0.0.0.0:",
         "--tls-self-signed",
         "ssh -L ",
-    ] {
-        assert!(stderr.contains(needed), "{needed}: {stderr}");
-    }
+    ];
+    crate::common::assert_says_all("gatehouse web's stderr", &stderr, &needed);
 }
 
 /// A Codex patch (its `apply_patch` prompt, through the real hook) on the page: every file's
@@ -863,13 +849,7 @@ fn a_codex_patch_shows_every_file_and_line_of_its_diff_escaped() {
     let patch = "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hello\n+\u{1b}[31mbye\u{202e}\n*** Add File: ../outside.txt\n+one\n*** Delete File: a.txt\n*** End Patch";
     let patch_card = card(&id_of(&codex_patch(&front, patch)));
     front.with_paired(Browser::phone(Theme::Light), "patch phone", async |phone| {
-        phone.wait_for(&format!("{patch_card} [data-diff]")).await;
-        let lines: Value = script(
-            phone,
-            "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
-            vec![json!(format!("{patch_card} [data-diff-line]"))],
-        )
-        .await;
+        let lines = diff_lines(phone, &patch_card).await;
         let lines = lines.as_array().unwrap();
         for expected in [
             json!(["file", "--- a/hello.txt"]),
@@ -973,11 +953,12 @@ fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_onc
 /// still, the same button works.
 #[test]
 fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_first_hook, first), (second_hook, second)])) = Front::holding([
+        claude_bash("echo safe-A"),
+        claude_bash("rm -rf ~/important-B"),
+    ]) else {
         return;
     };
-    let (_first_hook, first) = front.hold_claude(&claude_bash("echo safe-A"));
-    let (second_hook, second) = front.hold_claude(&claude_bash("rm -rf ~/important-B"));
     let (first_id, second_id) = (id_of(&first), id_of(&second));
     let second_deny = format!("{} [data-action='deny']", card(&second_id));
     front.with_paired(Browser::phone(Theme::Light), "careless phone", async |phone| {
@@ -1010,4 +991,16 @@ fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
     });
     let output = crate::common::finish(second_hook, DEADLINE);
     assert!(String::from_utf8_lossy(&output.stdout).contains("deny"));
+}
+
+/// Waits for the diff of the card `card_css` (see [`card`]) and returns its lines as the page
+/// shows them: each its kind (`file`, `add`, `del`, ...) and its text.
+async fn diff_lines(phone: &Browser, card_css: &str) -> Value {
+    phone.wait_for(&format!("{card_css} [data-diff]")).await;
+    script(
+        phone,
+        "return Array.from(document.querySelectorAll(arguments[0])).map(l => [l.dataset.diffLine, l.textContent])",
+        vec![json!(format!("{card_css} [data-diff-line]"))],
+    )
+    .await
 }

@@ -32,13 +32,15 @@ async fn bounds(browser: &Browser, css: &str) -> Vec<f64> {
 
 #[test]
 fn an_answer_is_confirmed_at_the_top_without_moving_a_card_and_a_question_names_its_choice() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(first_hook, first), (_second_hook, second), (question_hook, question)])) =
+        Front::holding([
+            claude_bash("echo first"),
+            claude_bash("echo second"),
+            claude_fixture("PermissionRequest-AskUserQuestion"),
+        ])
+    else {
         return;
     };
-    let (first_hook, first) = front.hold_claude(&claude_bash("echo first"));
-    let (_second_hook, second) = front.hold_claude(&claude_bash("echo second"));
-    let (question_hook, question) =
-        front.hold_claude(&claude_fixture("PermissionRequest-AskUserQuestion"));
     front.with_paired(Browser::phone(Theme::Light), "review phone", async |phone| {
         let deny = format!("{} [data-action='deny']", card(&id_of(&first)));
         phone.wait_for(&deny).await;
@@ -210,10 +212,9 @@ fn a_patch_labels_its_raw_part_and_an_opencode_card_shows_what_runs_first() {
 
 #[test]
 fn a_cut_prompt_reads_as_lines_and_its_buttons_say_which_one_enables_allow() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_hook, prompt)])) = Front::holding([claude_bash(&echo_lines(4000))]) else {
         return;
     };
-    let (_hook, prompt) = front.hold_claude(&claude_bash(&echo_lines(4000)));
     assert!(
         !prompt["cut"].is_null(),
         "the gateway lists it cut: {prompt}"
@@ -242,11 +243,12 @@ fn a_cut_prompt_reads_as_lines_and_its_buttons_say_which_one_enables_allow() {
 
 #[test]
 fn a_read_only_reason_is_one_short_sentence_with_the_rest_behind_why() {
-    let Some(front) = Front::start() else {
+    // No probe record: the Write prompt is read-only here, with a reason.
+    let Some((front, [(_hook, prompt)])) =
+        Front::holding([claude_fixture("PermissionRequest-Write")])
+    else {
         return;
     };
-    // No probe record: the Write prompt is read-only here, with a reason.
-    let (_hook, prompt) = front.hold_claude(&claude_fixture("PermissionRequest-Write"));
     let reason = prompt["read_only_reason"]
         .as_str()
         .unwrap_or_default()
@@ -290,12 +292,12 @@ fn a_read_only_reason_is_one_short_sentence_with_the_rest_behind_why() {
 
 #[test]
 fn every_control_on_a_phone_is_a_44_px_tap_target() {
-    let Some(front) = Front::start() else {
+    let Some((front, [(_question_hook, question), (_edit_hook, _edit)])) = Front::holding([
+        claude_fixture("PermissionRequest-AskUserQuestion"),
+        claude_fixture("PermissionRequest-Edit"),
+    ]) else {
         return;
     };
-    let (_question_hook, question) =
-        front.hold_claude(&claude_fixture("PermissionRequest-AskUserQuestion"));
-    let (_edit_hook, _edit) = front.hold_claude(&claude_fixture("PermissionRequest-Edit"));
     front.with_paired(Browser::phone(Theme::Light), "tap phone", async |phone| {
         phone.wait_for(&format!("{} [data-option]", card(&id_of(&question)))).await;
         let small: Value = script(

@@ -520,11 +520,7 @@ fn the_service_worker_shows_who_wants_to_run_what_or_only_the_count() {
 
             // A tap opens the page at the card.
             let id = prompt["id"].as_str().unwrap();
-            phone
-                .client
-                .goto(&format!("{}/#prompt={id}", web.base))
-                .await
-                .unwrap();
+            phone.open(&format!("{}/#prompt={id}", web.base)).await;
             phone
                 .wait_for(&format!("[data-prompt-id='{id}'][data-opened='true']"))
                 .await;

@@ -165,6 +165,39 @@ impl Sandbox {
             .expect("gatehouse runs")
     }
 
+    /// Runs a command to completion; panics with its stderr unless it succeeded.
+    pub fn run_successfully(&self, arguments: &[&str]) -> Output {
+        let output = self.run(arguments);
+        assert!(
+            output.status.success(),
+            "gatehouse {arguments:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// Answers `once` to prompt `id` with the `--seen` fingerprint from the `approve: ` line of
+    /// `shown` (what `gatehouse show` printed); panics unless the answer succeeded.
+    pub fn answer_once_as_shown(&self, id: &str, shown: &str) -> Output {
+        let approve = shown
+            .lines()
+            .find_map(|line| line.strip_prefix("approve: "))
+            .expect("show says how to approve what it printed");
+        let seen = approve.rsplit(' ').next().unwrap();
+        self.run_successfully(&["answer", id, "once", "--seen", seen])
+    }
+
+    /// Starts `gatehouse ARGUMENTS` in this sandbox, its stdin and stdout null and its stderr
+    /// `stderr` (null, or piped for the test to read).
+    pub fn spawn_quiet(&self, arguments: &[&str], stderr: Stdio) -> Child {
+        self.command(arguments)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|error| panic!("gatehouse {arguments:?} starts: {error}"))
+    }
+
     /// Starts `gatehouse hook AGENT` with `stdin` and extra environment; the hook is killed and
     /// reaped if the test drops it unfinished (a hook whose gateway went away retries for minutes).
     pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Reaped {
@@ -194,12 +227,7 @@ impl Sandbox {
 
     /// Every record of the audit log, as `log --json` prints them, oldest first.
     pub fn audit_log(&self) -> Vec<serde_json::Value> {
-        let output = self.run(&["log", "--json"]);
-        assert!(
-            output.status.success(),
-            "log --json failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = self.run_successfully(&["log", "--json"]);
         String::from_utf8_lossy(&output.stdout)
             .lines()
             .map(|line| serde_json::from_str(line).expect("log --json prints JSON lines"))
@@ -217,13 +245,18 @@ impl Sandbox {
 
     /// The pending prompts, as `list --json` prints them.
     pub fn list(&self) -> Vec<serde_json::Value> {
-        let output = self.run(&["list", "--json"]);
-        assert!(
-            output.status.success(),
-            "list failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let output = self.run_successfully(&["list", "--json"]);
         serde_json::from_slice(&output.stdout).expect("list --json prints a JSON array")
+    }
+
+    /// What `gatehouse list` prints, for a person.
+    pub fn list_text(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["list"]).stdout).into_owned()
+    }
+
+    /// What `gatehouse log` prints, for a person.
+    pub fn log_text(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["log"]).stdout).into_owned()
     }
 
     /// Waits up to `deadline` until a pending prompt matches `wanted` (`what` names it) and
@@ -298,13 +331,7 @@ impl Gateway {
     }
 
     fn spawn(sandbox: &Sandbox) -> Child {
-        sandbox
-            .command(&["serve"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("serve starts")
+        sandbox.spawn_quiet(&["serve"], Stdio::null())
     }
 
     fn wait_until_up(&self) {
@@ -461,6 +488,29 @@ impl Drop for Reaped {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Asserts that `text` (what `what` printed) says each of `said`.
+pub fn assert_says_all(what: &str, text: &str, said: &[&str]) {
+    for said in said {
+        assert!(text.contains(said), "{what} says {said:?}: {text}");
+    }
+}
+
+/// The `behavior` of the Claude Code verdict a hook printed (`allow` or `deny`); panics with what
+/// it printed when that is not JSON.
+pub fn claude_behavior(output: &Output) -> serde_json::Value {
+    let verdict: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("the hook printed a verdict, not {output:?}"));
+    verdict["hookSpecificOutput"]["decision"]["behavior"].clone()
+}
+
+/// Waits for `hook` (see [`finish`]): it exits 0 and prints nothing (`why` says why).
+pub fn finished_silently(hook: Reaped, deadline: Duration, why: &str) -> Output {
+    let output = finish(hook, deadline);
+    assert!(output.status.success(), "{why}: {output:?}");
+    assert!(output.stdout.is_empty(), "{why}: {output:?}");
+    output
 }
 
 /// Waits for a child to exit and returns its output, panicking if it takes longer than

@@ -102,6 +102,15 @@ impl Front {
         browser_available().then(Front::start_without_browser)
     }
 
+    /// [`Front::start`], then a Claude Code hook holding each of `events`' prompts, in order
+    /// (see [`Sandbox::hold_claude`](crate::common::Sandbox::hold_claude)): the hooks, and the
+    /// prompts as the gateway lists them.
+    pub fn holding<const N: usize>(events: [Value; N]) -> Option<(Front, [(Reaped, Value); N])> {
+        let front = Front::start()?;
+        let held = events.map(|event| front.hold_claude(&event));
+        Some((front, held))
+    }
+
     /// A gateway and its web front end, for a test that speaks HTTP itself.
     pub fn start_without_browser() -> Front {
         let gateway = Gateway::start();
@@ -220,7 +229,7 @@ pub async fn stored_token(browser: &Browser) -> Option<String> {
 
 /// Opens a pairing link and pairs as `name`, then waits until the page is live.
 pub async fn pair(browser: &Browser, link: &str, name: &str) {
-    browser.client.goto(link).await.unwrap();
+    browser.open(link).await;
     browser.wait_for("[data-pair-form]:not([hidden])").await;
     let address = browser.client.current_url().await.unwrap();
     assert!(
@@ -242,6 +251,13 @@ pub async fn pair(browser: &Browser, link: &str, name: &str) {
 /// The CSS selector of a prompt's card.
 pub fn card(id: &str) -> String {
     format!("[data-prompt-id='{id}']")
+}
+
+/// The command (or other input) the card of prompt `id` shows, once the card is there.
+pub async fn card_input_text(browser: &Browser, id: &str) -> String {
+    let input = format!("{} [data-input]", card(id));
+    browser.wait_for(&input).await;
+    browser.text(&input).await
 }
 
 /// Runs a script in the page; its result.

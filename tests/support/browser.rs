@@ -252,6 +252,11 @@ impl Browser {
             .map_or(serde_json::Value::Null, |json| json["value"].clone())
     }
 
+    /// Loads `url`, as following a link would.
+    pub async fn open(&self, url: &str) {
+        self.client.goto(url).await.unwrap();
+    }
+
     /// Ends the browser session.
     pub async fn close(self) {
         let _ = self.client.close().await;

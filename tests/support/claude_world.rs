@@ -120,6 +120,19 @@ pub fn question_turn(question: &str, multi: bool, labels: &[&str]) -> ScriptedTu
     )
 }
 
+/// Writes `one\nalpha\nthree\n` to `path` and returns the model's turn that reads it, then asks
+/// to edit `alpha` into `beta` with Edit.
+pub fn alpha_to_beta_edit_turn(path: &Path) -> ScriptedTurn {
+    std::fs::write(path, "one\nalpha\nthree\n").unwrap();
+    ScriptedTurn::Steps(vec![
+        ("Read".into(), json!({ "file_path": path })),
+        (
+            "Edit".into(),
+            json!({ "file_path": path, "old_string": "alpha", "new_string": "beta", "replace_all": false }),
+        ),
+    ])
+}
+
 /// A passing probe record for `version` of `claude`, with `cases` (each a case and the
 /// capability it proves), in `sandbox`'s state folder, as `gatehouse probe claude` writes it.
 pub fn write_claude_record(

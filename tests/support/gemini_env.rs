@@ -59,7 +59,7 @@ pub struct GeminiHome;
 pub type GeminiEnv = Agent<GeminiHome>;
 
 impl GeminiEnv {
-    /// Writes `home/.gemini/settings.json` and creates `root/workspace`; `env` is the rest of
+    /// Writes `home/.gemini/settings.json` (the probe's private settings, without hooks) and creates `root/workspace`; `env` is the rest of
     /// Gemini's environment (HOME, the gateway's socket, ...).
     pub fn new(
         gemini_bin: &Path,
@@ -68,19 +68,8 @@ impl GeminiEnv {
         fake: &ScriptedModel,
         env: &[(&str, String)],
     ) -> GeminiEnv {
-        let settings = json!({
-            "security": { "auth": { "selectedType": "gemini-api-key" }, "folderTrust": { "enabled": false } },
-            "general": { "enableAutoUpdate": false, "enableAutoUpdateNotification": false },
-            "privacy": { "usageStatisticsEnabled": false },
-            "telemetry": { "enabled": false },
-            "ui": { "hideTips": true, "hideBanner": true },
-        });
-        std::fs::create_dir_all(home.join(".gemini")).unwrap();
-        std::fs::write(
-            home.join(".gemini/settings.json"),
-            serde_json::to_string_pretty(&settings).unwrap(),
-        )
-        .unwrap();
+        gatehouse_adapter_gemini::probe::private::write_private_settings(home, None)
+            .expect("Gemini's private settings are written");
         let base = vec![
             ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
             ("TERM".to_owned(), "xterm-256color".to_owned()),

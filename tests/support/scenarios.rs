@@ -148,6 +148,25 @@ impl<A: Deref<Target = AgentTerminal>> AgentWorld<A> {
         self.withdrawn(prompt, what, "deny", deadline);
     }
 
+    /// [`Self::read_only_and_yes_in_the_terminal_withdraws_it`] for the scripted call `name` in
+    /// an agent whose dialog (`dialog_text`) selects Yes first ([`Self::yes_in_the_terminal`]);
+    /// then waits until the agent is ready again (`ready_text`).
+    pub fn read_only_and_enter_in_the_terminal_withdraws_it(
+        &self,
+        tmux: &Tmux,
+        prompt: &Value,
+        name: &str,
+        (dialog_text, ready_text): (&str, &str),
+        deadline: Duration,
+    ) {
+        let yes = || {
+            self.yes_in_the_terminal(tmux, name, dialog_text, deadline);
+        };
+        let dialog = (tmux, dialog_text);
+        self.read_only_and_yes_in_the_terminal_withdraws_it(dialog, prompt, yes, deadline);
+        tmux.wait_for_text(ready_text, deadline);
+    }
+
     /// Waits for the agent's own dialog (`dialog_text`) and presses Esc until it goes.
     pub fn esc_in_the_terminal(&self, tmux: &Tmux, dialog_text: &str, deadline: Duration) {
         tmux.wait_for_text(dialog_text, deadline);
