@@ -58,6 +58,10 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Claude Code's terminal",
         held: None,
     },
+    // Claude Code shows its own prompt in its terminal while the hook waits: the first answer
+    // wins.
+    while_held: Some(gatehouse_core::WhileHeld::OwnPromptStaysLive),
+    installer: &install::ClaudeInstaller,
 };
 
 /// The edit tools' permission prompts: once and deny proven by the edits cases, `always` by the
@@ -115,10 +119,8 @@ impl Adapter for ClaudeAdapter {
         ))
     }
 
-    /// Claude Code shows its own prompt in its terminal while the hook waits: the first answer
-    /// wins.
     fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnPromptStaysLive)
+        AGENT.while_held
     }
 
     /// The most the hook may deliver for `prompt` (every probe passed); the hook narrows it to
@@ -157,7 +159,7 @@ impl Adapter for ClaudeAdapter {
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {
-        Some(&install::ClaudeInstaller)
+        Some(AGENT.installer)
     }
 
     fn probe(&self) -> Option<&dyn AgentProbe> {

@@ -34,8 +34,10 @@ pub mod rules;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::kit::AgentProbe;
+use gatehouse_core::{
+    Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict, WhileHeld,
+};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, Unlocks};
 use gatehouse_harness::record::AgentWords;
@@ -86,6 +88,9 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Codex's terminal",
         held: None,
     },
+    // Codex shows no prompt while its hook waits, and its own once the hook gives up.
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::CODEX_INSTALLER,
 };
 
 /// The Codex adapter: the kit's, with Codex's events, verdicts, installer and probe.
@@ -97,11 +102,6 @@ pub struct Codex;
 
 impl GatedAgent for Codex {
     const AGENT: AgentDescription = AGENT;
-
-    /// Codex shows no prompt while its hook waits, and its own once the hook gives up.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
 
     fn parse_hook_event(
         &self,
@@ -125,10 +125,6 @@ impl GatedAgent for Codex {
                 shell: shell.as_deref(),
             },
         )
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::CODEX_INSTALLER
     }
 
     fn probe(&self) -> &dyn AgentProbe {

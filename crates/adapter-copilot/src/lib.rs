@@ -26,8 +26,8 @@ pub mod probe;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::kit::AgentProbe;
+use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -70,6 +70,9 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Copilot's terminal",
         held: None,
     },
+    // Copilot CLI shows no dialog while its hook waits, and its own once the hook gives up.
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::COPILOT_INSTALLER,
 };
 
 /// The Copilot CLI adapter: the kit's, with Copilot's events, verdicts, installer and probe.
@@ -82,21 +85,12 @@ pub struct Copilot;
 impl GatedAgent for Copilot {
     const AGENT: AgentDescription = AGENT;
 
-    /// Copilot CLI shows no dialog while its hook waits, and its own once the hook gives up.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
-
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
         events::parse(stdin, event, running_own_rules)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(verdict)
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::COPILOT_INSTALLER
     }
 
     fn probe(&self) -> &dyn AgentProbe {

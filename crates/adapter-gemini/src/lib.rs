@@ -40,7 +40,7 @@ pub mod verdict;
 
 use std::time::Duration;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
+use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::{
     Action, ActionFlag, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
     NewPrompt, ParseError, PromptKind, Verdict, WhileHeld, WithoutVerdict,
@@ -99,6 +99,10 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Gemini's terminal",
         held: None,
     },
+    // Gemini waits for its answerable hook before it shows any dialog, and the hook answers
+    // `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::GeminiInstaller,
 };
 
 /// What the answerable hook prints whenever it has no verdict, and its deadline.
@@ -132,18 +136,8 @@ impl GatedAgent for Gemini {
         verdict::render(verdict)
     }
 
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::GeminiInstaller
-    }
-
     fn probe(&self) -> &dyn AgentProbe {
         &probe::GeminiProbe
-    }
-
-    /// Gemini waits for its answerable hook before it shows any dialog, and the hook answers
-    /// `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
-    fn while_held(&self) -> Option<WhileHeld> {
-        Some(WhileHeld::OwnDialogAfterHold)
     }
 
     /// `ask` for the answerable BeforeTool hook (its command names the event), nothing for the

@@ -31,8 +31,10 @@ pub mod probe;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::kit::AgentProbe;
+use gatehouse_core::{
+    Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict, WhileHeld,
+};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -79,6 +81,9 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in OpenCode's terminal",
         held: None,
     },
+    // OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
+    while_held: Some(WhileHeld::OwnPromptStaysLive),
+    installer: &install::OpenCodeInstaller,
 };
 
 /// The OpenCode adapter: the kit's, with OpenCode's events, verdicts, plugin installer and probe.
@@ -91,21 +96,12 @@ pub struct OpenCode;
 impl GatedAgent for OpenCode {
     const AGENT: AgentDescription = AGENT;
 
-    /// OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnPromptStaysLive)
-    }
-
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
         events::parse(stdin, event, &events::HookEnvironment::current())
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(prompt, verdict)
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::OpenCodeInstaller
     }
 
     fn probe(&self) -> &dyn AgentProbe {

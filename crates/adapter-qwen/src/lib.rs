@@ -22,8 +22,8 @@ pub mod install;
 pub mod probe;
 pub mod verdict;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::kit::AgentProbe;
+use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict, WhileHeld};
 use gatehouse_harness::executable::{first_line_version, AgentExecutable};
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -64,6 +64,9 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Qwen's terminal",
         held: Some(install::HELD),
     },
+    // Qwen Code shows no dialog while its hook waits, and at 60 s shows its own.
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::QWEN_INSTALLER,
 };
 
 /// The version in the output of `qwen --version`, which is the version alone (`0.24.4`): its
@@ -83,21 +86,12 @@ pub struct Qwen;
 impl GatedAgent for Qwen {
     const AGENT: AgentDescription = AGENT;
 
-    /// Qwen Code shows no dialog while its hook waits, and at 60 s shows its own.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
-
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
         events::parse(stdin, event)
     }
 
     fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
         verdict::render(verdict)
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::QWEN_INSTALLER
     }
 
     fn probe(&self) -> &dyn AgentProbe {

@@ -84,7 +84,7 @@ pub struct Unlocks {
 }
 
 /// Everything a probe-gated agent states of itself, once.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct AgentDescription {
     /// The adapter's id, as in `gatehouse hook ID`; it also names the probe record.
     pub id: &'static str,
@@ -96,6 +96,24 @@ pub struct AgentDescription {
     pub executable: AgentExecutable,
     /// What a passing probe unlocks.
     pub unlocks: Unlocks,
+    /// What the agent does while its hook holds a prompt (see [`Adapter::while_held`]).
+    pub while_held: Option<WhileHeld>,
+    /// How gatehouse's hooks are installed into the agent's settings.
+    pub installer: &'static dyn HookInstaller,
+}
+
+impl std::fmt::Debug for AgentDescription {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("AgentDescription")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("words", &self.words)
+            .field("executable", &self.executable)
+            .field("unlocks", &self.unlocks)
+            .field("while_held", &self.while_held)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Every action a permission prompt may be offered.
@@ -345,8 +363,8 @@ impl AgentDescription {
     }
 }
 
-/// What a probe-gated agent brings of its own: its description, and its events, verdicts,
-/// installer and probe.
+/// What a probe-gated agent brings of its own: its description (with its installer), and its
+/// events, verdicts and probe (which names the description, so it cannot be part of it).
 pub trait GatedAgent: Send + Sync + 'static {
     /// What the agent states of itself.
     const AGENT: AgentDescription;
@@ -357,16 +375,8 @@ pub trait GatedAgent: Send + Sync + 'static {
     /// The hook's stdout for `verdict` (see [`Adapter::render_verdict`]).
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String;
 
-    /// How gatehouse's hooks are installed into the agent's settings.
-    fn installer(&self) -> &dyn HookInstaller;
-
     /// The probe that proves what the agent honours.
     fn probe(&self) -> &dyn AgentProbe;
-
-    /// What the agent does while its hook holds a prompt (see [`Adapter::while_held`]).
-    fn while_held(&self) -> Option<WhileHeld> {
-        None
-    }
 
     /// What the hook prints without a verdict (see [`Adapter::without_verdict`]).
     fn without_verdict(&self, _event: Option<&str>) -> Option<WithoutVerdict> {
@@ -464,7 +474,7 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {
-        Some(self.agent.installer())
+        Some(A::AGENT.installer)
     }
 
     fn probe(&self) -> Option<&dyn AgentProbe> {
@@ -472,7 +482,7 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     }
 
     fn while_held(&self) -> Option<WhileHeld> {
-        self.agent.while_held()
+        A::AGENT.while_held
     }
 
     fn without_verdict(&self, event: Option<&str>) -> Option<WithoutVerdict> {

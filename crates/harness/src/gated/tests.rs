@@ -34,7 +34,33 @@ const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in the agent's terminal",
         held: None,
     },
+    while_held: None,
+    installer: &NothingInstalled,
 };
+
+/// The made-up agent's installer: nothing is installed in these tests.
+struct NothingInstalled;
+
+impl HookInstaller for NothingInstalled {
+    fn settings_path(
+        &self,
+        _scope: &gatehouse_core::kit::SettingsScope,
+    ) -> Result<PathBuf, KitError> {
+        unreachable!("nothing is installed in these tests")
+    }
+    fn settings_described(&self) -> &'static str {
+        unreachable!("nothing is installed in these tests")
+    }
+    fn install(
+        &self,
+        _request: &gatehouse_core::kit::InstallRequest,
+    ) -> Result<gatehouse_core::kit::InstallOutcome, KitError> {
+        unreachable!("nothing is installed in these tests")
+    }
+    fn uninstall(&self, _settings: &Path) -> Result<gatehouse_core::kit::InstallOutcome, KitError> {
+        unreachable!("nothing is installed in these tests")
+    }
+}
 
 fn record(passed: bool) -> ProbeRecord {
     ProbeRecord {
@@ -248,9 +274,6 @@ impl GatedAgent for NotConfigured {
     }
     fn render_verdict(&self, _prompt: &NewPrompt, _verdict: &Verdict) -> String {
         String::new()
-    }
-    fn installer(&self) -> &dyn HookInstaller {
-        unreachable!("nothing is installed in this test")
     }
     fn probe(&self) -> &dyn AgentProbe {
         unreachable!("nothing is probed in this test")
