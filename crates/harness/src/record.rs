@@ -65,12 +65,29 @@ pub fn write<T: Serialize>(path: &Path, record: &T) -> Result<(), RecordError> {
     let mut text = serde_json::to_string_pretty(record)
         .map_err(|error| write_error(io::Error::other(error)))?;
     text.push('\n');
+    write_atomically(path, &text).map_err(write_error)
+}
+
+/// Writes `text` to a temporary file beside `path`, readable by its owner only, and renames it
+/// over `path` (a symbolic link there is replaced, never followed): a reader sees the old text
+/// or the new, never a part. The folder must exist.
+pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temporary = folder.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = fs::File::create(&temporary)
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let _ = fs::remove_file(&temporary);
+    let result = options
+        .open(&temporary)
         .and_then(|mut file| {
             file.write_all(text.as_bytes())
                 .and_then(|()| file.sync_all())
@@ -79,7 +96,7 @@ pub fn write<T: Serialize>(path: &Path, record: &T) -> Result<(), RecordError> {
     if result.is_err() {
         let _ = fs::remove_file(&temporary);
     }
-    result.map_err(write_error)
+    result
 }
 
 /// Whether gatehouse may answer an agent's prompts, by the standard rule.
