@@ -95,6 +95,12 @@ fn prompt(tool: &str) -> NewPrompt {
     }
 }
 
+/// The evidence of `once` in the permission rule for `tool`.
+fn once_evidence(flags: &AdapterCapabilities, tool: &str) -> String {
+    let rule = flags.rule_for(PromptKind::Permission, tool).unwrap();
+    rule.actions[0].evidence.clone()
+}
+
 fn reported(version: &str) -> RunningAgent {
     RunningAgent::new(None, Ok(version.into()))
 }
@@ -107,9 +113,8 @@ fn read_only_offers_nothing_for_any_tool_and_says_why() {
         ("agent", "The Agent")
     );
     assert!(flags.offered(PromptKind::Permission, "shell").is_empty());
-    let rule = flags.rule_for(PromptKind::Permission, "other").unwrap();
     assert_eq!(
-        rule.actions[0].evidence,
+        once_evidence(&flags, "other"),
         "no probe has checked that this Agent honours gatehouse's answers"
     );
 }
@@ -121,19 +126,18 @@ fn a_verified_probe_offers_the_unlocked_actions_for_the_unlocked_tool_only() {
         flags.offered(PromptKind::Permission, "shell"),
         vec![Action::Once, Action::Deny]
     );
-    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
-        shell.actions[0].evidence,
+        once_evidence(&flags, "shell"),
         "by probe on 2026-12-01 for Agent 1.2.3"
     );
+    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
         (shell.actions[2].action, shell.actions[2].evidence.as_str()),
         (Action::Always, "no always here")
     );
     assert!(flags.offered(PromptKind::Permission, "Shell").is_empty());
-    let other = flags.rule_for(PromptKind::Permission, "edit").unwrap();
     assert_eq!(
-        other.actions[0].evidence,
+        once_evidence(&flags, "edit"),
         "the probe proves shell prompts only; answer the others in the agent's terminal"
     );
 }
@@ -148,11 +152,11 @@ fn an_agent_that_gives_up_on_its_hook_says_how_long_a_prompt_is_held_beside_the_
         ..AGENT
     };
     let flags = held.capabilities_for(&held.unlock_of(&record(true)));
-    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
-        shell.actions[0].evidence,
+        once_evidence(&flags, "shell"),
         "by probe on 2026-12-01 for Agent 1.2.3; answer within 40 s"
     );
+    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(shell.actions[2].evidence, "no always here");
     let unprobed = held.capabilities();
     assert!(!unprobed.rules[0].actions[0].evidence.contains("40 s"));
@@ -297,9 +301,8 @@ fn an_agent_not_configured_to_answer_is_read_only_whatever_its_record_and_its_ho
     // The gateway: read-only with the condition's reason, though the record passed.
     let flags = adapter.capabilities();
     assert!(flags.offered(PromptKind::Permission, "shell").is_empty());
-    let rule = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
-        rule.actions[0].evidence,
+        once_evidence(&flags, "shell"),
         "not configured to answer, as the gateway sees it"
     );
     // The hook: the condition is reported as the running agent's problem, so nothing is
