@@ -62,6 +62,8 @@ pub const AGENT: AgentDescription = AgentDescription {
     // wins.
     while_held: Some(gatehouse_core::WhileHeld::OwnPromptStaysLive),
     installer: &install::ClaudeInstaller,
+    events: |stdin, _event| parse_in_environment(stdin),
+    verdicts: verdict::render,
 };
 
 /// The edit tools' permission prompts: once and deny proven by the edits cases, `always` by the
@@ -146,16 +148,12 @@ impl Adapter for ClaudeAdapter {
     /// Reads the terminal from the hook's environment (`TMUX`, `TMUX_PANE`, `CLAUDE_PID`) and
     /// the file an edit changes from disk, for its diff. What is offered is the gateway's to
     /// decide, for the Claude Code the hook reports ([`Adapter::running_agent`]).
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        parse_in_environment(stdin)
+    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
+        (AGENT.events)(stdin, event)
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(prompt, verdict)
+        (AGENT.verdicts)(prompt, verdict)
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {

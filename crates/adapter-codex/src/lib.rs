@@ -35,9 +35,7 @@ pub mod verdict;
 pub mod version;
 
 use gatehouse_core::kit::AgentProbe;
-use gatehouse_core::{
-    Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict, WhileHeld,
-};
+use gatehouse_core::{Action, AdapterCapabilities, NewPrompt, Verdict, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, Unlocks};
 use gatehouse_harness::record::AgentWords;
@@ -91,6 +89,9 @@ pub const AGENT: AgentDescription = AgentDescription {
     // Codex shows no prompt while its hook waits, and its own once the hook gives up.
     while_held: Some(WhileHeld::OwnDialogAfterHold),
     installer: &install::CODEX_INSTALLER,
+    // The terminal pane is the hook's to find, for every agent.
+    events: |stdin, _event| events::parse(stdin),
+    verdicts: render_verdict,
 };
 
 /// The Codex adapter: the kit's, with Codex's events, verdicts, installer and probe.
@@ -103,33 +104,25 @@ pub struct Codex;
 impl GatedAgent for Codex {
     const AGENT: AgentDescription = AGENT;
 
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        // The terminal pane is the hook's to find, for every agent.
-        events::parse(stdin)
-    }
-
-    /// For "always", writes the rule into `$CODEX_HOME/rules/gatehouse.rules` (of the hook's
-    /// environment, which is Codex's) before it answers allow ([`verdict::render_for`]).
-    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        let path = rules::rules_path_from_environment();
-        let shell = rules::person_shell();
-        verdict::render_for(
-            prompt,
-            verdict,
-            &verdict::RulesTarget {
-                path: path.as_deref(),
-                shell: shell.as_deref(),
-            },
-        )
-    }
-
     fn probe(&self) -> &dyn AgentProbe {
         &probe::CodexProbe
     }
+}
+
+/// The hook's stdout for `verdict`: for "always", writes the rule into
+/// `$CODEX_HOME/rules/gatehouse.rules` (of the hook's environment, which is Codex's) before it
+/// answers allow ([`verdict::render_for`]).
+pub fn render_verdict(prompt: &NewPrompt, verdict: &Verdict) -> String {
+    let path = rules::rules_path_from_environment();
+    let shell = rules::person_shell();
+    verdict::render_for(
+        prompt,
+        verdict,
+        &verdict::RulesTarget {
+            path: path.as_deref(),
+            shell: shell.as_deref(),
+        },
+    )
 }
 
 /// Codex's capability flags with no probe: every action exists, none is verified, so every

@@ -27,7 +27,7 @@ pub mod verdict;
 pub mod version;
 
 use gatehouse_core::kit::AgentProbe;
-use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict, WhileHeld};
+use gatehouse_core::WhileHeld;
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -73,6 +73,8 @@ pub const AGENT: AgentDescription = AgentDescription {
     // Copilot CLI shows no dialog while its hook waits, and its own once the hook gives up.
     while_held: Some(WhileHeld::OwnDialogAfterHold),
     installer: &install::COPILOT_INSTALLER,
+    events: |stdin, event| events::parse(stdin, event, running_own_rules),
+    verdicts: |_prompt, verdict| verdict::render(verdict),
 };
 
 /// The Copilot CLI adapter: the kit's, with Copilot's events, verdicts, installer and probe.
@@ -84,14 +86,6 @@ pub struct Copilot;
 
 impl GatedAgent for Copilot {
     const AGENT: AgentDescription = AGENT;
-
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, event, running_own_rules)
-    }
-
-    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(verdict)
-    }
 
     fn probe(&self) -> &dyn AgentProbe {
         &probe::CopilotProbe

@@ -42,9 +42,12 @@ use std::time::Duration;
 
 use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::{
-    Action, ActionFlag, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
-    NewPrompt, ParseError, PromptKind, Verdict, WhileHeld, WithoutVerdict,
+    Action, ActionFlag, AdapterCapabilities, CancellationCheck, CapabilityRule, PromptKind,
+    WhileHeld, WithoutVerdict,
 };
+// For the tests (`use super::*`).
+#[cfg(test)]
+use gatehouse_core::{HookEvent, NewPrompt};
 
 use gatehouse_harness::executable::{AgentExecutable, VersionError};
 use gatehouse_harness::gated::{
@@ -103,6 +106,8 @@ pub const AGENT: AgentDescription = AgentDescription {
     // `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
     while_held: Some(WhileHeld::OwnDialogAfterHold),
     installer: &install::GeminiInstaller,
+    events: |stdin, _event| events::parse(stdin),
+    verdicts: |_prompt, verdict| verdict::render(verdict),
 };
 
 /// What the answerable hook prints whenever it has no verdict, and its deadline.
@@ -123,18 +128,6 @@ pub struct Gemini;
 
 impl GatedAgent for Gemini {
     const AGENT: AgentDescription = AGENT;
-
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        events::parse(stdin)
-    }
-
-    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(verdict)
-    }
 
     fn probe(&self) -> &dyn AgentProbe {
         &probe::GeminiProbe

@@ -32,9 +32,7 @@ pub mod verdict;
 pub mod version;
 
 use gatehouse_core::kit::AgentProbe;
-use gatehouse_core::{
-    Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict, WhileHeld,
-};
+use gatehouse_core::{Action, AdapterCapabilities, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -84,6 +82,8 @@ pub const AGENT: AgentDescription = AgentDescription {
     // OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
     while_held: Some(WhileHeld::OwnPromptStaysLive),
     installer: &install::OpenCodeInstaller,
+    events: |stdin, event| events::parse(stdin, event, &events::HookEnvironment::current()),
+    verdicts: verdict::render,
 };
 
 /// The OpenCode adapter: the kit's, with OpenCode's events, verdicts, plugin installer and probe.
@@ -95,14 +95,6 @@ pub struct OpenCode;
 
 impl GatedAgent for OpenCode {
     const AGENT: AgentDescription = AGENT;
-
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, event, &events::HookEnvironment::current())
-    }
-
-    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(prompt, verdict)
-    }
 
     fn probe(&self) -> &dyn AgentProbe {
         &probe::OpenCodeProbe

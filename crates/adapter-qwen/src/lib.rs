@@ -23,7 +23,7 @@ pub mod probe;
 pub mod verdict;
 
 use gatehouse_core::kit::AgentProbe;
-use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict, WhileHeld};
+use gatehouse_core::WhileHeld;
 use gatehouse_harness::executable::{first_line_version, AgentExecutable};
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
@@ -67,6 +67,8 @@ pub const AGENT: AgentDescription = AgentDescription {
     // Qwen Code shows no dialog while its hook waits, and at 60 s shows its own.
     while_held: Some(WhileHeld::OwnDialogAfterHold),
     installer: &install::QWEN_INSTALLER,
+    events: events::parse,
+    verdicts: |_prompt, verdict| verdict::render(verdict),
 };
 
 /// The version in the output of `qwen --version`, which is the version alone (`0.24.4`): its
@@ -85,14 +87,6 @@ pub struct Qwen;
 
 impl GatedAgent for Qwen {
     const AGENT: AgentDescription = AGENT;
-
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, event)
-    }
-
-    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(verdict)
-    }
 
     fn probe(&self) -> &dyn AgentProbe {
         &probe::QwenProbe

@@ -1,8 +1,9 @@
 //! The kit's adapter for probe-gated agents: an agent whose prompts are read-only until
 //! `gatehouse probe AGENT` proves, for the version in use, that it honours gatehouse's answers.
 //! The agent states what it is once ([`AgentDescription`]: its id and names, how its running
-//! executable and version are found, which prompts and actions a passing probe unlocks) and
-//! brings its own events, verdicts, installer and probe ([`GatedAgent`]); [`GatedAdapter`] is
+//! executable and version are found, which prompts and actions a passing probe unlocks, what it
+//! does while a prompt is held, its installer, how its events read and its verdicts are written)
+//! and brings its probe and any condition of its own ([`GatedAgent`]); [`GatedAdapter`] is
 //! the rest of the `Adapter` for every such agent: the capability flags from the probe record
 //! (for the installed agent, or for the one a hook reported), the running agent a hook reports,
 //! and what a hook may deliver at best.
@@ -100,6 +101,11 @@ pub struct AgentDescription {
     pub while_held: Option<WhileHeld>,
     /// How gatehouse's hooks are installed into the agent's settings.
     pub installer: &'static dyn HookInstaller,
+    /// Reads one hook event from the hook's stdin and the event its command names, if any (see
+    /// [`Adapter::parse_hook_event`]).
+    pub events: fn(&[u8], Option<&str>) -> Result<HookEvent, ParseError>,
+    /// The hook's stdout for a verdict on a prompt (see [`Adapter::render_verdict`]).
+    pub verdicts: fn(&NewPrompt, &Verdict) -> String,
 }
 
 impl std::fmt::Debug for AgentDescription {
@@ -363,17 +369,11 @@ impl AgentDescription {
     }
 }
 
-/// What a probe-gated agent brings of its own: its description (with its installer), and its
-/// events, verdicts and probe (which names the description, so it cannot be part of it).
+/// What a probe-gated agent brings of its own: its description (with its installer, events and
+/// verdicts), and its probe (which names the description, so it cannot be part of it).
 pub trait GatedAgent: Send + Sync + 'static {
     /// What the agent states of itself.
     const AGENT: AgentDescription;
-
-    /// Reads one hook event (see [`Adapter::parse_hook_event`]).
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError>;
-
-    /// The hook's stdout for `verdict` (see [`Adapter::render_verdict`]).
-    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String;
 
     /// The probe that proves what the agent honours.
     fn probe(&self) -> &dyn AgentProbe;
@@ -455,7 +455,7 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     }
 
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        let event = self.agent.parse_hook_event(stdin, event)?;
+        let event = (A::AGENT.events)(stdin, event)?;
         if let HookEvent::Prompt { prompt, .. } = &event {
             if self.agent.ignore_undeliverable()
                 && prompt.read_only_reason.is_none()
@@ -470,7 +470,7 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        self.agent.render_verdict(prompt, verdict)
+        (A::AGENT.verdicts)(prompt, verdict)
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {

@@ -36,6 +36,14 @@ const AGENT: AgentDescription = AgentDescription {
     },
     while_held: None,
     installer: &NothingInstalled,
+    // The hook's stdin is the prompt's tool.
+    events: |stdin, _event| {
+        Ok(HookEvent::Prompt {
+            prompt: prompt(std::str::from_utf8(stdin).unwrap()),
+            hold: gatehouse_core::HoldMode::WhileActionable,
+        })
+    },
+    verdicts: |_prompt, _verdict| String::new(),
 };
 
 /// The made-up agent's installer: nothing is installed in these tests.
@@ -266,19 +274,6 @@ struct NotConfigured;
 impl GatedAgent for NotConfigured {
     const AGENT: AgentDescription = AGENT;
 
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        Ok(HookEvent::Prompt {
-            prompt: prompt(std::str::from_utf8(stdin).unwrap()),
-            hold: gatehouse_core::HoldMode::WhileActionable,
-        })
-    }
-    fn render_verdict(&self, _prompt: &NewPrompt, _verdict: &Verdict) -> String {
-        String::new()
-    }
     fn probe(&self) -> &dyn AgentProbe {
         unreachable!("nothing is probed in this test")
     }
