@@ -32,7 +32,6 @@ use gatehouse_core::{
     ParseError, PromptKind, RunningAgent, TerminalLocation, Verdict,
 };
 use gatehouse_harness::gated::{self, AgentDescription, ToolUnlock};
-use gatehouse_harness::record::AgentWords;
 
 use crate::record::{Capability, Unlock, Unlocks};
 
@@ -46,10 +45,7 @@ pub const ADAPTER_ID: &str = "claude";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: "Claude Code",
-    words: AgentWords {
-        name: "Claude Code",
-        probe_command: "gatehouse probe claude",
-    },
+    short_name: "Claude Code",
     executable: version::CLAUDE,
     unlocks: gated::Unlocks {
         groups: &record::GROUPS,

@@ -38,7 +38,6 @@ use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::{Action, AdapterCapabilities, NewPrompt, Verdict, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, Unlocks};
-use gatehouse_harness::record::AgentWords;
 
 use crate::record::Kind;
 
@@ -49,10 +48,7 @@ pub const ADAPTER_ID: &str = "codex";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: "Codex",
-    words: AgentWords {
-        name: "Codex",
-        probe_command: "gatehouse probe codex",
-    },
+    short_name: "Codex",
     // The nearest ancestor called `codex` (Codex 0.171.0 starts hook commands through `sh -c`,
     // which replaces itself with the command, so it is usually the parent), else the installed
     // one: Codex gives its hooks no variable naming its version or process.

@@ -32,7 +32,6 @@ use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
 };
-use gatehouse_harness::record::AgentWords;
 
 /// The adapter's id, as in `gatehouse hook copilot`.
 pub const ADAPTER_ID: &str = "copilot";
@@ -44,10 +43,7 @@ pub const NAME: &str = "GitHub Copilot CLI";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
-    words: AgentWords {
-        name: "Copilot CLI",
-        probe_command: "gatehouse probe copilot",
-    },
+    short_name: "Copilot CLI",
     // Copilot CLI 1.0.102 names its version in `COPILOT_CLI_BINARY_VERSION` for its hooks, so no
     // program runs; else the nearest ancestor called `copilot` (npm's `copilot` is a Node loader
     // that starts the native `copilot`, which runs hooks through `bash -c`), else the installed one.

@@ -53,7 +53,7 @@ use gatehouse_harness::executable::{AgentExecutable, VersionError};
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
 };
-use gatehouse_harness::record::{AgentWords, ProbeRecord, RecordError, Unlock};
+use gatehouse_harness::record::{ProbeRecord, RecordError, Unlock};
 
 /// The adapter's id, as in `gatehouse hook gemini`.
 pub const ADAPTER_ID: &str = "gemini";
@@ -74,10 +74,7 @@ pub const NO_POLICY_REASON: &str = "gatehouse's Gemini policy is not installed, 
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
-    words: AgentWords {
-        name: NAME,
-        probe_command: "gatehouse probe gemini",
-    },
+    short_name: NAME,
     // `gemini --version` prints the version alone on its first line. Gemini CLI 0.61.0 is a Node
     // script (`bundle/gemini.js`) that starts itself again as a child `node` process, runs its
     // hooks through `bash -c` and names its version in no variable: so a hook asks its nearest

@@ -37,7 +37,6 @@ use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
 };
-use gatehouse_harness::record::AgentWords;
 
 /// The adapter's id, as in `gatehouse hook opencode`.
 pub const ADAPTER_ID: &str = "opencode";
@@ -50,10 +49,7 @@ pub const NAME: &str = "OpenCode";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
-    words: AgentWords {
-        name: NAME,
-        probe_command: "gatehouse probe opencode",
-    },
+    short_name: NAME,
     // gatehouse's plugin runs inside OpenCode's process and starts the hook itself (no shell
     // between), so that process is the hook's parent, named by `OPENCODE_PID` (npm's `opencode`
     // is the native executable itself, `opencode-ai/bin/opencode.exe`). Never the installed one

@@ -28,7 +28,6 @@ use gatehouse_harness::executable::{first_line_version, AgentExecutable};
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
 };
-use gatehouse_harness::record::AgentWords;
 
 /// The adapter's id, as in `gatehouse hook qwen`.
 pub const ADAPTER_ID: &str = "qwen";
@@ -37,10 +36,7 @@ pub const ADAPTER_ID: &str = "qwen";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: "Qwen Code",
-    words: AgentWords {
-        name: "Qwen Code",
-        probe_command: "gatehouse probe qwen",
-    },
+    short_name: "Qwen Code",
     // Qwen Code 0.24.4 names its version in `QWEN_CODE_STARTUP_VERSION` for its hooks, so no
     // program runs. Otherwise: `qwen` is a Node script, so the hook's ancestor is `node`, and
     // the installed `qwen` is asked.

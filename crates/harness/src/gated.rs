@@ -91,8 +91,9 @@ pub struct AgentDescription {
     pub id: &'static str,
     /// The agent's name for people, such as `GitHub Copilot CLI`.
     pub name: &'static str,
-    /// How the unlock rule names the agent (such as `Copilot CLI`) and its probe command.
-    pub words: AgentWords,
+    /// How the unlock rule names the agent, such as `Copilot CLI` (its probe command is
+    /// `gatehouse probe ID`, [`AgentDescription::words`]).
+    pub short_name: &'static str,
     /// How the installed agent, the one that runs a hook, and their versions are found.
     pub executable: AgentExecutable,
     /// What a passing probe unlocks.
@@ -114,7 +115,7 @@ impl std::fmt::Debug for AgentDescription {
             .debug_struct("AgentDescription")
             .field("id", &self.id)
             .field("name", &self.name)
-            .field("words", &self.words)
+            .field("short_name", &self.short_name)
             .field("executable", &self.executable)
             .field("unlocks", &self.unlocks)
             .field("while_held", &self.while_held)
@@ -130,6 +131,14 @@ const NO_STATE_FOLDER: &str =
     "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found";
 
 impl AgentDescription {
+    /// How the unlock rule names the agent and its probe command (`gatehouse probe ID`).
+    pub const fn words(&self) -> AgentWords {
+        AgentWords {
+            name: self.short_name,
+            adapter: self.id,
+        }
+    }
+
     /// The probe record in `state_dir`, as it is now.
     pub fn record(&self, state_dir: &Path) -> Result<Option<ProbeRecord>, RecordError> {
         ProbeRecord::read(state_dir, self.id)
@@ -142,7 +151,7 @@ impl AgentDescription {
         record: Result<Option<ProbeRecord>, RecordError>,
         version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
     ) -> Vec<Unlock> {
-        grouped_unlock(self.words, self.unlocks.groups, record, version_in_use)
+        grouped_unlock(self.words(), self.unlocks.groups, record, version_in_use)
     }
 
     /// What a fresh record unlocks for the agent it probed.
@@ -202,7 +211,7 @@ impl AgentDescription {
 
     /// The capability flags with no probe: every action exists, none is verified.
     pub fn capabilities(&self) -> AdapterCapabilities {
-        let name = self.words.name;
+        let name = self.short_name;
         self.capabilities_for(&self.every_group(Unlock::ReadOnly {
             reason: format!("no probe has checked that this {name} honours gatehouse's answers"),
         }))
@@ -362,7 +371,7 @@ impl AgentDescription {
             request,
             || self.executable.find_on_path(),
             missing,
-            (self.words, offers),
+            (self.words(), offers),
             ProbeRecord::path(&request.state_dir, self.id),
             run,
         )

@@ -120,12 +120,19 @@ pub trait StandardRecord {
     fn probed_on(&self) -> String;
 }
 
-/// How the rule names the agent: `name` (such as `Copilot CLI`) and the command that probes it
-/// (such as `gatehouse probe copilot`).
+/// How the rule names the agent: `name` (such as `Copilot CLI`), and the adapter's id (such as
+/// `copilot`), which names the command that probes it ([`AgentWords::probe_command`]).
 #[derive(Debug, Clone, Copy)]
 pub struct AgentWords {
     pub name: &'static str,
-    pub probe_command: &'static str,
+    pub adapter: &'static str,
+}
+
+impl AgentWords {
+    /// The command that probes the agent, such as `gatehouse probe copilot`.
+    pub fn probe_command(&self) -> String {
+        format!("gatehouse probe {}", self.adapter)
+    }
 }
 
 /// Applies the standard rule. `version_in_use` is asked only when the record passed, so that the
@@ -135,10 +142,7 @@ pub fn standard_unlock<R: StandardRecord, E: Display>(
     record: Result<Option<R>, RecordError>,
     version_in_use: impl FnOnce(&R) -> Result<String, E>,
 ) -> Unlock {
-    let AgentWords {
-        name,
-        probe_command,
-    } = words;
+    let (name, probe_command) = (words.name, words.probe_command());
     let read_only = |reason: String| Unlock::ReadOnly { reason };
     let record = match record {
         Ok(Some(record)) => record,
@@ -278,7 +282,7 @@ pub fn grouped_unlock<E: Display>(
                     record.version,
                     record.probed_on(),
                     group.proves,
-                    words.probe_command
+                    words.probe_command()
                 ),
             };
         }
@@ -469,7 +473,7 @@ mod tests {
 
     const WORDS: AgentWords = AgentWords {
         name: "Agent",
-        probe_command: "gatehouse probe agent",
+        adapter: "agent",
     };
 
     fn passing(version: &'static str) -> Result<Option<Probed>, RecordError> {

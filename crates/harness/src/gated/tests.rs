@@ -15,10 +15,7 @@ fn last_word(output: &str) -> Option<String> {
 const AGENT: AgentDescription = AgentDescription {
     id: "agent",
     name: "The Agent",
-    words: AgentWords {
-        name: "Agent",
-        probe_command: "gatehouse probe agent",
-    },
+    short_name: "Agent",
     executable: AgentExecutable {
         program: "no-such-agent-anywhere",
         names: &["no-such-agent-anywhere"],
