@@ -34,10 +34,9 @@ pub mod rules;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::{Action, AdapterCapabilities, NewPrompt, Verdict, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, Unlocks};
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, Unlocks};
 
 use crate::record::Kind;
 
@@ -90,20 +89,7 @@ pub const AGENT: AgentDescription = AgentDescription {
     verdicts: render_verdict,
 };
 
-/// The Codex adapter: the kit's, with Codex's events, verdicts, installer and probe.
-pub type CodexAdapter = GatedAdapter<Codex>;
-
-/// What Codex brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct Codex;
-
-impl GatedAgent for Codex {
-    const AGENT: AgentDescription = AGENT;
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::CodexProbe
-    }
-}
+gatehouse_harness::gated_adapter!(CodexAdapter, Codex, AGENT, probe::CodexProbe);
 
 /// The hook's stdout for `verdict`: for "always", writes the rule into
 /// `$CODEX_HOME/rules/gatehouse.rules` (of the hook's environment, which is Codex's) before it

@@ -26,12 +26,9 @@ pub mod probe;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::WhileHeld;
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{
-    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
-};
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook copilot`.
 pub const ADAPTER_ID: &str = "copilot";
@@ -73,20 +70,7 @@ pub const AGENT: AgentDescription = AgentDescription {
     verdicts: |_prompt, verdict| verdict::render(verdict),
 };
 
-/// The Copilot CLI adapter: the kit's, with Copilot's events, verdicts, installer and probe.
-pub type CopilotAdapter = GatedAdapter<Copilot>;
-
-/// What Copilot CLI brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct Copilot;
-
-impl GatedAgent for Copilot {
-    const AGENT: AgentDescription = AGENT;
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::CopilotProbe
-    }
-}
+gatehouse_harness::gated_adapter!(CopilotAdapter, Copilot, AGENT, probe::CopilotProbe);
 
 /// Why the Copilot CLI that runs this hook may run `command` in `cwd` without asking: its saved
 /// approvals, and its own arguments and environment.

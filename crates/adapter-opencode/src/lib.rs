@@ -31,12 +31,9 @@ pub mod probe;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::{Action, AdapterCapabilities, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{
-    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
-};
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook opencode`.
 pub const ADAPTER_ID: &str = "opencode";
@@ -82,20 +79,7 @@ pub const AGENT: AgentDescription = AgentDescription {
     verdicts: verdict::render,
 };
 
-/// The OpenCode adapter: the kit's, with OpenCode's events, verdicts, plugin installer and probe.
-pub type OpenCodeAdapter = GatedAdapter<OpenCode>;
-
-/// What OpenCode brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct OpenCode;
-
-impl GatedAgent for OpenCode {
-    const AGENT: AgentDescription = AGENT;
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::OpenCodeProbe
-    }
-}
+gatehouse_harness::gated_adapter!(OpenCodeAdapter, OpenCode, AGENT, probe::OpenCodeProbe);
 
 /// OpenCode's capability flags with no probe: every action exists, none is verified.
 pub fn capabilities() -> AdapterCapabilities {

@@ -22,12 +22,9 @@ pub mod install;
 pub mod probe;
 pub mod verdict;
 
-use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::WhileHeld;
 use gatehouse_harness::executable::{first_line_version, AgentExecutable};
-use gatehouse_harness::gated::{
-    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
-};
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook qwen`.
 pub const ADAPTER_ID: &str = "qwen";
@@ -74,20 +71,7 @@ pub fn parse_version_output(output: &str) -> Option<String> {
     first_line_version(output).filter(|version| version.contains('.'))
 }
 
-/// The Qwen Code adapter: the kit's, with Qwen's events, verdicts, installer and probe.
-pub type QwenAdapter = GatedAdapter<Qwen>;
-
-/// What Qwen Code brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct Qwen;
-
-impl GatedAgent for Qwen {
-    const AGENT: AgentDescription = AGENT;
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::QwenProbe
-    }
-}
+gatehouse_harness::gated_adapter!(QwenAdapter, Qwen, AGENT, probe::QwenProbe);
 
 #[cfg(test)]
 mod tests;

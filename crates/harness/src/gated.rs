@@ -19,7 +19,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller, KitError, ProbeOutcome, ProbeRequest};
+pub use gatehouse_core::kit::AgentProbe;
+use gatehouse_core::kit::{HookInstaller, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
     NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WhileHeld, WithoutVerdict,
@@ -425,6 +426,30 @@ pub trait GatedAgent: Send + Sync + 'static {
     fn capabilities_for(&self, unlocks: &[Unlock]) -> AdapterCapabilities {
         Self::AGENT.capabilities_for(unlocks)
     }
+}
+
+/// Declares the adapter of a probe-gated agent that brings nothing of its own but its description
+/// and its probe: `gated_adapter!(CodexAdapter, Codex, AGENT, probe::CodexProbe)` declares the
+/// unit type `Codex`, a [`GatedAgent`] with the description `AGENT` and the probe
+/// `probe::CodexProbe`, and `CodexAdapter`, the kit's [`GatedAdapter`] for it.
+#[macro_export]
+macro_rules! gated_adapter {
+    ($adapter:ident, $agent:ident, $description:expr, $probe:expr $(,)?) => {
+        #[doc = concat!("The adapter of [`", stringify!($agent), "`]: the kit's, with its description and probe.")]
+        pub type $adapter = $crate::gated::GatedAdapter<$agent>;
+
+        #[doc = concat!("What the agent brings of its own: its description ([`", stringify!($description), "`]) and its probe.")]
+        #[derive(Debug, Default, Clone)]
+        pub struct $agent;
+
+        impl $crate::gated::GatedAgent for $agent {
+            const AGENT: $crate::gated::AgentDescription = $description;
+
+            fn probe(&self) -> &dyn $crate::gated::AgentProbe {
+                &$probe
+            }
+        }
+    };
 }
 
 /// The `Adapter` of a probe-gated agent. It finds the probe record in gatehouse's state folder,
