@@ -561,4 +561,22 @@ mod tests {
             "{reason2}"
         );
     }
+
+    #[test]
+    #[cfg(unix)]
+    fn an_atomic_write_replaces_the_file_owner_only_and_leaves_no_temporary_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("agent-probe.json");
+        write_atomically(&path, "old").unwrap();
+        write_atomically(&path, "new").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        let mode = fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let names: Vec<_> = fs::read_dir(folder.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("agent-probe.json")]);
+    }
 }
