@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks, EntryShape, EntryStyle};
+use gatehouse_hook_settings::{installer, AgentHooks};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -39,15 +39,8 @@ pub const EVENTS: [HookEvent; 4] = [
 ];
 
 /// Claude Code, as the shared installer sees it.
-pub const CLAUDE_HOOKS: AgentHooks = AgentHooks {
-    file_kind: "Claude Code settings file",
-    command_suffix: HOOK_COMMAND_SUFFIX,
-    events: &EVENTS,
-    allows_assignments_before_program: false,
-    entry: EntryStyle::PLAIN,
-    entry_shape: EntryShape::MatcherGroups,
-    command_names_event: false,
-};
+pub const CLAUDE_HOOKS: AgentHooks =
+    AgentHooks::matcher_groups("Claude Code settings file", HOOK_COMMAND_SUFFIX, &EVENTS);
 
 /// Builds the hook command for a gatehouse binary, quoted for a POSIX shell. `None` when the path
 /// is not UTF-8 or not named `gatehouse`, since the command would not be recognised later.

@@ -32,7 +32,6 @@ use gatehouse_core::{
     ParseError, PromptKind, RunningAgent, TerminalLocation, Verdict,
 };
 use gatehouse_harness::gated::{self, AgentDescription, ToolUnlock};
-use gatehouse_harness::record::AgentWords;
 
 use crate::record::{Capability, Unlock, Unlocks};
 
@@ -46,10 +45,7 @@ pub const ADAPTER_ID: &str = "claude";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: "Claude Code",
-    words: AgentWords {
-        name: "Claude Code",
-        probe_command: "gatehouse probe claude",
-    },
+    short_name: "Claude Code",
     executable: version::CLAUDE,
     unlocks: gated::Unlocks {
         groups: &record::GROUPS,
@@ -58,6 +54,12 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Claude Code's terminal",
         held: None,
     },
+    // Claude Code shows its own prompt in its terminal while the hook waits: the first answer
+    // wins.
+    while_held: Some(gatehouse_core::WhileHeld::OwnPromptStaysLive),
+    installer: &install::ClaudeInstaller,
+    events: |stdin, _event| parse_in_environment(stdin),
+    verdicts: verdict::render,
 };
 
 /// The edit tools' permission prompts: once and deny proven by the edits cases, `always` by the
@@ -115,10 +117,8 @@ impl Adapter for ClaudeAdapter {
         ))
     }
 
-    /// Claude Code shows its own prompt in its terminal while the hook waits: the first answer
-    /// wins.
     fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnPromptStaysLive)
+        AGENT.while_held
     }
 
     /// The most the hook may deliver for `prompt` (every probe passed); the hook narrows it to
@@ -144,20 +144,16 @@ impl Adapter for ClaudeAdapter {
     /// Reads the terminal from the hook's environment (`TMUX`, `TMUX_PANE`, `CLAUDE_PID`) and
     /// the file an edit changes from disk, for its diff. What is offered is the gateway's to
     /// decide, for the Claude Code the hook reports ([`Adapter::running_agent`]).
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        parse_in_environment(stdin)
+    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
+        (AGENT.events)(stdin, event)
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(prompt, verdict)
+        (AGENT.verdicts)(prompt, verdict)
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {
-        Some(&install::ClaudeInstaller)
+        Some(AGENT.installer)
     }
 
     fn probe(&self) -> Option<&dyn AgentProbe> {

@@ -22,7 +22,7 @@
 use std::path::Path;
 
 use gatehouse_hook_settings::installer::HeldHooksInstaller;
-use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle};
+use gatehouse_hook_settings::AgentHooks;
 
 pub use gatehouse_hook_settings::{
     backup_path, Change, HookEvent, HookPlan, HookTimeout, InstallError, InstallReport,
@@ -54,15 +54,8 @@ pub const EVENTS: [HookEvent; 6] = [
 /// Codex's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`), or a project's
 /// `.codex/hooks.json`, as the shared installer writes it.
 pub const CODEX_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
-    hooks: AgentHooks {
-        file_kind: "Codex hooks file",
-        command_suffix: " hook codex",
-        events: &EVENTS,
-        allows_assignments_before_program: true,
-        entry: EntryStyle::PLAIN,
-        entry_shape: EntryShape::MatcherGroups,
-        command_names_event: false,
-    },
+    hooks: AgentHooks::matcher_groups("Codex hooks file", " hook codex", &EVENTS)
+        .with_assignments_before_program(),
     home_variable: "CODEX_HOME",
     home_folder: ".codex",
     file_name: "hooks.json",

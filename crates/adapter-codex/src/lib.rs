@@ -34,11 +34,9 @@ pub mod rules;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::{Action, AdapterCapabilities, NewPrompt, Verdict, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, Unlocks};
-use gatehouse_harness::record::AgentWords;
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, Unlocks};
 
 use crate::record::Kind;
 
@@ -49,10 +47,7 @@ pub const ADAPTER_ID: &str = "codex";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: "Codex",
-    words: AgentWords {
-        name: "Codex",
-        probe_command: "gatehouse probe codex",
-    },
+    short_name: "Codex",
     // The nearest ancestor called `codex` (Codex 0.171.0 starts hook commands through `sh -c`,
     // which replaces itself with the command, so it is usually the parent), else the installed
     // one: Codex gives its hooks no variable naming its version or process.
@@ -86,54 +81,30 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Codex's terminal",
         held: None,
     },
+    // Codex shows no prompt while its hook waits, and its own once the hook gives up.
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::CODEX_INSTALLER,
+    // The terminal pane is the hook's to find, for every agent.
+    events: |stdin, _event| events::parse(stdin),
+    verdicts: render_verdict,
 };
 
-/// The Codex adapter: the kit's, with Codex's events, verdicts, installer and probe.
-pub type CodexAdapter = GatedAdapter<Codex>;
+gatehouse_harness::gated_adapter!(CodexAdapter, Codex, AGENT, probe::CodexProbe);
 
-/// What Codex brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct Codex;
-
-impl GatedAgent for Codex {
-    const AGENT: AgentDescription = AGENT;
-
-    /// Codex shows no prompt while its hook waits, and its own once the hook gives up.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
-
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        // The terminal pane is the hook's to find, for every agent.
-        events::parse(stdin)
-    }
-
-    /// For "always", writes the rule into `$CODEX_HOME/rules/gatehouse.rules` (of the hook's
-    /// environment, which is Codex's) before it answers allow ([`verdict::render_for`]).
-    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        let path = rules::rules_path_from_environment();
-        let shell = rules::person_shell();
-        verdict::render_for(
-            prompt,
-            verdict,
-            &verdict::RulesTarget {
-                path: path.as_deref(),
-                shell: shell.as_deref(),
-            },
-        )
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::CODEX_INSTALLER
-    }
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::CodexProbe
-    }
+/// The hook's stdout for `verdict`: for "always", writes the rule into
+/// `$CODEX_HOME/rules/gatehouse.rules` (of the hook's environment, which is Codex's) before it
+/// answers allow ([`verdict::render_for`]).
+pub fn render_verdict(prompt: &NewPrompt, verdict: &Verdict) -> String {
+    let path = rules::rules_path_from_environment();
+    let shell = rules::person_shell();
+    verdict::render_for(
+        prompt,
+        verdict,
+        &verdict::RulesTarget {
+            path: path.as_deref(),
+            shell: shell.as_deref(),
+        },
+    )
 }
 
 /// Codex's capability flags with no probe: every action exists, none is verified, so every

@@ -12,7 +12,7 @@
 //! its program (after any `NAME=value` words) is named `gatehouse`, in any folder.
 
 use gatehouse_hook_settings::installer::{self, HeldHooksInstaller};
-use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle};
+use gatehouse_hook_settings::AgentHooks;
 
 pub use gatehouse_hook_settings::{
     Change, HookEvent, HookPlan, HookTimeout, InstallError, InstallReport,
@@ -41,18 +41,13 @@ pub const EVENTS: [HookEvent; 5] = [
 /// Copilot CLI's settings file, `~/.copilot/settings.json` (`$COPILOT_HOME/settings.json`) or a
 /// project's `.github/copilot/settings.json`, as the shared installer writes it.
 pub const COPILOT_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
-    hooks: AgentHooks {
-        file_kind: "Copilot CLI settings file",
-        command_suffix: " hook copilot",
-        events: &EVENTS,
-        allows_assignments_before_program: true,
-        entry: EntryStyle::PLAIN,
-        entry_shape: EntryShape::Flat {
-            command_key: "bash",
-            timeout_key: "timeoutSec",
-        },
-        command_names_event: true,
-    },
+    hooks: AgentHooks::flat(
+        "Copilot CLI settings file",
+        " hook copilot",
+        &EVENTS,
+        ("bash", "timeoutSec"),
+    )
+    .with_assignments_before_program(),
     home_variable: "COPILOT_HOME",
     home_folder: ".copilot",
     file_name: "settings.json",

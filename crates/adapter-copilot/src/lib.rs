@@ -26,13 +26,9 @@ pub mod probe;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::WhileHeld;
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{
-    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
-};
-use gatehouse_harness::record::AgentWords;
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook copilot`.
 pub const ADAPTER_ID: &str = "copilot";
@@ -44,10 +40,7 @@ pub const NAME: &str = "GitHub Copilot CLI";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
-    words: AgentWords {
-        name: "Copilot CLI",
-        probe_command: "gatehouse probe copilot",
-    },
+    short_name: "Copilot CLI",
     // Copilot CLI 1.0.102 names its version in `COPILOT_CLI_BINARY_VERSION` for its hooks, so no
     // program runs; else the nearest ancestor called `copilot` (npm's `copilot` is a Node loader
     // that starts the native `copilot`, which runs hooks through `bash -c`), else the installed one.
@@ -70,39 +63,14 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Copilot's terminal",
         held: None,
     },
+    // Copilot CLI shows no dialog while its hook waits, and its own once the hook gives up.
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::COPILOT_INSTALLER,
+    events: |stdin, event| events::parse(stdin, event, running_own_rules),
+    verdicts: |_prompt, verdict| verdict::render(verdict),
 };
 
-/// The Copilot CLI adapter: the kit's, with Copilot's events, verdicts, installer and probe.
-pub type CopilotAdapter = GatedAdapter<Copilot>;
-
-/// What Copilot CLI brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct Copilot;
-
-impl GatedAgent for Copilot {
-    const AGENT: AgentDescription = AGENT;
-
-    /// Copilot CLI shows no dialog while its hook waits, and its own once the hook gives up.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
-
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, event, running_own_rules)
-    }
-
-    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(verdict)
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::COPILOT_INSTALLER
-    }
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::CopilotProbe
-    }
-}
+gatehouse_harness::gated_adapter!(CopilotAdapter, Copilot, AGENT, probe::CopilotProbe);
 
 /// Why the Copilot CLI that runs this hook may run `command` in `cwd` without asking: its saved
 /// approvals, and its own arguments and environment.

@@ -39,7 +39,7 @@
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
-use gatehouse_hook_settings::{installer, AgentHooks, EntryShape, EntryStyle, TimeoutUnit};
+use gatehouse_hook_settings::{installer, AgentHooks, EntryStyle, TimeoutUnit};
 use serde_json::Value;
 
 pub use gatehouse_hook_settings::{
@@ -78,18 +78,21 @@ pub const EVENTS: [HookEvent; 5] = [
 ];
 
 /// Gemini CLI, as the shared installer sees it.
-pub const GEMINI_HOOKS: AgentHooks = AgentHooks {
-    file_kind: "Gemini CLI settings file",
-    command_suffix: HOOK_COMMAND_SUFFIX,
-    events: &EVENTS,
-    allows_assignments_before_program: false,
-    entry: EntryStyle {
-        name: Some(ENTRY_NAME),
+pub const GEMINI_HOOKS: AgentHooks =
+    AgentHooks::matcher_groups(SETTINGS_FILE_KIND, HOOK_COMMAND_SUFFIX, &EVENTS)
+        .with_entry(gemini_entry(ENTRY_NAME));
+
+/// How the settings file is named in errors.
+const SETTINGS_FILE_KIND: &str = "Gemini CLI settings file";
+
+/// Gemini's entries: named `name` (Gemini shows it in "Executing Hook: ..."), timeouts in
+/// milliseconds.
+const fn gemini_entry(name: &'static str) -> EntryStyle {
+    EntryStyle {
+        name: Some(name),
         timeout_unit: TimeoutUnit::Milliseconds,
-    },
-    entry_shape: EntryShape::MatcherGroups,
-    command_names_event: false,
-};
+    }
+}
 
 /// The hook of an answerable install answers at the latest this long after it starts
 /// ([`crate::verdict::NO_VERDICT`] then, whatever it waits for). Gemini shows only "Executing
@@ -119,18 +122,9 @@ pub const ANSWER_EVENTS: [HookEvent; 1] = [HookEvent::within(
 
 /// The answerable hook, as the shared installer sees it: separate from [`GEMINI_HOOKS`] (another
 /// suffix), so each set is installed and recognised on its own.
-pub const GEMINI_ANSWER_HOOKS: AgentHooks = AgentHooks {
-    file_kind: "Gemini CLI settings file",
-    command_suffix: ANSWER_COMMAND_SUFFIX,
-    events: &ANSWER_EVENTS,
-    allows_assignments_before_program: false,
-    entry: EntryStyle {
-        name: Some(ANSWER_ENTRY_NAME),
-        timeout_unit: TimeoutUnit::Milliseconds,
-    },
-    entry_shape: EntryShape::MatcherGroups,
-    command_names_event: false,
-};
+pub const GEMINI_ANSWER_HOOKS: AgentHooks =
+    AgentHooks::matcher_groups(SETTINGS_FILE_KIND, ANSWER_COMMAND_SUFFIX, &ANSWER_EVENTS)
+        .with_entry(gemini_entry(ANSWER_ENTRY_NAME));
 
 /// What `gatehouse install gemini --answerable` costs, said before it is done.
 pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, the hook disabled by name with /hooks disable or hooksConfig.disabled, in ~/.gemini/settings.json, the system settings or a project's .gemini/settings.json, or the hook removed from settings.json while the policy stays). gatehouse refuses and warns where it can see this (`gatehouse status` run in a project folder checks that project), but it cannot stop a project from doing it. gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s), well before Gemini's timeout (240 s); what it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks; while any file is at the policy's path (one you edited, say) the BeforeTool hook stays, and you are told to remove that file by hand.";

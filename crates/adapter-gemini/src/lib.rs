@@ -40,17 +40,20 @@ pub mod verdict;
 
 use std::time::Duration;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
+use gatehouse_core::kit::AgentProbe;
 use gatehouse_core::{
-    Action, ActionFlag, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
-    NewPrompt, ParseError, PromptKind, Verdict, WhileHeld, WithoutVerdict,
+    Action, ActionFlag, AdapterCapabilities, CancellationCheck, CapabilityRule, PromptKind,
+    WhileHeld, WithoutVerdict,
 };
+// For the tests (`use super::*`).
+#[cfg(test)]
+use gatehouse_core::{HookEvent, NewPrompt};
 
 use gatehouse_harness::executable::{AgentExecutable, VersionError};
 use gatehouse_harness::gated::{
     AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
 };
-use gatehouse_harness::record::{AgentWords, ProbeRecord, RecordError, Unlock};
+use gatehouse_harness::record::{ProbeRecord, RecordError, Unlock};
 
 /// The adapter's id, as in `gatehouse hook gemini`.
 pub const ADAPTER_ID: &str = "gemini";
@@ -71,10 +74,7 @@ pub const NO_POLICY_REASON: &str = "gatehouse's Gemini policy is not installed, 
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
-    words: AgentWords {
-        name: NAME,
-        probe_command: "gatehouse probe gemini",
-    },
+    short_name: NAME,
     // `gemini --version` prints the version alone on its first line. Gemini CLI 0.61.0 is a Node
     // script (`bundle/gemini.js`) that starts itself again as a child `node` process, runs its
     // hooks through `bash -c` and names its version in no variable: so a hook asks its nearest
@@ -99,6 +99,12 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Gemini's terminal",
         held: None,
     },
+    // Gemini waits for its answerable hook before it shows any dialog, and the hook answers
+    // `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::GeminiInstaller,
+    events: |stdin, _event| events::parse(stdin),
+    verdicts: |_prompt, verdict| verdict::render(verdict),
 };
 
 /// What the answerable hook prints whenever it has no verdict, and its deadline.
@@ -120,30 +126,8 @@ pub struct Gemini;
 impl GatedAgent for Gemini {
     const AGENT: AgentDescription = AGENT;
 
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        events::parse(stdin)
-    }
-
-    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(verdict)
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::GeminiInstaller
-    }
-
     fn probe(&self) -> &dyn AgentProbe {
         &probe::GeminiProbe
-    }
-
-    /// Gemini waits for its answerable hook before it shows any dialog, and the hook answers
-    /// `ask` when its hold ends, which brings Gemini's own dialog (a watched prompt is not held).
-    fn while_held(&self) -> Option<WhileHeld> {
-        Some(WhileHeld::OwnDialogAfterHold)
     }
 
     /// `ask` for the answerable BeforeTool hook (its command names the event), nothing for the

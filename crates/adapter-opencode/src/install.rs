@@ -9,7 +9,6 @@
 //! start with [`PLUGIN_MARKER`]) is never overwritten or removed.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
@@ -144,31 +143,11 @@ fn read_bounded(path: &Path) -> std::io::Result<String> {
     String::from_utf8(bytes).map_err(|_| std::io::ErrorKind::InvalidData.into())
 }
 
-/// Writes `text` to a temporary file beside `path`, readable by its owner only, and renames it
-/// over `path` (a symbolic link there is replaced, never followed).
+/// Creates `path`'s folder and writes `text` there atomically, readable by its owner only (the
+/// kit's [`gatehouse_harness::record::write_atomically`]).
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(folder)?;
-    let temporary = folder.join(format!(".{PLUGIN_FILE_NAME}.{}.tmp", std::process::id()));
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let _ = fs::remove_file(&temporary);
-    let result = options
-        .open(&temporary)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())
-                .and_then(|()| file.sync_all())
-        })
-        .and_then(|()| fs::rename(&temporary, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    result
+    fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+    gatehouse_harness::record::write_atomically(path, text)
 }
 
 /// OpenCode's plugin folders, as `gatehouse install opencode` uses them.

@@ -31,13 +31,9 @@ pub mod probe;
 pub mod verdict;
 pub mod version;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{Action, AdapterCapabilities, HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::{Action, AdapterCapabilities, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{
-    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
-};
-use gatehouse_harness::record::AgentWords;
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook opencode`.
 pub const ADAPTER_ID: &str = "opencode";
@@ -50,10 +46,7 @@ pub const NAME: &str = "OpenCode";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
-    words: AgentWords {
-        name: NAME,
-        probe_command: "gatehouse probe opencode",
-    },
+    short_name: NAME,
     // gatehouse's plugin runs inside OpenCode's process and starts the hook itself (no shell
     // between), so that process is the hook's parent, named by `OPENCODE_PID` (npm's `opencode`
     // is the native executable itself, `opencode-ai/bin/opencode.exe`). Never the installed one
@@ -79,39 +72,14 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in OpenCode's terminal",
         held: None,
     },
+    // OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
+    while_held: Some(WhileHeld::OwnPromptStaysLive),
+    installer: &install::OpenCodeInstaller,
+    events: |stdin, event| events::parse(stdin, event, &events::HookEnvironment::current()),
+    verdicts: verdict::render,
 };
 
-/// The OpenCode adapter: the kit's, with OpenCode's events, verdicts, plugin installer and probe.
-pub type OpenCodeAdapter = GatedAdapter<OpenCode>;
-
-/// What OpenCode brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct OpenCode;
-
-impl GatedAgent for OpenCode {
-    const AGENT: AgentDescription = AGENT;
-
-    /// OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnPromptStaysLive)
-    }
-
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, event, &events::HookEnvironment::current())
-    }
-
-    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(prompt, verdict)
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::OpenCodeInstaller
-    }
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::OpenCodeProbe
-    }
-}
+gatehouse_harness::gated_adapter!(OpenCodeAdapter, OpenCode, AGENT, probe::OpenCodeProbe);
 
 /// OpenCode's capability flags with no probe: every action exists, none is verified.
 pub fn capabilities() -> AdapterCapabilities {

@@ -17,7 +17,7 @@
 //! `NAME=value` words) is named `gatehouse`, in any folder.
 
 use gatehouse_hook_settings::installer::{self, HeldHooksInstaller};
-use gatehouse_hook_settings::{AgentHooks, EntryShape, EntryStyle, HookEvent, InstallReport};
+use gatehouse_hook_settings::{AgentHooks, HookEvent, InstallReport};
 
 /// How long a Qwen hook holds a prompt for an answer: well under the 60 s after which Qwen shows
 /// its own dialog and ignores a later answer. `release` hands the prompt back at once.
@@ -44,15 +44,8 @@ pub const EVENTS: [HookEvent; 5] = [
 /// Qwen Code's settings file, `~/.qwen/settings.json` (`$QWEN_HOME/settings.json`) or a
 /// project's `.qwen/settings.json`, as the shared installer writes it.
 pub const QWEN_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
-    hooks: AgentHooks {
-        file_kind: "Qwen Code settings file",
-        command_suffix: " hook qwen",
-        events: &EVENTS,
-        allows_assignments_before_program: true,
-        entry: EntryStyle::PLAIN,
-        entry_shape: EntryShape::MatcherGroups,
-        command_names_event: false,
-    },
+    hooks: AgentHooks::matcher_groups("Qwen Code settings file", " hook qwen", &EVENTS)
+        .with_assignments_before_program(),
     home_variable: "QWEN_HOME",
     home_folder: ".qwen",
     file_name: "settings.json",

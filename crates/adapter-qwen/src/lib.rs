@@ -22,13 +22,9 @@ pub mod install;
 pub mod probe;
 pub mod verdict;
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller};
-use gatehouse_core::{HookEvent, NewPrompt, ParseError, Verdict};
+use gatehouse_core::WhileHeld;
 use gatehouse_harness::executable::{first_line_version, AgentExecutable};
-use gatehouse_harness::gated::{
-    AgentDescription, GatedAdapter, GatedAgent, ToolUnlock, UnlockGroup, Unlocks,
-};
-use gatehouse_harness::record::AgentWords;
+use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
 
 /// The adapter's id, as in `gatehouse hook qwen`.
 pub const ADAPTER_ID: &str = "qwen";
@@ -37,10 +33,7 @@ pub const ADAPTER_ID: &str = "qwen";
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: "Qwen Code",
-    words: AgentWords {
-        name: "Qwen Code",
-        probe_command: "gatehouse probe qwen",
-    },
+    short_name: "Qwen Code",
     // Qwen Code 0.24.4 names its version in `QWEN_CODE_STARTUP_VERSION` for its hooks, so no
     // program runs. Otherwise: `qwen` is a Node script, so the hook's ancestor is `node`, and
     // the installed `qwen` is asked.
@@ -64,6 +57,11 @@ pub const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in Qwen's terminal",
         held: Some(install::HELD),
     },
+    // Qwen Code shows no dialog while its hook waits, and at 60 s shows its own.
+    while_held: Some(WhileHeld::OwnDialogAfterHold),
+    installer: &install::QWEN_INSTALLER,
+    events: events::parse,
+    verdicts: |_prompt, verdict| verdict::render(verdict),
 };
 
 /// The version in the output of `qwen --version`, which is the version alone (`0.24.4`): its
@@ -73,37 +71,7 @@ pub fn parse_version_output(output: &str) -> Option<String> {
     first_line_version(output).filter(|version| version.contains('.'))
 }
 
-/// The Qwen Code adapter: the kit's, with Qwen's events, verdicts, installer and probe.
-pub type QwenAdapter = GatedAdapter<Qwen>;
-
-/// What Qwen Code brings of its own.
-#[derive(Debug, Default, Clone)]
-pub struct Qwen;
-
-impl GatedAgent for Qwen {
-    const AGENT: AgentDescription = AGENT;
-
-    /// Qwen Code shows no dialog while its hook waits, and at 60 s shows its own.
-    fn while_held(&self) -> Option<gatehouse_core::WhileHeld> {
-        Some(gatehouse_core::WhileHeld::OwnDialogAfterHold)
-    }
-
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        events::parse(stdin, event)
-    }
-
-    fn render_verdict(&self, _prompt: &NewPrompt, verdict: &Verdict) -> String {
-        verdict::render(verdict)
-    }
-
-    fn installer(&self) -> &dyn HookInstaller {
-        &install::QWEN_INSTALLER
-    }
-
-    fn probe(&self) -> &dyn AgentProbe {
-        &probe::QwenProbe
-    }
-}
+gatehouse_harness::gated_adapter!(QwenAdapter, Qwen, AGENT, probe::QwenProbe);
 
 #[cfg(test)]
 mod tests;

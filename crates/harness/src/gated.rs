@@ -1,8 +1,9 @@
 //! The kit's adapter for probe-gated agents: an agent whose prompts are read-only until
 //! `gatehouse probe AGENT` proves, for the version in use, that it honours gatehouse's answers.
 //! The agent states what it is once ([`AgentDescription`]: its id and names, how its running
-//! executable and version are found, which prompts and actions a passing probe unlocks) and
-//! brings its own events, verdicts, installer and probe ([`GatedAgent`]); [`GatedAdapter`] is
+//! executable and version are found, which prompts and actions a passing probe unlocks, what it
+//! does while a prompt is held, its installer, how its events read and its verdicts are written)
+//! and brings its probe and any condition of its own ([`GatedAgent`]); [`GatedAdapter`] is
 //! the rest of the `Adapter` for every such agent: the capability flags from the probe record
 //! (for the installed agent, or for the one a hook reported), the running agent a hook reports,
 //! and what a hook may deliver at best.
@@ -18,7 +19,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gatehouse_core::kit::{AgentProbe, HookInstaller, KitError, ProbeOutcome, ProbeRequest};
+pub use gatehouse_core::kit::AgentProbe;
+use gatehouse_core::kit::{HookInstaller, KitError, ProbeOutcome, ProbeRequest};
 use gatehouse_core::{
     Action, ActionFlag, Adapter, AdapterCapabilities, CancellationCheck, CapabilityRule, HookEvent,
     NewPrompt, ParseError, PromptKind, RunningAgent, Verdict, WhileHeld, WithoutVerdict,
@@ -84,18 +86,42 @@ pub struct Unlocks {
 }
 
 /// Everything a probe-gated agent states of itself, once.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct AgentDescription {
     /// The adapter's id, as in `gatehouse hook ID`; it also names the probe record.
     pub id: &'static str,
     /// The agent's name for people, such as `GitHub Copilot CLI`.
     pub name: &'static str,
-    /// How the unlock rule names the agent (such as `Copilot CLI`) and its probe command.
-    pub words: AgentWords,
+    /// How the unlock rule names the agent, such as `Copilot CLI` (its probe command is
+    /// `gatehouse probe ID`, [`AgentDescription::words`]).
+    pub short_name: &'static str,
     /// How the installed agent, the one that runs a hook, and their versions are found.
     pub executable: AgentExecutable,
     /// What a passing probe unlocks.
     pub unlocks: Unlocks,
+    /// What the agent does while its hook holds a prompt (see [`Adapter::while_held`]).
+    pub while_held: Option<WhileHeld>,
+    /// How gatehouse's hooks are installed into the agent's settings.
+    pub installer: &'static dyn HookInstaller,
+    /// Reads one hook event from the hook's stdin and the event its command names, if any (see
+    /// [`Adapter::parse_hook_event`]).
+    pub events: fn(&[u8], Option<&str>) -> Result<HookEvent, ParseError>,
+    /// The hook's stdout for a verdict on a prompt (see [`Adapter::render_verdict`]).
+    pub verdicts: fn(&NewPrompt, &Verdict) -> String,
+}
+
+impl std::fmt::Debug for AgentDescription {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("AgentDescription")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("short_name", &self.short_name)
+            .field("executable", &self.executable)
+            .field("unlocks", &self.unlocks)
+            .field("while_held", &self.while_held)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Every action a permission prompt may be offered.
@@ -106,6 +132,14 @@ const NO_STATE_FOLDER: &str =
     "neither XDG_STATE_HOME nor HOME is set, so no probe record can be found";
 
 impl AgentDescription {
+    /// How the unlock rule names the agent and its probe command (`gatehouse probe ID`).
+    pub const fn words(&self) -> AgentWords {
+        AgentWords {
+            name: self.short_name,
+            adapter: self.id,
+        }
+    }
+
     /// The probe record in `state_dir`, as it is now.
     pub fn record(&self, state_dir: &Path) -> Result<Option<ProbeRecord>, RecordError> {
         ProbeRecord::read(state_dir, self.id)
@@ -118,7 +152,7 @@ impl AgentDescription {
         record: Result<Option<ProbeRecord>, RecordError>,
         version_in_use: impl FnOnce(&ProbeRecord) -> Result<String, VersionError>,
     ) -> Vec<Unlock> {
-        grouped_unlock(self.words, self.unlocks.groups, record, version_in_use)
+        grouped_unlock(self.words(), self.unlocks.groups, record, version_in_use)
     }
 
     /// What a fresh record unlocks for the agent it probed.
@@ -178,7 +212,7 @@ impl AgentDescription {
 
     /// The capability flags with no probe: every action exists, none is verified.
     pub fn capabilities(&self) -> AdapterCapabilities {
-        let name = self.words.name;
+        let name = self.short_name;
         self.capabilities_for(&self.every_group(Unlock::ReadOnly {
             reason: format!("no probe has checked that this {name} honours gatehouse's answers"),
         }))
@@ -338,35 +372,21 @@ impl AgentDescription {
             request,
             || self.executable.find_on_path(),
             missing,
-            (self.words, offers),
+            (self.words(), offers),
             ProbeRecord::path(&request.state_dir, self.id),
             run,
         )
     }
 }
 
-/// What a probe-gated agent brings of its own: its description, and its events, verdicts,
-/// installer and probe.
+/// What a probe-gated agent brings of its own: its description (with its installer, events and
+/// verdicts), and its probe (which names the description, so it cannot be part of it).
 pub trait GatedAgent: Send + Sync + 'static {
     /// What the agent states of itself.
     const AGENT: AgentDescription;
 
-    /// Reads one hook event (see [`Adapter::parse_hook_event`]).
-    fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError>;
-
-    /// The hook's stdout for `verdict` (see [`Adapter::render_verdict`]).
-    fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String;
-
-    /// How gatehouse's hooks are installed into the agent's settings.
-    fn installer(&self) -> &dyn HookInstaller;
-
     /// The probe that proves what the agent honours.
     fn probe(&self) -> &dyn AgentProbe;
-
-    /// What the agent does while its hook holds a prompt (see [`Adapter::while_held`]).
-    fn while_held(&self) -> Option<WhileHeld> {
-        None
-    }
 
     /// What the hook prints without a verdict (see [`Adapter::without_verdict`]).
     fn without_verdict(&self, _event: Option<&str>) -> Option<WithoutVerdict> {
@@ -408,6 +428,30 @@ pub trait GatedAgent: Send + Sync + 'static {
     }
 }
 
+/// Declares the adapter of a probe-gated agent that brings nothing of its own but its description
+/// and its probe: `gated_adapter!(CodexAdapter, Codex, AGENT, probe::CodexProbe)` declares the
+/// unit type `Codex`, a [`GatedAgent`] with the description `AGENT` and the probe
+/// `probe::CodexProbe`, and `CodexAdapter`, the kit's [`GatedAdapter`] for it.
+#[macro_export]
+macro_rules! gated_adapter {
+    ($adapter:ident, $agent:ident, $description:expr, $probe:expr $(,)?) => {
+        #[doc = concat!("The adapter of [`", stringify!($agent), "`]: the kit's, with its description and probe.")]
+        pub type $adapter = $crate::gated::GatedAdapter<$agent>;
+
+        #[doc = concat!("What the agent brings of its own: its description ([`", stringify!($description), "`]) and its probe.")]
+        #[derive(Debug, Default, Clone)]
+        pub struct $agent;
+
+        impl $crate::gated::GatedAgent for $agent {
+            const AGENT: $crate::gated::AgentDescription = $description;
+
+            fn probe(&self) -> &dyn $crate::gated::AgentProbe {
+                &$probe
+            }
+        }
+    };
+}
+
 /// The `Adapter` of a probe-gated agent. It finds the probe record in gatehouse's state folder,
 /// which the binary names (`None`: no folder is known, so nothing is unlocked).
 #[derive(Debug, Default, Clone)]
@@ -445,7 +489,7 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     }
 
     fn parse_hook_event(&self, stdin: &[u8], event: Option<&str>) -> Result<HookEvent, ParseError> {
-        let event = self.agent.parse_hook_event(stdin, event)?;
+        let event = (A::AGENT.events)(stdin, event)?;
         if let HookEvent::Prompt { prompt, .. } = &event {
             if self.agent.ignore_undeliverable()
                 && prompt.read_only_reason.is_none()
@@ -460,11 +504,11 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     }
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
-        self.agent.render_verdict(prompt, verdict)
+        (A::AGENT.verdicts)(prompt, verdict)
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {
-        Some(self.agent.installer())
+        Some(A::AGENT.installer)
     }
 
     fn probe(&self) -> Option<&dyn AgentProbe> {
@@ -472,7 +516,7 @@ impl<A: GatedAgent> Adapter for GatedAdapter<A> {
     }
 
     fn while_held(&self) -> Option<WhileHeld> {
-        self.agent.while_held()
+        A::AGENT.while_held
     }
 
     fn without_verdict(&self, event: Option<&str>) -> Option<WithoutVerdict> {

@@ -65,12 +65,29 @@ pub fn write<T: Serialize>(path: &Path, record: &T) -> Result<(), RecordError> {
     let mut text = serde_json::to_string_pretty(record)
         .map_err(|error| write_error(io::Error::other(error)))?;
     text.push('\n');
+    write_atomically(path, &text).map_err(write_error)
+}
+
+/// Writes `text` to a temporary file beside `path`, readable by its owner only, and renames it
+/// over `path` (a symbolic link there is replaced, never followed): a reader sees the old text
+/// or the new, never a part. The folder must exist.
+pub fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temporary = folder.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = fs::File::create(&temporary)
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let _ = fs::remove_file(&temporary);
+    let result = options
+        .open(&temporary)
         .and_then(|mut file| {
             file.write_all(text.as_bytes())
                 .and_then(|()| file.sync_all())
@@ -79,7 +96,7 @@ pub fn write<T: Serialize>(path: &Path, record: &T) -> Result<(), RecordError> {
     if result.is_err() {
         let _ = fs::remove_file(&temporary);
     }
-    result.map_err(write_error)
+    result
 }
 
 /// Whether gatehouse may answer an agent's prompts, by the standard rule.
@@ -103,12 +120,19 @@ pub trait StandardRecord {
     fn probed_on(&self) -> String;
 }
 
-/// How the rule names the agent: `name` (such as `Copilot CLI`) and the command that probes it
-/// (such as `gatehouse probe copilot`).
+/// How the rule names the agent: `name` (such as `Copilot CLI`), and the adapter's id (such as
+/// `copilot`), which names the command that probes it ([`AgentWords::probe_command`]).
 #[derive(Debug, Clone, Copy)]
 pub struct AgentWords {
     pub name: &'static str,
-    pub probe_command: &'static str,
+    pub adapter: &'static str,
+}
+
+impl AgentWords {
+    /// The command that probes the agent, such as `gatehouse probe copilot`.
+    pub fn probe_command(&self) -> String {
+        format!("gatehouse probe {}", self.adapter)
+    }
 }
 
 /// Applies the standard rule. `version_in_use` is asked only when the record passed, so that the
@@ -118,10 +142,7 @@ pub fn standard_unlock<R: StandardRecord, E: Display>(
     record: Result<Option<R>, RecordError>,
     version_in_use: impl FnOnce(&R) -> Result<String, E>,
 ) -> Unlock {
-    let AgentWords {
-        name,
-        probe_command,
-    } = words;
+    let (name, probe_command) = (words.name, words.probe_command());
     let read_only = |reason: String| Unlock::ReadOnly { reason };
     let record = match record {
         Ok(Some(record)) => record,
@@ -261,7 +282,7 @@ pub fn grouped_unlock<E: Display>(
                     record.version,
                     record.probed_on(),
                     group.proves,
-                    words.probe_command
+                    words.probe_command()
                 ),
             };
         }
@@ -452,7 +473,7 @@ mod tests {
 
     const WORDS: AgentWords = AgentWords {
         name: "Agent",
-        probe_command: "gatehouse probe agent",
+        adapter: "agent",
     };
 
     fn passing(version: &'static str) -> Result<Option<Probed>, RecordError> {
@@ -539,5 +560,23 @@ mod tests {
             reason2.contains("cannot write the probe record /x"),
             "{reason2}"
         );
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn an_atomic_write_replaces_the_file_owner_only_and_leaves_no_temporary_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("agent-probe.json");
+        write_atomically(&path, "old").unwrap();
+        write_atomically(&path, "new").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        let mode = fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let names: Vec<_> = fs::read_dir(folder.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("agent-probe.json")]);
     }
 }

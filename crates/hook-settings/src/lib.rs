@@ -67,6 +67,65 @@ pub struct AgentHooks {
     pub command_names_event: bool,
 }
 
+impl AgentHooks {
+    /// The hooks of the shape Claude Code reads (Codex, Qwen Code and Gemini CLI read it too):
+    /// each event's matcher groups hold plain command entries (timeouts in seconds), the one
+    /// command of every event is `PROGRAM` then `command_suffix`.
+    #[must_use]
+    pub const fn matcher_groups(
+        file_kind: &'static str,
+        command_suffix: &'static str,
+        events: &'static [HookEvent],
+    ) -> AgentHooks {
+        AgentHooks {
+            file_kind,
+            command_suffix,
+            events,
+            allows_assignments_before_program: false,
+            entry: EntryStyle::PLAIN,
+            entry_shape: EntryShape::MatcherGroups,
+            command_names_event: false,
+        }
+    }
+
+    /// The hooks of the flat shape (Copilot CLI's): each event's array holds plain command
+    /// entries with the command under `command_key` and the timeout under `timeout_key`, and
+    /// each command ends with its event's name, since the agent's payloads do not name it.
+    #[must_use]
+    pub const fn flat(
+        file_kind: &'static str,
+        command_suffix: &'static str,
+        events: &'static [HookEvent],
+        (command_key, timeout_key): (&'static str, &'static str),
+    ) -> AgentHooks {
+        AgentHooks {
+            entry_shape: EntryShape::Flat {
+                command_key,
+                timeout_key,
+            },
+            command_names_event: true,
+            ..AgentHooks::matcher_groups(file_kind, command_suffix, events)
+        }
+    }
+
+    /// The same hooks, whose commands may start with `NAME=value` words (as a command that sets
+    /// the hook's wait, [`installer::HeldHooksInstaller`]).
+    #[must_use]
+    pub const fn with_assignments_before_program(self) -> AgentHooks {
+        AgentHooks {
+            allows_assignments_before_program: true,
+            ..self
+        }
+    }
+
+    /// The same hooks, with entries of `entry`'s style (such as Gemini CLI's, named and with
+    /// timeouts in milliseconds).
+    #[must_use]
+    pub const fn with_entry(self, entry: EntryStyle) -> AgentHooks {
+        AgentHooks { entry, ..self }
+    }
+}
+
 /// How one agent's hook entries look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EntryStyle {

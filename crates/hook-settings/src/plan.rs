@@ -68,12 +68,16 @@ impl AgentHooks {
                     path: None,
                     event: event.name.to_owned(),
                 })?;
-            let change = match self.entry_shape {
-                EntryShape::MatcherGroups => self.install_event(event, groups, plan),
-                EntryShape::Flat { .. } => self.install_flat_event(event, groups, plan),
+            let desired = self.desired_entry(event, plan);
+            let installed = match self.entry_shape {
+                EntryShape::MatcherGroups => self.install_in_groups(event, groups, desired),
+                EntryShape::Flat { .. } => self.install_flat_entry(groups, desired),
             };
-            if let Some(change) = change {
-                changes.push(change);
+            let event = event.name.to_owned();
+            match installed {
+                Installed::Added => changes.push(Change::Added { event }),
+                Installed::Updated => changes.push(Change::Updated { event }),
+                Installed::Unchanged => {}
             }
         }
 
@@ -157,42 +161,28 @@ impl AgentHooks {
         Ok((updated, changes))
     }
 
-    /// Installs gatehouse's entry into one event's matcher groups and returns what changed.
-    fn install_event(
+    /// Installs the `desired` entry into one event's matcher groups.
+    fn install_in_groups(
         &self,
         event: &HookEvent,
         groups: &mut Vec<Value>,
-        plan: &HookPlan,
-    ) -> Option<Change> {
-        let desired = self.desired_entry(event, plan);
+        desired: Map<String, Value>,
+    ) -> Installed {
         let positions = self.gatehouse_entry_positions(groups);
         let Some((&(first_group, first_entry), duplicates)) = positions.split_first() else {
             groups.push(new_group(event, desired));
-            return Some(Change::Added {
-                event: event.name.to_owned(),
-            });
+            return Installed::Added;
         };
-
-        let mut changed = false;
         let entry = group_entries_mut(&mut groups[first_group])
             .and_then(|entries| entries.get_mut(first_entry))
             .and_then(Value::as_object_mut)
             .expect("gatehouse entries are objects inside a group's hooks array");
-        // Only the keys gatehouse owns are set; any other key on the entry is kept.
-        for (key, value) in desired {
-            if entry.get(&key) != Some(&value) {
-                entry.insert(key, value);
-                changed = true;
-            }
-        }
+        let mut changed = set_owned_keys(entry, desired);
         if !duplicates.is_empty() {
             remove_entries(groups, duplicates);
             changed = true;
         }
-
-        changed.then(|| Change::Updated {
-            event: event.name.to_owned(),
-        })
+        Installed::updated_if(changed)
     }
 
     /// Returns the positions `(group index, entry index)` of gatehouse's entries in an event's
@@ -241,6 +231,37 @@ impl AgentHooks {
         );
         entry
     }
+}
+
+/// What installing gatehouse's entry into one event's array did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Installed {
+    Added,
+    Updated,
+    Unchanged,
+}
+
+impl Installed {
+    pub(crate) fn updated_if(changed: bool) -> Installed {
+        if changed {
+            Installed::Updated
+        } else {
+            Installed::Unchanged
+        }
+    }
+}
+
+/// Sets the keys gatehouse owns on its existing `entry` to their `desired` values, keeping any
+/// other key; whether one changed.
+pub(crate) fn set_owned_keys(entry: &mut Map<String, Value>, desired: Map<String, Value>) -> bool {
+    let mut changed = false;
+    for (key, value) in desired {
+        if entry.get(&key) != Some(&value) {
+            entry.insert(key, value);
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// Returns a new matcher group for an event that holds only the given entry.

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::{AgentHooks, Change, EntryShape, EntryStyle, HookEvent, HookPlan, TimeoutUnit};
+use crate::{AgentHooks, Change, EntryStyle, HookEvent, HookPlan, TimeoutUnit};
 
 /// The events of the made-up agent.
 const EVENTS: [HookEvent; 4] = [
@@ -19,30 +19,17 @@ const EVENTS: [HookEvent; 4] = [
 ];
 
 /// The made-up agent, whose commands may not start with `NAME=value` words.
-pub(crate) const EXAMPLE: AgentHooks = AgentHooks {
-    file_kind: "example settings file",
-    command_suffix: " hook example",
-    events: &EVENTS,
-    allows_assignments_before_program: false,
-    entry: EntryStyle::PLAIN,
-    entry_shape: EntryShape::MatcherGroups,
-    command_names_event: false,
-};
+pub(crate) const EXAMPLE: AgentHooks =
+    AgentHooks::matcher_groups("example settings file", " hook example", &EVENTS);
 
 /// The same agent, with named entries and timeouts in milliseconds (as Gemini CLI reads them).
-pub(crate) const EXAMPLE_NAMED_MILLISECONDS: AgentHooks = AgentHooks {
-    entry: EntryStyle {
-        name: Some("gatehouse"),
-        timeout_unit: TimeoutUnit::Milliseconds,
-    },
-    ..EXAMPLE
-};
+pub(crate) const EXAMPLE_NAMED_MILLISECONDS: AgentHooks = EXAMPLE.with_entry(EntryStyle {
+    name: Some("gatehouse"),
+    timeout_unit: TimeoutUnit::Milliseconds,
+});
 
 /// The same agent, with commands that may start with `NAME=value` words.
-pub(crate) const EXAMPLE_WITH_ASSIGNMENTS: AgentHooks = AgentHooks {
-    allows_assignments_before_program: true,
-    ..EXAMPLE
-};
+pub(crate) const EXAMPLE_WITH_ASSIGNMENTS: AgentHooks = EXAMPLE.with_assignments_before_program();
 
 pub(crate) const COMMAND: &str = "'/opt/gatehouse/bin/gatehouse' hook example";
 pub(crate) const MOVED_COMMAND: &str = "'/home/me/.local/bin/gatehouse' hook example";
@@ -119,18 +106,13 @@ pub(crate) fn file_names_in(folder: &Path) -> Vec<String> {
 }
 
 /// A made-up agent of the flat shape whose commands name their event, like Copilot CLI.
-pub(crate) const FLAT: AgentHooks = AgentHooks {
-    file_kind: "flat settings file",
-    command_suffix: " hook flat",
-    events: &EVENTS,
-    allows_assignments_before_program: true,
-    entry: EntryStyle::PLAIN,
-    entry_shape: EntryShape::Flat {
-        command_key: "bash",
-        timeout_key: "timeoutSec",
-    },
-    command_names_event: true,
-};
+pub(crate) const FLAT: AgentHooks = AgentHooks::flat(
+    "flat settings file",
+    " hook flat",
+    &EVENTS,
+    ("bash", "timeoutSec"),
+)
+.with_assignments_before_program();
 
 pub(crate) const FLAT_COMMAND: &str = "WAIT=60 '/opt/gatehouse/bin/gatehouse' hook flat";
 

@@ -15,10 +15,7 @@ fn last_word(output: &str) -> Option<String> {
 const AGENT: AgentDescription = AgentDescription {
     id: "agent",
     name: "The Agent",
-    words: AgentWords {
-        name: "Agent",
-        probe_command: "gatehouse probe agent",
-    },
+    short_name: "Agent",
     executable: AgentExecutable {
         program: "no-such-agent-anywhere",
         names: &["no-such-agent-anywhere"],
@@ -34,7 +31,41 @@ const AGENT: AgentDescription = AgentDescription {
         elsewhere: "answer the others in the agent's terminal",
         held: None,
     },
+    while_held: None,
+    installer: &NothingInstalled,
+    // The hook's stdin is the prompt's tool.
+    events: |stdin, _event| {
+        Ok(HookEvent::Prompt {
+            prompt: prompt(std::str::from_utf8(stdin).unwrap()),
+            hold: gatehouse_core::HoldMode::WhileActionable,
+        })
+    },
+    verdicts: |_prompt, _verdict| String::new(),
 };
+
+/// The made-up agent's installer: nothing is installed in these tests.
+struct NothingInstalled;
+
+impl HookInstaller for NothingInstalled {
+    fn settings_path(
+        &self,
+        _scope: &gatehouse_core::kit::SettingsScope,
+    ) -> Result<PathBuf, KitError> {
+        unreachable!("nothing is installed in these tests")
+    }
+    fn settings_described(&self) -> &'static str {
+        unreachable!("nothing is installed in these tests")
+    }
+    fn install(
+        &self,
+        _request: &gatehouse_core::kit::InstallRequest,
+    ) -> Result<gatehouse_core::kit::InstallOutcome, KitError> {
+        unreachable!("nothing is installed in these tests")
+    }
+    fn uninstall(&self, _settings: &Path) -> Result<gatehouse_core::kit::InstallOutcome, KitError> {
+        unreachable!("nothing is installed in these tests")
+    }
+}
 
 fn record(passed: bool) -> ProbeRecord {
     ProbeRecord {
@@ -69,6 +100,12 @@ fn prompt(tool: &str) -> NewPrompt {
     }
 }
 
+/// The evidence of `once` in the permission rule for `tool`.
+fn once_evidence(flags: &AdapterCapabilities, tool: &str) -> String {
+    let rule = flags.rule_for(PromptKind::Permission, tool).unwrap();
+    rule.actions[0].evidence.clone()
+}
+
 fn reported(version: &str) -> RunningAgent {
     RunningAgent::new(None, Ok(version.into()))
 }
@@ -81,9 +118,8 @@ fn read_only_offers_nothing_for_any_tool_and_says_why() {
         ("agent", "The Agent")
     );
     assert!(flags.offered(PromptKind::Permission, "shell").is_empty());
-    let rule = flags.rule_for(PromptKind::Permission, "other").unwrap();
     assert_eq!(
-        rule.actions[0].evidence,
+        once_evidence(&flags, "other"),
         "no probe has checked that this Agent honours gatehouse's answers"
     );
 }
@@ -95,19 +131,18 @@ fn a_verified_probe_offers_the_unlocked_actions_for_the_unlocked_tool_only() {
         flags.offered(PromptKind::Permission, "shell"),
         vec![Action::Once, Action::Deny]
     );
-    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
-        shell.actions[0].evidence,
+        once_evidence(&flags, "shell"),
         "by probe on 2026-12-01 for Agent 1.2.3"
     );
+    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
         (shell.actions[2].action, shell.actions[2].evidence.as_str()),
         (Action::Always, "no always here")
     );
     assert!(flags.offered(PromptKind::Permission, "Shell").is_empty());
-    let other = flags.rule_for(PromptKind::Permission, "edit").unwrap();
     assert_eq!(
-        other.actions[0].evidence,
+        once_evidence(&flags, "edit"),
         "the probe proves shell prompts only; answer the others in the agent's terminal"
     );
 }
@@ -122,11 +157,11 @@ fn an_agent_that_gives_up_on_its_hook_says_how_long_a_prompt_is_held_beside_the_
         ..AGENT
     };
     let flags = held.capabilities_for(&held.unlock_of(&record(true)));
-    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
-        shell.actions[0].evidence,
+        once_evidence(&flags, "shell"),
         "by probe on 2026-12-01 for Agent 1.2.3; answer within 40 s"
     );
+    let shell = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(shell.actions[2].evidence, "no always here");
     let unprobed = held.capabilities();
     assert!(!unprobed.rules[0].actions[0].evidence.contains("40 s"));
@@ -236,22 +271,6 @@ struct NotConfigured;
 impl GatedAgent for NotConfigured {
     const AGENT: AgentDescription = AGENT;
 
-    fn parse_hook_event(
-        &self,
-        stdin: &[u8],
-        _event: Option<&str>,
-    ) -> Result<HookEvent, ParseError> {
-        Ok(HookEvent::Prompt {
-            prompt: prompt(std::str::from_utf8(stdin).unwrap()),
-            hold: gatehouse_core::HoldMode::WhileActionable,
-        })
-    }
-    fn render_verdict(&self, _prompt: &NewPrompt, _verdict: &Verdict) -> String {
-        String::new()
-    }
-    fn installer(&self) -> &dyn HookInstaller {
-        unreachable!("nothing is installed in this test")
-    }
     fn probe(&self) -> &dyn AgentProbe {
         unreachable!("nothing is probed in this test")
     }
@@ -274,9 +293,8 @@ fn an_agent_not_configured_to_answer_is_read_only_whatever_its_record_and_its_ho
     // The gateway: read-only with the condition's reason, though the record passed.
     let flags = adapter.capabilities();
     assert!(flags.offered(PromptKind::Permission, "shell").is_empty());
-    let rule = flags.rule_for(PromptKind::Permission, "shell").unwrap();
     assert_eq!(
-        rule.actions[0].evidence,
+        once_evidence(&flags, "shell"),
         "not configured to answer, as the gateway sees it"
     );
     // The hook: the condition is reported as the running agent's problem, so nothing is

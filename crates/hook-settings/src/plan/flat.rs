@@ -3,19 +3,18 @@
 //! duplicates are removed, and a missing one is appended; uninstalling removes every gatehouse
 //! entry and leaves the others, in order.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::{AgentHooks, Change, HookEvent, HookPlan};
+use super::{set_owned_keys, Installed};
+use crate::AgentHooks;
 
 impl AgentHooks {
-    /// Installs gatehouse's entry into one event's entries and returns what changed.
-    pub(super) fn install_flat_event(
+    /// Installs the `desired` entry into one event's entries.
+    pub(super) fn install_flat_entry(
         &self,
-        event: &HookEvent,
         entries: &mut Vec<Value>,
-        plan: &HookPlan,
-    ) -> Option<Change> {
-        let desired = self.desired_entry(event, plan);
+        desired: Map<String, Value>,
+    ) -> Installed {
         let positions: Vec<usize> = entries
             .iter()
             .enumerate()
@@ -24,27 +23,17 @@ impl AgentHooks {
             .collect();
         let Some((&first, duplicates)) = positions.split_first() else {
             entries.push(Value::Object(desired));
-            return Some(Change::Added {
-                event: event.name.to_owned(),
-            });
+            return Installed::Added;
         };
-        let mut changed = false;
         let entry = entries[first]
             .as_object_mut()
             .expect("gatehouse entries are objects");
-        for (key, value) in desired {
-            if entry.get(&key) != Some(&value) {
-                entry.insert(key, value);
-                changed = true;
-            }
-        }
+        let mut changed = set_owned_keys(entry, desired);
         for &index in duplicates.iter().rev() {
             entries.remove(index);
             changed = true;
         }
-        changed.then(|| Change::Updated {
-            event: event.name.to_owned(),
-        })
+        Installed::updated_if(changed)
     }
 
     /// Removes gatehouse's entries from one event's entries; whether there were any.
