@@ -5,13 +5,14 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use gatehouse_core::HookEvent;
 use gatehouse_hook::output::say;
 use gatehouse_hook::without_verdict::{self, without_verdict_of};
 use gatehouse_hook::{HookFailure, HookSettings};
+use gatehouse_host_ipc::spool::Spool;
 
 use crate::{adapters, config};
 
@@ -153,20 +154,21 @@ fn handle(
             wait: settings.hook.wait(),
         })
     };
-    gatehouse_hook::handle(adapter.as_ref(), event_name, settings, spool_path())
+    gatehouse_hook::handle(adapter.as_ref(), event_name, settings, spool())
 }
 
 /// The spool: `$XDG_STATE_HOME/gatehouse/spool.jsonl`, or `~/.local/state/gatehouse/spool.jsonl`;
-/// none when that home does not exist (a hook that outlives a removed home, say, as when a
-/// test's private home is cleaned up), so that the hook never makes a home of its own.
-fn spool_path() -> Option<PathBuf> {
-    let home_exists = std::env::var_os("XDG_STATE_HOME")
+/// its folders are made only below that home, which must exist (a hook that outlives a removed
+/// home, say, as when a test's private home is cleaned up), so that the hook never makes a home
+/// of its own.
+fn spool() -> Option<Spool> {
+    let home = std::env::var_os("XDG_STATE_HOME")
         .filter(|folder| !folder.is_empty())
         .or_else(|| std::env::var_os("HOME"))
-        .is_some_and(|folder| Path::new(&folder).is_dir());
-    crate::config::state_dir()
-        .filter(|_| home_exists)
-        .map(|folder| folder.join("spool.jsonl"))
+        .map(PathBuf::from)
+        .filter(|folder| folder.is_dir())?;
+    let path = crate::config::state_dir()?.join("spool.jsonl");
+    Some(Spool::below(home, path))
 }
 
 #[cfg(test)]

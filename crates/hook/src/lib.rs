@@ -85,12 +85,12 @@ pub struct HookSettings {
 
 /// Runs one hook: reads the event on stdin with `adapter`, asks `settings` (given the event:
 /// an observation needs no wait) where the gateway is, hands the event to it, and prints the
-/// verdict, if any. `spool` is where observations that find no gateway are kept.
+/// verdict, if any. `spool` keeps observations that find no gateway.
 pub fn handle(
     adapter: &dyn Adapter,
     event_name: Option<&str>,
     settings: impl FnOnce(&HookEvent) -> Result<HookSettings, String>,
-    spool: Option<PathBuf>,
+    spool: Option<Spool>,
 ) -> Result<(), HookFailure> {
     let stdin = input::read_within(std::io::stdin(), input::INPUT_DEADLINE)?;
     let read = input::read_event(adapter, event_name, stdin.as_slice())?;
@@ -106,7 +106,7 @@ pub fn handle(
         path: socket.clone(),
         host: gatehouse_host_ipc::host::own_host_name().to_owned(),
     };
-    let (session, wait) = session_for(adapter, event_name, connector, spool.map(Spool::new), wait);
+    let (session, wait) = session_for(adapter, event_name, connector, spool, wait);
     runtime
         .block_on(deliver::deliver(
             adapter,

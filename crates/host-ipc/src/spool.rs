@@ -46,16 +46,31 @@ pub struct Entry {
 
 pub struct Spool {
     path: PathBuf,
+    /// A folder that must already exist, below which the spool's folders are made.
+    home: Option<PathBuf>,
 }
 
 impl Spool {
     pub fn new(path: PathBuf) -> Self {
-        Spool { path }
+        Spool { path, home: None }
+    }
+
+    /// A spool at `path` whose missing folders are made only below `home`, one at a time, never
+    /// `home` itself: a hook that outlives its home (a test's removed folder, a deleted account)
+    /// does not make it again, however the removal and the hook's write interleave.
+    pub fn below(home: PathBuf, path: PathBuf) -> Self {
+        Spool {
+            path,
+            home: Some(home),
+        }
     }
 
     /// Adds one observation.
     pub fn append(&self, entry: &Entry) -> io::Result<()> {
         if let Some(folder) = self.path.parent() {
+            if let Some(home) = &self.home {
+                create_private_folders_below(home, folder)?;
+            }
             make_private_folder(folder)?;
         }
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
@@ -136,6 +151,32 @@ fn private_options() -> OpenOptions {
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     options
+}
+
+/// Makes the folders of `folder` that are missing below `home` (mode 0700), one at a time and
+/// never `home` itself: when `home` is gone, this fails rather than make it again.
+fn create_private_folders_below(home: &Path, folder: &Path) -> io::Result<()> {
+    let below = folder.strip_prefix(home).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not below {}", folder.display(), home.display()),
+        )
+    })?;
+    let mut made = home.to_path_buf();
+    for part in below.components() {
+        made.push(part);
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        match builder.create(&made) {
+            Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(error),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Opens `path` with `options`, if it is a regular file.
@@ -357,5 +398,19 @@ mod tests {
             finished(&format!("{}", index - 1)),
             "the newest entries are the ones read"
         );
+    }
+
+    #[test]
+    fn a_spool_below_a_home_that_is_gone_never_makes_the_home_again() {
+        let folder = tempfile::tempdir().unwrap();
+        let home = folder.path().join("home");
+        fs::create_dir(&home).unwrap();
+        let path = home.join(".local/state/gatehouse/spool.jsonl");
+        let spool = Spool::below(home.clone(), path.clone());
+        spool.append(&entry("ls")).unwrap();
+        assert!(path.is_file(), "made below an existing home");
+        fs::remove_dir_all(&home).unwrap();
+        assert!(spool.append(&entry("ls")).is_err());
+        assert!(!home.exists(), "the home is not made again");
     }
 }
