@@ -488,12 +488,26 @@ pub mod testing {
         }
     }
 
-    /// Writes the shell script `body` as the executable `name` in `folder`.
+    /// Writes the shell script `body` as the executable `name` in `folder`. A shell writes it,
+    /// so that this process never holds the file open for writing: a child forked meanwhile by
+    /// another test thread would inherit that descriptor, and running the script would then fail
+    /// with "Text file busy" (seen in CI).
     pub fn script(folder: &Path, name: &str, body: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
+        use std::io::Write;
+        use std::process::{Command, Stdio};
         let path = folder.join(name);
-        std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut writer = Command::new("sh")
+            .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let mut stdin = writer.stdin.take().expect("its stdin");
+        stdin
+            .write_all(format!("#!/bin/sh\n{body}").as_bytes())
+            .unwrap();
+        drop(stdin);
+        assert!(writer.wait().unwrap().success(), "the script is written");
         path
     }
 }

@@ -90,12 +90,23 @@ mod tests {
         }
     }
 
-    /// A `tmux` that runs `script` (a shell script) in `folder`.
+    /// A `tmux` that runs `script` (a shell script) in `folder`. A shell writes it, so that no
+    /// child forked by another test thread inherits it open for writing ("Text file busy").
     fn fake_tmux(folder: &Path, script: &str) -> std::path::PathBuf {
-        use std::os::unix::fs::PermissionsExt;
+        use std::io::Write;
         let path = folder.join("tmux");
-        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let mut writer = Command::new("sh")
+            .args(["-c", "cat > \"$1\" && chmod 700 \"$1\"", "sh"])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = writer.stdin.take().unwrap();
+        stdin
+            .write_all(format!("#!/bin/sh\n{script}\n").as_bytes())
+            .unwrap();
+        drop(stdin);
+        assert!(writer.wait().unwrap().success());
         path
     }
 
