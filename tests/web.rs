@@ -658,3 +658,53 @@ fn the_page_escapes_every_character_the_cli_escapes() {
         }
     });
 }
+
+/// A pairing link is a password for one browser. Printed by a service, it lands in the journal,
+/// which other users may read: `gatehouse web` prints its first link only to a terminal, and to
+/// anything else says where to get one. (Every [`Web::start`] also checks that its piped output
+/// carries no link.)
+#[test]
+fn the_first_pairing_link_is_printed_only_to_a_terminal() {
+    let gateway = Gateway::start();
+    let piped = gateway
+        .command(&["web", "--listen", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("gatehouse web starts");
+    let mut piped = Reaped::from(piped);
+    let mut lines = BufReader::new(piped.stdout.take().unwrap()).lines();
+    let said = loop {
+        let line = lines.next().expect("a line").expect("text");
+        assert!(
+            !line.contains("#pair="),
+            "a pairing link reached a pipe: {line}"
+        );
+        if line.starts_with("No pairing link printed") {
+            break line;
+        }
+    };
+    assert!(said.contains("gatehouse web pair"), "{said}");
+    piped.stop();
+
+    let home = gateway.sandbox.home();
+    let config = gateway.sandbox.folder.path().join("config");
+    let run = gateway.sandbox.folder.path().join("run");
+    let socket = gateway.socket();
+    let path = std::env::var("PATH").unwrap_or_default();
+    let binary = crate::common::binary();
+    let terminal = Tmux::start(
+        "web",
+        &home,
+        &[
+            ("PATH", path.as_str()),
+            ("HOME", home.to_str().unwrap()),
+            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+            ("XDG_RUNTIME_DIR", run.to_str().unwrap()),
+            ("GATEHOUSE_SOCKET", socket.to_str().unwrap()),
+        ],
+        &[binary.to_str().unwrap(), "web", "--listen", "127.0.0.1:0"],
+    );
+    terminal.wait_for_text("#pair=", DEADLINE);
+}

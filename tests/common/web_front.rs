@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use super::{Gateway, Reaped};
 use crate::support::browser::{browser_available, Browser};
 
-/// How long `gatehouse web` may take to print its address and pairing link.
+/// How long `gatehouse web` may take to print its address.
 const WEB_START_DEADLINE: Duration = Duration::from_secs(30);
 
 /// A running `gatehouse web` on a free loopback port, stopped when dropped.
@@ -25,7 +25,7 @@ pub struct Web {
     pub process: Reaped,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
-    /// The pairing link it printed when it started.
+    /// A pairing link from `gatehouse web pair` once it listens.
     pub first_link: String,
 }
 
@@ -57,24 +57,30 @@ impl Web {
                 let _ = lines.send(line);
             }
         });
-        let (mut base, mut first_link) = (None, None);
+        // Its output here is a pipe, not a terminal: it prints no pairing link of its own (a
+        // service's output lands in a journal), so the first link is asked for, as a person would.
+        let mut base = None;
         let start = Instant::now();
-        while first_link.is_none() {
+        loop {
             let left = WEB_START_DEADLINE.saturating_sub(start.elapsed());
             let line = received
                 .recv_timeout(left)
-                .expect("gatehouse web prints its address and a pairing link");
+                .expect("gatehouse web prints its address and where to get a pairing link");
+            assert!(
+                !line.contains("#pair="),
+                "a pairing link reached a pipe: {line}"
+            );
             if let Some(rest) = line.split("listening on ").nth(1) {
                 base = rest.split_whitespace().next().map(str::to_owned);
             }
-            if line.starts_with("Pair a browser") {
-                first_link = line.split_whitespace().last().map(str::to_owned);
+            if line.starts_with("No pairing link printed") {
+                break;
             }
         }
         Web {
             process,
             base: base.expect("the address line"),
-            first_link: first_link.unwrap(),
+            first_link: pair_link(gateway),
         }
     }
 

@@ -1,12 +1,14 @@
 //! `gatehouse web` itself: decide the address and TLS, refuse plain HTTP off loopback, open the
 //! pairing store, follow the gateway, open the control socket, and serve HTTP(S) until stopped.
-//! It prints where it listens and a first pairing link (never to the log).
+//! It prints where it listens and, only to a terminal, a first pairing link (never to the log
+//! or a service's journal).
 //!
 //! Every connection is admitted by [`Connections`] (bounded in total and per client address; a
 //! flood pushes out only unproven connections), must finish its TLS handshake within
 //! [`TLS_HANDSHAKE_LIMIT`] and each request head within [`HEADER_READ_LIMIT`], and may buffer at
 //! most [`MAX_READ_BUFFER`] bytes.
 
+use std::io::IsTerminal;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +31,10 @@ use super::tls;
 use crate::settings::WebSettings;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7780";
+
+/// What `gatehouse web` prints instead of its first pairing link when its output is not a
+/// terminal (a service's output, kept in a journal).
+pub const NO_LINK_OUTSIDE_A_TERMINAL: &str = "No pairing link printed: this output is not a terminal, and a service's output is kept in a journal that others may read. Run `gatehouse web pair --qr` in your terminal for one.";
 
 /// How long a TLS handshake may take.
 pub const TLS_HANDSHAKE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -159,14 +165,20 @@ pub fn run(
         }
         tokio::spawn(bridge.follow());
         tokio::spawn(control::serve(control_socket, state.clone(), answer_control));
-        let ControlReply::Pairing { url, expires_at } = answer_control(&state, ControlRequest::Pair) else {
-            bail!("cannot open a pairing link");
-        };
         println!("gatehouse web: listening on {link_base} (answers go to the gateway on {})", socket.display());
         if let Some(tls) = &tls {
             println!("TLS certificate SHA-256 fingerprint: {}", tls.fingerprint);
         }
-        println!("Pair a browser (once, until {expires_at}): {url}");
+        // A pairing link is a password for one browser: a service's output lands in a journal
+        // that other users may read, so the first link is printed only to a terminal.
+        if std::io::stdout().is_terminal() {
+            let ControlReply::Pairing { url, expires_at } = answer_control(&state, ControlRequest::Pair) else {
+                bail!("cannot open a pairing link");
+            };
+            println!("Pair a browser (once, until {expires_at}): {url}");
+        } else {
+            println!("{NO_LINK_OUTSIDE_A_TERMINAL}");
+        }
         println!("More links: `gatehouse web pair --qr`; paired browsers: `gatehouse web devices`.");
         let router = routes::router(state);
         let tls = tls.map(|tls| tls.config);
