@@ -160,11 +160,11 @@ impl Squatter {
         }
     }
 
-    /// Starts the squatter in a fresh folder of its own under `/tmp`.
+    /// Starts the squatter in a fresh folder of its own in the temporary folder.
     fn start() -> Self {
         let workspace = tempfile::Builder::new()
             .prefix("gh-squat")
-            .tempdir_in("/tmp")
+            .tempdir()
             .unwrap();
         std::fs::set_permissions(workspace.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let mut squatter = Self::start_in(&workspace.path().join("run"));

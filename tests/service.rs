@@ -95,10 +95,10 @@ fn a_unit_that_is_not_gatehouse_s_is_never_overwritten_or_removed() {
 fn the_units_pass_systemd_analyze_verify() {
     let analyze = Path::new("/usr/bin/systemd-analyze");
     if !analyze.exists() {
-        println!(
-            "skipped: {} is missing (install the systemd package)",
+        crate::common::cannot_run(&format!(
+            "{} is missing (install the systemd package)",
             analyze.display()
-        );
+        ));
         return;
     }
     let sandbox = Sandbox::new();

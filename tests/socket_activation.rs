@@ -18,7 +18,9 @@ fn skip_without_activate() -> bool {
     if Path::new(ACTIVATE).exists() {
         return false;
     }
-    println!("skipped: {ACTIVATE} is missing (install the systemd package)");
+    crate::common::cannot_run(&format!(
+        "{ACTIVATE} is missing (install the systemd package)"
+    ));
     true
 }
 

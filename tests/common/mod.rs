@@ -14,14 +14,14 @@ pub fn binary() -> PathBuf {
 }
 
 /// A copy of the `gatehouse` binary that another user (such as `nobody`) can run, in a fresh
-/// folder of mode 0755 under `/tmp`. The checkout's own binary may sit under a private folder
+/// folder of mode 0755 in the temporary folder. The checkout's own binary may sit under a private folder
 /// (root's home, a `mktemp -d`) that another user cannot traverse; the copy is reachable from
 /// anywhere. Keep the folder alive for as long as the copy runs.
 pub fn binary_for_another_user() -> (tempfile::TempDir, PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     let folder = tempfile::Builder::new()
         .prefix("gh-bin")
-        .tempdir_in("/tmp")
+        .tempdir()
         .expect("a temporary folder for the binary");
     std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755))
         .expect("the binary's folder opens to others");
@@ -33,14 +33,24 @@ pub fn binary_for_another_user() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Whether this test process runs as root (needed to run a process as another user); when
-/// not, says on stderr that the test is skipped and why (`needs`).
+/// not, says that the test cannot run and why (`needs`; see [`cannot_run`]).
 pub fn running_as_root(needs: &str) -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if !root {
-        eprintln!("skipped: only root can {needs}");
+        cannot_run(&format!("only root can {needs}"));
     }
     root
+}
+
+/// A test that cannot run here (`reason`: what is missing and what provides it) fails under CI
+/// (`CI` set: `.ci/run` provides everything a test needs) and says it is skipped elsewhere.
+pub fn cannot_run(reason: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "this test cannot run under CI: {reason}"
+    );
+    eprintln!("skipped: {reason}");
 }
 
 /// Starts `command` with its stdio piped, writes `stdin` to it and closes it (a child that
@@ -101,7 +111,7 @@ impl Sandbox {
         let sandbox = Sandbox {
             folder: tempfile::Builder::new()
                 .prefix("gh")
-                .tempdir_in("/tmp")
+                .tempdir()
                 .expect("a temporary folder"),
         };
         // A user's home exists; gatehouse never makes one (the hook's spool needs it).
