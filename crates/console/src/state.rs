@@ -32,6 +32,9 @@ use words::{ending_in_words, outcome_notice};
 /// How long after the rows under the cursor changed that action keys are ignored.
 pub const SETTLE_TIME: Duration = Duration::from_millis(750);
 
+/// How many of its own answers the console remembers (see [`ConsoleState::answered_here`]).
+pub const ANSWERED_HERE_KEPT: usize = 64;
+
 /// The health of the connection to the gateway.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConnectionState {
@@ -55,6 +58,22 @@ pub struct VanishedPrompt {
     pub state: Option<PromptState>,
     /// Why it went, in words.
     pub reason: String,
+}
+
+impl VanishedPrompt {
+    /// Whether it went with a verdict (answered), rather than withdrawn, expired or released.
+    pub fn has_verdict(&self) -> bool {
+        self.state.is_some_and(PromptState::has_verdict)
+    }
+
+    /// How it went, in words: "was answered" or "has gone".
+    pub fn went(&self) -> &'static str {
+        if self.has_verdict() {
+            "was answered"
+        } else {
+            "has gone"
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -158,6 +177,9 @@ pub struct ConsoleState {
     pub list_changed_at: Option<Instant>,
     /// Prompts for which a command was sent and no reply has come yet.
     pub awaiting_reply: Vec<DecisionId>,
+    /// The last prompts this console sent an answer for (at most [`ANSWERED_HERE_KEPT`]): when
+    /// one of them ends with a verdict, the cursor moves on to the next pending prompt.
+    pub answered_here: Vec<DecisionId>,
     /// How many lines the detail pane is scrolled down.
     pub detail_scroll: u16,
     /// What the drawings showed of the selected prompt's detail (see [`DetailDrawn`]).
@@ -180,6 +202,7 @@ impl Default for ConsoleState {
             notice: None,
             list_changed_at: None,
             awaiting_reply: Vec::new(),
+            answered_here: Vec::new(),
             detail_scroll: 0,
             detail_drawn: std::cell::RefCell::new(None),
             own_tmux_socket: None,
@@ -402,6 +425,14 @@ impl ConsoleState {
         let old_prompts = std::mem::replace(&mut self.prompts, prompts);
         self.selection = match std::mem::replace(&mut self.selection, Selection::Nothing) {
             Selection::Pending(id) if self.pending_prompt(id).is_some() => Selection::Pending(id),
+            // Answered from here: the person is done with it, and the cursor moves on (action
+            // keys settle first, as for any change under the cursor).
+            Selection::Pending(id)
+                if self.answered_here.contains(&id)
+                    && vanished_state.is_some_and(PromptState::has_verdict) =>
+            {
+                self.selection_after(id)
+            }
             Selection::Pending(id) => {
                 match old_prompts.into_iter().find(|prompt| prompt.id == id) {
                     Some(prompt) => Selection::Vanished(Box::new(VanishedPrompt {
@@ -425,6 +456,15 @@ impl ConsoleState {
         if rows_after != rows_before {
             self.list_changed_at = Some(now);
         }
+    }
+
+    /// The first pending prompt after `id` in the list's order, else the last one before it.
+    fn selection_after(&self, id: DecisionId) -> Selection {
+        self.prompts
+            .iter()
+            .find(|prompt| prompt.id > id)
+            .or_else(|| self.prompts.last())
+            .map_or(Selection::Nothing, |prompt| Selection::Pending(prompt.id))
     }
 
     fn first_prompt_selection(&self) -> Selection {

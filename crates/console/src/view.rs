@@ -185,6 +185,7 @@ fn render_list(
     let table_rows = rows.iter().map(|row| {
         let prompt = row.prompt();
         let can = match row {
+            Row::Vanished(vanished) if vanished.has_verdict() => "DONE".to_owned(),
             Row::Vanished(_) => "GONE".to_owned(),
             Row::Pending(prompt) => output::offered_actions(prompt),
         };
@@ -231,6 +232,12 @@ fn detail_lines(
     };
     let mut lines = Vec::new();
     match &state.selection {
+        Selection::Vanished(vanished) if vanished.has_verdict() => lines.push(Line::styled(
+            format!("ANSWERED: {}.", visible(&vanished.reason)),
+            Style::default()
+                .fg(Color::Green)
+                .add_modifier(Modifier::BOLD),
+        )),
         Selection::Vanished(vanished) => lines.push(Line::styled(
             format!(
                 "GONE: {}. Nothing will be sent for this prompt.",
@@ -448,6 +455,9 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
     let movement = MOVEMENT_KEYS;
     match &state.selection {
         Selection::Nothing => movement.into(),
+        Selection::Vanished(vanished) if vanished.has_verdict() => {
+            format!("answered: no action keys · {movement}")
+        }
         Selection::Vanished(_) => format!("gone: no action keys · {movement}"),
         Selection::Pending(_) => {
             let actions = state.available_actions();

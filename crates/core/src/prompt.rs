@@ -167,6 +167,14 @@ impl PromptState {
         }
     }
 
+    /// Whether the prompt was answered: a verdict was given (delivered or not yet).
+    pub fn has_verdict(self) -> bool {
+        matches!(
+            self,
+            PromptState::Resolved | PromptState::Delivered | PromptState::Unconfirmed
+        )
+    }
+
     /// Whether no further transition can happen.
     pub fn is_final(self) -> bool {
         !matches!(self, PromptState::Pending | PromptState::Resolved)

@@ -113,7 +113,11 @@ impl ConsoleState {
         let refusal = match &self.selection {
             Selection::Nothing => Some(("There is no prompt to act on.".to_owned(), Tone::Info)),
             Selection::Vanished(vanished) => Some((
-                format!("That prompt has gone ({}); nothing was sent. Move the cursor to choose another.", vanished.reason),
+                format!(
+                    "That prompt {} ({}); nothing was sent. Move the cursor to choose another.",
+                    vanished.went(),
+                    vanished.reason
+                ),
                 Tone::Warning,
             )),
             Selection::Pending(_) => None,
@@ -286,7 +290,8 @@ impl ConsoleState {
         if let Some(vanished) = self.vanished(id) {
             self.notice = Some(Notice {
                 text: format!(
-                    "That prompt has gone ({}); nothing was sent.",
+                    "That prompt {} ({}); nothing was sent.",
+                    vanished.went(),
                     vanished.reason
                 ),
                 tone: Tone::Warning,
@@ -308,6 +313,12 @@ impl ConsoleState {
             return Intent::Nothing;
         }
         self.awaiting_reply.push(id);
+        if matches!(request, GatewayRequest::Answer(_)) {
+            if self.answered_here.len() == super::ANSWERED_HERE_KEPT {
+                self.answered_here.remove(0);
+            }
+            self.answered_here.push(id);
+        }
         self.notice = Some(Notice {
             text: format!(
                 "Sending {} for: {}",

@@ -687,6 +687,66 @@ fn the_gateway_reply_is_shown_in_words() {
     assert_eq!(notice(&state), "Allowed once: make");
 }
 
+/// The gateway resolved prompt `decision` with `once`, as answered by `by`.
+fn resolved_once_by(decision: &str, by: &str) -> GatewayUpdate {
+    GatewayUpdate::Event(Box::new(Event::Changed {
+        id: id(decision),
+        state: PromptState::Resolved,
+        at: Timestamp(0),
+        by: Some(by.into()),
+        action: Some(Action::Once),
+        reason: None,
+    }))
+}
+
+#[test]
+fn an_answer_sent_from_here_moves_the_cursor_to_the_next_pending_prompt_which_settles_first() {
+    let start = Instant::now();
+    let mut state = connected(
+        vec![
+            bash(FIRST, "make"),
+            bash(SECOND, "rm -rf build"),
+            bash(THIRD, "ls"),
+        ],
+        start,
+    );
+    state.handle_key(key(KeyCode::Down), settled(start));
+    sent(press_key(&mut state, 'o', settled(start)));
+    let answered = settled(settled(start));
+    state.apply_update(resolved_once_by(SECOND, "gatehouse-console"), answered);
+    assert_eq!(state.selected_id(), Some(id(THIRD)), "not the answered one");
+    // A second press of the same key, a moment later, does not answer the prompt that moved
+    // under the cursor.
+    assert_eq!(press_key(&mut state, 'o', answered), Intent::Nothing);
+    assert_notice_says(&state, "changed under the cursor");
+    // The last prompt answered moves the cursor back to the one before it.
+    sent(press_key(&mut state, 'o', settled(answered)));
+    state.apply_update(
+        resolved_once_by(THIRD, "gatehouse-console"),
+        settled(answered),
+    );
+    assert_eq!(state.selected_id(), Some(id(FIRST)));
+}
+
+#[test]
+fn a_prompt_answered_elsewhere_stays_selected_as_answered_not_gone() {
+    let start = Instant::now();
+    let mut state = rm_above_make(start);
+    state.apply_update(resolved_once_by(FIRST, "web: phone"), settled(start));
+    let Selection::Vanished(vanished) = &state.selection else {
+        panic!("it stays selected: {:?}", state.selection)
+    };
+    assert!(vanished.has_verdict());
+    assert_eq!(
+        press_key(&mut state, 'o', settled(settled(start))),
+        Intent::Nothing
+    );
+    assert_notice_says(
+        &state,
+        "That prompt was answered (resolved: allow once by web: phone)",
+    );
+}
+
 #[test]
 fn the_vanished_selection_tells_the_whole_story_of_an_answer() {
     let start = Instant::now();

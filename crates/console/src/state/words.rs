@@ -13,11 +13,8 @@ pub(super) fn ending_in_words(
     action: Option<Action>,
     reason: Option<&str>,
 ) -> String {
-    let mut words = match (state, action) {
-        (
-            PromptState::Resolved | PromptState::Delivered | PromptState::Unconfirmed,
-            Some(action),
-        ) => {
+    let mut words = match action {
+        Some(action) if state.has_verdict() => {
             format!("{}: {}", state.as_str(), action_word(action))
         }
         _ => state.as_str().to_owned(),

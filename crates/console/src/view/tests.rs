@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use gatehouse_core::{AdapterCapabilities, Event, PromptState, Timestamp};
+use gatehouse_core::{Action, AdapterCapabilities, Event, PromptState, Timestamp};
 use insta::assert_snapshot;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
@@ -11,8 +11,8 @@ use ratatui::Terminal;
 use super::render;
 use crate::state::tests::{
     assert_inert, bash, claude_capabilities, connected, disconnected, edit_extras, id,
-    numbered_lines, permission, press, question, rm_gone_above_make, settled, with_always, FIRST,
-    SECOND, THIRD,
+    numbered_lines, permission, press, question, rm_above_make, rm_gone_above_make, settled,
+    with_always, FIRST, SECOND, THIRD,
 };
 use crate::state::{ConsoleState, GatewayUpdate};
 
@@ -171,6 +171,41 @@ fn a_read_only_prompt() {
     "│  second line                                                                                     │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
     "read-only: answer it in the agent's terminal · ↑↓ move · PgUp/PgDn scroll · q quit                  "
+    "                                                                                                    "
+    "                                                                                                    "
+    "                                                                                                    "
+    "#);
+}
+
+#[test]
+fn a_prompt_answered_elsewhere_is_shown_answered_not_gone() {
+    let start = Instant::now();
+    let mut state = rm_above_make(start);
+    state.apply_update(
+        GatewayUpdate::Event(Box::new(Event::Changed {
+            id: id(FIRST),
+            state: PromptState::Delivered,
+            at: WALL_NOW,
+            by: Some("web: phone".into()),
+            action: Some(Action::Once),
+            reason: None,
+        })),
+        settled(start),
+    );
+    assert_snapshot!(screen(&state, 100, 16, settled(settled(start))), @r#"
+    " gatehouse console  connected to gatehouse 0.1.0 · 1 pending prompt                                 "
+    "┌ Prompts (1 pending, newest last) ────────────────────────────────────────────────────────────────┐"
+    "│  AGENT    FOLDER                       TOOL             AGE  CAN       SUMMARY                   │"
+    "│> claude   /home/dev/project            Bash             12s  DONE      rm -rf build              │"
+    "│  claude   /home/dev/project            Bash             12s  once,deny make                      │"
+    "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+    "┌ Detail: more below, PgDn to read more ───────────────────────────────────────────────────────────┐"
+    "│ANSWERED: delivered: allow once by web: phone.                                                    │"
+    "│Claude Code (claude) · session 53b38252 · /home/dev/project                                       │"
+    "│Bash permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                           │"
+    "│                                                                                                  │"
+    "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
+    "answered: no action keys · ↑↓ move · PgUp/PgDn scroll · q quit                                      "
     "                                                                                                    "
     "                                                                                                    "
     "                                                                                                    "
