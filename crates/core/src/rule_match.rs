@@ -6,6 +6,11 @@
 //! `git push:*` reads "every Bash command that is `git push` or starts with `git push ` ... (such
 //! as `git push --force ...`)", never "exactly". Nothing is cut. The text inside is the agent's,
 //! unchanged; a front end makes the whole description visible ([`crate::text::visible`]).
+//!
+//! What a shell rule lets through beyond its words is said too ([`RuleMatch::with_warnings`]):
+//! that further words may run other programs (unless the program is one whose further words never
+//! run code, [`crate::safe_words`]), and that the code of a script, a Makefile or a package's
+//! scripts is not part of the rule. Adapters wrap every rule they describe with it.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +38,13 @@ pub enum RuleMatch {
     /// `rule`, but only from the agent's next session on: the running session still asks
     /// (Codex reads its rules files only when a session starts).
     NextSession { agent: String, rule: Box<RuleMatch> },
+    /// `rule`, and what it lets through that its words alone do not say ([`Self::with_warnings`]):
+    /// further words that may run other programs, or code in files that the rule does not cover.
+    /// A front end that does not know this kind shows the suggestion's summary, which says it.
+    Warned {
+        rule: Box<RuleMatch>,
+        warning: String,
+    },
 }
 
 impl RuleMatch {
@@ -73,7 +85,66 @@ impl RuleMatch {
                 "{}, from your next {agent} session on; this session will still ask",
                 rule.describe()
             ),
+            RuleMatch::Warned { rule, warning } => format!("{}. {warning}", rule.describe()),
         }
+    }
+
+    /// This rule with what it lets through beyond its words, as [`RuleMatch::Warned`], for a
+    /// shell rule that lets through more than it shows; else the rule unchanged.
+    pub fn with_warnings(self) -> RuleMatch {
+        match self.warning() {
+            Some(warning) => RuleMatch::Warned {
+                rule: Box::new(self),
+                warning,
+            },
+            None => self,
+        }
+    }
+
+    /// What a shell rule lets through beyond its words, in sentences; `None` when nothing.
+    fn warning(&self) -> Option<String> {
+        let shell = |tool: &str| tool.eq_ignore_ascii_case("bash");
+        let sentences: Vec<String> = match self {
+            RuleMatch::NextSession { rule, .. } => return rule.warning(),
+            RuleMatch::Exact { tool, command } if shell(tool) => {
+                unseen_code_warning(command).into_iter().collect()
+            }
+            RuleMatch::Prefix { tool, prefix } if shell(tool) => {
+                let program = prefix.split_whitespace().next();
+                [
+                    Some(further_words_warning(program, true)),
+                    unseen_code_warning(prefix),
+                ]
+                .into_iter()
+                .flatten()
+                .collect()
+            }
+            RuleMatch::Wildcard { tool, pattern } if shell(tool) => {
+                let program = pattern
+                    .split_whitespace()
+                    .next()
+                    .filter(|first| !first.contains(['*', '?', '\\']));
+                [
+                    Some(further_words_warning(program, true)),
+                    unseen_code_warning(pattern),
+                ]
+                .into_iter()
+                .flatten()
+                .collect()
+            }
+            RuleMatch::WordPrefix { tool, words } if shell(tool) => {
+                let program = words.first().map(String::as_str);
+                [
+                    Some(further_words_warning(program, false)),
+                    unseen_code_warning(&words.join(" ")),
+                ]
+                .into_iter()
+                .flatten()
+                .collect()
+            }
+            _ => Vec::new(),
+        };
+        (!sentences.is_empty()).then(|| sentences.join(". "))
     }
 
     /// The words for several rules, in order.
@@ -84,6 +155,43 @@ impl RuleMatch {
             .collect::<Vec<_>>()
             .join("; and ")
     }
+}
+
+/// What further words after `program` may do, in a sentence: for a program whose further words
+/// never run code ([`crate::safe_words`]), what it does whatever follows; else, plainly, that the
+/// rule lets through commands that run other programs. `syntax_may_follow`: the agent matches
+/// the command's text, so shell syntax (a redirect) may follow the words too.
+fn further_words_warning(program: Option<&str>, syntax_may_follow: bool) -> String {
+    match program.and_then(crate::safe_words::read_only_program) {
+        Some(known) => {
+            let syntax = if syntax_may_follow {
+                ", though what follows may also be shell syntax, such as a redirect (`> file`) that writes any file"
+            } else {
+                ""
+            };
+            format!(
+                "Whatever words follow, {} only {}: it runs no other program and writes no file{syntax}",
+                code(known.name),
+                known.does
+            )
+        }
+        None => {
+            let whose = program
+                .map(|program| format!(" of {}", code(program)))
+                .unwrap_or_default();
+            format!(
+                "This includes commands that run other programs or write any file: the further words{whose} are not known to be harmless"
+            )
+        }
+    }
+}
+
+/// That the code a command runs from files is not part of its rule, when it runs any
+/// ([`crate::safe_words::unseen_code`]).
+fn unseen_code_warning(command: &str) -> Option<String> {
+    crate::safe_words::unseen_code(command).map(|what| {
+        format!("The rule covers the command's words only, not {what}: whatever is there when it runs again runs without asking")
+    })
 }
 
 /// `text` between backticks, as Markdown quotes code: with more backticks around it than in any
@@ -198,6 +306,99 @@ mod tests {
             serde_json::to_value(&later).unwrap(),
             serde_json::json!({ "kind": "next_session", "agent": "Codex", "rule": { "kind": "exact", "tool": "Bash", "command": "printf x > y" } })
         );
+    }
+
+    fn bash(kind: &str, text: &str) -> RuleMatch {
+        let (tool, text) = ("Bash".to_owned(), text.to_owned());
+        match kind {
+            "exact" => RuleMatch::Exact {
+                tool,
+                command: text,
+            },
+            "prefix" => RuleMatch::Prefix { tool, prefix: text },
+            "wildcard" => RuleMatch::Wildcard {
+                tool,
+                pattern: text,
+            },
+            "words" => RuleMatch::WordPrefix {
+                tool,
+                words: text.split(' ').map(str::to_owned).collect(),
+            },
+            other => panic!("{other}"),
+        }
+    }
+
+    fn warned(kind: &str, text: &str) -> String {
+        bash(kind, text).with_warnings().describe()
+    }
+
+    /// A prefix for a program whose further words can run code says so plainly (Claude Code's
+    /// `Bash(sed -n:*)` lets through `sed -n -e 'e sh x' f`).
+    #[test]
+    fn a_prefix_for_a_program_not_known_harmless_says_it_lets_through_other_programs() {
+        insta::assert_snapshot!(warned("prefix", "sed -n"), @"every Bash command that is `sed -n` or starts with it followed by a space, whatever comes after (such as `sed -n --force ...`). This includes commands that run other programs or write any file: the further words of `sed` are not known to be harmless");
+        insta::assert_snapshot!(warned("wildcard", "git *"), @"every Bash command that matches the pattern `git *`, where each * stands for any text (spaces and options included). This includes commands that run other programs or write any file: the further words of `git` are not known to be harmless. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs again runs without asking");
+        insta::assert_snapshot!(warned("wildcard", "* --version"), @"every Bash command that matches the pattern `* --version`, where each * stands for any text (spaces and options included). This includes commands that run other programs or write any file: the further words are not known to be harmless");
+    }
+
+    /// Only for a program on the allow-list do further words read as harmless, and for the
+    /// agents that match the command's text, a redirect is said to remain possible.
+    #[test]
+    fn a_prefix_for_a_read_only_program_says_what_further_words_can_do() {
+        insta::assert_snapshot!(warned("words", "cat README.md"), @"every Bash command whose words begin with `cat` `README.md` (that command, or it followed by more words, such as `cat README.md --force ...`). Whatever words follow, `cat` only reads files and prints them: it runs no other program and writes no file");
+        insta::assert_snapshot!(warned("prefix", "grep -rn"), @"every Bash command that is `grep -rn` or starts with it followed by a space, whatever comes after (such as `grep -rn --force ...`). Whatever words follow, `grep` only searches files and prints the lines that match: it runs no other program and writes no file, though what follows may also be shell syntax, such as a redirect (`> file`) that writes any file");
+    }
+
+    /// A command that runs a script, a module or a runner's files says that their contents are
+    /// not part of the rule, even an exact one.
+    #[test]
+    fn a_rule_for_a_command_that_runs_a_script_says_the_scripts_contents_are_not_part_of_it() {
+        insta::assert_snapshot!(warned("exact", "sh setup.sh"), @"only the Bash command `sh setup.sh`, exactly as written. The rule covers the command's words only, not the contents of `setup.sh`: whatever is there when it runs again runs without asking");
+        insta::assert_snapshot!(warned("exact", "python tool.py > out.txt"), @"only the Bash command `python tool.py > out.txt`, exactly as written. The rule covers the command's words only, not the contents of `tool.py`: whatever is there when it runs again runs without asking");
+        insta::assert_snapshot!(warned("prefix", "npm run x"), @"every Bash command that is `npm run x` or starts with it followed by a space, whatever comes after (such as `npm run x --force ...`). This includes commands that run other programs or write any file: the further words of `npm` are not known to be harmless. The rule covers the command's words only, not package.json's scripts and the install scripts of packages: whatever is there when it runs again runs without asking");
+        let later = RuleMatch::NextSession {
+            agent: "Codex".into(),
+            rule: Box::new(bash("exact", "make > build.log")),
+        }
+        .with_warnings();
+        insta::assert_snapshot!(later.describe(), @"only the Bash command `make > build.log`, exactly as written, from your next Codex session on; this session will still ask. The rule covers the command's words only, not the Makefile: whatever is there when it runs again runs without asking");
+    }
+
+    #[test]
+    fn rules_that_let_through_nothing_unseen_carry_no_warning() {
+        for rule in [
+            bash("exact", "printf approved > codex-proof.txt"),
+            bash(
+                "exact",
+                "node -e \"require('fs').appendFileSync('ran.log','x')\"",
+            ),
+            RuleMatch::EveryCall {
+                tool: "Bash".into(),
+            },
+            RuleMatch::Prefix {
+                tool: "WebFetch".into(),
+                prefix: "sed".into(),
+            },
+        ] {
+            assert_eq!(rule.clone().with_warnings(), rule);
+        }
+        let warned = bash("prefix", "sed").with_warnings();
+        assert!(matches!(warned, RuleMatch::Warned { .. }));
+        assert_eq!(warned.clone().with_warnings(), warned, "warned once");
+    }
+
+    #[test]
+    fn a_warned_rule_is_its_own_kind_on_the_wire() {
+        let warned = bash("prefix", "sed").with_warnings();
+        let wire = serde_json::to_value(&warned).unwrap();
+        assert_eq!(wire["kind"], "warned");
+        assert_eq!(wire["rule"]["kind"], "prefix");
+        assert!(wire["warning"]
+            .as_str()
+            .unwrap()
+            .starts_with("This includes"));
+        let back: RuleMatch = serde_json::from_value(wire).unwrap();
+        assert_eq!(back, warned);
     }
 
     #[test]
