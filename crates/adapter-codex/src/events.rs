@@ -8,7 +8,8 @@
 //!   tool is registered for watching, read-only, and the hook returns at once.
 //!   A Bash prompt carries the one suggestion "always" can pick: the `prefix_rule` gatehouse
 //!   would write for exactly that command ([`crate::rules`]), counting from the next Codex
-//!   session on; a command no rule can say exactly gets none, and a note saying why. An
+//!   session on, described with what further words may do; a command no rule can say exactly
+//!   (or whose further words may run code) gets none, and a note saying why. An
 //!   `apply_patch` prompt carries its patch as a diff ([`crate::patch`]).
 //! - `PostToolUse` is a finished tool call, correlated with its prompt by tool and command (a
 //!   patch without its final newline: Codex's PermissionRequest drops it, PostToolUse keeps it).
@@ -144,7 +145,8 @@ fn suggestion(pattern: &Pattern) -> Option<Suggestion> {
     let allows = vec![RuleMatch::NextSession {
         agent: "Codex".into(),
         rule: Box::new(rule),
-    }];
+    }
+    .with_warnings()];
     Some(Suggestion {
         id: "s1".into(),
         summary: gatehouse_core::text::visible(&RuleMatch::describe_all(&allows)).into_owned(),
@@ -254,15 +256,66 @@ mod tests {
         );
         assert_eq!(suggestion.summary, suggestion.describe());
         assert_eq!(prompt.extra.preview, None);
+    }
 
-        let (simple, _) = prompt_of(fixture!("PermissionRequest-Bash-rule-prompt"), None);
+    fn with_command(command: &str) -> Vec<u8> {
+        let mut event: Value = serde_json::from_slice(fixture!("PermissionRequest-Bash")).unwrap();
+        event["tool_input"]["command"] = command.into();
+        event.to_string().into_bytes()
+    }
+
+    /// The words form for a program whose further words never run code, described with what
+    /// they may add.
+    #[test]
+    fn a_read_only_command_suggests_its_words_and_says_what_more_words_may_do() {
+        let (prompt, _) = prompt_of(&with_command("cat README.md"), None);
+        let [suggestion] = prompt.extra.suggestions.as_slice() else {
+            panic!("one suggestion: {:?}", prompt.extra.suggestions);
+        };
         assert_eq!(
-            simple.extra.suggestions[0].native["rule_text"],
-            r#"prefix_rule(pattern=["mkdir", "ask"], decision="allow")"#
+            suggestion.native["rule_text"],
+            r#"prefix_rule(pattern=["cat", "README.md"], decision="allow")"#
         );
-        assert!(simple.extra.suggestions[0]
-            .describe()
-            .starts_with("every Bash command whose words begin with `mkdir` `ask`"));
+        assert_eq!(
+            suggestion.describe(),
+            "every Bash command whose words begin with `cat` `README.md` (that command, or it followed by more words, such as `cat README.md --force ...`), from your next Codex session on; this session will still ask. Whatever words follow, `cat` only reads files and prints them: it runs no other program and writes no file"
+        );
+        assert_eq!(suggestion.summary, suggestion.describe());
+    }
+
+    /// `always` for `sed -n 1p f` would have let `sed -n 1p f -e 'e sh x'` through: no
+    /// suggestion, and the note says why (the captured `mkdir ask` too).
+    #[test]
+    fn a_command_whose_further_words_may_run_code_gets_no_suggestion() {
+        for stdin in [
+            with_command("sed -n 1p f"),
+            fixture!("PermissionRequest-Bash-rule-prompt").to_vec(),
+        ] {
+            let (prompt, hold) = prompt_of(&stdin, Some("/bin/bash"));
+            assert_eq!(hold, HoldMode::WhileActionable, "once and deny still apply");
+            assert!(prompt.extra.suggestions.is_empty());
+            let note = prompt.extra.preview.unwrap();
+            assert_eq!(note.title, NO_ALWAYS_TITLE);
+            assert!(
+                note.text.contains("followed by any more words")
+                    && note.text.contains("not known to be harmless"),
+                "{}",
+                note.text
+            );
+        }
+    }
+
+    /// An exact rule for a command that runs a script says the script is not part of it.
+    #[test]
+    fn a_shell_rule_for_a_command_that_runs_a_script_says_its_contents_are_not_part_of_it() {
+        let (prompt, _) = prompt_of(
+            &with_command("python3 tool.py > out.txt"),
+            Some("/bin/bash"),
+        );
+        assert_eq!(
+            prompt.extra.suggestions[0].describe(),
+            "only the Bash command `python3 tool.py > out.txt`, exactly as written, from your next Codex session on; this session will still ask. The rule covers the command's words only, not the contents of `tool.py`: whatever is there when it runs again runs without asking"
+        );
     }
 
     #[test]

@@ -12,6 +12,16 @@
 //!   a command whose shell syntax (a redirect, an expansion) makes Codex match it whole
 //!   ([`pattern_for`]); any command it cannot tell exactly is refused, with the reason, and
 //!   "always" is not offered for it;
+//! - Codex matches a rule's words as a PREFIX, and its rules cannot say "exactly these words"
+//!   (`prefix_rule` has no end marker and no wildcard to forbid more), so the words form is
+//!   written only for a program whose further words never run code or change a file
+//!   ([`gatehouse_core::safe_words`]: `cat`, `grep`, `ls`, ...). A rule for `sed -n 1p f` would
+//!   let `sed -n 1p f -e 'e sh x'` run unsandboxed in every later session; such a command gets
+//!   no "always" (the `/bin/bash -lc` form is no way out: Codex splits a plain script into its
+//!   words and never matches it whole);
+//! - the `/bin/bash -lc SCRIPT` form is matched as a prefix too, so words after the script (the
+//!   shell's arguments, from a tool that passes words) would reach it: a script that uses the
+//!   shell's arguments (`$1`, `$@`, `getopts`, ...) gets no rule;
 //! - the rule is rendered with Starlark string escapes ([`render_rule`]), and the whole new file
 //!   is read back by a strict reader of gatehouse's own ([`read_rules`]) that must find exactly
 //!   the rules intended before anything is written;
@@ -22,6 +32,8 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
+
+use gatehouse_core::safe_words;
 
 /// The name of gatehouse's own rules file in `$CODEX_HOME/rules/`.
 pub const RULES_FILE_NAME: &str = "gatehouse.rules";
@@ -89,30 +101,14 @@ pub enum NotExpressible {
     Ambiguous,
     #[error("Codex matches a command with shell syntax as `SHELL -lc COMMAND`, and your shell is {0}, not {PROVEN_SHELL} (the form the probe proved)")]
     OtherShell(String),
-    #[error("`{0}` runs whatever program or script follows it, so a rule for the commands that start like this one would let any command through; answer \"always\" in Codex's own prompt if you mean that")]
-    RunsAnyProgram(String),
-}
-
-/// Programs that run whatever program, script or code follows them: a shell, an interpreter, or
-/// a command runner. Codex matches a rule's words as a prefix, so a rule that starts with one of
-/// these would allow any command written after it (`/bin/bash` alone would even allow every
-/// command with shell syntax, which Codex matches as `/bin/bash -lc SCRIPT`).
-const RUNS_ANY_PROGRAM: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "env", "sudo",
-    "doas", "su", "runuser", "setpriv", "setsid", "nohup", "timeout", "nice", "ionice", "chrt",
-    "taskset", "stdbuf", "unbuffer", "xargs", "parallel", "exec", "command", "builtin", "eval",
-    "time", "watch", "flock", "chroot", "strace", "ltrace", "gdb", "script", "ssh", "docker",
-    "podman", "kubectl", "npx", "uvx", "python", "python2", "python3", "perl", "ruby", "node",
-    "deno", "bun", "php", "lua", "tclsh", "awk", "gawk", "mawk", "make", "find",
-];
-
-/// Whether `program` (a command's first word, a path or a bare name) is one of
-/// [`RUNS_ANY_PROGRAM`], versioned names such as `python3.12` included.
-fn runs_any_program(program: &str) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    let unversioned =
-        name.trim_end_matches(|character: char| character.is_ascii_digit() || character == '.');
-    RUNS_ANY_PROGRAM.contains(&name) || RUNS_ANY_PROGRAM.contains(&unversioned)
+    #[error("Codex's rules match a command's words as a prefix and cannot say \"exactly these words\", so a rule for `{command}` would also let through `{command}` followed by any more words, and the further words of `{program}` are not known to be harmless (for many programs they run other programs or write files); gatehouse writes such a rule only for programs whose further words never do ({known}); answer \"always\" in Codex's own prompt if you mean every command that starts this way")]
+    FurtherWordsMayRunCode {
+        command: String,
+        program: String,
+        known: String,
+    },
+    #[error("the command uses the shell's arguments (such as $1, $@ or getopts), and Codex would let the same command through with any arguments after it, so no rule can say exactly what you approved")]
+    UsesShellArguments,
 }
 
 /// Characters a word may hold for the words form: none is special to the shell.
@@ -147,8 +143,12 @@ pub fn pattern_for(command: &str, shell: Option<&str>) -> Result<Pattern, NotExp
         .all(|word| !word.is_empty() && word.chars().all(plain_word_character))
         && !words[0].contains('=')
         && !RESERVED.contains(&words[0]);
-    if simple && runs_any_program(words[0]) {
-        return Err(NotExpressible::RunsAnyProgram(words[0].to_owned()));
+    if simple && safe_words::read_only_program(words[0]).is_none() {
+        return Err(NotExpressible::FurtherWordsMayRunCode {
+            command: command.to_owned(),
+            program: words[0].to_owned(),
+            known: safe_words::read_only_names(),
+        });
     }
     if simple {
         return Ok(Pattern::Words(
@@ -162,6 +162,9 @@ pub fn pattern_for(command: &str, shell: Option<&str>) -> Result<Pattern, NotExp
     if quoted || !surely_not_plain {
         return Err(NotExpressible::Ambiguous);
     }
+    if uses_shell_arguments(command) {
+        return Err(NotExpressible::UsesShellArguments);
+    }
     match shell {
         Some(PROVEN_SHELL) => Ok(Pattern::Shell {
             shell: PROVEN_SHELL.into(),
@@ -170,6 +173,36 @@ pub fn pattern_for(command: &str, shell: Option<&str>) -> Result<Pattern, NotExp
         Some(other) => Err(NotExpressible::OtherShell(other.to_owned())),
         None => Err(NotExpressible::OtherShell("not known".into())),
     }
+}
+
+/// Whether `script` may read the shell's arguments (the words after the script in
+/// `bash -lc SCRIPT WORDS...`): a `$` followed by anything but a variable's name or `(` (`$1`,
+/// `$@`, `$*`, `$#`, `${1}`, `${!x}`, a lone `$`), or `getopts`, `BASH_ARGV` or `BASH_ARGC`.
+fn uses_shell_arguments(script: &str) -> bool {
+    let name_start = |character: Option<char>| {
+        character.is_some_and(|character| character.is_ascii_alphabetic() || character == '_')
+    };
+    let mut characters = script.chars().peekable();
+    while let Some(character) = characters.next() {
+        if character != '$' {
+            continue;
+        }
+        let next = characters.peek().copied();
+        let plain = match next {
+            Some('(') => true,
+            Some('{') => {
+                characters.next();
+                name_start(characters.peek().copied())
+            }
+            other => name_start(other),
+        };
+        if !plain {
+            return true;
+        }
+    }
+    ["getopts", "BASH_ARGV", "BASH_ARGC"]
+        .iter()
+        .any(|word| script.contains(word))
 }
 
 /// The person's shell as Codex finds it: `SHELL` when set, and the account's login shell

@@ -110,7 +110,7 @@ mod tests {
             path: Some(&path),
             shell: Some("/bin/bash"),
         };
-        let rendered = render_for(&bash_prompt("touch t0.txt"), &always(), &target);
+        let rendered = render_for(&bash_prompt("cat t0.txt"), &always(), &target);
         let output: serde_json::Value = serde_json::from_str(&rendered).unwrap();
         assert_eq!(
             output["hookSpecificOutput"]["decision"],
@@ -124,10 +124,20 @@ mod tests {
         );
         assert_eq!(
             rules::read_rules(&std::fs::read_to_string(&path).unwrap()).unwrap(),
-            vec![vec!["touch".to_owned(), "t0.txt".to_owned()]]
+            vec![vec!["cat".to_owned(), "t0.txt".to_owned()]]
         );
-        let again = render_for(&bash_prompt("touch t0.txt"), &always(), &target);
+        let again = render_for(&bash_prompt("cat t0.txt"), &always(), &target);
         assert!(again.contains("already holds the rule"));
+        // A program whose further words may run code: allowed this once, and no rule.
+        let sed = render_for(&bash_prompt("sed -n 1p f"), &always(), &target);
+        assert!(
+            sed.contains("allowed this once only; no rule was written"),
+            "{sed}"
+        );
+        assert_eq!(
+            rules::read_rules(&std::fs::read_to_string(&path).unwrap()).unwrap(),
+            vec![vec!["cat".to_owned(), "t0.txt".to_owned()]]
+        );
     }
 
     #[test]
@@ -143,14 +153,14 @@ mod tests {
             path: Some(&path),
             shell: Some("/bin/bash"),
         };
-        let rendered = render_for(&bash_prompt("touch t0.txt"), &always(), &target);
+        let rendered = render_for(&bash_prompt("cat t0.txt"), &always(), &target);
         assert!(rendered.contains(r#""behavior":"allow""#));
         assert!(
             rendered.contains("allowed this once only; no rule was written"),
             "{rendered}"
         );
         let no_home = render_for(
-            &bash_prompt("touch t0.txt"),
+            &bash_prompt("cat t0.txt"),
             &always(),
             &RulesTarget {
                 path: None,
@@ -161,17 +171,13 @@ mod tests {
             no_home.contains("neither CODEX_HOME nor HOME is set"),
             "{no_home}"
         );
-        let once = render_for(
-            &bash_prompt("touch t0.txt"),
-            &Verdict(Answer::Once),
-            &target,
-        );
+        let once = render_for(&bash_prompt("cat t0.txt"), &Verdict(Answer::Once), &target);
         assert_eq!(once, render(&Verdict(Answer::Once)));
     }
 
     #[test]
     fn always_on_anything_but_a_bash_prompt_never_allows() {
-        let mut prompt = bash_prompt("touch t0.txt");
+        let mut prompt = bash_prompt("cat t0.txt");
         prompt.tool = "apply_patch".into();
         let target = RulesTarget {
             path: None,

@@ -5,14 +5,16 @@
 //! 1. The production "always" ([`crate::verdict::render_for`]) is rendered for two commands, as
 //!    the hook renders it, which writes their rules into the probe's
 //!    `CODEX_HOME/rules/gatehouse.rules`: `printf always > gatehouse-probe-always.txt` (shell
-//!    syntax: `["/bin/bash", "-lc", ...]`) and `touch gatehouse-probe-always-words.txt` (its
-//!    words).
+//!    syntax: `["/bin/bash", "-lc", ...]`) and `cat gatehouse-probe-always-words.txt` (its
+//!    words: the words form is written only for a program whose further words never run code,
+//!    such as `cat`).
 //! 2. In the running session, the model asks for the first command: Codex still runs the
 //!    PermissionRequest hook (the rule is not read yet), whose rendered "always" allows it; it
 //!    runs with no prompt of Codex's.
 //! 3. `/new` starts a new session; the hook now gives no verdict, so any PermissionRequest would
 //!    bring Codex's own prompt. The model asks for each command again: each must run with no
-//!    PermissionRequest at all.
+//!    PermissionRequest at all: the first writes its file again, and what `cat` printed (the
+//!    file the probe wrote) reaches the model.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -35,11 +37,15 @@ pub struct AlwaysCase {
     pub first: ScriptedCall,
     /// The same command after `/new`.
     pub shell_again: ScriptedCall,
-    /// The simple command after `/new` (its rule was written with the first).
+    /// The simple command after `/new` (its rule was written with the first): `cat` of
+    /// [`Self::words_marker`], which the probe writes with [`WORDS_MARKER_TEXT`].
     pub words_again: ScriptedCall,
     pub shell_marker: PathBuf,
     pub words_marker: PathBuf,
 }
+
+/// What the probe writes into the file the words command reads, and looks for in its output.
+pub const WORDS_MARKER_TEXT: &str = "gatehouse probe: read by cat";
 
 impl AlwaysCase {
     pub fn new(workspace: &Path) -> AlwaysCase {
@@ -50,7 +56,7 @@ impl AlwaysCase {
             reason: format!("gatehouse probe, case {name}"),
         };
         let shell = "printf always > gatehouse-probe-always.txt";
-        let words = "touch gatehouse-probe-always-words.txt";
+        let words = "cat gatehouse-probe-always-words.txt";
         AlwaysCase {
             name,
             first: call("first", shell),
@@ -71,6 +77,16 @@ impl AlwaysCase {
 
     pub fn description(&self) -> String {
         "gatehouse answers \"always\": the command runs now, and after /new the rules gatehouse wrote let the same commands run with no PermissionRequest".into()
+    }
+}
+
+/// Whether `call` ran in the next session: the shell command wrote its file again, and what
+/// `cat` printed (the file the probe wrote) is in the output Codex gave the model.
+fn ran(case: &AlwaysCase, call: &ScriptedCall, output: &str) -> bool {
+    if call.call_id == case.words_again.call_id {
+        output.contains(WORDS_MARKER_TEXT)
+    } else {
+        fs::read_to_string(&case.shell_marker).ok().as_deref() == Some("always")
     }
 }
 
@@ -139,6 +155,7 @@ pub fn check(session: &Session<'_>, case: &AlwaysCase) -> Result<String, String>
         return Err("in the running session, the allowed command did not run".into());
     }
     fs::remove_file(&case.shell_marker).map_err(|error| error.to_string())?;
+    fs::write(&case.words_marker, WORDS_MARKER_TEXT).map_err(|error| error.to_string())?;
 
     // A new session reads the rules; any PermissionRequest now would bring Codex's prompt.
     private.hook.answer_with("")?;
@@ -154,10 +171,7 @@ pub fn check(session: &Session<'_>, case: &AlwaysCase) -> Result<String, String>
         })?;
 
     let mut seen = Vec::new();
-    for (call, marker, expected) in [
-        (&case.shell_again, &case.shell_marker, "always"),
-        (&case.words_again, &case.words_marker, ""),
-    ] {
+    for call in [&case.shell_again, &case.words_again] {
         let message = format!("gatehouse probe: next session, `{}`", call.command);
         terminal.send_text(&message);
         terminal
@@ -191,7 +205,7 @@ pub fn check(session: &Session<'_>, case: &AlwaysCase) -> Result<String, String>
                 terminal.screen()
             )
         })?;
-        if fs::read_to_string(marker).ok().as_deref() != Some(expected) {
+        if !ran(case, call, &output) {
             return Err(format!(
                 "after /new, `{}` did not run; Codex reported: {output}",
                 call.command

@@ -10,21 +10,21 @@ fn words(list: &[&str]) -> Vec<String> {
 const BASH: Option<&str> = Some("/bin/bash");
 
 #[test]
-fn a_simple_command_is_its_words_as_codex_wrote_them() {
+fn a_simple_command_of_a_read_only_program_is_its_words() {
     assert_eq!(
-        pattern_for("touch t0.txt", BASH),
-        Ok(Pattern::Words(words(&["touch", "t0.txt"])))
+        pattern_for("cat README.md", BASH),
+        Ok(Pattern::Words(words(&["cat", "README.md"])))
     );
     assert_eq!(
-        pattern_for("cp codex-proof.txt t9.txt", None),
-        Ok(Pattern::Words(words(&["cp", "codex-proof.txt", "t9.txt"]))),
+        pattern_for("ls -la src", None),
+        Ok(Pattern::Words(words(&["ls", "-la", "src"]))),
         "the words form does not depend on the shell"
     );
     assert_eq!(
-        pattern_for("git commit --author=a@b.c -m x", BASH)
+        pattern_for("grep -rn --include=.rs foo src", BASH)
             .unwrap()
             .words(),
-        words(&["git", "commit", "--author=a@b.c", "-m", "x"])
+        words(&["grep", "-rn", "--include=.rs", "foo", "src"])
     );
 }
 
@@ -249,12 +249,28 @@ fn a_lock_left_by_a_hook_that_died_long_ago_is_taken_over_and_a_fresh_one_waited
     assert!(!lock.exists());
 }
 
-/// A rule that starts with a shell, an interpreter or a command runner would let any command
-/// through (`/bin/bash` alone: every command with shell syntax, which Codex matches as
-/// `/bin/bash -lc SCRIPT`): none is written, and the person is told why.
+/// Codex matches a rule's words as a prefix and has no way to say "exactly these words", so a
+/// rule for a program not known to be harmless whatever follows (a stream editor, an archiver,
+/// a shell, an interpreter, a runner, a build tool, git, touch...) would let through more than
+/// the person saw (`sed -n 1p f -e 'e sh x'`): none is written, and the person is told why.
 #[test]
-fn a_command_that_runs_any_program_gets_no_rule() {
+fn a_command_whose_further_words_may_run_code_gets_no_rule() {
     for command in [
+        "sed -n 1p f",
+        "less README.md",
+        "tar -tf a.tar",
+        "rsync -n a b",
+        "git status",
+        "git push origin main",
+        "rg foo",
+        "find . -name x",
+        "sort f",
+        "touch t0.txt",
+        "cp a b",
+        "mkdir ask",
+        "cargo test",
+        "npm run build",
+        "make",
         "/bin/bash",
         "bash",
         "/bin/bash -lc",
@@ -267,18 +283,57 @@ fn a_command_that_runs_any_program_gets_no_rule() {
         "python3.12 -m http.server",
         "/usr/bin/python3 script.py",
         "node",
-        "make",
+        "./cat README.md",
+        "/bin/cat README.md",
     ] {
         let refused = pattern_for(command, BASH).unwrap_err();
+        let NotExpressible::FurtherWordsMayRunCode { program, .. } = &refused else {
+            panic!("{command}: {refused:?}");
+        };
+        assert_eq!(program, command.split(' ').next().unwrap());
+        let words = refused.to_string();
         assert!(
-            matches!(refused, NotExpressible::RunsAnyProgram(_)),
-            "{command}: {refused:?}"
+            words.contains(&format!(
+                "would also let through `{command}` followed by any more words"
+            )),
+            "{words}"
         );
-        assert!(
-            refused.to_string().contains("runs whatever program"),
-            "{refused}"
+        assert!(words.contains("`cat`, `head`,"), "{words}");
+    }
+}
+
+/// `bash -lc SCRIPT` is matched as a prefix too: words after the script become the shell's
+/// arguments, so a script that reads them gets no rule.
+#[test]
+fn a_script_that_uses_the_shells_arguments_gets_no_rule() {
+    for script in [
+        "cat $1 > out.txt",
+        "$1 > /dev/null",
+        "echo $@ > x",
+        "echo $* > x",
+        "echo $# > x",
+        "echo ${1} > x",
+        "echo ${!x} > x",
+        "echo $0 > x",
+        "getopts a: o > x",
+        "echo $BASH_ARGV > x",
+        "echo $ > x",
+    ] {
+        assert_eq!(
+            pattern_for(script, BASH),
+            Err(NotExpressible::UsesShellArguments),
+            "{script}"
         );
     }
-    assert!(pattern_for("git push origin main", BASH).is_ok());
-    assert!(pattern_for("cargo test", BASH).is_ok());
+    for script in [
+        "echo $HOME > x",
+        "echo ${HOME} > x",
+        "echo $(date) > x",
+        "printf approved > codex-proof.txt",
+    ] {
+        assert!(
+            matches!(pattern_for(script, BASH), Ok(Pattern::Shell { .. })),
+            "{script}"
+        );
+    }
 }
