@@ -311,11 +311,11 @@ fn running_program(agent: &AgentExecutable) -> Result<Option<PathBuf>, VersionEr
             .unwrap_or("the agent's process id variable");
         return Err(not_identified(match named {
             Some(pid) => format!(
-                "{variable} is {pid}, which is not among the hook's ancestors {ancestors:?}, and none of them runs an executable called {}",
+                "{variable} names process {pid}, which did not start this hook, and no process that did is `{}`",
                 agent.program
             ),
             None => format!(
-                "{variable} is not set, and none of the hook's ancestors {ancestors:?} runs an executable called {}",
+                "{variable} is not set, and no process that started this hook is `{}`",
                 agent.program
             ),
         }));
