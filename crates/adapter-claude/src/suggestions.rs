@@ -13,6 +13,11 @@
 //! wildcard pattern, each `*` any text (a single trailing ` *` is optional, so `git push *` is
 //! the same prefix); anything else is one exact command. A rule with no content allows every
 //! call of its tool. Rules of other tools are named in Claude Code's own syntax.
+//!
+//! gatehouse passes Claude Code's suggestion through unchanged, so the words say what Claude Code
+//! will let through: a prefix or pattern for a program whose further words may run other
+//! programs says so plainly, and a command that runs a script says the script's contents are not
+//! part of the rule ([`RuleMatch::with_warnings`], [`gatehouse_core::safe_words`]).
 
 use gatehouse_core::{AlwaysScope, RuleMatch, Suggestion};
 use serde_json::Value;
@@ -50,7 +55,10 @@ fn describe(suggestion: &Value) -> Option<(Vec<RuleMatch>, Vec<AlwaysScope>, Val
     match text("type")? {
         "addRules" if text("behavior") == Some("allow") => {
             let rules = suggestion.get("rules")?.as_array()?;
-            let allows: Vec<RuleMatch> = rules.iter().map(rule_match).collect::<Option<_>>()?;
+            let allows: Vec<RuleMatch> = rules
+                .iter()
+                .map(|rule| rule_match(rule).map(RuleMatch::with_warnings))
+                .collect::<Option<_>>()?;
             if allows.is_empty() {
                 return None;
             }
@@ -210,7 +218,10 @@ mod tests {
             "behavior": "allow",
             "destination": "localSettings"
         }])));
-        assert_eq!(suggestions[0].allows, [bash("prefix", "git push")]);
+        assert_eq!(
+            suggestions[0].allows,
+            [bash("prefix", "git push").with_warnings()]
+        );
         let summary = &suggestions[0].summary;
         assert!(!summary.contains("exactly"), "{summary}");
         assert!(
@@ -218,6 +229,33 @@ mod tests {
             "{summary}"
         );
         assert!(summary.contains("`git push --force ...`"), "{summary}");
+    }
+
+    fn summary_of(content: &str) -> String {
+        let suggestions = from_event(Some(&json!([{
+            "type": "addRules",
+            "rules": [{ "toolName": "Bash", "ruleContent": content }],
+            "behavior": "allow",
+            "destination": "localSettings"
+        }])));
+        assert_eq!(suggestions[0].summary, suggestions[0].describe());
+        suggestions[0].summary.clone()
+    }
+
+    /// Claude Code's `Bash(sed -n:*)` lets through `sed -n -e 'e sh x' f`: the words say that
+    /// it lets through commands that run other programs.
+    #[test]
+    fn a_prefix_for_a_program_whose_further_words_may_run_code_says_so_plainly() {
+        insta::assert_snapshot!(summary_of("sed -n:*"), @"every Bash command that is `sed -n` or starts with it followed by a space, whatever comes after (such as `sed -n --force ...`). This includes commands that run other programs or write any file: the further words of `sed` are not known to be harmless");
+        insta::assert_snapshot!(summary_of("git diff *"), @"every Bash command that is `git diff` or starts with it followed by a space, whatever comes after (such as `git diff --force ...`). This includes commands that run other programs or write any file: the further words of `git` are not known to be harmless. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs again runs without asking");
+        insta::assert_snapshot!(summary_of("cat:*"), @"every Bash command that is `cat` or starts with it followed by a space, whatever comes after (such as `cat --force ...`). Whatever words follow, `cat` only reads files and prints them: it runs no other program and writes no file, though what follows may also be shell syntax, such as a redirect (`> file`) that writes any file");
+    }
+
+    /// An exact command that runs a script: the script's contents are not part of the rule.
+    #[test]
+    fn an_exact_command_that_runs_a_script_says_its_contents_are_not_part_of_the_rule() {
+        insta::assert_snapshot!(summary_of("python tool.py"), @"only the Bash command `python tool.py`, exactly as written. The rule covers the command's words only, not the contents of `tool.py`: whatever is there when it runs again runs without asking");
+        insta::assert_snapshot!(summary_of("npm run x"), @"only the Bash command `npm run x`, exactly as written. The rule covers the command's words only, not package.json's scripts and the install scripts of packages: whatever is there when it runs again runs without asking");
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //! - `reject` rejects this request and every other request of the session still waiting; with a
 //!   message the model reads it and the turn goes on.
 //!
+//! Each pattern says what it lets through beyond its words ([`RuleMatch::with_warnings`]): OpenCode
+//! matches `printf *` against the command's text, redirects included (`printf approved >
+//! proof.txt` ran again unasked), so a pattern for a program whose further words may run other
+//! programs (`git *`, `npm run *`) says plainly that it lets such commands through.
+//!
 //! `always` is offered only when every pattern it would approve is shown in full: with more than
 //! [`MAX_ALWAYS_PATTERNS`] patterns, one longer than [`MAX_PATTERN_CHARS`], one that is not text,
 //! or none, there is no suggestion, and the preview says why.
@@ -66,14 +71,18 @@ impl PermissionEffects<'_> {
         None
     }
 
-    /// What `always` lets through, pattern by pattern (OpenCode's `*` stands for any text).
+    /// What `always` lets through, pattern by pattern (OpenCode's `*` stands for any text), with
+    /// what each lets through beyond its words.
     pub fn rules(&self) -> Vec<RuleMatch> {
         self.always
             .unwrap_or_default()
             .iter()
-            .map(|pattern| RuleMatch::Wildcard {
-                tool: self.permission.to_owned(),
-                pattern: pattern.clone(),
+            .map(|pattern| {
+                RuleMatch::Wildcard {
+                    tool: self.permission.to_owned(),
+                    pattern: pattern.clone(),
+                }
+                .with_warnings()
             })
             .collect()
     }
@@ -152,7 +161,8 @@ mod tests {
             [RuleMatch::Wildcard {
                 tool: "bash".into(),
                 pattern: "printf *".into()
-            }]
+            }
+            .with_warnings()]
         );
         assert_eq!(suggestion.scopes, [AlwaysScope::Session]);
         assert!(suggestion.summary.contains("until it restarts"));
@@ -169,6 +179,32 @@ mod tests {
             .contains("rejects every other request of this session"));
         assert!(preview.text.contains("`printf approved > proof.txt`"));
         assert_eq!(preview.incomplete, None);
+    }
+
+    /// OpenCode's `always` for `git status` approves `git status *`: the words say that it lets
+    /// through commands that run other programs, and for `printf *`, that a redirect may follow.
+    #[test]
+    fn always_says_what_the_broader_pattern_lets_through_beyond_its_words() {
+        let said = |pattern: &str| {
+            let patterns = vec![pattern.to_owned()];
+            let effects = PermissionEffects {
+                permission: "bash",
+                command: "git status",
+                always: Some(&patterns),
+            };
+            let suggestion = effects.suggestion().unwrap();
+            assert!(effects.preview().text.contains(&suggestion.describe()));
+            suggestion.describe()
+        };
+        assert_eq!(
+            said("git status *"),
+            "every bash command that matches the pattern `git status *`, where each * stands for any text (spaces and options included). This includes commands that run other programs or write any file: the further words of `git` are not known to be harmless. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs again runs without asking"
+        );
+        assert_eq!(
+            said("printf *"),
+            "every bash command that matches the pattern `printf *`, where each * stands for any text (spaces and options included). Whatever words follow, `printf` only prints its words in a format: it runs no other program and writes no file, though what follows may also be shell syntax, such as a redirect (`> file`) that writes any file"
+        );
+        assert!(said("npm run *").contains("not package.json's scripts"));
     }
 
     #[test]

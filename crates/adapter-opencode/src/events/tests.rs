@@ -69,7 +69,8 @@ fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
         [RuleMatch::Wildcard {
             tool: "bash".into(),
             pattern: "printf *".into()
-        }]
+        }
+        .with_warnings()]
     );
     let preview = prompt.extra.preview.as_ref().unwrap();
     assert!(
