@@ -302,9 +302,19 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     assert!(output.contains(r#""Which color?"="Blue""#), "{output}");
     world.wait_until_ready(&tmux);
 
-    // Always: the prompt shows OpenCode's pattern, and the next printf runs with no prompt.
+    // Always: the prompt shows OpenCode's pattern (and what it lets through beyond its words:
+    // a redirect, as this very command), and the next printf runs with no prompt.
     let prompt = world.prompt_for(&tmux, "always");
-    assert_eq!(prompt["suggestions"][0]["allows"][0]["pattern"], "printf *");
+    let allows = &prompt["suggestions"][0]["allows"][0];
+    assert_eq!(allows["kind"], "warned");
+    assert_eq!(allows["rule"]["pattern"], "printf *");
+    assert!(
+        prompt["suggestions"][0]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("a redirect (`> file`) that writes any file"),
+        "{prompt}"
+    );
     let always = world.answer(&prompt["id"], &["always"]);
     assert!(always.status.success(), "{always:?}");
     world.output_for("call_always", DEADLINE);
