@@ -160,27 +160,46 @@ fn devices(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
         println!("No browser is paired; run `gatehouse web pair` and open the link it prints.");
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
-        "{:<10} {:<28} {:<25} {:<25} PUSH",
-        "ID", "NAME", "PAIRED", "LAST SEEN"
-    );
-    for device in devices {
+    let mut rows = vec![["ID", "NAME", "PAIRED", "LAST SEEN", "PUSH"].map(str::to_owned)];
+    rows.extend(devices.into_iter().map(|device| {
         let push = if device.push.is_empty() {
             "-".to_owned()
         } else {
             device.push.join(", ")
         };
-        println!(
-            "{:<10} {:<28} {:<25} {:<25} {}",
-            device.id,
+        [
+            gatehouse_core::text::one_line(&device.id, 16),
             gatehouse_core::text::one_line(&device.name, 28),
-            // Written out first: a timestamp's Display does not pad.
             device.paired_at.to_string(),
             device.last_seen.to_string(),
-            gatehouse_core::text::one_line(&push, 120)
-        );
-    }
+            gatehouse_core::text::one_line(&push, 120),
+        ]
+    }));
+    print!("{}", aligned(&rows));
     Ok(ExitCode::SUCCESS)
+}
+
+/// `rows` as a table: each column as wide as its widest cell (in characters), two spaces apart.
+fn aligned<const N: usize>(rows: &[[String; N]]) -> String {
+    let mut widths = [0; N];
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut table = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (index, (cell, width)) in row.iter().zip(widths).enumerate() {
+            line.push_str(cell);
+            if index + 1 < N {
+                line.extend(std::iter::repeat_n(' ', width - cell.chars().count() + 2));
+            }
+        }
+        table.push_str(line.trim_end());
+        table.push('\n');
+    }
+    table
 }
 
 fn push_test(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
@@ -253,5 +272,25 @@ mod tests {
             "{advice}"
         );
         assert!(advice.contains("ssh -L 7780:127.0.0.1:7780"), "{advice}");
+    }
+
+    #[test]
+    fn every_column_of_the_devices_table_starts_at_the_same_place() {
+        let rows = [
+            ["ID", "NAME", "PAIRED", "PUSH"].map(str::to_owned),
+            ["a1b2c3d4", "phone", "2026-12-02T04:41:24.123Z", "-"].map(str::to_owned),
+            [
+                "e5f6a7b8",
+                "Büro-Rechner mit langem Namen…",
+                "2026-12-02T04:41:24.123Z",
+                "web.push.apple.com",
+            ]
+            .map(str::to_owned),
+        ];
+        insta::assert_snapshot!(aligned(&rows), @r"
+        ID        NAME                            PAIRED                    PUSH
+        a1b2c3d4  phone                           2026-12-02T04:41:24.123Z  -
+        e5f6a7b8  Büro-Rechner mit langem Namen…  2026-12-02T04:41:24.123Z  web.push.apple.com
+        ");
     }
 }
