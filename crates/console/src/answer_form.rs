@@ -73,10 +73,20 @@ impl AnswerForm {
         match key.code {
             KeyCode::Esc => return FormOutcome::Cancelled,
             KeyCode::Enter => {
+                // As in the agent's own dialog, Enter picks the option under the cursor of a
+                // question that has no answer yet, or of a single-choice question.
+                let draft = &self.drafts[self.question_index];
+                let unanswered = draft.text.trim().is_empty() && !draft.chosen.contains(&true);
+                if !on_text_row && (unanswered || !question.multi) {
+                    self.choose(self.row, question.multi);
+                }
                 return match self.responses(questions) {
                     Ok(responses) => FormOutcome::Submitted(responses),
-                    Err(problem) => FormOutcome::Incomplete(problem),
-                }
+                    Err((index, problem)) => {
+                        self.go_to_question(index, questions);
+                        FormOutcome::Incomplete(problem)
+                    }
+                };
             }
             KeyCode::Up => self.row = self.row.saturating_sub(1),
             KeyCode::Down => self.row = (self.row + 1).min(question.options.len()),
@@ -129,12 +139,16 @@ impl AnswerForm {
         }
     }
 
-    /// The answers, or which question still has none.
-    pub fn responses(&self, questions: &[Question]) -> Result<Vec<QuestionResponse>, String> {
+    /// The answers, or the first question that still has none (its index, and words).
+    pub fn responses(
+        &self,
+        questions: &[Question],
+    ) -> Result<Vec<QuestionResponse>, (usize, String)> {
         questions
             .iter()
             .zip(&self.drafts)
-            .map(|(question, draft)| {
+            .enumerate()
+            .map(|(index, (question, draft))| {
                 let picks: Vec<String> = question
                     .options
                     .iter()
@@ -144,10 +158,10 @@ impl AnswerForm {
                     .collect();
                 let text = Some(draft.text.trim().to_owned()).filter(|text| !text.is_empty());
                 if picks.is_empty() && text.is_none() {
-                    return Err(format!(
-                        "\"{}\" has no answer yet: choose an option with Space, or type on the last row.",
+                    return Err((index, format!(
+                        "\"{}\" has no answer yet: choose an option (Enter or Space), or type on the last row.",
                         question.text
-                    ));
+                    )));
                 }
                 Ok(QuestionResponse { question: question.id.clone(), picks, text })
             })

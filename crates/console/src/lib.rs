@@ -41,8 +41,9 @@ Keys:
   ↑/↓ or j/k     move between prompts (Home/End or g/G: first/last)
   PgUp/PgDn      scroll the detail pane by its height, no further than its end
   o              allow once (only when the prompt offers it, and only once every line of
-                 its detail has been on screen: PgDn through it; a prompt longer than the console
-                 shows is approved with `gatehouse show ID` and `answer ID once --seen`)
+                 its detail has been on screen: PgDn through it; a prompt the gateway sent cut,
+                 too large to send whole, is approved with `gatehouse show ID` and
+                 `answer ID once --seen`)
   A              always, for this session (or the only scope a suggestion allows, as for
                  Codex: every project, from its next session on), by the agent's first
                  suggestion (its words are in the detail: what it lets through); other scopes:
@@ -51,7 +52,9 @@ Keys:
   d              deny: type an optional message for the agent, Enter sends, Esc cancels
   a or Enter     answer a question: ↑/↓ moves between options, Tab (or ←/→) between
                  questions, Space chooses (toggles for multi-select), the last row takes
-                 your own words; Enter sends, Esc cancels
+                 your own words; Enter picks the option under the cursor, as the agent's
+                 own dialog does, and sends once every question has an answer (else it
+                 moves to the first without one); Esc cancels
   r              release: hand the prompt back to the agent's own terminal
   q or Ctrl-C    quit (Esc only cancels a deny or an answer)
 

@@ -171,6 +171,13 @@ pub fn cut_note(prompt: &Prompt) -> Option<String> {
     })
 }
 
+/// Whether the console's detail pane can show all of `prompt`: it draws every field and the
+/// preview in full, so only a prompt the gateway sent cut is not (that one is read whole with
+/// `gatehouse show` and approved there with `--seen`).
+pub fn detail_shows_whole(prompt: &Prompt) -> bool {
+    prompt.cut.is_none()
+}
+
 /// The input lines `list` shows under `prompt`, and whether they show it whole.
 pub fn input_block(prompt: &Prompt) -> input::InputBlock {
     input::input_block(prompt, SUMMARY_WIDTH, extra::PREVIEW_LINES)

@@ -449,7 +449,7 @@ const MOVEMENT_KEYS: &str = "↑↓ move · PgUp/PgDn scroll · q quit";
 pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
     match &state.mode {
         Mode::DenyMessage { .. } => return "type a message for the agent (optional) · Enter deny · Esc cancel".into(),
-        Mode::Answering(_) => return "↑↓ option · Tab/←→ question · Space choose · type on the Other row · Enter send · Esc cancel".into(),
+        Mode::Answering(_) => return "↑↓ option · Tab/←→ question · Space choose · type on the Other row · Enter pick/send · Esc cancel".into(),
         Mode::Browsing => {}
     }
     let movement = MOVEMENT_KEYS;
@@ -466,10 +466,10 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
             } else if state.is_settling(now) {
                 format!("the list just changed: look again before acting · {movement}")
             } else {
-                // A prompt longer than the console shows is approved with `gatehouse show`.
+                // A prompt the gateway sent cut is approved with `gatehouse show`.
                 let whole = state
                     .selected_pending_prompt()
-                    .is_none_or(|prompt| output::input_block(prompt).whole);
+                    .is_none_or(output::detail_shows_whole);
                 let mut keys: Vec<String> = actions
                     .iter()
                     .filter(|action| whole || !matches!(action, Action::Once | Action::Always))

@@ -220,14 +220,13 @@ impl ConsoleState {
         }
     }
 
-    /// Why approving `prompt` here would approve something the person was not shown: more than
-    /// the console shows of it (the same bound as `list`), or a detail pane whose end was not
-    /// drawn yet.
+    /// Why approving `prompt` here would approve something the person was not shown: a prompt
+    /// the gateway sent cut, or a detail pane with a line not drawn yet.
     fn not_seen_whole(&self, prompt: &Prompt) -> Option<String> {
-        if !crate::output::input_block(prompt).whole {
+        if !crate::output::detail_shows_whole(prompt) {
             let id = crate::output::shown_id(prompt);
             return Some(format!(
-                "this prompt is longer than the console shows; read it with `gatehouse show {id}` and approve it there with the --seen it prints."
+                "this prompt came cut, longer than the gateway sends whole; read it with `gatehouse show {id}` and approve it there with the --seen it prints."
             ));
         }
         match &*self.detail_drawn.borrow() {

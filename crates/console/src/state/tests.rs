@@ -571,6 +571,39 @@ fn multi_select_options_toggle_and_a_single_choice_takes_one() {
 }
 
 #[test]
+fn enter_picks_the_option_under_the_cursor_as_the_agents_dialog_does() {
+    let start = Instant::now();
+    let mut state = connected(vec![question(FIRST)], start);
+    let now = settled(start);
+    state.handle_key(key(KeyCode::Enter), now);
+    // The multi-select question has no answer yet: Enter picks Olives and moves on to the
+    // crust, which has none either.
+    press(&mut state, &[KeyCode::Down, KeyCode::Enter], now);
+    assert_eq!(chosen(&state, 0), [false, true, false]);
+    assert_notice_says(&state, "\"Which crust?\" has no answer yet");
+    // On the single-choice question, Enter picks the option under the cursor and sends.
+    press(&mut state, &[KeyCode::Down], now);
+    let command = sent(state.handle_key(key(KeyCode::Enter), now));
+    assert_eq!(
+        command.request,
+        GatewayRequest::Answer(Answer::Answer {
+            responses: vec![
+                QuestionResponse {
+                    question: "q1".into(),
+                    picks: vec!["Olives".into()],
+                    text: None
+                },
+                QuestionResponse {
+                    question: "q2".into(),
+                    picks: vec!["Thick".into()],
+                    text: None
+                },
+            ]
+        })
+    );
+}
+
+#[test]
 fn free_text_is_typed_on_the_last_row_and_replaces_a_single_choice() {
     let start = Instant::now();
     let mut state = connected(vec![question(FIRST)], start);

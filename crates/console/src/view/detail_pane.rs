@@ -127,7 +127,7 @@ fn approvable(state: &ConsoleState, prompt: &Prompt) -> bool {
             .actions
             .iter()
             .any(|action| matches!(action, Action::Once | Action::Always))
-        && output::input_block(prompt).whole
+        && output::detail_shows_whole(prompt)
 }
 
 /// Where, in the detail's lines, the question with the answer form's cursor is: its lines

@@ -331,10 +331,15 @@ fn a_long_prompt_that_cannot_be_approved_here_says_read_more_not_before_approvin
 }
 
 #[test]
-fn a_prompt_too_long_for_the_console_offers_gatehouse_show_not_o() {
+fn a_prompt_the_gateway_sent_cut_offers_gatehouse_show_not_o() {
     let start = Instant::now();
     let command = numbered_lines(41, |line| format!("echo step {line}"));
-    let state = connected(vec![bash(FIRST, &command)], start);
+    let mut cut = bash(FIRST, &command);
+    cut.cut = Some(gatehouse_core::CutNote {
+        full_bytes: 2_000_000,
+        digest: None,
+    });
+    let state = connected(vec![cut], start);
     let drawn = screen(&state, 80, 24, settled(start));
     let bar = drawn[20..22].join(" ");
     assert!(!bar.contains("o allow once"), "{bar}");
