@@ -709,3 +709,32 @@ fn the_one_where<'a>(array: &'a Value, key: &str, value: &str) -> &'a Value {
         .find(|element| element[key] == value)
         .unwrap_or_else(|| panic!("no element with {key} {value:?} in {array}"))
 }
+
+/// `gatehouse log` prints the ids of prompts that ended; `show` reads such a prompt from the
+/// audit log, with how it ended, and offers nothing to approve.
+#[test]
+fn show_prints_an_ended_prompt_from_the_audit_log_with_how_it_ended() {
+    let gateway = Gateway::start();
+    let (hook, prompt) = gateway.hold_claude(&claude_bash("make ended-prompt"));
+    let id = prompt["short_id"].as_str().unwrap().to_owned();
+    let shown = stdout(&gateway.run(&["show", &id]));
+    gateway.answer_once_as_shown(&id, &shown);
+    finish(hook, Duration::from_secs(30));
+    let ended = gateway.run(&["show", &id]);
+    assert!(ended.status.success(), "{}", stderr(&ended));
+    let text = stdout(&ended);
+    assert!(text.contains("make ended-prompt"), "{text}");
+    assert!(text.contains("ended:"), "{text}");
+    assert!(
+        text.contains("resolved") && text.contains("once  by gatehouse-cli"),
+        "how it ended: {text}"
+    );
+    assert!(text.contains("no longer pending"), "{text}");
+    assert!(!text.contains("approve:"), "nothing to approve: {text}");
+    let json: Value = serde_json::from_slice(&gateway.run(&["show", &id, "--json"]).stdout)
+        .expect("show --json prints JSON");
+    assert_eq!(json["prompt"]["summary"], "make ended-prompt");
+    assert!(!json["ended"].as_array().unwrap().is_empty());
+    let unknown = gateway.run(&["show", "ffff"]);
+    assert_eq!(unknown.status.code(), Some(1), "{}", stdout(&unknown));
+}

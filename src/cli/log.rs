@@ -35,7 +35,7 @@ pub fn run(json: bool, since: Option<&str>) -> anyhow::Result<ExitCode> {
 }
 
 /// One record as text; the deny message and the answers are made visible like the event.
-fn line(record: &AuditRecord, ids: &output::ShownIds) -> String {
+pub(super) fn line(record: &AuditRecord, ids: &output::ShownIds) -> String {
     let mut line = output::event_line(&record.event, ids);
     match &record.answer {
         Some(Answer::Deny {
