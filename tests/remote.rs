@@ -2,15 +2,15 @@
 //! forward of the hooks socket, against a real `sshd` of the test's own on a loopback port (as
 //! root only; the "remote host" is this machine, with its own socket folder).
 
-use std::io::{BufRead, BufReader};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, finish, wait_for, Gateway, Reaped};
+use crate::common::{claude_fixture, finish, wait_for, Gateway, Reaped, Sandbox};
 
 const SSHD: &str = "/usr/sbin/sshd";
 
@@ -83,6 +83,19 @@ impl Sshd {
         }
     }
 
+    /// Makes every later session of this sshd run `script` instead of what ssh asked for (as
+    /// `command=` in authorized_keys does): a far side of the test's choosing. ssh's request is
+    /// in `$SSH_ORIGINAL_COMMAND`; a forward (`ssh -N -R`) runs no command and is unaffected.
+    fn force_command(&self, script: &Path) {
+        let dir = self.folder.path();
+        let key = std::fs::read_to_string(dir.join("client_key.pub")).unwrap();
+        std::fs::write(
+            dir.join("authorized_keys"),
+            format!("command=\"{}\" {key}", script.display()),
+        )
+        .unwrap();
+    }
+
     /// The `-o` options that make ssh use this sshd, and only it, non-interactively.
     fn options(&self) -> Vec<String> {
         vec![
@@ -100,10 +113,87 @@ impl Sshd {
     }
 }
 
-/// `gatehouse remote`, its stderr collected line by line.
+/// Writes the shell script `body` as the executable `name` in `folder`. A shell writes it, so
+/// that this process never holds the file open for writing (a child forked meanwhile by another
+/// test thread would inherit that descriptor, and running the script would fail with "Text file
+/// busy").
+fn script(folder: &Path, name: &str, body: &str) -> PathBuf {
+    let path = folder.join(name);
+    let mut writer = Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(&path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let mut stdin = writer.stdin.take().unwrap();
+    stdin
+        .write_all(format!("#!/bin/sh\n{body}").as_bytes())
+        .unwrap();
+    drop(stdin);
+    assert!(writer.wait().unwrap().success(), "the script is written");
+    path
+}
+
+/// An `ssh` for `--ssh` that runs the real one and notes in `log` each time it is started to
+/// forward (`-N`), with the `-R` it was given.
+struct SshRecorder {
+    program: PathBuf,
+    log: PathBuf,
+}
+
+impl SshRecorder {
+    fn new(folder: &Path) -> Self {
+        let log = folder.join("ssh-forwards.log");
+        let program = script(
+            folder,
+            "ssh-recorder",
+            &format!(
+                "case \" $* \" in *\" -N \"*) printf 'forward %s\\n' \"$*\" >> '{}' ;; esac\nexec ssh \"$@\"\n",
+                log.display()
+            ),
+        );
+        SshRecorder { program, log }
+    }
+
+    /// What ssh was started to forward, one `forward ...` line each time.
+    fn forwards(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+/// How much of each stream of `gatehouse remote` the test keeps (a far side that prints without
+/// end must not fill the test's memory either).
+const KEPT_OUTPUT: usize = 1 << 20;
+
+/// Collects what `stream` says into `into`, keeping the first [`KEPT_OUTPUT`] bytes and reading
+/// (and dropping) the rest until it ends.
+fn collect(mut stream: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) {
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 8192];
+        while let Ok(read) = stream.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            let mut kept = into.lock().unwrap();
+            let room = KEPT_OUTPUT.saturating_sub(kept.len()).min(read);
+            kept.extend_from_slice(&buffer[..room]);
+        }
+    });
+}
+
+/// `gatehouse remote`, its stdout and stderr collected.
 struct Remote {
-    lines: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stdout: Arc<Mutex<Vec<u8>>>,
     process: Child,
+    /// Reaped by [`Remote::exit_within`]: its pid is no longer ours to signal.
+    reaped: bool,
+}
+
+/// How `gatehouse remote` ended: its exit code and its peak resident memory.
+struct Exit {
+    code: i32,
+    peak_kib: i64,
 }
 
 impl Remote {
@@ -112,44 +202,56 @@ impl Remote {
     }
 
     fn start_with(gateway: &Gateway, sshd: &Sshd, remote_socket: &Path, extra: &[&str]) -> Self {
-        let mut arguments = vec![
-            "remote".to_owned(),
-            "root@127.0.0.1".to_owned(),
-            "--remote-socket".to_owned(),
-            remote_socket.display().to_string(),
-        ];
+        let socket = remote_socket.display().to_string();
+        let mut arguments = vec!["--remote-socket", socket.as_str()];
+        arguments.extend_from_slice(extra);
+        Self::spawn(gateway, sshd, &arguments, &[])
+    }
+
+    /// `gatehouse remote root@127.0.0.1 ARGUMENTS` through `sshd`, with extra environment.
+    fn spawn(gateway: &Gateway, sshd: &Sshd, extra: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut arguments = vec!["remote".to_owned(), "root@127.0.0.1".to_owned()];
         arguments.extend(extra.iter().map(|word| (*word).to_owned()));
         for option in sshd.options() {
             arguments.push("-o".into());
             arguments.push(option);
         }
         let words: Vec<&str> = arguments.iter().map(String::as_str).collect();
-        let mut process = gateway.spawn_quiet(&words, Stdio::piped());
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let collected = lines.clone();
-        let stderr = process.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                collected.lock().unwrap().push(line);
-            }
-        });
-        Remote { lines, process }
+        let mut process = gateway
+            .command(&words)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("gatehouse remote starts");
+        let (stderr, stdout) = (Arc::default(), Arc::default());
+        collect(process.stderr.take().unwrap(), Arc::clone(&stderr));
+        collect(process.stdout.take().unwrap(), Arc::clone(&stdout));
+        Remote {
+            stderr,
+            stdout,
+            process,
+            reaped: false,
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.process.id()
     }
 
     fn count(&self, text: &str) -> usize {
-        self.lines
-            .lock()
-            .unwrap()
-            .iter()
+        self.text()
+            .lines()
             .filter(|line| line.contains(text))
             .count()
     }
 
     /// The pid of ssh in the `up`-th "link is UP" line.
     fn ssh_pid(&self, up: usize) -> i32 {
-        let lines = self.lines.lock().unwrap();
-        let line = lines
-            .iter()
+        let text = self.text();
+        let line = text
+            .lines()
             .filter(|line| line.contains("is UP"))
             .nth(up - 1)
             .expect("the link came up");
@@ -168,13 +270,76 @@ impl Remote {
         );
     }
 
+    /// What it said on stderr.
     fn text(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// What it said on stdout and stderr, raw.
+    fn everything(&self) -> Vec<u8> {
+        let mut everything = self.stdout.lock().unwrap().clone();
+        everything.extend_from_slice(&self.stderr.lock().unwrap());
+        everything
+    }
+
+    /// Waits until it exits by itself, or until `harmed` says the far side got what it wanted
+    /// (then `None`). Panics after `deadline`, and as soon as its resident memory passes
+    /// `max_resident_kib` (it is then killed: a test must not exhaust the machine).
+    fn exit_within(
+        &mut self,
+        deadline: Duration,
+        max_resident_kib: i64,
+        mut harmed: impl FnMut() -> bool,
+    ) -> Option<Exit> {
+        let pid = self.pid() as libc::pid_t;
+        let start = Instant::now();
+        loop {
+            let mut status = 0;
+            // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: wait4 writes only to the two out-parameters given, for our own child.
+            let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+            if waited == pid {
+                self.reaped = true;
+                return Some(Exit {
+                    code: if libc::WIFEXITED(status) {
+                        libc::WEXITSTATUS(status)
+                    } else {
+                        -1
+                    },
+                    peak_kib: usage.ru_maxrss,
+                });
+            }
+            if harmed() {
+                return None;
+            }
+            let resident = std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .unwrap_or_default()
+                .lines()
+                .find_map(|line| line.strip_prefix("VmRSS:"))
+                .and_then(|kib| kib.trim().trim_end_matches(" kB").parse::<i64>().ok())
+                .unwrap_or(0);
+            if resident > max_resident_kib {
+                let _ = self.process.kill();
+                panic!(
+                    "gatehouse remote grew to {resident} KiB resident (more than {max_resident_kib}) reading the far side"
+                );
+            }
+            assert!(
+                start.elapsed() < deadline,
+                "gatehouse remote did not stop within {deadline:?}: {}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
 impl Drop for Remote {
     fn drop(&mut self) {
+        if self.reaped {
+            return;
+        }
         // SIGTERM, so that it stops its ssh too.
         // SAFETY: kill only sends a signal, to the process this test started.
         unsafe { libc::kill(self.process.id() as libc::pid_t, libc::SIGTERM) };
@@ -415,7 +580,6 @@ fn the_hooks_socket_is_private_and_made_only_in_a_private_folder() {
 
 #[test]
 fn install_runs_gatehouse_install_on_the_far_side_and_says_where_its_hooks_must_look() {
-    use std::os::unix::fs::PermissionsExt;
     let Some(Link {
         gateway,
         sshd,
@@ -427,17 +591,15 @@ fn install_runs_gatehouse_install_on_the_far_side_and_says_where_its_hooks_must_
     };
     // sshd gives the far side root's own HOME; a wrapper keeps the install in the test's folder.
     let far_home = far.path().join("home");
-    let wrapper = far.path().join("gatehouse-far");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nHOME='{}' exec '{}' \"$@\"\n",
+    let wrapper = script(
+        far.path(),
+        "gatehouse-far",
+        &format!(
+            "HOME='{}' exec '{}' \"$@\"\n",
             far_home.display(),
             crate::common::binary().display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let remote = Remote::start_with(
         &gateway,
         &sshd,
@@ -460,4 +622,310 @@ fn install_runs_gatehouse_install_on_the_far_side_and_says_where_its_hooks_must_
         "{}",
         remote.text()
     );
+}
+
+/// A far side that answers the prepare step with `answer` on stdout (and reads what it was sent).
+fn far_side_answering(folder: &Path, answer: &[u8]) -> PathBuf {
+    let answer_file = folder.join("answer");
+    std::fs::write(&answer_file, answer).unwrap();
+    script(
+        folder,
+        "far-side-answering",
+        &format!("cat > /dev/null\ncat '{}'\n", answer_file.display()),
+    )
+}
+
+/// Asserts that nothing `remote` printed is a control character a terminal acts on (ESC, BEL,
+/// CR, ...) or a hidden one: the far side's text reached it only as visible escapes.
+fn assert_only_visible_text(remote: &Remote) {
+    let everything = String::from_utf8_lossy(&remote.everything()).into_owned();
+    let raw: Vec<char> = everything
+        .chars()
+        .filter(|&character| character != '\n' && gatehouse_core::text::needs_escape(character))
+        .collect();
+    assert!(
+        raw.is_empty(),
+        "gatehouse remote printed {raw:?} raw: {everything:?}"
+    );
+}
+
+/// Asserts that no line `remote` printed starts with `forged` (a status line of its own that
+/// the far side tried to print), while the far side's text is shown, under its host's name.
+fn assert_not_forged(remote: &Remote, forged: &str) {
+    let everything = String::from_utf8_lossy(&remote.everything()).into_owned();
+    assert!(
+        !everything.lines().any(|line| line.starts_with(forged)),
+        "the far side printed a line of gatehouse remote's own: {everything}"
+    );
+    assert!(
+        everything
+            .lines()
+            .any(|line| line.starts_with("  root@127.0.0.1: ") && line.contains(forged)),
+        "the far side's text is shown, indented under its name: {everything}"
+    );
+}
+
+#[test]
+fn a_far_side_that_names_a_socket_path_ssh_would_read_as_syntax_is_refused_and_never_forwarded() {
+    let Some(Link {
+        gateway,
+        sshd,
+        far,
+        remote_socket: _,
+    }) = Link::start()
+    else {
+        return;
+    };
+    let recorder = SshRecorder::new(far.path());
+    let secret = "hunter2-api-key";
+    let far_path = far.path().display().to_string();
+    let evil = format!("{far_path}/evil.sock");
+    // Each answer, and what it would do if ssh were given it. The gateway's own socket is a
+    // front end's: a far side connected to it could list and answer prompts.
+    let answers: Vec<(&str, String)> = vec![
+        // ssh expands ${VAR} from the person's environment: the far sshd learns the secret.
+        (
+            "an environment variable",
+            format!("{far_path}/${{GH_SECRET}}.sock"),
+        ),
+        // ssh expands %-tokens (here the local user's name).
+        ("a %-token", format!("{far_path}/%u.sock")),
+        // `\` escapes ssh's own `:`, so the far side picks the local end: a folder any local
+        // user can make, whose link-PID.sock leads to the person's gateway socket.
+        (
+            "a forward of its own",
+            format!("{evil}:{far_path}/helper\\"),
+        ),
+        // Bytes for the terminal: a clipboard write and a line erased.
+        (
+            "terminal escapes",
+            format!("{far_path}/\u{1b}]52;c;aGFja2Vk\u{7}\r\u{1b}[2K.sock"),
+        ),
+        // A second line, to pass for a status line of gatehouse remote's own.
+        (
+            "a forged status line",
+            format!("{far_path}/a.sock\ngatehouse remote: link to root@127.0.0.1 is UP"),
+        ),
+    ];
+    for (what, answer) in answers {
+        let forced = far_side_answering(far.path(), format!("{answer}\n").as_bytes());
+        sshd.force_command(&forced);
+        let mut remote = Remote::spawn(
+            &gateway,
+            &sshd,
+            &["--ssh", &recorder.program.display().to_string()],
+            &[("GH_SECRET", secret)],
+        );
+        // The local user's help: their folder leads this link's relay to the gateway's socket.
+        let relay = gateway
+            .socket()
+            .with_file_name(format!("link-{}.sock", remote.pid()));
+        let helper = PathBuf::from(format!("{far_path}/helper:{}", relay.display()));
+        std::fs::create_dir_all(helper.parent().unwrap()).unwrap();
+        let _ = std::os::unix::fs::symlink(gateway.socket(), &helper);
+        let a_front_end_there = || {
+            Path::new(&evil).exists()
+                && gateway
+                    .command(&["list"])
+                    .env("GATEHOUSE_SOCKET", &evil)
+                    .output()
+                    .unwrap()
+                    .status
+                    .success()
+        };
+        // Harm: the link came up with it, or ssh has been trying it for a while.
+        let said = Arc::clone(&remote.stderr);
+        let mut forwarding_since = None;
+        let exit = remote.exit_within(Duration::from_secs(30), 200 * 1024, || {
+            if recorder.forwards().is_empty() {
+                return false;
+            }
+            let since = *forwarding_since.get_or_insert_with(Instant::now);
+            String::from_utf8_lossy(&said.lock().unwrap()).contains("is UP")
+                || since.elapsed() > Duration::from_secs(5)
+        });
+        let forwards = recorder.forwards();
+        assert!(
+            forwards.is_empty(),
+            "{what}: ssh was started to forward what the far side named ({forwards}); \
+             a far front end through {evil}: {}; a socket named after the secret: {}; {}",
+            a_front_end_there(),
+            far.path().join(format!("{secret}.sock")).exists(),
+            remote.text()
+        );
+        let exit = exit.expect("it stopped by itself");
+        assert_ne!(exit.code, 0, "{what}: {}", remote.text());
+        let said = remote.text();
+        println!("{what}:\n{said}");
+        let shown = gatehouse_core::text::visible(&answer);
+        assert!(said.contains("refused"), "{what}: says it refused: {said}");
+        assert!(
+            said.contains(&shown[..shown.len().min(60)]),
+            "{what}: shows what it refused: {said}"
+        );
+        assert!(
+            said.contains("--remote-socket"),
+            "{what}: says what to do: {said}"
+        );
+        assert_only_visible_text(&remote);
+        assert!(
+            !said
+                .lines()
+                .any(|line| line.starts_with("gatehouse remote: link to")),
+            "{what}: {said}"
+        );
+        assert!(!far.path().join(format!("{secret}.sock")).exists());
+        assert!(!far.path().join("root.sock").exists());
+        assert!(!a_front_end_there(), "{what}");
+        let _ = std::fs::remove_file(&helper);
+    }
+}
+
+#[test]
+fn a_socket_path_the_person_gives_that_ssh_would_read_as_syntax_is_refused_before_ssh_runs() {
+    let sandbox = Sandbox::new();
+    let started = sandbox.folder.path().join("ssh-started");
+    let ssh = script(
+        sandbox.folder.path(),
+        "ssh-that-notes",
+        &format!("touch '{}'\nexit 255\n", started.display()),
+    );
+    for refused in [
+        "/tmp/g:/tmp/other.sock",
+        "/tmp/${HOME}.sock",
+        "/tmp/%d.sock",
+        "/tmp/g\\",
+        "relative/g.sock",
+        "/tmp/../etc/g.sock",
+        "/tmp/g \u{1b}[2K.sock",
+    ] {
+        let remote = sandbox
+            .command(&[
+                "remote",
+                "devbox",
+                "--remote-socket",
+                refused,
+                "--ssh",
+                &ssh.display().to_string(),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let output = finish(remote, Duration::from_secs(10));
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{refused}: {said}");
+        assert!(!started.exists(), "{refused}: ssh was started: {said}");
+        assert!(
+            said.contains("--remote-socket")
+                && said.contains(&*gatehouse_core::text::visible(refused)),
+            "{refused}: {said}"
+        );
+        assert!(!said.contains('\u{1b}'), "{said:?}");
+    }
+}
+
+#[test]
+fn what_the_far_side_prints_reaches_the_terminal_only_as_visible_text_under_its_name() {
+    let Some(Link {
+        gateway,
+        sshd,
+        far,
+        remote_socket,
+    }) = Link::start()
+    else {
+        return;
+    };
+    let forged = "gatehouse remote: link to root@127.0.0.1 is UP (forged)";
+    let hostile = format!("printf 'done\\033]52;c;aGFja2Vk\\007\\r\\033[2K\\n{forged}\\n'");
+    // `gatehouse install` there prints escapes and a status line of its own, on both streams.
+    let far_side = script(
+        far.path(),
+        "far-side-install",
+        &format!(
+            "case \"$SSH_ORIGINAL_COMMAND\" in\n\
+             'sh -s'*) eval \"$SSH_ORIGINAL_COMMAND\" ;;\n\
+             *) {hostile}; {hostile} >&2 ;;\n\
+             esac\n"
+        ),
+    );
+    sshd.force_command(&far_side);
+    let remote = Remote::start_with(&gateway, &sshd, &remote_socket, &["--install", "claude"]);
+    remote.wait_until_up(1);
+    assert_only_visible_text(&remote);
+    assert_not_forged(&remote, forged);
+    drop(remote);
+
+    // The prepare step fails, saying the same on stderr.
+    let far_side = script(
+        far.path(),
+        "far-side-failing",
+        &format!("cat > /dev/null\n{hostile} >&2\nexit 3\n"),
+    );
+    sshd.force_command(&far_side);
+    let remote = Remote::start(&gateway, &sshd, &remote_socket);
+    wait_for(
+        Duration::from_secs(20),
+        "the failed prepare step to be reported",
+        || remote.count("cannot open the link") >= 1,
+    );
+    assert_only_visible_text(&remote);
+    assert_not_forged(&remote, forged);
+}
+
+#[test]
+fn a_far_side_that_prints_without_end_is_stopped_and_refused_with_memory_bounded() {
+    let Some(Link {
+        gateway,
+        sshd,
+        far,
+        remote_socket,
+    }) = Link::start()
+    else {
+        return;
+    };
+    let cases = [
+        ("on stdout while preparing", "cat > /dev/null\nyes /tmp/far/gatehouse.sock\n", &[][..]),
+        ("on stderr while preparing", "cat > /dev/null\nyes 'so much to say' >&2\n", &[][..]),
+        (
+            "while installing",
+            "case \"$SSH_ORIGINAL_COMMAND\" in\n'sh -s'*) eval \"$SSH_ORIGINAL_COMMAND\" ;;\n*) yes installing ;;\nesac\n",
+            &["--install", "claude"][..],
+        ),
+    ];
+    for (index, (what, body, extra)) in cases.into_iter().enumerate() {
+        let far_side = script(far.path(), &format!("far-side-endless-{index}"), body);
+        sshd.force_command(&far_side);
+        let socket = remote_socket.display().to_string();
+        let mut arguments = vec!["--remote-socket", socket.as_str()];
+        arguments.extend_from_slice(extra);
+        let mut remote = Remote::spawn(&gateway, &sshd, &arguments, &[]);
+        let exit = remote
+            .exit_within(Duration::from_secs(30), 200 * 1024, || false)
+            .expect("it stops by itself");
+        let said = remote.text();
+        println!(
+            "{what}: exit {}, peak {} KiB resident; {} bytes said, ending:\n{}",
+            exit.code,
+            exit.peak_kib,
+            said.len(),
+            said.lines().rev().take(3).collect::<Vec<_>>().join("\n")
+        );
+        assert_ne!(exit.code, 0, "{what}: {said}");
+        assert!(
+            exit.peak_kib < 64 * 1024,
+            "{what}: peak {} KiB resident",
+            exit.peak_kib
+        );
+        assert!(
+            said.contains("more than") && said.contains("bytes"),
+            "{what}: says what it refused: {said}"
+        );
+        assert!(
+            said.len() < 64 * 1024,
+            "{what}: shows a bounded part of it ({} bytes)",
+            said.len()
+        );
+    }
 }
