@@ -16,22 +16,58 @@
 //! hooks socket with a `link.host` frame naming the link (`--name`, by default HOST of the
 //! destination) before passing the far side's bytes through. The gateway accepts that frame
 //! only first, so the far side can neither rename its link nor make its prompts look local.
+//!
+//! Whatever HOST sends is hostile input (see docs/SECURITY.md): the socket path it names is
+//! taken only as a plain path that ssh cannot read as syntax or expand ([`socket_path`]); what
+//! it prints is read within limits of size and time, and shown only as visible text indented
+//! under its name ([`far_output`]). A path or output refused stops the command ([`Refused`]):
+//! asking again would get the same answer.
 
+mod far_output;
+mod relay;
+mod socket_path;
+
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::Args;
+use gatehouse_core::text::{truncate, visible};
 use gatehouse_gateway::life_cycle::shutdown_signal;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::BufReader;
 use tokio::process::Command;
+
+use far_output::{show_from, FarCommandError, Limits};
+use relay::Relay;
+use socket_path::{NotPlain, PlainPath, MAX_FAR_PATH};
 
 /// The longest pause between two attempts that keep failing.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// What ssh says, at `-v`, once HOST listens on the forwarded socket.
-const FORWARD_UP: &str = "remote forward success for: listen";
+/// How ssh begins its line, at `-v`, once HOST listens on the forwarded socket.
+const FORWARD_UP: &str = "debug1: remote forward success for: listen ";
+
+/// What the prepare step may print: a path on stdout, a reason on stderr.
+const PREPARE_LIMITS: Limits = Limits {
+    stdout: 4 * 1024,
+    stderr: 16 * 1024,
+    time: Duration::from_secs(60),
+};
+
+/// What `gatehouse install AGENT` on HOST may print, and how long it may take.
+const INSTALL_LIMITS: Limits = Limits {
+    stdout: 16 * 1024,
+    stderr: 16 * 1024,
+    time: Duration::from_secs(120),
+};
+
+/// The longest line of ssh's own messages kept (the rest of a longer one is dropped).
+const MAX_SSH_LINE: usize = 4 * 1024;
+
+/// The most characters of a refused path that a refusal shows.
+const SHOWN_PATH_CHARS: usize = 120;
 
 #[derive(Debug, Args)]
 pub struct RemoteArgs {
@@ -39,6 +75,7 @@ pub struct RemoteArgs {
     destination: String,
     /// The forwarded socket's path on HOST [default: HOST's default gatehouse socket,
     /// $XDG_RUNTIME_DIR/gatehouse/gatehouse.sock there, else <temp dir>/gatehouse-<uid>/gatehouse.sock].
+    /// A plain absolute path: letters, digits, `.`, `_`, `-` and `/`, at most 96 bytes.
     #[arg(long, value_name = "PATH")]
     remote_socket: Option<String>,
     /// Also run `gatehouse install AGENT` on HOST, so its agent's hooks use the link.
@@ -119,62 +156,66 @@ impl RemoteArgs {
         command
     }
 
-    /// The forwarded socket's path on HOST, its folder made ready.
-    async fn prepare(&self) -> anyhow::Result<String> {
+    /// The forwarded socket's path on HOST (`given`, or HOST's default), its folder made ready;
+    /// HOST's answer is taken only as a [`PlainPath`].
+    async fn prepare(&self, given: Option<&PlainPath>) -> anyhow::Result<PlainPath> {
+        let step = "preparing the socket's folder";
         let mut command = self.ssh();
         command
             .args(["-T", "-o", "BatchMode=yes", "--"])
             .arg(&self.destination)
             .arg(format!(
                 "sh -s -- {} {}",
-                shell_word(self.remote_socket.as_deref().unwrap_or("")),
+                shell_word(given.map_or("", PlainPath::as_str)),
                 shell_word(&self.remote_gatehouse)
-            ))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command
-            .spawn()
-            .with_context(|| format!("cannot run {}", self.ssh.display()))?;
-        let mut stdin = child.stdin.take().context("ssh's stdin")?;
-        tokio::io::AsyncWriteExt::write_all(&mut stdin, PREPARE.as_bytes()).await?;
-        drop(stdin);
-        let output = child.wait_with_output().await?;
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if !output.status.success() {
+            ));
+        let output =
+            far_output::run_within(command, Some(PREPARE.as_bytes()), PREPARE_LIMITS).await;
+        let status = match output.ended {
+            Ok(status) => status,
+            Err(why) => {
+                show_from(&self.destination, &output.stderr);
+                return Err(self.stopped(step, why));
+            }
+        };
+        if !status.success() {
+            let said = show_from(&self.destination, &output.stderr);
             anyhow::bail!(
-                "preparing the socket's folder on {} failed ({}): {}",
+                "{step} on {} failed ({status}){}",
                 self.destination,
-                output.status,
-                gatehouse_core::text::visible(stderr.trim())
+                if said { "; what it said is above" } else { "" }
             );
         }
-        let path = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-        if !path.starts_with('/') {
-            anyhow::bail!(
-                "{} named no absolute socket path (it said `{}`)",
-                self.destination,
-                gatehouse_core::text::visible(&path)
-            );
-        }
-        Ok(path)
+        let answer = String::from_utf8_lossy(&output.stdout);
+        let answer = answer.strip_suffix('\n').unwrap_or(&answer);
+        PlainPath::far(answer).map_err(|why| {
+            show_from(&self.destination, &output.stderr);
+            Refused::FarPath {
+                host: self.destination.clone(),
+                path: answer.to_owned(),
+                why,
+            }
+            .into()
+        })
     }
 
-    /// `gatehouse install AGENT` on HOST.
+    /// `gatehouse install AGENT` on HOST; what it prints is shown as HOST's.
     async fn install_remotely(&self, agent: &str) -> anyhow::Result<()> {
-        let status = self
-            .ssh()
+        let mut command = self.ssh();
+        command
             .args(["-T", "--"])
             .arg(&self.destination)
             .arg(format!(
                 "{} install {}",
                 shell_word(&self.remote_gatehouse),
                 shell_word(agent)
-            ))
-            .stdin(Stdio::null())
-            .status()
-            .await
-            .with_context(|| format!("cannot run {}", self.ssh.display()))?;
+            ));
+        let output = far_output::run_within(command, None, INSTALL_LIMITS).await;
+        show_from(&self.destination, &output.stdout);
+        show_from(&self.destination, &output.stderr);
+        let status = output
+            .ended
+            .map_err(|why| self.stopped("`gatehouse install`", why))?;
         if !status.success() {
             anyhow::bail!(
                 "`{} install {agent}` on {} failed ({status}); is gatehouse installed there? (see --remote-gatehouse)",
@@ -184,13 +225,92 @@ impl RemoteArgs {
         }
         Ok(())
     }
+
+    /// The error for a `step` on HOST that did not run to its end: a refusal when HOST printed
+    /// too much (asking again would not help).
+    fn stopped(&self, step: &'static str, why: FarCommandError) -> anyhow::Error {
+        match why {
+            FarCommandError::PrintedTooMuch { .. } => Refused::TooMuchOutput {
+                step,
+                host: self.destination.clone(),
+                why,
+            }
+            .into(),
+            FarCommandError::CannotRun(error) => {
+                anyhow::anyhow!("cannot run {}: {error}", self.ssh.display())
+            }
+            other => anyhow::anyhow!("{step} on {} failed: {other}", self.destination),
+        }
+    }
 }
+
+/// What makes `gatehouse remote` stop instead of trying again: a socket path that ssh would
+/// read as syntax or expand, or a far side that prints without end.
+#[derive(Debug)]
+enum Refused {
+    /// `--remote-socket` is not a plain path.
+    GivenPath { path: String, why: NotPlain },
+    /// HOST answered the prepare step with a path that is not plain.
+    FarPath {
+        host: String,
+        path: String,
+        why: NotPlain,
+    },
+    /// The relay socket here is not a plain path.
+    NearPath { path: String, why: NotPlain },
+    /// A step on HOST printed more than its limit.
+    TooMuchOutput {
+        step: &'static str,
+        host: String,
+        why: FarCommandError,
+    },
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |path: &str| truncate(path, SHOWN_PATH_CHARS);
+        match self {
+            Refused::GivenPath { path, why } => write!(
+                formatter,
+                "--remote-socket `{}` is refused: {why}; ssh would read it as forward syntax or \
+                 expand it. Give a plain absolute path (at most {MAX_FAR_PATH} bytes)",
+                shown(path)
+            ),
+            Refused::FarPath { host, path, why } => write!(
+                formatter,
+                "{} named `{}` as the socket path on its side, which is refused: {why}; ssh would read \
+                 it as forward syntax or expand it, so nothing was forwarded. If that host is yours, \
+                 choose a plain path there with --remote-socket PATH (at most {MAX_FAR_PATH} bytes)",
+                visible(host),
+                shown(path)
+            ),
+            Refused::NearPath { path, why } => write!(
+                formatter,
+                "the link's relay socket here, `{}`, is refused for ssh: {why}; run the gateway on a \
+                 socket in a plain path (--socket or GATEHOUSE_SOCKET)",
+                shown(path)
+            ),
+            Refused::TooMuchOutput { step, host, why } => {
+                write!(formatter, "{step} on {} was refused: {why}", visible(host))
+            }
+        }
+    }
+}
+
+impl std::error::Error for Refused {}
 
 fn say(line: &str) {
     eprintln!("gatehouse remote: {line}");
 }
 
 pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitCode> {
+    let given = match &arguments.remote_socket {
+        Some(path) => Some(PlainPath::far(path).map_err(|why| Refused::GivenPath {
+            path: path.clone(),
+            why,
+        })?),
+        None => None,
+    };
     let hooks = gatehouse_host_ipc::socket::hooks_socket_path(&socket);
     if !hooks.exists() {
         say(&format!(
@@ -209,18 +329,18 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
     say(&format!(
         "prompts from {} are shown as from host `{}`",
         arguments.destination,
-        gatehouse_core::text::visible(&name)
+        visible(&name)
     ));
     let mut installed = arguments.install.is_none();
     let mut backoff = Duration::from_secs(1);
     loop {
         let attempt = async {
-            let remote = arguments.prepare().await?;
+            let remote = arguments.prepare(given.as_ref()).await?;
             if !installed {
                 if let Some(agent) = &arguments.install {
                     arguments.install_remotely(agent).await?;
                     installed = true;
-                    if arguments.remote_socket.is_some() {
+                    if given.is_some() {
                         say(&format!(
                             "hooks on {} look for the default socket; set GATEHOUSE_SOCKET={remote} for the agent there, or socket = \"{remote}\" in its ~/.config/gatehouse/config.toml",
                             arguments.destination
@@ -260,11 +380,12 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
                 ));
                 grow(&mut backoff)
             }
+            Err(error) if error.is::<Refused>() => return Err(error),
             Err(error) => {
                 say(&format!(
                     "cannot open the link to {}: {}; trying again in {} s",
                     arguments.destination,
-                    gatehouse_core::text::visible(&format!("{error:#}")),
+                    visible(&format!("{error:#}")),
                     backoff.as_secs()
                 ));
                 grow(&mut backoff)
@@ -277,85 +398,6 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
                 return Ok(ExitCode::SUCCESS);
             }
         }
-    }
-}
-
-/// The relay between ssh's forward and the hooks socket: a socket of this command's own, in the
-/// hooks socket's private folder, whose every connection reaches the hooks socket after a
-/// `link.host` frame naming the link. Dropped, it stops and removes its socket.
-struct Relay {
-    path: PathBuf,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Relay {
-    fn start(hooks: &Path, name: &str) -> anyhow::Result<Relay> {
-        use interprocess::local_socket::traits::tokio::Listener as _;
-        use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
-        let folder = hooks.parent().unwrap_or(Path::new("."));
-        if !folder.exists() {
-            gatehouse_host_ipc::socket::create_private_folder(folder)?;
-        }
-        let path = folder.join(format!("link-{}.sock", std::process::id()));
-        let _ = std::fs::remove_file(&path);
-        let listener = ListenerOptions::new()
-            .name(path.as_path().to_fs_name::<GenericFilePath>()?)
-            .reclaim_name(false)
-            .create_tokio()?;
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
-        }
-        let first_frame = gatehouse_host_ipc::framing::encode_frame(&serde_json::json!({
-            "jsonrpc": "2.0",
-            "method": gatehouse_host_ipc::protocol::method::LINK_HOST,
-            "params": gatehouse_host_ipc::protocol::LinkHostParams { host: name.to_owned() },
-        }));
-        let hooks = hooks.to_owned();
-        let task = tokio::spawn(async move {
-            loop {
-                let far = match listener.accept().await {
-                    Ok(far) => far,
-                    Err(_) => {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    }
-                };
-                if let Err(refusal) = gatehouse_gateway::check_peer(&far) {
-                    say(&format!("refused a connection to the relay: {refusal}"));
-                    continue;
-                }
-                let (hooks, first_frame) = (hooks.clone(), first_frame.clone());
-                tokio::spawn(async move {
-                    use tokio::io::AsyncWriteExt;
-                    // No gateway: the far hook sees its connection close, and its agent's
-                    // terminal decides.
-                    let Ok(mut gateway) = gatehouse_host_ipc::socket::connect(&hooks).await else {
-                        return;
-                    };
-                    if gateway.write_all(&first_frame).await.is_err() {
-                        return;
-                    }
-                    // When either side ends, both are closed at once (a shutdown alone may not
-                    // reach the other side), so the gateway learns a dropped link at once and
-                    // withdraws what the far hook held.
-                    let (mut far_reader, mut far_writer) = tokio::io::split(far);
-                    let (mut gateway_reader, mut gateway_writer) = tokio::io::split(gateway);
-                    tokio::select! {
-                        _ = tokio::io::copy(&mut far_reader, &mut gateway_writer) => {}
-                        _ = tokio::io::copy(&mut gateway_reader, &mut far_writer) => {}
-                    }
-                });
-            }
-        });
-        Ok(Relay { path, task })
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        self.task.abort();
-        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -372,9 +414,14 @@ struct Link {
     status: String,
 }
 
-/// Runs `ssh -N -R` until it exits, saying when the forward is up. ssh's own messages pass
-/// through to stderr, but for its `-v` debug lines.
-async fn forward(arguments: &RemoteArgs, remote: &str, hooks: &Path) -> anyhow::Result<Link> {
+/// Runs `ssh -N -R FAR:RELAY` until it exits, saying when the forward is up. ssh's own
+/// messages pass through to stderr as visible text, one bounded line each, but for its `-v`
+/// debug lines.
+async fn forward(arguments: &RemoteArgs, far: &PlainPath, relay: &Path) -> anyhow::Result<Link> {
+    let near = PlainPath::near(relay).map_err(|why| Refused::NearPath {
+        path: relay.display().to_string(),
+        why,
+    })?;
     let mut command = arguments.ssh();
     command
         .args([
@@ -390,7 +437,7 @@ async fn forward(arguments: &RemoteArgs, remote: &str, hooks: &Path) -> anyhow::
             "ServerAliveCountMax=3",
             "-R",
         ])
-        .arg(format!("{remote}:{}", hooks.display()))
+        .arg(format!("{far}:{near}"))
         .arg("--")
         .arg(&arguments.destination)
         .stdin(Stdio::null())
@@ -400,14 +447,14 @@ async fn forward(arguments: &RemoteArgs, remote: &str, hooks: &Path) -> anyhow::
         .spawn()
         .with_context(|| format!("cannot run {}", arguments.ssh.display()))?;
     let pid = child.id().unwrap_or_default();
-    let mut lines = BufReader::new(child.stderr.take().context("ssh's stderr")?).lines();
+    let mut stderr = BufReader::new(child.stderr.take().context("ssh's stderr")?);
     let mut was_up = false;
     let started = Instant::now();
-    while let Some(line) = lines.next_line().await? {
-        if line.contains(FORWARD_UP) && !was_up {
+    while let Some(line) = far_output::next_line_within(&mut stderr, MAX_SSH_LINE).await? {
+        if line.starts_with(FORWARD_UP) && !was_up {
             was_up = true;
             say(&format!(
-                "link to {} is UP (ssh pid {pid}, after {} ms): hooks there reach this gateway through {remote}",
+                "link to {} is UP (ssh pid {pid}, after {} ms): hooks there reach this gateway through {far}",
                 arguments.destination,
                 started.elapsed().as_millis()
             ));
@@ -415,7 +462,7 @@ async fn forward(arguments: &RemoteArgs, remote: &str, hooks: &Path) -> anyhow::
             .iter()
             .any(|noise| line.starts_with(noise))
         {
-            eprintln!("ssh: {}", gatehouse_core::text::visible(&line));
+            eprintln!("ssh: {}", visible(&line));
         }
     }
     let status = child.wait().await?;
