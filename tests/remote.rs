@@ -392,14 +392,14 @@ impl Link {
     /// `None` (and why, on stdout) where the test cannot run.
     fn start() -> Option<Link> {
         if let Some(reason) = skip_reason() {
-            println!("skipped: {reason}");
+            crate::common::cannot_run(&reason);
             return None;
         }
         let gateway = Gateway::start();
         let sshd = Sshd::start();
         let far = tempfile::Builder::new()
             .prefix("gh-far")
-            .tempdir_in("/tmp")
+            .tempdir()
             .unwrap();
         let remote_socket = far.path().join("far").join("gatehouse.sock");
         Some(Link {
@@ -544,7 +544,7 @@ fn the_hooks_socket_is_private_and_made_only_in_a_private_folder() {
     // A socket in a folder that others can enter gets no hooks socket beside it.
     let shared = tempfile::Builder::new()
         .prefix("gh-shared")
-        .tempdir_in("/tmp")
+        .tempdir()
         .unwrap();
     std::fs::set_permissions(shared.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let socket = shared.path().join("gatehouse.sock");
