@@ -85,15 +85,21 @@ fn installer_of(adapter: &dyn gatehouse_core::Adapter) -> &dyn HookInstaller {
         .expect("only installable adapters are accepted")
 }
 
-pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
-    let (adapter, settings) = arguments.installer_and_path()?;
+/// What `install` asks an installer for the settings file `settings`: hooks that run this
+/// binary, with the configured wait. `gatehouse setup` and `doctor` ask the same.
+pub fn request_for(settings: PathBuf) -> anyhow::Result<InstallRequest> {
     let hook = config::load()?.hook;
-    let request = InstallRequest {
+    Ok(InstallRequest {
         settings,
         program: this_binary()?,
         hold_seconds: hook.wait_seconds,
         timeout_margin_seconds: config::HOOK_TIMEOUT_MARGIN_SECONDS,
-    };
+    })
+}
+
+pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
+    let (adapter, settings) = arguments.installer_and_path()?;
+    let request = request_for(settings)?;
     let installer = installer_of(adapter.as_ref());
     let outcome = if arguments.answerable {
         let Some(price) = installer.answerable_price() else {
@@ -144,7 +150,7 @@ fn accepted_in_terminal() -> anyhow::Result<bool> {
     Ok(answer.trim().eq_ignore_ascii_case("yes"))
 }
 
-fn print_outcome(outcome: &InstallOutcome, what: &str) {
+pub fn print_outcome(outcome: &InstallOutcome, what: &str) {
     if outcome.changes.is_empty() {
         println!(
             "{}: nothing to change; gatehouse is already {what} there.",

@@ -119,7 +119,7 @@ struct Unit {
 
 /// What happened to one file.
 #[derive(Debug, PartialEq, Eq)]
-enum Done {
+pub enum Done {
     Written,
     Updated,
     Unchanged,
@@ -257,19 +257,45 @@ fn refuse_unless_all_ours(units: &[Unit]) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn install() -> anyhow::Result<ExitCode> {
+/// What `install service` would do to each unit file now (written, updated or unchanged),
+/// without writing anything; fails as it would, on a file that is not gatehouse's.
+pub fn planned_units() -> anyhow::Result<Vec<(PathBuf, Done)>> {
     let units = units()?;
     refuse_unless_all_ours(&units)?;
+    units
+        .into_iter()
+        .map(|unit| {
+            let done = match read(&unit.path)? {
+                Some(existing) if existing == unit.text => Done::Unchanged,
+                Some(_) => Done::Updated,
+                None => Done::Written,
+            };
+            Ok((unit.path, done))
+        })
+        .collect()
+}
+
+/// Writes the unit files as `install service` does, and says what happened to each.
+pub fn write_units() -> anyhow::Result<Vec<(PathBuf, Done)>> {
+    let units = units()?;
+    refuse_unless_all_ours(&units)?;
+    units
+        .iter()
+        .map(|unit| Ok((unit.path.clone(), write(unit)?)))
+        .collect()
+}
+
+pub fn install() -> anyhow::Result<ExitCode> {
+    let units = units()?;
     let mut changed = false;
-    for unit in &units {
-        let done = write(unit)?;
+    for (path, done) in write_units()? {
         changed |= done != Done::Unchanged;
         let what = match done {
             Done::Written => "written",
             Done::Updated => "updated",
             _ => "unchanged",
         };
-        println!("{}: {what}", unit.path.display());
+        println!("{}: {what}", path.display());
     }
     if cfg!(target_os = "macos") {
         let plist = &units[0].path;
