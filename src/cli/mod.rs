@@ -3,6 +3,8 @@
 
 mod answer;
 pub mod client_error;
+mod completions;
+mod doctor;
 mod gateway;
 pub mod hook;
 mod install;
@@ -11,6 +13,7 @@ mod log;
 mod probe;
 mod remote;
 mod service;
+mod setup;
 mod show;
 mod status;
 mod watch;
@@ -40,6 +43,9 @@ then handed back. Only actions proven against the real agent are offered; everyt
 read-only.
 
 Quick start:
+  gatehouse setup                       # hooks for the agents found here, the gateway as a service, a phone
+  gatehouse doctor                      # check every link a prompt travels, and how to fix each
+or by hand:
   gatehouse serve &                     # run the gateway
   gatehouse install claude              # add the hooks to ~/.claude/settings.json (or codex, copilot, qwen, gemini, opencode)
   gatehouse list                        # prompts waiting for you, with their short ids
@@ -64,6 +70,18 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Set up this machine: hooks for the agents on PATH, the gateway as a service, a phone.
+    ///
+    /// Shows what installing gatehouse's hooks changes in each agent's settings (tried on a copy)
+    /// and asks y/N for each; installs and starts the gateway as a user service (or says how to
+    /// run `gatehouse serve` by hand); offers to pair a phone when `gatehouse web` runs. What is
+    /// in place already is left as it is. Without --yes and without a terminal, nothing changes.
+    Setup(setup::SetupArgs),
+    /// Check every link a prompt travels, and say the one command that fixes each.
+    ///
+    /// The gateway, each agent's hooks and probe, the page, paired browsers and a test push: one
+    /// line each, ok, warn or FAIL (- where it does not apply). Exits 1 when a check fails.
+    Doctor(doctor::DoctorArgs),
     /// Run the gateway in the foreground (logs on stderr; set RUST_LOG=debug for more).
     Serve,
     /// Say whether the gateway is up, and what each agent allows; exits 1 when unreachable.
@@ -142,6 +160,14 @@ enum Command {
     /// private; `web pair` prints a pairing link.
     #[command(after_help = web::AFTER_HELP)]
     Web(web::WebArgs),
+    /// Print a shell completion script, e.g. `gatehouse completions bash >
+    /// ~/.local/share/bash-completion/completions/gatehouse`.
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page in roff, e.g. `gatehouse man > ~/.local/share/man/man1/gatehouse.1`.
+    Man,
 }
 
 impl Cli {
@@ -161,6 +187,9 @@ impl Cli {
                 | Command::List { .. }
                 | Command::Show { .. }
                 | Command::Log { .. }
+                | Command::Doctor(_)
+                | Command::Completions { .. }
+                | Command::Man
         )
     }
 
@@ -223,6 +252,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             gatehouse_console::run(socket, notify, client_error::in_words)
         }
         Command::Web(arguments) => web::run(socket_path(socket)?, arguments),
+        Command::Setup(arguments) => setup::run(socket_path(socket)?, arguments),
+        Command::Doctor(arguments) => doctor::run(socket_path(socket)?, arguments),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man => completions::man(),
     }
 }
 

@@ -1,0 +1,401 @@
+//! `gatehouse setup`: the first ten minutes in one command. It finds the agents installed here
+//! (each registered adapter's executable on `PATH`), shows what installing gatehouse's hooks
+//! would change in each agent's settings (a trial install on a copy, [`agents`]) and installs
+//! them for the agents the person accepts, through the installer `gatehouse install AGENT` runs;
+//! installs and starts the gateway as a user service (the units of `gatehouse install service`,
+//! then `systemctl --user`, [`user_service`]), or says how to run `gatehouse serve` by hand where
+//! there is no systemd user manager; and offers to pair a phone when `gatehouse web` runs.
+//!
+//! It asks before each change, y/N on stdin; `--yes` accepts every change (for scripts) and
+//! pairs nothing (a pairing link is a secret, and a script's output may end up in a log).
+//! Without `--yes` and without a terminal on stdin, it shows what it would do and changes
+//! nothing. A second run finds everything in place and changes nothing.
+
+pub mod agents;
+pub mod user_service;
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use gatehouse_core::text::visible;
+use gatehouse_web::control::{self, ControlReply, ControlRequest};
+
+use self::agents::{Agent, HookState};
+use self::user_service::{Manager, ServiceState};
+use crate::cli::install;
+use crate::cli::service::Done;
+
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// Accept every change without asking (for scripts). No phone is paired: run
+    /// `gatehouse web pair --qr` for that.
+    #[arg(long)]
+    yes: bool,
+    /// Leave the user service alone: set up the agents' hooks only.
+    #[arg(long)]
+    no_service: bool,
+}
+
+/// A path as setup and doctor show it: the home folder as `~`, made safe for a terminal.
+pub fn shown_path(path: &Path) -> String {
+    let home = std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from);
+    let shortened = match home
+        .as_deref()
+        .and_then(|home| path.strip_prefix(home).ok())
+    {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => path.display().to_string(),
+    };
+    visible(&shortened).into_owned()
+}
+
+/// Who says yes to a change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Consent {
+    /// `--yes`: every change.
+    Everything,
+    /// The person, on the terminal.
+    Asked,
+    /// Nobody can: no terminal and no `--yes`. Nothing is changed.
+    Nobody,
+}
+
+/// What setup found to do, and what came of it.
+#[derive(Default)]
+struct Tally {
+    /// Changes made.
+    made: usize,
+    /// Changes offered that were declined, or not made for want of a terminal.
+    not_made: usize,
+    /// What setup cannot do, with the command that does it.
+    by_hand: Vec<String>,
+}
+
+pub fn run(socket: PathBuf, arguments: SetupArgs) -> anyhow::Result<ExitCode> {
+    let consent = if arguments.yes {
+        Consent::Everything
+    } else if std::io::stdin().is_terminal() {
+        Consent::Asked
+    } else {
+        Consent::Nobody
+    };
+    let mut tally = Tally::default();
+    set_up_agents(consent, &mut tally)?;
+    if !arguments.no_service {
+        set_up_service(&socket, consent, &mut tally)?;
+    }
+    offer_pairing(&socket, consent);
+    println!();
+    for step in &tally.by_hand {
+        println!("To do by hand: {step}");
+    }
+    if consent == Consent::Nobody && tally.not_made > 0 {
+        println!("Nothing was changed: setup asks before each change, and there is no terminal to ask on. Run `gatehouse setup --yes` to make every change above.");
+        return Ok(ExitCode::from(1));
+    }
+    if tally.made == 0 && tally.not_made == 0 {
+        println!("Everything is in place; setup changed nothing.");
+    } else {
+        println!(
+            "{} change{} made, {} declined. `gatehouse doctor` checks every link a prompt travels.",
+            tally.made,
+            if tally.made == 1 { "" } else { "s" },
+            tally.not_made
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The hooks of every agent found on `PATH`.
+fn set_up_agents(consent: Consent, tally: &mut Tally) -> anyhow::Result<()> {
+    // The settings file is each agent's own; the rest (this binary, the wait) is the same.
+    let request = install::request_for(PathBuf::new())?;
+    let (found, missing): (Vec<Agent>, Vec<Agent>) = agents::all()
+        .into_iter()
+        .partition(|agent| agent.executable.is_some());
+    if found.is_empty() {
+        println!("No agent gatehouse knows is on PATH.");
+    }
+    for agent in &found {
+        set_up_agent(agent, &request, consent, tally)?;
+    }
+    if !missing.is_empty() {
+        let names: Vec<String> = missing
+            .iter()
+            .map(|agent| match agent.executable_name() {
+                Some(command) => format!("{} ({command})", agent.name()),
+                None => agent.name().to_owned(),
+            })
+            .collect();
+        println!("Not on PATH, so left alone: {}.", names.join(", "));
+    }
+    Ok(())
+}
+
+fn set_up_agent(
+    agent: &Agent,
+    request: &gatehouse_core::kit::InstallRequest,
+    consent: Consent,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    let executable = agent
+        .executable
+        .as_deref()
+        .expect("only agents found on PATH are set up");
+    let version = agent
+        .version()
+        .unwrap_or_else(|why| format!("(version unknown: {why})"));
+    println!(
+        "\n{} {} ({})",
+        agent.name(),
+        visible(&version),
+        shown_path(executable)
+    );
+    let settings = match &agent.settings {
+        Ok(settings) => settings.clone(),
+        Err(why) => {
+            println!("  cannot be set up: {}", visible(why));
+            tally.by_hand.push(format!(
+                "`gatehouse install {} --settings FILE` ({})",
+                agent.id(),
+                visible(why)
+            ));
+            return Ok(());
+        }
+    };
+    let shown = shown_path(&settings);
+    let planned = match agent.hook_state(request) {
+        HookState::Current { answerable } => {
+            let how = if answerable { " (answerable)" } else { "" };
+            println!("  gatehouse's hooks are in place{how} in {shown}");
+            return Ok(());
+        }
+        HookState::Outdated {
+            answerable: true, ..
+        } => {
+            // A plain install would undo the person's choice of an answerable install, and an
+            // answerable one needs its price accepted: the person's command, not setup's.
+            println!("  gatehouse's answerable hooks in {shown} are not current; setup leaves them as they are");
+            tally
+                .by_hand
+                .push(format!("`gatehouse install {} --answerable`", agent.id()));
+            return Ok(());
+        }
+        HookState::Unusable(why) => {
+            println!("  cannot be set up: {}", visible(&why));
+            tally.by_hand.push(format!(
+                "fix {shown}, then run `gatehouse install {}`",
+                agent.id()
+            ));
+            return Ok(());
+        }
+        HookState::Absent { planned } => (format!("are not in {shown}"), planned),
+        HookState::Outdated { planned, .. } => (
+            format!("in {shown} are not this gatehouse's (another binary, or older)"),
+            planned,
+        ),
+    };
+    let (what, planned) = planned;
+    // With --yes, what the install does is printed once, as it is done.
+    if consent == Consent::Everything {
+        println!("  gatehouse's hooks {what}; installing them:");
+    } else {
+        println!("  gatehouse's hooks {what}; installing them changes it so (tried on a copy):");
+        for change in &planned {
+            println!("    {}", visible(change));
+        }
+        println!(
+            "  Each hook runs {}; a backup of the file is kept.",
+            shown_path(&request.program)
+        );
+    }
+    if !accepted(
+        consent,
+        &format!("Install gatehouse's hooks for {}?", agent.name()),
+    )? {
+        tally.not_made += 1;
+        return Ok(());
+    }
+    let outcome = agent
+        .installer()
+        .install(&gatehouse_core::kit::InstallRequest {
+            settings,
+            ..request.clone()
+        })
+        .map_err(|error| anyhow::anyhow!("{error}"))?;
+    install::print_outcome(&outcome, "installed");
+    tally.made += 1;
+    Ok(())
+}
+
+/// The gateway as a user service, or how to run it by hand.
+fn set_up_service(socket: &Path, consent: Consent, tally: &mut Tally) -> anyhow::Result<()> {
+    println!("\nThe gateway");
+    let manager = user_service::manager();
+    let default_socket = gatehouse_host_ipc::socket::default_socket_path();
+    if let Manager::Missing(why) = &manager {
+        println!(
+            "  No user service here: {}. Run the gateway by hand, e.g. in a tmux window: `gatehouse serve`. Until it runs, every agent behaves as if gatehouse were not installed.",
+            visible(why)
+        );
+        if let Ok(Ok(status)) = user_service::gateway_status(socket) {
+            println!(
+                "  A gateway runs on {} now (pid {}).",
+                shown_path(socket),
+                status.pid
+            );
+        }
+        return Ok(());
+    }
+    let state = match ServiceState::now(&manager) {
+        Ok(state) => state,
+        Err(error) => {
+            println!("  cannot be set up: {}", visible(&format!("{error:#}")));
+            tally
+                .by_hand
+                .push("fix the unit files above, then run `gatehouse install service`".into());
+            return Ok(());
+        }
+    };
+    if socket != default_socket {
+        println!(
+            "  Note: the service listens on {}, but this gatehouse's socket is {} (--socket, GATEHOUSE_SOCKET or config.toml); hooks and front ends that use it will not reach the service.",
+            shown_path(&default_socket),
+            shown_path(socket)
+        );
+    }
+    if state.in_place(&manager) {
+        match manager {
+            Manager::Systemd => println!(
+                "  In place: {} is enabled and listening; the first hook or front end starts the gateway.",
+                user_service::SOCKET_UNIT
+            ),
+            _ => println!("  In place: the service file is written."),
+        }
+        return Ok(());
+    }
+    if manager == Manager::Systemd
+        && !state.running
+        && matches!(user_service::gateway_status(&default_socket), Ok(Ok(_)))
+    {
+        println!(
+            "  A gateway started by hand runs on {}; setup does not take its socket away.",
+            shown_path(&default_socket)
+        );
+        tally
+            .by_hand
+            .push("stop the gateway you started, then run `gatehouse setup` again".into());
+        return Ok(());
+    }
+    println!("  Installing it as a user service would:");
+    for (path, done) in &state.units {
+        let what = match done {
+            Done::Written => "write",
+            Done::Updated => "update",
+            _ => "keep",
+        };
+        println!("    {what} {}", shown_path(path));
+    }
+    match manager {
+        Manager::Systemd => println!(
+            "    run systemctl --user daemon-reload && systemctl --user enable --now {}",
+            user_service::SOCKET_UNIT
+        ),
+        _ => println!("    (launchd: you then run the launchctl command printed)"),
+    }
+    if !accepted(consent, "Install and start the gateway as a user service?")? {
+        tally.not_made += 1;
+        return Ok(());
+    }
+    for (path, done) in user_service::install_and_start(&manager)? {
+        let what = match done {
+            Done::Written => "written",
+            Done::Updated => "updated",
+            _ => "unchanged",
+        };
+        println!("{}: {what}", shown_path(&path));
+    }
+    match manager {
+        Manager::Systemd => println!(
+            "{} is enabled and listening: the first hook or front end starts the gateway, which stops again when idle.",
+            user_service::SOCKET_UNIT
+        ),
+        _ => {
+            tally.by_hand.push(
+                "load the launchd agent with the `launchctl bootstrap` command that `gatehouse install service` prints".into(),
+            );
+        }
+    }
+    tally.made += 1;
+    Ok(())
+}
+
+/// A phone: pairs one when `gatehouse web` runs, none is paired yet and the person is at a
+/// terminal; else says how.
+fn offer_pairing(socket: &Path, consent: Consent) {
+    println!("\nA phone");
+    let control = control::control_path(socket);
+    let asked = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)
+        .and_then(|runtime| runtime.block_on(control::request(&control, &ControlRequest::Devices)));
+    match asked {
+        Ok(Some(ControlReply::Devices { devices })) if !devices.is_empty() => println!(
+            "  {} browser{} paired (`gatehouse web devices`); `gatehouse web pair --qr` pairs another.",
+            devices.len(),
+            if devices.len() == 1 { " is" } else { "s are" }
+        ),
+        Ok(Some(_)) => {
+            let at_a_terminal = consent == Consent::Asked && std::io::stdout().is_terminal();
+            if at_a_terminal && accepted(consent, "Pair a phone now?").unwrap_or(false) {
+                pair(socket);
+            } else {
+                println!("  `gatehouse web` runs; pair a phone with `gatehouse web pair --qr`.");
+            }
+        }
+        Ok(None) => println!(
+            "  To answer from a phone, start `gatehouse web` (for a phone on the same network: `gatehouse web --listen 0.0.0.0:7780 --tls-self-signed`; `gatehouse web --help` says more), then run `gatehouse web pair --qr`."
+        ),
+        Err(error) => println!(
+            "  `gatehouse web` could not be asked: {}",
+            visible(&format!("{error:#}"))
+        ),
+    }
+}
+
+/// Runs `gatehouse web pair --qr` for this socket, its output the person's.
+fn pair(socket: &Path) {
+    let ran = std::env::current_exe().and_then(|binary| {
+        std::process::Command::new(binary)
+            .arg("--socket")
+            .arg(socket)
+            .args(["web", "pair", "--qr"])
+            .status()
+    });
+    if !ran.is_ok_and(|status| status.success()) {
+        println!("  Pairing did not work; run `gatehouse web pair --qr` to see why.");
+    }
+}
+
+/// Whether a change is accepted: always with `--yes`, never without a terminal, else the
+/// person's y (or yes) on stdin; anything else, or the end of stdin, is no.
+fn accepted(consent: Consent, question: &str) -> anyhow::Result<bool> {
+    match consent {
+        Consent::Everything => Ok(true),
+        Consent::Nobody => Ok(false),
+        Consent::Asked => {
+            print!("{question} [y/N] ");
+            std::io::stdout().flush()?;
+            let mut answer = String::new();
+            std::io::stdin().lock().read_line(&mut answer)?;
+            let answer = answer.trim();
+            Ok(answer.eq_ignore_ascii_case("y") || answer.eq_ignore_ascii_case("yes"))
+        }
+    }
+}
