@@ -46,6 +46,7 @@ mod remote;
 mod restart;
 mod security;
 mod service;
+mod setup_doctor;
 mod socket_activation;
 mod support;
 mod typed_ids;
