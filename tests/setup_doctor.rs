@@ -456,3 +456,25 @@ fn completions_and_the_man_page_come_from_the_command_line_s_definitions() {
         &[".TH gatehouse 1", "setup", "doctor"],
     );
 }
+
+/// A stopped gateway accepts the connection (the kernel does) and never answers: doctor says so
+/// within its deadline instead of waiting for ever.
+#[test]
+fn doctor_fails_a_stopped_gateway_within_its_deadline() {
+    let gateway = Gateway::start();
+    let pid = gateway.pid() as libc::pid_t;
+    // SAFETY: kill only sends a signal, to the gateway this test started and still owns.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let started = std::time::Instant::now();
+    let output = run(&gateway, SYSTEM_PATH, &["doctor", "--json"]);
+    let took = started.elapsed();
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let gateway_check = &report["checks"][0];
+    assert_eq!(gateway_check["status"], "fail");
+    let message = gateway_check["message"].as_str().unwrap();
+    assert!(message.contains("did not answer within 5 s"), "{message}");
+    assert!(took < Duration::from_secs(60), "doctor took {took:?}");
+}
