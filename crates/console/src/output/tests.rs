@@ -381,8 +381,8 @@ fn always_says_what_claude_codes_rule_lets_through_in_full() {
     assert_snapshot!(table.replace(&long, "echo zzz…(240 z)"), @r"
     ID                                    AGENT   HOST   FOLDER         TOOL  AGE  ACTIONS           SUMMARY
     01a22a7c-7184-7520-bb65-4d44b4eba60e  claude  local  …/dev/project  Bash  2s   once,deny,always  git push origin main
-        always s1: every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`) (session, project or user)
-        always s2: every Bash command that matches the pattern `npm * --save`, where each * stands for any text (spaces and options included); and only the Bash command `echo zzz…(240 z)`, exactly as written (session, project or user)
+        always s1: every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`). This includes commands that run other programs or write any file: the further words of `git` are not known to be harmless. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs again runs without asking (session, project or user)
+        always s2: every Bash command that matches the pattern `npm * --save`, where each * stands for any text (spaces and options included). This includes commands that run other programs or write any file: the further words of `npm` are not known to be harmless. The rule covers the command's words only, not package.json's scripts and the install scripts of packages: whatever is there when it runs again runs without asking; and only the Bash command `echo zzz…(240 z)`, exactly as written (session, project or user)
         always s3: every Bash call, whatever its input (session, project or user)
         always s4: only the Bash command `` ls\e[8m`, and every command ` ``, exactly as written (session, project or user)
     ");

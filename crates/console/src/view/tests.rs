@@ -424,7 +424,7 @@ fn the_detail_pane_says_what_a_prefix_rule_lets_through_in_full() {
     "│Bash permission · waiting 12s · id 01a22a7c-7184-7520-bb65-4d44b4eba601                           │"
     "│                                                                                                  │"
     "│Always (A, for this session): every Bash command that is `git push` or starts with it followed by │"
-    "│a space, whatever comes after (such as `git push --force ...`)                                    │"
+    "│a space, whatever comes after (such as `git push --force ...`). This includes commands that run   │"
     "└──────────────────────────────────────────────────────────────────────────────────────────────────┘"
     "o allow once · d deny · A always (session) · r release to terminal                                  "
     "↑↓ move · PgUp/PgDn scroll · q quit                                                                 "
