@@ -5,8 +5,8 @@
 //!
 //! Nothing surprising in the user's files: each file written starts with [`MARKER`], a file
 //! without it is never overwritten or removed, writing the same text again changes nothing, and
-//! every change is said, with what to run next. gatehouse never runs `systemctl` or
-//! `launchctl` itself.
+//! every change is said, with what to run next. This command never runs `systemctl` or
+//! `launchctl` itself; `gatehouse setup` runs `systemctl --user` once the person accepted it.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
