@@ -28,6 +28,14 @@ const DEADLINE: Duration = Duration::from_secs(30);
 #[path = "web_page_polish.rs"]
 mod polish;
 
+/// Nothing moves under the finger: touch taps at fixed points of a phone's screen (issue 26).
+#[path = "web_page_touch.rs"]
+mod touch;
+
+/// A page that says what is true: the header, the order of a card, ended cards, plans (issue 26).
+#[path = "web_page_truth.rs"]
+mod truth;
+
 fn bash_event(input: Value) -> Value {
     let mut event = claude_fixture("PermissionRequest-Bash");
     event["tool_input"] = input;
@@ -295,14 +303,31 @@ fn the_real_claude_codes_plan_reads_as_text_and_is_approved_from_the_desktop() {
                 !text.contains('#') && !text.contains("\\n"),
                 "no Markdown marks, no JSON: {text}"
             );
+            // The buttons say what they do, in Claude Code's words.
+            let approve = format!("{card} [data-action='once']");
+            assert_eq!(desktop.text(&approve).await, "Yes, approve the plan");
+            assert_eq!(
+                desktop.text(&format!("{card} [data-action='deny']")).await,
+                "No, keep planning"
+            );
+            let effect = desktop.text(&format!("{card} [data-plan-effect]")).await;
+            assert!(
+                effect.contains("mode it was in before planning"),
+                "{effect}"
+            );
             desktop.screenshot("plan-desktop", DESKTOP).await;
-            desktop.click(&format!("{card} [data-action='once']")).await;
+            desktop.click(&approve).await;
             wait_until_ended(desktop, &id, "Answered (once) by web:plan desk").await;
         },
     );
     let result = world.fake.wait_for_tool_results(2, DEADLINE)[1].clone();
     assert_ne!(result["is_error"], json!(true), "{result}");
     assert!(tool_result_text(&result).contains("approved"), "{result}");
+    // As the card said: out of plan mode, back in the mode it started in before planning (its
+    // default here: no "accept edits on").
+    let tmux = world.tmux.as_ref().expect("Claude Code runs in tmux");
+    let screen = tmux.wait_for_text_gone("plan mode on", DEADLINE);
+    assert!(!screen.contains("accept edits on"), "{screen}");
 }
 
 #[test]
@@ -474,7 +499,13 @@ fn the_title_counts_what_waits_a_banner_names_a_new_prompt_and_the_page_is_an_ap
         desktop
             .wait_until(DEADLINE, "the title to count one again", async |_| title().await == "(1) gatehouse")
             .await;
-        assert!(dom_text(desktop, "[data-ended-count]").await.contains("Recently ended (1)"));
+        // The ended card keeps its place a few seconds (nothing slides under a finger), then
+        // goes to the list of ended ones.
+        desktop
+            .wait_until(DEADLINE, "the ended card to join the ended list", async |page| {
+                dom_text(page, "[data-ended-count]").await.contains("Recently ended (1)")
+            })
+            .await;
         assert!(dom_text(desktop, "[data-ended-last]").await.contains("deny"));
         assert_eq!(
             script(desktop, "return document.querySelector('[data-ended-list]').open", vec![]).await,
@@ -647,6 +678,7 @@ fn a_cut_prompt_or_one_from_another_host_is_shown_as_such_and_a_cut_one_cannot_b
         let mut cut = prompt.clone();
         cut["id"] = json!("01a2323b-0000-7000-8000-000000000001");
         cut["host"] = json!("devbox");
+        cut["origin"] = json!("remote");
         cut["input"] = json!("{\"command\":\"printf start-of-a-9-MB-command");
         cut["cut"] = json!({ "full_bytes": 9_000_000 });
         let shown = script(
@@ -910,9 +942,12 @@ fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_onc
         let card = card(&id_of(&prompt));
         let left = format!("{card} [data-hold-left]");
         phone.wait_for(&left).await;
+        // One short line, then what happens then one tap away, in the gateway's words.
         let hold = phone.text(&format!("{card} [data-hold]")).await;
-        assert!(hold.starts_with("Answer here within "), "{hold}");
-        assert!(hold.contains(&after), "{hold}");
+        assert!(hold.contains("left to answer here"), "{hold}");
+        phone.click(&format!("{card} [data-hold] summary")).await;
+        let then = phone.text(&format!("{card} [data-after-hold]")).await;
+        assert!(then.contains(after.trim_start_matches("then ")), "{then}");
         // It counts down while the page is open.
         let first = phone.text(&left).await;
         phone
@@ -963,22 +998,22 @@ fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
     let second_deny = format!("{} [data-action='deny']", card(&second_id));
     front.with_paired(Browser::phone(Theme::Light), "careless phone", async |phone| {
         phone.wait_for(&second_deny).await;
-        // In the page, the moment the first card leaves the list, tap the second's Deny.
+        // In the page, the moment the first card leaves its place (it stays there, ended, for a
+        // few seconds first), tap the second's Deny, which slid up into it.
         let tapped = phone.client.execute_async(
             "const [first, button, done] = arguments;
              const timer = setInterval(() => {
                if (!document.querySelector(`[data-ended-items] [data-prompt-id='${first}']`)) return;
                clearInterval(timer);
-               const settling = Boolean(document.body.dataset.settling);
                document.querySelector(button).click();
-               done(settling);
+               done(Boolean(document.querySelector(button).closest('[data-settling]')));
              }, 2);",
             vec![json!(first_id), json!(second_deny)],
         );
         let answered = front.run(&["answer", first["short_id"].as_str().unwrap(), "deny"]);
         assert!(answered.status.success(), "{answered:?}");
         let settling = tapped.await.expect("the tap ran");
-        assert_eq!(settling, json!(true), "the list had just moved");
+        assert_eq!(settling, json!(true), "the card had just moved");
         let status = phone.text(&format!("{} [data-status]", card(&second_id))).await;
         assert!(status.contains("Not sent: the list just moved"), "{status}");
         assert!(

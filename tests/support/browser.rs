@@ -335,11 +335,25 @@ impl Browser {
             .expect("the window is resized");
     }
 
-    /// Clicks the first element matching `css`, once the page's list is still (the page takes no
-    /// answer while `body[data-settling]` says it just moved, as a person's finger would wait).
+    /// Clicks the first element matching `css`; an answer button only once its card has stood
+    /// still on the screen long enough to be read (the page takes no answer while the card is
+    /// `[data-settling]`, as a person's finger would wait): it is scrolled onto the screen first.
     pub async fn click(&self, css: &str) {
-        self.wait_until(PAGE_DEADLINE, "the list to be still", async |browser| {
-            browser.count("body[data-settling]").await == 0
+        const ON_SCREEN: &str = "const node = document.querySelector(arguments[0]);
+             if (node && node.matches('[data-action]')) node.scrollIntoView({ block: 'center' });
+             return true";
+        self.wait_for(css).await;
+        let _ = self.client.execute(ON_SCREEN, vec![json!(css)]).await;
+        self.wait_until(PAGE_DEADLINE, "the card to be still", async |browser| {
+            let settling = browser
+                .client
+                .execute(
+                    "const node = document.querySelector(arguments[0]);
+                     return Boolean(node && node.matches('[data-action]') && node.closest('[data-settling]'))",
+                    vec![json!(css)],
+                )
+                .await;
+            settling.is_ok_and(|settling| settling == json!(false))
         })
         .await;
         self.click_at_once(css).await;
@@ -352,6 +366,26 @@ impl Browser {
             .click()
             .await
             .unwrap_or_else(|error| panic!("cannot click `{css}`: {error}"));
+    }
+
+    /// A finger's tap at `(x, y)` CSS pixels of the viewport: a WebDriver touch pointer goes
+    /// down and up there, whatever is under it then (no element is aimed at, as no finger aims).
+    pub async fn tap(&self, (x, y): (f64, f64)) {
+        use fantoccini::actions::{InputSource, PointerAction, TouchActions};
+        let finger = TouchActions::new("finger".to_owned())
+            .then(PointerAction::MoveTo {
+                duration: None,
+                x: x.round(),
+                y: y.round(),
+            })
+            .then(PointerAction::Down { button: 0 })
+            .pause(Duration::from_millis(60))
+            .then(PointerAction::Up { button: 0 });
+        self.client
+            .perform_actions(finger)
+            .await
+            .unwrap_or_else(|error| panic!("cannot tap at ({x}, {y}): {error}"));
+        let _ = self.client.release_actions().await;
     }
 
     /// Types `text` into the first element matching `css`.

@@ -16,7 +16,8 @@ pub const APP_CSS: &str = include_str!("assets/app.css");
 
 /// Every file the page is made of but `/text.js` (generated): its path, its type and its bytes.
 /// The scripts load in the order index.html names them: text.js, dom.js, diff.js, plan.js,
-/// cards.js, app.js, push.js (Web Push). `sw.js` is the service worker (it keeps and caches
+/// steady.js (a card's buttons take a tap only once it stood still), cards.js, app.js, push.js
+/// (Web Push). `sw.js` is the service worker (it keeps and caches
 /// nothing; its push handlers come last);
 /// `manifest.webmanifest` and the icons make the page installable.
 pub const FILES: &[(&str, &str, &[u8])] = &[
@@ -25,6 +26,7 @@ pub const FILES: &[(&str, &str, &[u8])] = &[
     ("/dom.js", JS, include_bytes!("assets/dom.js")),
     ("/diff.js", JS, include_bytes!("assets/diff.js")),
     ("/plan.js", JS, include_bytes!("assets/plan.js")),
+    ("/steady.js", JS, include_bytes!("assets/steady.js")),
     ("/cards.js", JS, include_bytes!("assets/cards.js")),
     ("/app.js", JS, APP_JS.as_bytes()),
     ("/push.js", JS, include_bytes!("assets/push.js")),

@@ -19,17 +19,21 @@ const gatehouseApp = (() => {
   // How many ended cards the "recently ended" list keeps, and for how long.
   const ENDED_KEPT = 20;
   const ENDED_FOR_MS = 10 * 60 * 1000;
-  // After the list moves (a card comes, goes or is replaced), a tap meant for the card that was
-  // under the finger can land on the one that slid into its place: answers are not taken until
-  // the list has been still this long. `body[data-settling]` says so while it lasts.
-  const SETTLE_MS = 750;
-  let settleTimer = null;
+  // Nothing moves under the finger. A card that ends keeps its place and its height, showing only
+  // who asked and what happened, until the person scrolls or this long has passed; only then
+  // does it go to the "recently ended" list and the cards below move up. A card that moved (or
+  // just came) takes no tap until it has stood still on the screen long enough to be read
+  // (steady.js).
+  const ENDED_IN_PLACE_MS = 5000;
+  const SCROLL_FILES_PX = 48;
+  const inPlace = new Set(); // the cards kept in place
+  let scrolledFrom = 0;
   // How long the notice of an ended prompt stays, and how long a banner for a new one.
   const OUTCOME_FOR_MS = 8000;
   const BANNER_FOR_MS = 20000;
   let outcomeTimer = null;
   let bannerTimer = null;
-  // Hides the banner once the person scrolls the card it names onto the screen (a card that came
+  // Hides the banner (over the top bar: it moves nothing) once the person scrolls the card it names onto the screen (a card that came
   // on screen keeps its banner: it calls a person who was not looking).
   let bannerCardSeen = true;
   const bannerWatch = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
@@ -319,16 +323,10 @@ const gatehouseApp = (() => {
     }
     const fresh = gatehouseCards.render(whole.prompt, cardContext());
     fresh.dataset.whole = 'true';
+    gatehouseSteady.forget(node);
     node.replaceWith(fresh);
-    listMoved();
     cards.set(prompt.id, { prompt: whole.prompt, node: fresh, ended: false, seen: whole.digest });
-  }
-
-  // The list just moved: answers wait until it has been still for SETTLE_MS.
-  function listMoved() {
-    document.body.dataset.settling = 'true';
-    clearTimeout(settleTimer);
-    settleTimer = setTimeout(() => { delete document.body.dataset.settling; }, SETTLE_MS);
+    if ((whole.prompt.actions || []).length) gatehouseSteady.watch(fresh);
   }
 
   function addCard(prompt, fresh) {
@@ -343,14 +341,18 @@ const gatehouseApp = (() => {
     const after = $$(':scope > [data-prompt-id]', list)
       .find((other) => when(cards.get(other.dataset.promptId)?.prompt || {}) > when(prompt));
     list.insertBefore(node, after || null);
-    listMoved();
+    if ((prompt.actions || []).length) gatehouseSteady.watch(node);
     if (fresh) banner(prompt);
   }
 
   function removeCard(id) {
     const card = cards.get(id);
-    if (card) card.node.remove();
-    if (card && !card.ended) listMoved();
+    if (card) {
+      gatehouseSteady.forget(card.node);
+      clearTimeout(card.fileTimer);
+      inPlace.delete(card);
+      card.node.remove();
+    }
     cards.delete(id);
     const shown = $('[data-banner]');
     if (shown.dataset.for === id) hideBanner();
@@ -361,21 +363,59 @@ const gatehouseApp = (() => {
     if (!card || card.ended) return;
     if (tellAtTop) outcome(card.prompt, why);
     card.ended = true;
+    card.why = why;
+    gatehouseSteady.forget(card.node);
     card.node.dataset.state = state;
-    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-answer-form] input, [data-answer-form] textarea', card.node)) {
-      if (node.matches('[data-actions], [data-suggestions], [data-gate-note]')) node.remove();
-      else node.disabled = true;
-    }
     $('[data-status]', card.node).textContent = why;
-    const ended = $('[data-ended-items]');
-    ended.prepend(card.node);
-    listMoved();
-    $('[data-ended-last]').textContent = `last: ${visible(card.prompt.adapter)} ${visible(card.prompt.tool)}: ${why}`;
     if ($('[data-banner]').dataset.for === id) hideBanner();
+    const height = card.node.getBoundingClientRect().height;
+    if (card.node.isConnected && height > 0 && !card.node.closest('[data-ended-items]')) keepInPlace(card, height);
+    else fileEnded(card);
+  }
+
+  // The ended card keeps its place and its very height, showing only who asked and what
+  // happened (its buttons are gone), so that nothing slides under the finger that just tapped.
+  function keepInPlace(card, height) {
+    const node = card.node;
+    node.style.height = `${height}px`;
+    node.dataset.endedHere = 'true';
+    card.parts = Array.from(node.children);
+    node.replaceChildren($('.meta', node), $('[data-status]', node));
+    if (!inPlace.size) scrolledFrom = scrollY;
+    inPlace.add(card);
+    card.fileTimer = setTimeout(() => fileEnded(card), ENDED_IN_PLACE_MS);
+  }
+
+  // Into the "recently ended" list, as a card that says how it ended and what it asked.
+  function fileEnded(card) {
+    if (cards.get(card.prompt.id) !== card || card.filed) return;
+    card.filed = true;
+    clearTimeout(card.fileTimer);
+    inPlace.delete(card);
+    const node = card.node;
+    const status = $('[data-status]', node);
+    if (card.parts) node.replaceChildren(...card.parts);
+    card.parts = null;
+    ($('[data-where]', node) || $('.meta', node)).after(status);
+    node.style.height = '';
+    delete node.dataset.endedHere;
+    gatehouseCards.ended(node);
+    const ended = $('[data-ended-items]');
+    ended.prepend(node);
+    $('[data-ended-last]').textContent = `last: ${visible(card.prompt.adapter)} ${visible(card.prompt.tool)}: ${card.why}`;
     const items = $$(':scope > [data-prompt-id]', ended);
     for (const extra of items.slice(ENDED_KEPT)) removeCard(extra.dataset.promptId);
+    const id = card.prompt.id;
     setTimeout(() => { if (cards.get(id) === card) removeCard(id); updateCalls(); }, ENDED_FOR_MS);
+    updateCalls();
   }
+
+  // The person scrolls: the cards kept in place go (they moved the page themselves).
+  window.addEventListener('scroll', () => {
+    if (inPlace.size && Math.abs(scrollY - scrolledFrom) > SCROLL_FILES_PX) {
+      for (const card of Array.from(inPlace)) fileEnded(card);
+    }
+  }, { passive: true });
 
   function endAll(why) {
     for (const [id, card] of cards) if (!card.ended) endCard(id, 'ended', why);
@@ -394,7 +434,7 @@ const gatehouseApp = (() => {
     const empty = $('[data-empty]');
     if (knowledge === 'live') {
       empty.textContent = 'No prompt is waiting.';
-      empty.hidden = live.length > 0;
+      empty.hidden = live.length > 0 || inPlace.size > 0;
     } else if (knowledge === 'gateway-down') {
       empty.textContent = 'The gateway is down: what waits cannot be seen or answered here until it is back.';
       empty.hidden = false;
@@ -444,8 +484,6 @@ const gatehouseApp = (() => {
 
   function hideBanner() {
     const node = $('[data-banner]');
-    // Its going moves the cards below it up: taps wait, as for any move of the list.
-    if (!node.hidden) listMoved();
     node.hidden = true;
     delete node.dataset.for;
     clearTimeout(bannerTimer);
@@ -461,27 +499,36 @@ const gatehouseApp = (() => {
     card.node.focus({ preventScroll: true });
   }
 
-  // Sends `action` for the card's prompt; `extra` carries an `always` answer's suggestion and scope.
+  // A refusal of a tap, said next to the button that got it (under its row), never far away.
+  function refuse(node, button, text) {
+    const row = button && button.closest('[data-suggestion]');
+    const line = (row && $('[data-row-status]', row)) || $('[data-status]', node);
+    line.textContent = text;
+    node.dataset.refused = 'true';
+  }
+
+  // Sends `action` for the card's prompt; `extra` carries the button pressed, and an `always`
+  // answer's suggestion and scope.
   async function send(prompt, node, action, extra = {}) {
     const status = $('[data-status]', node);
     let path = '/api/answer';
     let body;
     const messageField = $('[data-deny-message]', node);
     const message = messageField ? messageField.value.trim() : '';
-    if (document.body.dataset.settling) {
-      status.textContent = 'Not sent: the list just moved under your finger. Check that this is the prompt you mean, then tap again.';
-      node.dataset.refused = 'true';
+    // A card that just came or moved takes no tap yet, but a Deny with words the person typed
+    // into this very card: they were looking at it.
+    const wait = gatehouseSteady.left(node);
+    if (wait > 0 && !(action === 'deny' && message)) {
+      refuse(node, extra.button, `Not sent: the list just moved under your finger. Read this card; tap again in ${Math.ceil(wait / 1000)} s.`);
       return;
     }
     if (APPROVING.includes(action)) {
       if (node.dataset.cut === 'true' || Number(node.dataset.unopened || 0) > 0) {
-        status.textContent = 'Not sent: open every collapsed part first; a cut prompt is allowed only on the machine.';
-        node.dataset.refused = 'true';
+        refuse(node, extra.button, 'Not sent: open every collapsed part first; a cut prompt is allowed only on the machine.');
         return;
       }
       if (message) {
-        status.textContent = 'Not sent: a message goes to the agent only with Deny. Clear it to allow, or press Deny to send it.';
-        node.dataset.refused = 'true';
+        refuse(node, extra.button, 'Not sent: a message goes to the agent only with Deny. Clear it to allow, or press Deny to send it.');
         messageField.focus();
         return;
       }
@@ -502,7 +549,7 @@ const gatehouseApp = (() => {
         body = { id: prompt.id, answer: { action: 'once' } };
       }
     } catch (error) {
-      status.textContent = error.message;
+      refuse(node, extra.button, error.message);
       return;
     }
     const seen = cards.get(prompt.id)?.seen;

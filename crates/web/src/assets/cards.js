@@ -5,9 +5,13 @@
 // `[data-expand]` control, and the approving buttons stay disabled until every collapsed part has
 // been opened. A cut prompt (the gateway sent only its start) can never be approved here.
 //
-// A prompt its hook holds (`hold_ends_at`) says how long is left to answer here, counting down
-// (`[data-hold]`), and what happens then in the gateway's words (`after_hold`); once the hold has
-// ended, the card offers nothing: the gateway refuses any answer after it.
+// The order is the order of reading: agent, host and folder, then at once what it asks (the
+// command, the diff, the plan or the question), its flags, then the buttons; the terminal pane
+// and the id come last. A prompt its hook holds (`hold_ends_at`) counts down in one short line
+// above the buttons (`[data-hold]`), with what happens then in the gateway's words
+// (`after_hold`) under "then?"; once the hold has ended, the card offers nothing: the gateway
+// refuses any answer after it. An ended card (`ended`) says how it ended and shows what it
+// asked, nothing more.
 //
 // Agent text is hostile: it is set only with textContent after `visible` (see dom.js).
 'use strict';
@@ -121,11 +125,11 @@ const gatehouseCards = (() => {
     card.dataset.unopened = String(Number(card.dataset.unopened || 0) + 1);
     const what = total > 1 ? `all ${total} lines` : `all ${characters} characters`;
     // On a cut card opening the start enables nothing: only loading the whole prompt can.
-    const text = card.dataset.cut === 'true'
-      ? `Show ${what} of this start (Allow stays off: only “Load the whole prompt” can turn it on)`
-      : `Show ${what} (Allow stays off until you do)`;
+    let text = `Show ${what} (Allow stays off until you do)`;
+    if (card.dataset.cut === 'true') text = `Show ${what} of this start (Allow stays off: only “Load the whole prompt” can turn it on)`;
+    else if (card.dataset.answerable !== 'true') text = `Show ${what}`;
     const button = el('button', {
-      type: 'button', class: 'expand small', 'data-expand': true, 'aria-expanded': 'false', text,
+      type: 'button', class: 'expand small', 'data-expand': true, 'aria-expanded': 'false', 'data-what': what, text,
     });
     button.addEventListener('click', () => {
       delete node.dataset.collapsed;
@@ -151,15 +155,22 @@ const gatehouseCards = (() => {
       ? prompt.after_hold : 'then the agent\'s own prompt decides, and an answer here is refused');
   }
 
-  // The countdown of a prompt its hook holds for an answer; none for a watched or read-only one.
+  // A hold that ends within this long says so louder.
+  const URGENT_MS = 20000;
+
+  // The countdown of a prompt its hook holds for an answer, in one short line above the buttons
+  // (what happens then one tap away, under "then?"); none for a watched or read-only one. The
+  // line keeps its height as it counts, so the buttons under it never move.
   function renderHold(prompt) {
     if (typeof prompt.hold_ends_at !== 'string' || !(prompt.actions || []).length) return null;
     if (!Number.isFinite(Date.parse(prompt.hold_ends_at))) return null;
     const after = afterHold(prompt);
-    return el('p', { class: 'hold', 'data-hold': true, 'data-hold-ends': prompt.hold_ends_at },
-      el('span', { 'data-hold-lead': true, text: 'Answer here within ' }),
-      el('strong', { class: 'left', 'data-hold-left': true, text: '' }),
-      el('span', { 'data-after-hold': after, text: `, ${after}.` }));
+    return el('div', { class: 'hold', 'data-hold': true, 'data-hold-ends': prompt.hold_ends_at },
+      el('p', { class: 'hold-line' },
+        el('strong', { class: 'left', 'data-hold-left': true, text: '' }),
+        el('span', { 'data-hold-lead': true, text: ' left to answer here' })),
+      el('details', { class: 'then' }, el('summary', { text: 'then?' }),
+        el('p', { 'data-after-hold': after, text: `When it ends, ${after.replace(/^then /, '')}.` })));
   }
 
   // Counts the card's hold down; when it has ended, takes the card's answers away (the gateway
@@ -170,15 +181,35 @@ const gatehouseCards = (() => {
     const left = Date.parse(note.dataset.holdEnds) - Date.now();
     if (left > 0) {
       $('[data-hold-left]', note).textContent = timeLeft(left);
+      if (left <= URGENT_MS) note.dataset.holdUrgent = 'true';
       return;
     }
     card.dataset.holdEnded = 'true';
-    const after = $('[data-after-hold]', note);
-    $('[data-hold-lead]', note).textContent = 'The hold has ended';
-    $('[data-hold-left]', note).textContent = '';
-    after.textContent = `: nothing can be answered here any more; ${after.dataset.afterHold}.`;
+    const after = $('[data-after-hold]', note).dataset.afterHold;
+    note.replaceChildren(el('p', { class: 'hold-ended' },
+      el('span', { 'data-hold-lead': true, text: 'The hold has ended' }),
+      el('span', { 'data-after-hold': after, text: `: nothing can be answered here any more; ${after}.` })));
+    keepStatus(card);
     for (const node of $$('[data-actions], [data-suggestions], [data-gate-note]', card)) node.remove();
     for (const node of $$('[data-answer-form] input, [data-answer-form] textarea', card)) node.disabled = true;
+  }
+
+  // Moves the card's status line out of its buttons' bar, under who asks and where, before the
+  // bar goes.
+  function keepStatus(card) {
+    const status = $('[data-status]', card);
+    const top = $('[data-where]', card) || $('.meta', card);
+    if (status && top && status.closest('[data-actions]')) top.after(status);
+  }
+
+  // An ended card says how it ended (its status, at the top) and shows what it asked, nothing
+  // more: no buttons, no countdown, no word of what would turn Allow on.
+  function ended(card) {
+    keepStatus(card);
+    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-hold], [data-load-whole], [data-cut], [data-plan-effect]', card)) node.remove();
+    for (const node of $$('[data-answer-form] input, [data-answer-form] textarea', card)) node.disabled = true;
+    for (const button of $$('[data-expand]', card)) button.textContent = `Show ${button.dataset.what}`;
+    delete card.dataset.settling;
   }
 
   // Enables the approving buttons only when nothing is left unopened and the prompt is whole.
@@ -321,7 +352,9 @@ const gatehouseCards = (() => {
       const cell = el('dd', { 'data-field': name });
       if (bookkeeping) cell.dataset.bookkeeping = 'true';
       if (name === 'description' && typeof value === 'string' && oneLine) cell.className = 'description';
-      if (oneLine) cell.textContent = typeof value === 'string' ? visible(value) : visible(JSON.stringify(value));
+      // The new content a preview shows as it is (a Write's): said once, above.
+      if (PREVIEWED.includes(name) && prompt.preview && typeof value === 'string' && value === prompt.preview.text) cell.textContent = '(the very text shown above)';
+      else if (oneLine) cell.textContent = typeof value === 'string' ? visible(value) : visible(JSON.stringify(value));
       else if (isListOfLines(value)) {
         // A list of one-line texts (OpenCode's patterns): one line each, marked as a list.
         cell.append(textBlock(card, value.map((item) => `• ${item}`).join('\n'), { class: 'input', 'data-list': true }));
@@ -339,11 +372,25 @@ const gatehouseCards = (() => {
     return root;
   }
 
+  // Whether the preview is the new content cut short (a large Write): the input's `content`
+  // shows it whole, so the preview's text would only repeat its start.
+  function repeatsContent(prompt) {
+    const preview = prompt.preview;
+    const content = prompt.input && typeof prompt.input === 'object' ? prompt.input.content : null;
+    return preview.format === 'text' && Boolean(preview.incomplete) && typeof content === 'string'
+      && typeof preview.text === 'string' && content.startsWith(preview.text.slice(0, 4096));
+  }
+
   function renderPreview(card, prompt) {
     const preview = prompt.preview;
     if (!preview || typeof preview !== 'object') return null;
     const root = el('section', { class: 'preview', 'data-preview': preview.format });
     if (preview.title) root.append(el('h3', { class: 'preview-title', 'data-preview-title': true }, ...withCode(visible(preview.title))));
+    if (repeatsContent(prompt)) {
+      // Its start again, cut short, above the whole of it: said once, below.
+      root.append(el('p', { class: 'incomplete', 'data-incomplete': true, text: `Preview incomplete: ${visible(preview.incomplete)}; the whole new content is below, as sent.` }));
+      return root;
+    }
     if (preview.format === 'diff') {
       root.append(block(card, gatehouseDiff.lines(preview.text), { class: 'diff', 'data-diff': true }, { blockLines: true }));
     } else if (preview.format === 'markdown') {
@@ -359,6 +406,7 @@ const gatehouseCards = (() => {
 
   function renderQuestion(prompt, question) {
     const set = el('fieldset', { class: 'question', 'data-question-id': question.id });
+    // A floated legend sits inside the border, however many lines it wraps to on a phone.
     const legend = el('legend');
     if (question.header) legend.append(el('span', { class: 'header', text: visible(question.header) }));
     legend.append(el('span', { class: 'text', text: visible(question.text) }));
@@ -394,8 +442,9 @@ const gatehouseCards = (() => {
       const words = { session: 'for this session', project: 'for this project', user: 'for every project' };
       for (const scope of scopes) select.append(el('option', { value: scope, text: words[scope] || visible(scope) }));
       const button = el('button', { type: 'button', class: 'always', 'data-action': 'always', 'data-suggestion': suggestion.id, text: 'Always allow' });
-      button.addEventListener('click', () => act('always', { suggestion: suggestion.id, scope: select.value }));
+      button.addEventListener('click', () => act('always', { suggestion: suggestion.id, scope: select.value, button }));
       box.append(el('div', { class: 'buttons' }, select, button));
+      box.append(el('p', { class: 'status', 'data-row-status': true, role: 'status' }));
       root.append(box);
     }
     return root;
@@ -424,15 +473,22 @@ const gatehouseCards = (() => {
       el('span', { class: 'tool', text: visible(prompt.tool) }),
       el('span', { class: 'kind', text: visible(prompt.kind) }),
       el('time', { class: 'age', 'data-age': true, 'data-created': prompt.held_since || prompt.created_at, datetime: prompt.created_at, text: age(prompt.held_since || prompt.created_at) })));
-    const details = el('dl', { class: 'where' },
-      el('dt', { text: 'folder' }), el('dd', { 'data-folder': true, title: visible(prompt.cwd), text: visible(folderWords(prompt.cwd, local, context.home)) || '(not given)' }));
-    const pane = terminalWords(prompt.terminal);
-    if (pane) details.append(el('dt', { text: 'terminal' }), el('dd', { 'data-pane': true, text: visible(pane) }));
-    details.append(el('dt', { text: 'id' }), el('dd', { text: visible(prompt.short_id || prompt.id), title: prompt.id }));
-    card.append(details);
-    const hold = renderHold(prompt);
-    if (hold) card.append(hold);
+    // Who and where, then at once what it asks: the command, the diff, the plan or the question.
+    card.append(el('dl', { class: 'where', 'data-where': true },
+      el('dt', { text: 'folder' }), el('dd', { 'data-folder': true, title: visible(prompt.cwd), text: visible(folderWords(prompt.cwd, local, context.home)) || '(not given)' })));
 
+    const preview = prompt.cut ? null : renderPreview(card, prompt);
+    if (preview) card.append(preview);
+    const questions = prompt.questions || [];
+    const form = el('div', { class: 'answer-form', 'data-answer-form': true });
+    if (questions.length) {
+      questions.forEach((question) => form.append(renderQuestion(prompt, question)));
+    } else {
+      const covered = Boolean(preview) && !prompt.preview.incomplete && $('[data-collapsed]', preview) === null;
+      const asSent = preview && prompt.preview.format === 'diff' ? `As ${agentName(prompt.adapter)} sent it` : null;
+      card.append(renderInput(card, prompt, covered && prompt.kind !== 'question', asSent));
+    }
+    card.append(form);
     const flags = renderFlags(input);
     if (flags) card.append(flags);
     if (prompt.cut) {
@@ -446,49 +502,67 @@ const gatehouseCards = (() => {
         card.append(load);
       }
     }
-    const preview = prompt.cut ? null : renderPreview(card, prompt);
-    if (preview) card.append(preview);
-    const questions = prompt.questions || [];
-    const form = el('div', { class: 'answer-form', 'data-answer-form': true });
-    if (questions.length) {
-      questions.forEach((question) => form.append(renderQuestion(prompt, question)));
-    } else {
-      const covered = Boolean(preview) && !prompt.preview.incomplete && $('[data-collapsed]', preview) === null;
-      const asSent = preview && prompt.preview.format === 'diff' ? `As ${agentName(prompt.adapter)} sent it` : null;
-      card.append(renderInput(card, prompt, covered && prompt.kind !== 'question', asSent));
-    }
-    card.append(form);
 
     if (!actions.length) {
       card.append(renderReadOnly(prompt.read_only_reason));
+      card.append(el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }));
     } else {
+      const hold = renderHold(prompt);
+      if (hold) card.append(hold);
+      const words = answerWords(prompt);
+      if (words.effect) card.append(el('p', { class: 'plan-effect', 'data-plan-effect': true, text: words.effect }));
       const bar = el('div', { class: 'actions', 'data-actions': true });
       if (actions.includes('deny')) {
         bar.append(el('input', { type: 'text', class: 'deny-message', 'data-deny-message': true, maxlength: 2000,
-          placeholder: 'Message with Deny (optional)', 'aria-label': 'Message for the agent, sent with Deny' }));
+          placeholder: words.message, 'aria-label': 'Message for the agent, sent with Deny' }));
       }
       const buttons = el('div', { class: 'buttons' });
-      const labels = { once: 'Allow once', answer: 'Send answer', deny: 'Deny' };
       for (const action of ['once', 'answer', 'deny']) {
         if (!actions.includes(action)) continue;
-        const button = el('button', { type: 'button', class: action, 'data-action': action, text: labels[action] });
-        button.addEventListener('click', () => act(action));
+        const button = el('button', { type: 'button', class: action, 'data-action': action, text: words[action] });
+        button.addEventListener('click', () => act(action, { button }));
         buttons.append(button);
       }
       const release = el('button', { type: 'button', class: 'release', 'data-action': 'release', text: 'Hand back to terminal' });
-      release.addEventListener('click', () => act('release'));
+      release.addEventListener('click', () => act('release', { button: release }));
       buttons.append(release);
       bar.append(buttons);
+      // One line kept under the buttons, whatever it says: what a tap there did (or why not),
+      // or how long until the buttons take one. Right where the finger is.
+      bar.append(el('div', { class: 'answer-line' },
+        el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }),
+        el('p', { class: 'settle', 'data-settle-note': true })));
       card.append(bar);
       card.append(el('p', { class: 'gate', 'data-gate-note': true, role: 'note' }));
       // The broader answer comes after the narrow ones, with its exact rule and what it matches.
       const suggestions = renderSuggestions(prompt, act);
       if (suggestions) card.append(suggestions);
     }
-    card.append(el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }));
+    // The rest of where it runs, last: the terminal pane and the id.
+    const more = el('dl', { class: 'where more' });
+    const pane = terminalWords(prompt.terminal);
+    if (pane) more.append(el('dt', { text: 'terminal' }), el('dd', { 'data-pane': true, text: visible(pane) }));
+    more.append(el('dt', { text: 'id' }), el('dd', { text: visible(prompt.short_id || prompt.id), title: prompt.id }));
+    card.append(more);
     updateGate(card);
     updateHold(card);
     return card;
+  }
+
+  // The words of a card's buttons. A plan's are the agent's own: approving it ends plan mode,
+  // and Claude Code goes on in the mode it had before planning (prePlanMode, else its default
+  // mode, which asks before each edit and command); denying keeps it planning.
+  function answerWords(prompt) {
+    const words = { once: 'Allow once', answer: 'Send answer', deny: 'Deny', message: 'Message with Deny (optional)', effect: '' };
+    if (prompt.kind !== 'plan') return words;
+    const agent = agentName(prompt.adapter);
+    words.once = 'Yes, approve the plan';
+    words.deny = 'No, keep planning';
+    words.message = `What ${agent} should change (optional)`;
+    words.effect = prompt.adapter === 'claude'
+      ? 'Approving ends plan mode: Claude Code starts on the plan in the mode it was in before planning (from its default mode, it still asks before each edit and command). “Keep planning” sends your words back and it plans again.'
+      : `Approving ends plan mode and ${agent} starts on the plan; “Keep planning” sends your words back.`;
+    return words;
   }
 
   // The answer the card's question form holds; throws with a message when one is missing.
@@ -512,5 +586,5 @@ const gatehouseCards = (() => {
       .map(visible).join(', ')).join('; ');
   }
 
-  return Object.freeze({ render, updateGate, updateHold, collectAnswer, describeAnswer, describeSuggestion, APPROVING });
+  return Object.freeze({ render, updateGate, updateHold, ended, collectAnswer, describeAnswer, describeSuggestion, APPROVING });
 })();

@@ -6,6 +6,11 @@
 // from this origin with the device token, which this script copies into this origin's
 // IndexedDB (a service worker cannot read localStorage) and deletes there when the page is no
 // longer paired; the worker deletes it too on a 401.
+//
+// The header says the state in a few words on one line (on, blocked by the browser, no push
+// service), and a line at the top of the page what to do about it, ntfy included, for wherever
+// Web Push cannot work. Every step after the person's permission has STEP_MS to finish: a push
+// service that cannot be reached says so instead of "asking" for ever.
 'use strict';
 (() => {
   const TOKEN_KEY = 'gatehouse-device-token';
@@ -71,15 +76,49 @@
     return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   }
 
-  function state(which, text) {
+  // How long a step after the person's permission may take (reaching the push service above
+  // all): a step that cannot finish says so instead of asking for ever.
+  const STEP_MS = 8000;
+
+  function within(promise, what) {
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(what), { late: true })), STEP_MS);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  // What to do where Web Push cannot work: ntfy calls the phone through a topic instead.
+  const NTFY = ['Or be called through ntfy instead: on the machine that runs gatehouse, put ',
+    '[notify] ntfy_url = "https://ntfy.sh/<a topic of yours>"',
+    ' in gatehouse\'s config.toml, and subscribe to that topic in the ntfy app.'];
+
+  // The notification state, in the header in a few words (`[data-notify-status]`, one line),
+  // with what to do about it at the top of the page (`[data-notify-help]`) when it is not on.
+  function state(which, short, help = '') {
     const button = $('[data-notify]');
     const status = $('[data-notify-status]');
     if (!button) return;
     button.dataset.notifyState = which;
+    // The header holds the button or the state's few words, never both.
+    button.hidden = which !== 'off';
     if (status) {
-      status.textContent = text || '';
-      status.hidden = !text;
+      status.textContent = short;
+      status.hidden = !short;
     }
+    const box = $('[data-notify-help]');
+    if (!box) return;
+    box.hidden = !help;
+    box.querySelector('[data-notify-retry]').hidden = which === 'unsupported';
+    const text = box.querySelector('[data-notify-help-text]');
+    text.replaceChildren(document.createTextNode(`${help} `), NTFY[0], Object.assign(document.createElement('code'), { textContent: NTFY[1] }), NTFY[2]);
+  }
+
+  // Why this page cannot use Web Push at all, or null when it can.
+  function unsupported() {
+    if (supported) return null;
+    if (!window.isSecureContext) return 'This page cannot use Web Push: the browser allows it only over HTTPS with a certificate it trusts (or on this very machine).';
+    return 'This browser has no Web Push.';
   }
 
   async function registration() {
@@ -88,44 +127,53 @@
   }
 
   async function turnOn() {
-    const button = $('[data-notify]');
-    button.disabled = true;
-    state('asking', 'Asking the browser…');
+    const cannot = unsupported();
+    if (cannot) {
+      state('unsupported', 'No Web Push here', cannot);
+      return;
+    }
+    state('asking', 'Asking…');
     try {
       const permission = await Notification.requestPermission();
-      if (permission !== 'granted') {
-        state('blocked', 'Notifications are blocked for this page (the browser\'s site settings can allow them).');
+      if (permission === 'denied') {
+        state('blocked', 'Blocked by the browser', 'Notifications are blocked for this page: allow them in the browser\'s site settings, then try again.');
         return;
       }
-      const info = await api('/api/push');
+      if (permission !== 'granted') {
+        state('blocked', 'Not allowed', 'Notifications were not allowed: try again and allow them.');
+        return;
+      }
+      const info = await within(api('/api/push'), 'gatehouse web did not answer');
       if (!info.ok || typeof info.json.public_key !== 'string') {
-        state('failed', `Push is not available: ${info.json.error || 'gatehouse web did not answer'}`);
+        state('failed', 'Push is off', `Push is not available: ${info.json.error || 'gatehouse web did not answer'}.`);
         return;
       }
       const key = bytesFromBase64url(info.json.public_key);
-      const worker = await registration();
-      let subscription = await worker.pushManager.getSubscription();
+      const worker = await within(registration(), 'the page\'s service worker did not start');
+      let subscription = await within(worker.pushManager.getSubscription(), 'the browser did not answer');
       const subscribedKey = subscription && subscription.options && subscription.options.applicationServerKey;
       if (subscription && subscribedKey && base64url(subscribedKey) !== info.json.public_key) {
-        await subscription.unsubscribe();
+        await within(subscription.unsubscribe(), 'the browser did not answer');
         subscription = null;
       }
       if (!subscription) {
-        subscription = await worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+        subscription = await within(worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }), 'no push service reachable');
       }
       const json = subscription.toJSON();
       await keepForWorker(token());
-      const reply = await api('/api/push/subscribe', { endpoint: json.endpoint, keys: json.keys });
+      const reply = await within(api('/api/push/subscribe', { endpoint: json.endpoint, keys: json.keys }), 'gatehouse web did not answer');
       if (!reply.ok) {
-        state('failed', `Not accepted: ${reply.json.error || `error ${reply.status}`}`);
+        state('failed', 'Not on', `Not accepted: ${reply.json.error || `error ${reply.status}`}.`);
         return;
       }
-      button.hidden = true;
       state('on', 'Notifications on');
     } catch (error) {
-      state('failed', `Could not turn notifications on: ${error && error.message ? error.message : error}`);
-    } finally {
-      button.disabled = false;
+      const why = error && error.message ? error.message : String(error);
+      if (error && error.late && why === 'no push service reachable') {
+        state('unreachable', 'No push service', `This browser could not reach its push service within ${STEP_MS / 1000} s (Web Push goes through the browser maker's servers; this network or phone may not reach them).`);
+      } else {
+        state('failed', 'Not on', `Could not turn notifications on: ${why}.`);
+      }
     }
   }
 
@@ -136,19 +184,19 @@
     if (!isPaired) {
       if (!token()) await keepForWorker(null);
       state('off', '');
+      button.hidden = true;
       return;
     }
-    if (!supported) return;
+    if (!supported) {
+      // The button stays: a tap says why Web Push cannot work here, and what can (ntfy).
+      state('off', '');
+      return;
+    }
     await keepForWorker(token());
     const info = await api('/api/push');
     if (!info.ok) return;
-    if ((info.json.services || []).length) {
-      button.hidden = true;
-      state('on', 'Notifications on');
-    } else {
-      button.hidden = false;
-      state('off', '');
-    }
+    if ((info.json.services || []).length) state('on', 'Notifications on');
+    else state('off', '');
   }
 
   // Brings the card of prompt `id` into view once it is on the page.
@@ -171,7 +219,11 @@
 
   document.addEventListener('DOMContentLoaded', () => {
     const button = $('[data-notify]');
-    if (button) button.addEventListener('click', () => { if (supported) turnOn(); });
+    if (button) button.addEventListener('click', turnOn);
+    const close = $('[data-notify-help-close]');
+    if (close) close.addEventListener('click', () => { $('[data-notify-help]').hidden = true; });
+    const retry = $('[data-notify-retry]');
+    if (retry) retry.addEventListener('click', turnOn);
     const app = $('[data-app]');
     if (app) {
       let last = null;
