@@ -340,6 +340,22 @@ impl Gateway {
         gateway
     }
 
+    /// Starts `gatehouse serve` in `sandbox` with `configure` applied to its command first (to
+    /// lower its open-file limit, or keep its stderr, say); its stdio is null unless `configure`
+    /// says otherwise.
+    pub fn start_with(sandbox: Sandbox, configure: impl FnOnce(&mut Command)) -> Self {
+        let mut command = sandbox.command(&["serve"]);
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        configure(&mut command);
+        let process = command.spawn().expect("gatehouse serve starts");
+        let gateway = Gateway { sandbox, process };
+        gateway.wait_until_up();
+        gateway
+    }
+
     fn spawn(sandbox: &Sandbox) -> Child {
         sandbox.spawn_quiet(&["serve"], Stdio::null())
     }

@@ -121,29 +121,32 @@ pub fn shown_id(prompt: &Prompt) -> String {
 }
 
 /// A prompt's agent, with the host it came from when that is not this machine:
-/// `claude@devbox`. Both are agent text, made visible.
-pub fn agent(prompt: &gatehouse_core::NewPrompt) -> String {
-    visible(&gatehouse_host_ipc::host::agent_at_host(
-        &prompt.adapter,
-        &prompt.host,
-    ))
-    .into_owned()
-}
-
-/// The host a prompt came from, as the gateway stamped it: `laptop (local)` for this machine
-/// (`local` for a prompt that names none), else the link's host. Agent text, made visible.
-pub fn host(prompt: &gatehouse_core::NewPrompt) -> String {
-    match remote_host(prompt) {
-        Some(remote) => remote,
-        None if prompt.host.is_empty() => "local".into(),
-        None => format!("{} (local)", truncate(&prompt.host, FOLDER_WIDTH)),
+/// `claude@devbox`. Both are agent text, made visible. Whether it is this machine is the
+/// gateway's `origin`, never the host's name.
+pub fn agent(prompt: &Prompt) -> String {
+    let adapter = visible(&prompt.prompt.adapter);
+    if prompt.is_local() {
+        adapter.into_owned()
+    } else {
+        format!("{adapter}@{}", truncate(&prompt.prompt.host, FOLDER_WIDTH))
     }
 }
 
-/// The host of a prompt from another machine, made visible; `None` for one from this machine.
-pub fn remote_host(prompt: &gatehouse_core::NewPrompt) -> Option<String> {
-    let own = gatehouse_host_ipc::host::own_host_name();
-    (!prompt.host.is_empty() && prompt.host != own).then(|| truncate(&prompt.host, FOLDER_WIDTH))
+/// The host a prompt came from, as the gateway stamped it: `laptop (local)` for this machine
+/// (`local` for a prompt that names none), else `remote:` and the link's host, which no name
+/// can turn into the other. Agent text, made visible.
+pub fn host(prompt: &Prompt) -> String {
+    match remote_host(prompt) {
+        Some(remote) => remote,
+        None if prompt.prompt.host.is_empty() => "local".into(),
+        None => format!("{} (local)", truncate(&prompt.prompt.host, FOLDER_WIDTH)),
+    }
+}
+
+/// `remote:` and the host of a prompt that did not come from this machine (its `origin`), made
+/// visible; `None` for one from this machine.
+pub fn remote_host(prompt: &Prompt) -> Option<String> {
+    (!prompt.is_local()).then(|| format!("remote:{}", truncate(&prompt.prompt.host, FOLDER_WIDTH)))
 }
 
 /// The widest folder shown in the table.
@@ -228,7 +231,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
             [
                 shown_id(prompt),
                 visible(&prompt.prompt.adapter).into_owned(),
-                host(&prompt.prompt),
+                host(prompt),
                 short_folder(&prompt.prompt.cwd),
                 visible(&prompt.prompt.tool).into_owned(),
                 age(now.millis_since(prompt.held_since)),
@@ -380,7 +383,7 @@ pub fn event_line(event: &Event, ids: &ShownIds) -> String {
                 "{}  added        {}  {} {}: {}",
                 prompt.created_at,
                 ids.of(prompt.id),
-                agent(&prompt.prompt),
+                agent(prompt),
                 visible(&prompt.prompt.tool),
                 truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
             );
@@ -430,7 +433,7 @@ pub fn what_was_answered(result: &gatehouse_host_ipc::protocol::StateResult) -> 
     };
     let header = format!(
         "{} {} {} is {}: {}",
-        agent(&prompt.prompt),
+        agent(prompt),
         visible(&prompt.prompt.tool),
         shown_id(prompt),
         result.state,

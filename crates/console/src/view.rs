@@ -160,7 +160,7 @@ fn render_list(
     // `claude@devbox` for prompts from other hosts: as wide as the widest, within reason.
     let agent_width = rows
         .iter()
-        .map(|row| output::agent(&row.prompt().prompt).chars().count())
+        .map(|row| output::agent(row.prompt()).chars().count())
         .max()
         .unwrap_or(0)
         .clamp(8, 24);
@@ -190,7 +190,7 @@ fn render_list(
             Row::Pending(prompt) => output::offered_actions(prompt),
         };
         let cells = vec![
-            Cell::from(output::agent(&prompt.prompt)),
+            Cell::from(output::agent(prompt)),
             Cell::from(keep_end(&visible(&prompt.prompt.cwd), folder_width)),
             Cell::from(visible(&prompt.prompt.tool).into_owned()),
             Cell::from(output::age(wall_now.millis_since(prompt.held_since))),
@@ -282,7 +282,7 @@ fn detail_lines(
             format!("{} ({})", visible(&adapter.name), visible(&adapter.adapter))
         });
     let session: String = prompt.prompt.session.chars().take(8).collect();
-    let from = output::remote_host(&prompt.prompt)
+    let from = output::remote_host(prompt)
         .map(|host| format!(" · from {host}"))
         .unwrap_or_default();
     lines.push(Line::raw(format!(

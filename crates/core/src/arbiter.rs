@@ -12,7 +12,7 @@ use thiserror::Error;
 use crate::adapter::Observation;
 use crate::answer::{Answer, Verdict};
 use crate::capability::{Action, AdapterCapabilities};
-use crate::prompt::{DecisionId, NewPrompt, Prompt, PromptState};
+use crate::prompt::{DecisionId, NewPrompt, Origin, Prompt, PromptState};
 use crate::short_id::{IdIndex, IdQuery, IdQueryError};
 use crate::time::Timestamp;
 
@@ -321,6 +321,7 @@ impl Arbiter {
             id,
             short_id: self.known_ids.short_id(id),
             prompt: new_prompt,
+            origin: Origin::default(),
             actions,
             state: PromptState::Pending,
             created_at: now,
@@ -372,6 +373,15 @@ impl Arbiter {
         prompt.hold_ends_at = Some(ends_at);
         prompt.after_hold = Some(after_hold);
         Some(prompt)
+    }
+
+    /// Notes on the live prompt `id` where it came from (see [`Origin`]: a prompt is registered
+    /// as remote until its gateway says otherwise). A prompt that is no longer live is left as
+    /// it was.
+    pub fn note_origin(&mut self, id: DecisionId, origin: Origin) {
+        if let Some(prompt) = self.live.get_mut(&id) {
+            prompt.origin = origin;
+        }
     }
 
     /// The prompts that are pending, oldest first, with their short ids as they are now.

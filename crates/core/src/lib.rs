@@ -31,8 +31,8 @@ pub use arbiter::{Arbiter, ArbiterError, Event, Outcome};
 pub use capability::{Action, ActionFlag, AdapterCapabilities, CapabilityRule};
 pub use extra::{Preview, PreviewFormat, PromptExtra, Suggestion, TerminalLocation};
 pub use prompt::{
-    CutNote, DecisionId, NewPrompt, Prompt, PromptKind, PromptState, Question, QuestionOption,
-    WhileHeld,
+    CutNote, DecisionId, NewPrompt, Origin, Prompt, PromptKind, PromptState, Question,
+    QuestionOption, WhileHeld,
 };
 pub use rule_match::RuleMatch;
 pub use short_id::{IdIndex, IdQuery, IdQueryError};

@@ -187,6 +187,20 @@ impl fmt::Display for PromptState {
     }
 }
 
+/// Where a prompt came from, as the gateway knows it from the socket its hook reached, never
+/// from anything the hook or its link says (a host name, a hello, a field of the prompt).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// The gateway's own socket, which only this machine's user reaches.
+    Local,
+    /// The hooks socket, which `gatehouse remote` forwards to other machines (and a container
+    /// may be given): the prompt's `host` is its link's name. What is not known to be local is
+    /// remote, so a prompt recorded by an older gateway reads as remote.
+    #[default]
+    Remote,
+}
+
 /// A prompt held by the arbiter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
@@ -198,6 +212,10 @@ pub struct Prompt {
     pub short_id: String,
     #[serde(flatten)]
     pub prompt: NewPrompt,
+    /// Where it came from, as the gateway stamped it from the connection (see [`Origin`]).
+    /// Front ends show a prompt as this machine's only when this says `local`.
+    #[serde(default)]
+    pub origin: Origin,
     /// The actions a front end may take; empty means read-only.
     pub actions: Vec<Action>,
     pub state: PromptState,
@@ -268,6 +286,11 @@ pub struct CutNote {
 impl Prompt {
     pub fn is_read_only(&self) -> bool {
         self.actions.is_empty()
+    }
+
+    /// Whether the gateway says it came from this machine (see [`Origin`]).
+    pub fn is_local(&self) -> bool {
+        self.origin == Origin::Local
     }
 }
 

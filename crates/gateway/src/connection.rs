@@ -4,12 +4,19 @@
 //! When the connection ends, every prompt its hook was holding is withdrawn: the agent killed
 //! the hook (the person answered in the terminal) or the hook crashed. Neither ever approves.
 //!
-//! Where a prompt comes from is the gateway's to say: every prompt's `host` is stamped from the
-//! connection, whatever the hook wrote. On the gateway's own socket it is this machine's name
-//! ([`crate::GatewayOptions::local_host`]); on the hooks socket it is the link's host, as the
-//! link's relay (`gatehouse remote`) named it in a `link.host` frame before anything else, and
-//! never this machine's name or an empty one, so a prompt from the hooks socket never looks local.
+//! Where a prompt comes from is the gateway's to say: every prompt's `origin` (`local` on the
+//! gateway's own socket, `remote` on the hooks socket; set in [`Gateway`]'s registration from the
+//! connection's owner) and `host` are stamped from the connection, whatever the hook wrote. On
+//! the gateway's own socket the host is this machine's name
+//! ([`crate::GatewayOptions::local_host`]); on the hooks socket it is the link's, as the link's
+//! relay (`gatehouse remote`) named it in a `link.host` frame before anything else, with every
+//! character outside a host name's escaped and a name that could be taken for this machine
+//! marked (`link_name`), so a prompt from the hooks socket never looks local.
+//!
+//! A hook is told only what it needs: its `hello` reply names the gateway and its protocol,
+//! never this machine's adapters or their probe evidence.
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -66,6 +73,30 @@ pub async fn serve_connection_with<S>(gateway: Arc<Gateway>, stream: S, roles: R
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
+    serve_connection_from(gateway, stream, roles, None).await;
+}
+
+/// Like [`serve_connection_with`], for a connection from the process `peer` (as the kernel names
+/// it; `None` when it cannot): on the hooks socket, a connection past the socket's or this
+/// peer's share of [`crate::Limits`] is told so (`over_limit`) and closed at once, a frame must
+/// end within its pace and the socket's budget of unfinished bytes, and a connection that holds
+/// no prompt and sends nothing for a while is closed.
+pub async fn serve_connection_from<S>(
+    gateway: Arc<Gateway>,
+    stream: S,
+    roles: Roles,
+    peer: Option<u32>,
+) where
+    S: AsyncRead + AsyncWrite + Send + 'static,
+{
+    let limits = gateway.options().limits;
+    let _seat = match roles {
+        Roles::Any => None,
+        Roles::HooksOnly => match gateway.hooks_socket_seat(peer) {
+            Ok(seat) => Some(seat),
+            Err(refusal) => return refuse_connection(stream, &refusal).await,
+        },
+    };
     gateway.connection_opened();
     let owner = Owner {
         connection: gateway.connection_number(),
@@ -88,8 +119,16 @@ where
         feed: None,
     };
     let mut frames = FrameReader::new(read_half);
+    if roles == Roles::HooksOnly {
+        frames = frames
+            .paced(limits.hooks_socket_frame_pace)
+            .within_budget(gateway.hooks_socket_frames());
+    }
     loop {
-        match frames.next_frame().await {
+        // A peer of the hooks socket that holds no prompt has no reason to stay silent long.
+        let idle = (roles == Roles::HooksOnly && !connection.waits_for_an_outcome())
+            .then_some(limits.hooks_socket_idle);
+        match frames.next_frame_within(idle).await {
             // Boxed, so that an idle connection (a hook waiting for its verdict) keeps only this
             // loop in memory, not room for the largest request handler.
             Ok(Some(frame)) => {
@@ -112,15 +151,58 @@ where
                     .await;
                 break;
             }
+            // The frame was read to its end and dropped; the connection goes on.
+            Err(error @ FrameError::OverBudget { .. }) => {
+                tracing::warn!("refused a frame on the hooks socket: {error}");
+                let message = format!(
+                    "{error}, unread; the prompt is not held here, and the agent's own terminal decides"
+                );
+                connection
+                    .send(&Response::failure(
+                        Value::Null,
+                        RpcError::new(ErrorCode::OverLimit, message),
+                    ))
+                    .await;
+            }
+            Err(error @ (FrameError::TooSlow { .. } | FrameError::Idle(_))) => {
+                tracing::info!("closing a hooks socket connection: {error}");
+                let message = format!("{error}; the connection is closed");
+                connection
+                    .send(&Response::failure(
+                        Value::Null,
+                        RpcError::new(ErrorCode::OverLimit, message),
+                    ))
+                    .await;
+                break;
+            }
             Err(FrameError::Io(error)) => {
                 tracing::debug!("a connection failed: {error}");
                 break;
             }
         }
     }
+    drop(frames);
     connection.close().await;
     let _ = tokio::time::timeout(CLOSING_FLUSH, writer).await;
     gateway.connection_closed();
+}
+
+/// Tells a connection the hooks socket has no place for why (`over_limit`, which a hook takes
+/// as final: the agent's own terminal decides), and closes it.
+async fn refuse_connection<S: AsyncWrite>(stream: S, refusal: &str) {
+    tracing::warn!("refused a connection on the hooks socket: {refusal}");
+    let message =
+        format!("{refusal}; the connection is closed, and the agent's own terminal decides");
+    let frame = encode_frame(&Response::failure(
+        Value::Null,
+        RpcError::new(ErrorCode::OverLimit, message),
+    ));
+    let mut stream = std::pin::pin!(stream);
+    let _ = tokio::time::timeout(CLOSING_FLUSH, async {
+        stream.write_all(&frame).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 /// Writes queued frames in order. Frames that are already queued go out together in one write,
@@ -301,12 +383,7 @@ impl Connection {
             method::HOOK_UNDELIVERED => needs(Role::Hook).and_then(|()| {
                 let IdParams { id } = params(request.params)?;
                 // Only the connection that holds the prompt may say it refused its verdict.
-                if !self.held.contains(&id) {
-                    return Err(RpcError::new(
-                        ErrorCode::NotFound,
-                        format!("this connection holds no prompt {id}"),
-                    ));
-                }
+                self.check_holds(id)?;
                 let state = self.gateway.refused_delivery(id)?;
                 Ok(to_value(StateResult {
                     id,
@@ -316,6 +393,8 @@ impl Connection {
             }),
             method::HOOK_DELIVERED => needs(Role::Hook).and_then(|()| {
                 let IdParams { id } = params(request.params)?;
+                // Only the connection that holds the prompt may say its verdict was delivered.
+                self.check_holds(id)?;
                 let state = self.gateway.confirm_delivery(id)?;
                 Ok(to_value(StateResult {
                     id,
@@ -329,6 +408,19 @@ impl Connection {
             )),
         };
         Some(reply)
+    }
+
+    /// Refuses a receipt for a prompt this connection does not hold (`not_found`, as for an id
+    /// nobody holds): another hook may not confirm or refuse someone else's verdict.
+    fn check_holds(&self, id: DecisionId) -> Result<(), RpcError> {
+        if self.held.contains(&id) {
+            Ok(())
+        } else {
+            Err(RpcError::new(
+                ErrorCode::NotFound,
+                format!("this connection holds no prompt {id}"),
+            ))
+        }
     }
 
     fn hello(&mut self, raw: Value) -> Reply {
@@ -372,10 +464,17 @@ impl Connection {
             name,
             hook_host,
         });
+        // A hook needs only to know it reached a gateway of its protocol: it is told nothing of
+        // this machine's adapters, their probe evidence or their versions (a peer on the hooks
+        // socket is another machine).
+        let adapters = match hello.role {
+            Role::Frontend => self.gateway.adapters(),
+            Role::Hook => Vec::new(),
+        };
         Ok(to_value(HelloResult {
             protocol: PROTOCOL_VERSION,
             server: self.gateway.options().server_name.clone(),
-            adapters: self.gateway.adapters(),
+            adapters,
         }))
     }
 
@@ -403,25 +502,9 @@ impl Connection {
     /// The host stamped on this connection's prompts (see the module's doc).
     fn stamped_host(&self) -> String {
         let local = &self.gateway.options().local_host;
-        if self.roles == Roles::Any {
-            return local.clone();
-        }
-        let named: String = self
-            .link_host
-            .as_deref()
-            .map(str::trim)
-            .filter(|name| !name.is_empty())
-            .unwrap_or("unnamed link")
-            .chars()
-            .take(MAX_HOST_CHARS)
-            .collect();
-        let looks_local = ["localhost", "local", local.as_str()]
-            .iter()
-            .any(|here| named.eq_ignore_ascii_case(here));
-        if looks_local {
-            format!("{named} (remote)")
-        } else {
-            named
+        match self.roles {
+            Roles::Any => local.clone(),
+            Roles::HooksOnly => link_name(self.link_host.as_deref(), local),
         }
     }
 
@@ -533,6 +616,13 @@ impl Connection {
         None
     }
 
+    /// Whether a `hook.hold` of this connection still waits for its outcome (the tasks of
+    /// those that ended are let go here).
+    fn waits_for_an_outcome(&mut self) -> bool {
+        self.tasks.retain(|task| !task.is_finished());
+        !self.tasks.is_empty()
+    }
+
     async fn close(self) {
         if let Some(host) = self
             .caller
@@ -548,6 +638,52 @@ impl Connection {
             task.abort();
         }
     }
+}
+
+/// The characters a link's name keeps as they are: those of host names and addresses.
+fn is_host_name_char(character: char) -> bool {
+    character.is_ascii_alphanumeric() || matches!(character, '.' | '-' | '_' | ':')
+}
+
+/// The host a link's prompts are stamped with, from the name its relay gave (`link.host`) and
+/// this machine's name `local`. Only the gateway's own words have spaces: every character of the
+/// name outside a host name's (spaces, brackets, escapes, anything beyond ASCII) is written as
+/// its `\u{hex}` escape, so no name can carry the marks front ends add (`NAME (local)`), and a
+/// name that could be taken for this machine says it is not.
+fn link_name(named: Option<&str>, local: &str) -> String {
+    let Some(named) = named.map(str::trim).filter(|name| !name.is_empty()) else {
+        return "unnamed link".into();
+    };
+    let mut name = String::new();
+    for character in named.chars().take(MAX_HOST_CHARS) {
+        if is_host_name_char(character) {
+            name.push(character);
+        } else {
+            let _ = write!(name, "\\u{{{:x}}}", character as u32);
+        }
+    }
+    if looks_like_this_machine(&name, local) {
+        name.push_str(" (not this machine)");
+    }
+    name
+}
+
+/// Whether a host name could be read as this machine's (`local`): the same name in any case,
+/// with or without a final dot, the same first label (`laptop.lan` beside `laptop`), or a name
+/// every machine has for itself.
+fn looks_like_this_machine(name: &str, local: &str) -> bool {
+    let bare = |name: &str| name.trim_end_matches('.').to_ascii_lowercase();
+    let first_label = |name: &str| bare(name).split('.').next().unwrap_or_default().to_owned();
+    let name = bare(name);
+    let own_names = [
+        "localhost",
+        "local",
+        "localhost.localdomain",
+        "127.0.0.1",
+        "::1",
+    ];
+    own_names.contains(&name.as_str())
+        || (!local.is_empty() && (name == bare(local) || first_label(&name) == first_label(local)))
 }
 
 /// Sends a subscriber every event; one that fell behind gets a fresh snapshot and carries on.

@@ -14,14 +14,15 @@ use gatehouse_host_ipc::now;
 
 use gatehouse_core::{
     AdapterCapabilities, Answer, Arbiter, ArbiterError, CutNote, DecisionId, Event, NewPrompt,
-    Observation, Outcome, Prompt, PromptState, RunningAgent, Timestamp, WhileHeld,
+    Observation, Origin, Outcome, Prompt, PromptState, RunningAgent, Timestamp, WhileHeld,
 };
 use tokio::sync::{broadcast, oneshot};
 
+use crate::admission::{Seat, SeatLimits, Seats};
 use crate::audit::{AuditLog, AuditRecord, DecisionRecord};
 use crate::capabilities::CapabilitySource;
 use crate::view::{self, CutLevel};
-use gatehouse_host_ipc::framing::encode_frame;
+use gatehouse_host_ipc::framing::{encode_frame, FrameBudget, FramePace};
 use gatehouse_host_ipc::protocol::{notification, HostConnections, Notification};
 
 /// How many events a subscriber may fall behind, by default, before it is sent a fresh snapshot
@@ -74,7 +75,8 @@ pub struct GatewayOptions {
 
 /// How much may be held at once, in prompts and in bytes of prompt content (JSON). A hold or
 /// registration past a limit is refused with `over_limit`, which the hook takes as final: the
-/// agent's own terminal decides.
+/// agent's own terminal decides. The hooks socket's peers are bounded too in what they hold open
+/// while they send: connections, unfinished frames, and time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// The largest prompt content: below a frame, so that `prompt.get` can always send it whole.
@@ -85,6 +87,16 @@ pub struct Limits {
     /// What every connection of the hooks socket together may hold.
     pub hooks_socket_prompts: usize,
     pub hooks_socket_bytes: usize,
+    /// The bytes of unfinished frames every connection of the hooks socket may hold together; a
+    /// frame past it is read to its end, dropped and refused (`over_limit`).
+    pub hooks_socket_unfinished_bytes: usize,
+    /// How long a frame on the hooks socket may take once started; past it the connection closes.
+    pub hooks_socket_frame_pace: FramePace,
+    /// How long a hooks socket connection that holds no prompt may send nothing before it closes.
+    pub hooks_socket_idle: Duration,
+    /// How many connections the hooks socket takes, and how many from one peer process.
+    pub hooks_socket_connections: usize,
+    pub hooks_socket_connections_per_peer: usize,
 }
 
 impl Default for Limits {
@@ -95,8 +107,53 @@ impl Default for Limits {
             connection_bytes: 24 * 1024 * 1024,
             hooks_socket_prompts: 256,
             hooks_socket_bytes: 48 * 1024 * 1024,
+            hooks_socket_unfinished_bytes: 32 * 1024 * 1024,
+            hooks_socket_frame_pace: FramePace {
+                first: Duration::from_secs(5),
+                per_mib: Duration::from_secs(2),
+            },
+            hooks_socket_idle: Duration::from_secs(30),
+            hooks_socket_connections: 512,
+            hooks_socket_connections_per_peer: 128,
         }
     }
+}
+
+impl Limits {
+    /// These limits for a process that may open `open_files` descriptors: the hooks socket takes
+    /// at most a quarter of them, and one peer half of that, so that its peers can never take
+    /// the descriptors the person's own socket needs.
+    #[must_use]
+    pub fn within_open_files(self, open_files: u64) -> Limits {
+        let quarter = usize::try_from(open_files / 4).unwrap_or(usize::MAX).max(2);
+        let connections = self.hooks_socket_connections.min(quarter);
+        Limits {
+            hooks_socket_connections: connections,
+            hooks_socket_connections_per_peer: self
+                .hooks_socket_connections_per_peer
+                .min((connections / 2).max(1)),
+            ..self
+        }
+    }
+}
+
+/// This process's limit on open files (its soft `RLIMIT_NOFILE`); 1,024 if it cannot be read.
+#[cfg(unix)]
+pub fn open_file_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the struct passed to it.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return 1_024;
+    }
+    limit.rlim_cur
+}
+
+#[cfg(not(unix))]
+pub fn open_file_limit() -> u64 {
+    1_024
 }
 
 /// Why the gateway refused a call.
@@ -177,6 +234,9 @@ pub struct Gateway {
     /// What each adapter's agent does while its hook holds a prompt, by adapter id, as the
     /// binary hands it over (see [`Gateway::describe_holds_with`]).
     while_held: std::sync::OnceLock<BTreeMap<String, WhileHeld>>,
+    /// The hooks socket's connections, and the bytes of their unfinished frames.
+    hooks_socket_seats: Arc<Seats>,
+    hooks_socket_frames: Arc<FrameBudget>,
 }
 
 /// A prompt a hook holds: as registered, the outcome to wait for, and whether it is only
@@ -200,7 +260,13 @@ impl Gateway {
         audit: Option<AuditLog>,
     ) -> Arc<Self> {
         let (events, _) = broadcast::channel(options.event_buffer.max(1));
+        let limits = options.limits;
         Arc::new(Gateway {
+            hooks_socket_seats: Seats::new(SeatLimits {
+                socket: limits.hooks_socket_connections,
+                peer: limits.hooks_socket_connections_per_peer,
+            }),
+            hooks_socket_frames: Arc::new(FrameBudget::new(limits.hooks_socket_unfinished_bytes)),
             state: Mutex::new(State {
                 arbiter: Arbiter::new(adapters),
                 waiters: HashMap::new(),
@@ -360,6 +426,7 @@ impl Gateway {
             id: prompt.id,
             short_id: prompt.short_id,
             prompt: copy.clone(),
+            origin: prompt.origin,
             actions: prompt.actions,
             state: prompt.state,
             created_at: prompt.created_at,
@@ -412,6 +479,17 @@ impl Gateway {
             state.hooks_socket.prompts -= 1;
             state.hooks_socket.bytes -= held.bytes;
         }
+    }
+
+    /// A place on the hooks socket for a connection from the process `peer` (see
+    /// [`crate::admission`]), or why there is none.
+    pub fn hooks_socket_seat(&self, peer: Option<u32>) -> Result<Seat, String> {
+        self.hooks_socket_seats.take(peer)
+    }
+
+    /// The budget the hooks socket's connections read their frames within.
+    pub fn hooks_socket_frames(&self) -> Arc<FrameBudget> {
+        Arc::clone(&self.hooks_socket_frames)
     }
 
     /// A new connection's number, for [`Owner`].
@@ -598,6 +676,17 @@ impl Gateway {
         };
         let mut prompt = prompt.clone();
         let mut events = events;
+        // Where it came from is the socket's to say: nothing the hook sent can make it local.
+        let origin = if owner.hooks_socket {
+            Origin::Remote
+        } else {
+            Origin::Local
+        };
+        state.arbiter.note_origin(prompt.id, origin);
+        prompt.origin = origin;
+        events[0] = Event::Added {
+            prompt: prompt.clone(),
+        };
         let cut = view::listed_copy(&prompt.prompt, bytes).map(|copy| {
             let (full_bytes, digest) = view::json_size_and_digest(&prompt.prompt);
             let note = CutNote {

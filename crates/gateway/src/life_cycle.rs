@@ -68,6 +68,7 @@ pub async fn run_until(
         socket: socket_path.display().to_string(),
         started_by: started_by.into(),
         local_host,
+        limits: crate::Limits::default().within_open_files(crate::open_file_limit()),
         ..GatewayOptions::default()
     };
     let audit = open_audit_log(state_dir.as_deref())?;

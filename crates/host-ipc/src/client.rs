@@ -262,7 +262,8 @@ impl<S: AsyncRead + AsyncWrite> Client<S> {
             Ok(Some(frame)) => Ok(frame),
             Ok(None) => Err(ClientError::Closed),
             Err(FrameError::Io(error)) => Err(ClientError::Io(error)),
-            Err(error @ FrameError::TooLarge { .. }) => Err(ClientError::Frame(error.to_string())),
+            // The client holds its reader to no pace or budget: only a frame too large.
+            Err(error) => Err(ClientError::Frame(error.to_string())),
         }
     }
 

@@ -13,8 +13,10 @@ use serde_json::Value;
 /// The protocol version this build speaks. `hello` refuses any other. Version 3: prompts in
 /// `list`, `subscribe` and events may be cut (`cut`), `prompt.get` fetches one in full, an
 /// approving `answer` of a cut prompt names what was seen (`seen`), the gateway stamps every
-/// prompt's `host`, and a link's relay names its host with `link.host`.
-pub const PROTOCOL_VERSION: u32 = 3;
+/// prompt's `host`, and a link's relay names its host with `link.host`. Version 4: every prompt
+/// says its `origin` (`local` or `remote`, from the socket it came through), which front ends
+/// must show; a hook's `hello` reply has no `adapters`; receipts only from the holding connection.
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Method names.
 pub mod method {
@@ -328,6 +330,8 @@ pub struct HelloResult {
     pub protocol: u32,
     /// The server's name and version, such as `gatehouse 0.1.0`.
     pub server: String,
+    /// Each adapter's capability flags, for a front end; a hook is told none (absent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub adapters: Vec<AdapterCapabilities>,
 }
 

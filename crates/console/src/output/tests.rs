@@ -28,6 +28,7 @@ fn prompt(id: &str, tool: &str, summary: &str, actions: Vec<Action>, age_seconds
             host: String::new(),
             extra: Default::default(),
         },
+        origin: gatehouse_core::Origin::Local,
         actions,
         state: PromptState::Pending,
         created_at: Timestamp(NOW.0 - age_seconds * 1_000),
@@ -310,15 +311,35 @@ fn event_lines_show_the_short_ids_they_have_learnt() {
 fn a_prompt_from_another_host_names_it_and_its_text_is_made_visible() {
     let mut remote = bash("01a22a7c-7184-7520-bb65-4d44b4eba60b", "make test", 5);
     remote.prompt.host = "devbox\x1b[8m".into();
+    remote.origin = gatehouse_core::Origin::Remote;
     let table = prompt_table(std::slice::from_ref(&remote), NOW);
     assert_inert(&table);
     assert_snapshot!(table, @r"
-    ID                                    AGENT   HOST         FOLDER         TOOL  AGE  ACTIONS    SUMMARY
-    01a22a7c-7184-7520-bb65-4d44b4eba60b  claude  devbox\e[8m  …/dev/project  Bash  5s   once,deny  make test
+    ID                                    AGENT   HOST                FOLDER         TOOL  AGE  ACTIONS    SUMMARY
+    01a22a7c-7184-7520-bb65-4d44b4eba60b  claude  remote:devbox\e[8m  …/dev/project  Bash  5s   once,deny  make test
     ");
     let added = event_line(&Event::Added { prompt: remote }, &ShownIds::default());
     assert_inert(&added);
     assert_snapshot!(added, @r"2026-11-30T03:13:28.000Z  added        01a22a7c-7184-7520-bb65-4d44b4eba60b  claude@devbox\e[8m Bash: make test");
+}
+
+/// Only the gateway's `origin` makes a prompt this machine's: a remote link named `laptop (local)`
+/// after this machine still shows `remote:`, and a local prompt shows `(local)` whatever its host.
+#[test]
+fn a_prompt_is_shown_as_this_machines_only_when_the_gateway_says_it_came_from_here() {
+    let own = gatehouse_host_ipc::host::own_host_name();
+    let mut remote = bash("01a22a7c-7184-7520-bb65-4d44b4eba60b", "make test", 5);
+    remote.prompt.host = format!("{own} (local)");
+    remote.origin = gatehouse_core::Origin::Remote;
+    let mut local = bash("01a22a7c-7184-7520-bb65-4d44b4eba60c", "make test", 5);
+    local.prompt.host = own.to_owned();
+    assert_eq!(host(&remote), format!("remote:{own} (local)"));
+    assert_eq!(agent(&remote), format!("claude@{own} (local)"));
+    assert_eq!(host(&local), format!("{own} (local)"));
+    assert_eq!(agent(&local), "claude");
+    let mut named_here = remote.clone();
+    named_here.prompt.host = own.to_owned();
+    assert_eq!(remote_host(&named_here), Some(format!("remote:{own}")));
 }
 
 #[test]

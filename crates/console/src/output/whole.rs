@@ -19,7 +19,7 @@ pub fn whole_prompt(prompt: &Prompt, now: Timestamp) -> String {
         &format!("{} ({})", super::shown_id(prompt), prompt.id),
     );
     field("agent:", &content.adapter);
-    field("host:", &super::host(content));
+    field("host:", &super::host(prompt));
     field("folder:", &content.cwd);
     field("session:", &content.session);
     field("kind:", content.kind.as_str());

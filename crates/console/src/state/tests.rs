@@ -39,6 +39,7 @@ pub fn permission(decision: &str, tool: &str, summary: &str, actions: Vec<Action
             host: String::new(),
             extra: Default::default(),
         },
+        origin: gatehouse_core::Origin::Local,
         actions,
         state: PromptState::Pending,
         created_at: Timestamp(1_796_008_400_000),

@@ -154,7 +154,7 @@ async fn garbage_gets_errors_and_the_connection_stays_usable() {
         ("[1,2]\n", "invalid_request"),
         ("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"list\"}\n", "invalid_request"),
         ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hello\",\"params\":{\"role\":7}}\n", "invalid_params"),
-        ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"hello\",\"params\":{\"protocol\":3,\"role\":\"frontend\"}}\n", "\"result\""),
+        ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"hello\",\"params\":{\"protocol\":4,\"role\":\"frontend\"}}\n", "\"result\""),
         ("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"frobnicate\"}\n", "method_not_found"),
         ("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"answer\",\"params\":{\"id\":\"nope\"}}\n", "invalid_params"),
         ("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"list\"}\n", "\"result\":[]"),

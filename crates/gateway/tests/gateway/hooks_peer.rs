@@ -485,7 +485,7 @@ async fn the_gateway_stamps_each_prompt_with_the_host_of_its_connection() {
     };
     assert_eq!(host_of("claims local"), "unnamed link");
     assert_eq!(host_of("linked"), "devbox");
-    assert_eq!(host_of("mimic"), "laptop (remote)");
+    assert_eq!(host_of("mimic"), "laptop (not this machine)");
     assert_eq!(host_of("local"), LOCAL_HOST);
     let status = front.status().await.unwrap();
     let counted: Vec<&str> = status
@@ -529,4 +529,133 @@ async fn a_link_is_named_only_by_the_first_frame_and_only_on_the_hooks_socket() 
     let mut own = Raw::open(&gateway, Roles::Any, &[link("devbox")]).await;
     assert!(own.next().await.unwrap()["error"].is_object());
     assert!(own.next().await.is_none());
+}
+
+/// A front end's raw view of the pending prompts, as `list --json` prints them.
+async fn listed_json(gateway: &Arc<Gateway>) -> Vec<Value> {
+    let mut front = Raw::open(
+        gateway,
+        Roles::Any,
+        &[
+            json!({"jsonrpc": "2.0", "id": 0, "method": "hello",
+                   "params": {"protocol": gatehouse_host_ipc::PROTOCOL_VERSION, "role": "frontend"}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "list"}),
+        ],
+    )
+    .await;
+    front.reply(1).await["result"]
+        .as_array()
+        .expect("a list")
+        .clone()
+}
+
+#[tokio::test]
+async fn every_prompt_says_where_it_came_from_by_its_socket_and_a_link_cannot_choose_a_name_that_looks_local(
+) {
+    let gateway = gateway();
+    let link =
+        |host: &str| json!({"jsonrpc": "2.0", "method": "link.host", "params": {"host": host}});
+    let mut peers = Vec::new();
+    for (command, name) in [
+        ("disguised", "laptop (local)"),
+        ("shouting", "LAPTOP."),
+        ("escaping", "dev\u{1b}[2Jbox\u{202e}"),
+        ("plain", "build-01.example.com"),
+    ] {
+        let mut peer = Raw::open(&gateway, Roles::HooksOnly, &[link(name), hello_hook()]).await;
+        peer.reply(0).await;
+        peer.send(&hold_request(1, &bash(command, 10))).await;
+        peers.push(peer);
+    }
+    // A local hook that claims another machine, and a prompt that claims to be local.
+    let local = tokio::spawn({
+        let stream = connection(&gateway, Roles::Any);
+        let mut prompt = bash("local", 10);
+        prompt.host = "devbox".into();
+        async move {
+            let mut hook =
+                Client::over_from_host(stream, Role::Hook, "local", Some("devbox")).await?;
+            hook.hold(prompt, Duration::from_secs(600)).await
+        }
+    });
+    let mut claims = Raw::hook_peer(&gateway).await;
+    let mut claimed = hold_request(1, &bash("claims", 10));
+    claimed["params"]["prompt"]["origin"] = json!("local");
+    claims.send(&claimed).await;
+    wait_for_pending(&gateway, 6).await;
+
+    let prompts = listed_json(&gateway).await;
+    let of = |command: &str| {
+        prompts
+            .iter()
+            .find(|prompt| prompt["summary"] == command)
+            .unwrap_or_else(|| panic!("{command} is listed: {prompts:?}"))
+            .clone()
+    };
+    assert_eq!(of("local")["origin"], "local");
+    assert_eq!(of("local")["host"], LOCAL_HOST);
+    for command in ["disguised", "shouting", "escaping", "plain", "claims"] {
+        assert_eq!(of(command)["origin"], "remote", "{command}");
+    }
+    assert_eq!(of("plain")["host"], "build-01.example.com");
+    assert_eq!(of("claims")["host"], "unnamed link");
+    // Only the gateway's own words have spaces: every character outside a host name's is escaped.
+    assert_eq!(of("disguised")["host"], "laptop\\u{20}\\u{28}local\\u{29}");
+    assert_eq!(of("escaping")["host"], "dev\\u{1b}\\u{5b}2Jbox\\u{202e}");
+    assert_eq!(of("shouting")["host"], "LAPTOP. (not this machine)");
+    local.abort();
+}
+
+#[tokio::test]
+async fn a_receipt_for_a_prompt_another_connection_holds_is_refused_and_changes_nothing() {
+    let gateway = gateway();
+    let holder = tokio::spawn({
+        let stream = connection(&gateway, Roles::HooksOnly);
+        async move {
+            let mut hook = Client::over(stream, Role::Hook, "holder").await.unwrap();
+            let held = hook
+                .hold(bash("make", 10), Duration::from_secs(600))
+                .await
+                .unwrap();
+            (hook, held)
+        }
+    });
+    wait_for_pending(&gateway, 1).await;
+    let mut front = frontend(&gateway).await;
+    let id = front.list().await.unwrap().remove(0).id;
+    front.answer(&id.to_string(), Answer::Once).await.unwrap();
+    let (mut hook, held) = holder.await.unwrap();
+    assert!(matches!(held.outcome, Outcome::Verdict { .. }));
+
+    for roles in [Roles::HooksOnly, Roles::Any] {
+        let mut other = Client::over(connection(&gateway, roles), Role::Hook, "other")
+            .await
+            .unwrap();
+        let refused = other
+            .confirm_delivery(id)
+            .await
+            .expect_err("only the connection that holds the prompt confirms it");
+        assert_eq!(refused.rpc_name(), Some("not_found"), "{refused}");
+    }
+    let confirmed = hook
+        .confirm_delivery(id)
+        .await
+        .expect("the holder's receipt is still awaited");
+    assert_eq!(confirmed.state, gatehouse_core::PromptState::Delivered);
+}
+
+#[tokio::test]
+async fn a_hook_learns_from_hello_only_the_gateways_name_and_protocol() {
+    let gateway = gateway();
+    for roles in [Roles::HooksOnly, Roles::Any] {
+        let mut hook = Raw::open(&gateway, roles, &[hello_hook()]).await;
+        let hello = hook.reply(0).await;
+        let result = hello["result"].as_object().expect("a result");
+        let mut fields: Vec<&str> = result.keys().map(String::as_str).collect();
+        fields.sort_unstable();
+        assert_eq!(fields, ["protocol", "server"], "{hello}");
+    }
+    // A front end on the person's own socket is told the adapters' flags as before.
+    let front = frontend(&gateway).await;
+    assert_eq!(front.hello().adapters.len(), 1);
 }

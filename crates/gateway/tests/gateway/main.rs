@@ -7,4 +7,5 @@ mod duplex;
 mod hold_ends;
 mod hook_session;
 mod hooks_peer;
+mod hooks_socket_limits;
 mod support;

@@ -456,9 +456,12 @@ const gatehouseCards = (() => {
     const input = prompt.input;
     const actions = prompt.actions || [];
     const host = typeof prompt.host === 'string' ? prompt.host : '';
-    const local = host !== '' && host === context.localHost;
+    // This machine's only when the gateway says so (from the socket it came through), never by
+    // the host's name, which a link chooses.
+    const origin = prompt.origin === 'local' ? 'local' : 'remote';
+    const local = origin === 'local';
     const card = el('article', {
-      class: 'prompt', 'data-prompt-id': prompt.id, 'data-state': prompt.state, tabindex: 0,
+      class: 'prompt', 'data-prompt-id': prompt.id, 'data-state': prompt.state, 'data-origin': origin, tabindex: 0,
       'data-answerable': actions.length ? 'true' : 'false',
       'aria-label': `${visible(prompt.adapter)} ${visible(prompt.tool)} prompt`,
     });
