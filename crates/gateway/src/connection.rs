@@ -675,13 +675,7 @@ fn looks_like_this_machine(name: &str, local: &str) -> bool {
     let bare = |name: &str| name.trim_end_matches('.').to_ascii_lowercase();
     let first_label = |name: &str| bare(name).split('.').next().unwrap_or_default().to_owned();
     let name = bare(name);
-    let own_names = [
-        "localhost",
-        "local",
-        "localhost.localdomain",
-        "127.0.0.1",
-        "::1",
-    ];
+    let own_names = ["localhost", "local", "localhost.localdomain"];
     own_names.contains(&name.as_str())
         || (!local.is_empty() && (name == bare(local) || first_label(&name) == first_label(local)))
 }
