@@ -585,16 +585,17 @@ fn off_loopback_plain_http_is_refused_and_a_self_signed_certificate_is_served() 
         fingerprint.starts_with("TLS certificate SHA-256 fingerprint: "),
         "{fingerprint}"
     );
-    let link = lines.next().unwrap().unwrap();
+    let said = lines.next().unwrap().unwrap();
+    assert!(said.starts_with("No pairing link printed"), "{said}");
+    let link = pair_link(&gateway);
     assert!(
-        link.contains("https://127.0.0.1:") && link.contains("/#pair="),
+        link.starts_with("https://127.0.0.1:") && link.contains("/#pair="),
         "{link}"
     );
     let cert = gateway
         .home()
         .join(".local/state/gatehouse/web-tls/cert.pem");
     assert!(cert.exists(), "the certificate is kept in the state folder");
-    let link = link.split_whitespace().last().unwrap().to_owned();
     if browser_available() {
         // `pair` checks that the token is in this origin's storage and no cookie is set.
         with_paired_browser(
