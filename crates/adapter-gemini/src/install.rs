@@ -19,10 +19,12 @@
 //! folder.
 //!
 //! Answerable, by the person's choice (`gatehouse install gemini --answerable`, after the price
-//! [`ANSWERABLE_PRICE`] is shown): the same hooks, plus a `BeforeTool` hook for
-//! `run_shell_command` that holds the prompt ([`GEMINI_ANSWER_HOOKS`], command
-//! `gatehouse hook gemini BeforeTool`, timeout [`BEFORE_TOOL_TIMEOUT_SECONDS`]), written first,
-//! then gatehouse's own policy file ([`crate::policy`]). Its command does not send stderr to
+//! [`ANSWERABLE_PRICE`] is shown): the same hooks, plus a `BeforeTool` hook for `run_shell_command`
+//! that holds the prompt ([`GEMINI_ANSWER_HOOKS`], command `gatehouse hook gemini BeforeTool`,
+//! timeout [`BEFORE_TOOL_TIMEOUT_SECONDS`], 24 days, so that Gemini never times it out before the
+//! hook's own deadline, even after Gemini was suspended), written first, then gatehouse's own
+//! policy file ([`crate::policy`]). Installing again writes the timeout anew; one an older
+//! gatehouse wrote is named by [`answer_hook_timeout_problem`]. Its command does not send stderr to
 //! `/dev/null`: should the gatehouse binary be gone, bash's "No such file or directory" on stderr
 //! with exit 127 is what makes Gemini 0.61.0 block the call rather than run it. Uninstalling
 //! removes the policy first, then the hooks; a plain `install` (watched) removes both too. The
@@ -99,9 +101,25 @@ const fn gemini_entry(name: &'static str) -> EntryStyle {
 /// Hook" meanwhile, so a prompt is held for minutes at most.
 pub const ANSWER_WITHIN_SECONDS: u64 = 180;
 
-/// The `timeout` of the answerable `BeforeTool` hook: well after the hook's own deadline, since
-/// a hook that Gemini times out lets the call run unasked.
-pub const BEFORE_TOOL_TIMEOUT_SECONDS: u64 = ANSWER_WITHIN_SECONDS + 60;
+/// The longest `timeout` Gemini CLI 0.61.0 can apply, in milliseconds: it passes the value to
+/// Node's `setTimeout`, which takes at most 2^31 - 1 ms (24.8 days) and fires any longer delay
+/// after 1 ms (with only a `TimeoutOverflowWarning`), so that a larger timeout would let every
+/// shell command run unasked at once. Gemini's settings schema sets no bound of its own.
+pub const GEMINI_LONGEST_TIMEOUT_MS: u64 = 2_147_483_647;
+
+/// The `timeout` of the answerable `BeforeTool` hook: 24 days, as long as Gemini can wait and
+/// a round number below [`GEMINI_LONGEST_TIMEOUT_MS`], so that it never decides in practice and
+/// the hook's own deadline ([`ANSWER_WITHIN_SECONDS`]) always does. A hook that Gemini times out
+/// lets the call run unasked, and Gemini's timer is Node's `setTimeout`: while Gemini's whole
+/// process group is stopped (its own Ctrl+Z stops the hook with it) neither can act, and on
+/// SIGCONT Node fires an overdue timer at once, racing the hook's answer. A timeout of minutes
+/// (240 s, what gatehouse wrote before) is overdue after such a pause; 24 days never is.
+pub const BEFORE_TOOL_TIMEOUT_SECONDS: u64 = 24 * 24 * 60 * 60;
+
+// Written in milliseconds, the timeout must stay within what Node can wait (a longer one runs
+// every shell command unasked after 1 ms), and days beyond the hook's own deadline.
+const _: () = assert!(BEFORE_TOOL_TIMEOUT_SECONDS * 1000 <= GEMINI_LONGEST_TIMEOUT_MS);
+const _: () = assert!(BEFORE_TOOL_TIMEOUT_SECONDS >= 20 * 86_400 + ANSWER_WITHIN_SECONDS);
 
 /// The suffix of the answerable hook's command, which names its event so that the hook knows,
 /// before it reads anything, that it must answer (see [`gatehouse_core::WithoutVerdict`]).
@@ -127,7 +145,7 @@ pub const GEMINI_ANSWER_HOOKS: AgentHooks =
         .with_entry(gemini_entry(ANSWER_ENTRY_NAME));
 
 /// What `gatehouse install gemini --answerable` costs, said before it is done.
-pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, the hook disabled by name with /hooks disable or hooksConfig.disabled, in ~/.gemini/settings.json, the system settings or a project's .gemini/settings.json, or the hook removed from settings.json while the policy stays). gatehouse refuses and warns where it can see this (`gatehouse status` run in a project folder checks that project), but it cannot stop a project from doing it. gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s), well before Gemini's timeout (240 s); what it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks; while any file is at the policy's path (one you edited, say) the BeforeTool hook stays, and you are told to remove that file by hand.";
+pub const ANSWERABLE_PRICE: &str = "Answerable Gemini CLI has a price. gatehouse writes its own Gemini policy (~/.gemini/policies/gatehouse.toml) that allows run_shell_command, so Gemini no longer shows its own dialog for shell commands: gatehouse's BeforeTool hook decides each one (from gatehouse, or by handing it back to Gemini's dialog). With that policy, Gemini runs a shell command UNASKED whenever that hook does not answer properly: if it is killed, times out, crashes, prints nothing or bad JSON, or hooks are turned off (hooksConfig.enabled false, the hook disabled by name with /hooks disable or hooksConfig.disabled, in ~/.gemini/settings.json, the system settings or a project's .gemini/settings.json, or the hook removed from settings.json while the policy stays). gatehouse refuses and warns where it can see this (`gatehouse status` run in a project folder checks that project), but it cannot stop a project from doing it. gatehouse's hook answers `ask` (Gemini's own dialog) on every failure it can see, with the gateway down or stuck, and at its own deadline (180 s, counting any time Gemini is suspended with Ctrl+Z or the machine sleeps); Gemini's timeout for it is set to 24 days so that it never decides first. What it cannot cover is its own sudden death (SIGKILL, out of memory). Gemini still asks for the commands it treats as dangerous (rm -f, ...), even after an answer from gatehouse. `gatehouse uninstall gemini` removes the policy first, then the hooks; while any file is at the policy's path (one you edited, say) the BeforeTool hook stays, and you are told to remove that file by hand.";
 
 /// The settings file Gemini CLI reads for this user: `$GEMINI_CLI_HOME/.gemini/settings.json`,
 /// else `~/.gemini/settings.json`.
@@ -241,6 +259,52 @@ pub fn answer_hook_installed(path: &Path) -> bool {
         .flatten()
         .filter_map(|entry| entry.get("command").and_then(Value::as_str))
         .any(|command| GEMINI_ANSWER_HOOKS.is_gatehouse_command(command))
+}
+
+/// What is wrong with the `timeout` of gatehouse's answerable hook in the settings at `path`,
+/// if it is there: Gemini would time the hook out, and run the shell command unasked, before the
+/// hook has answered. No timeout (Gemini's default is 60 s), one shorter than
+/// [`BEFORE_TOOL_TIMEOUT_SECONDS`] (an older gatehouse wrote 240 s: overdue after Gemini was
+/// suspended past it, with Ctrl+Z), or one longer than Node can wait (fired after 1 ms). Such a
+/// hook is not answerable ([`crate::Gemini`]) until `gatehouse install gemini --answerable`
+/// writes it again. `None` when the timeout is right, or the hook is not in the file.
+pub fn answer_hook_timeout_problem(path: &Path) -> Option<String> {
+    let settings = read_settings(path)?;
+    let timeouts: Vec<Option<&Value>> = settings
+        .pointer(&format!("/hooks/{ANSWER_EVENT}"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter(|entry| {
+            entry
+                .get("command")
+                .and_then(Value::as_str)
+                .is_some_and(|command| GEMINI_ANSWER_HOOKS.is_gatehouse_command(command))
+        })
+        .map(|entry| entry.get("timeout"))
+        .collect();
+    let wanted = BEFORE_TOOL_TIMEOUT_SECONDS * 1000;
+    let problem = timeouts.into_iter().find_map(|timeout| {
+        let Some(timeout) = timeout else {
+            return Some("has no timeout, so Gemini's default of 60 s applies".to_owned());
+        };
+        let problem = match timeout.as_f64() {
+            Some(milliseconds) if milliseconds > GEMINI_LONGEST_TIMEOUT_MS as f64 => format!(
+                "has a timeout of {timeout} ms, longer than Node can wait, so Gemini times the hook out after 1 ms"
+            ),
+            Some(milliseconds) if milliseconds >= wanted as f64 => return None,
+            Some(_) => format!("has a timeout of {timeout} ms (an older gatehouse wrote 240000)"),
+            None => format!("has a timeout that is not a number ({timeout})"),
+        };
+        Some(problem)
+    })?;
+    Some(format!(
+        "gatehouse's BeforeTool hook in {} {problem}: Gemini would time it out, and run the shell command unasked, if Gemini is suspended (Ctrl+Z) or starved past it; run `gatehouse install gemini --answerable` to write it again (timeout {} days)",
+        path.display(),
+        BEFORE_TOOL_TIMEOUT_SECONDS / 86_400
+    ))
 }
 
 fn read_settings(path: &Path) -> Option<Value> {
@@ -501,7 +565,7 @@ pub fn install_answerable_file(
         ));
     }
     let notes = vec![
-        format!("Gemini CLI runs `{answer_command}` before each shell command (timeout {BEFORE_TOOL_TIMEOUT_SECONDS} s); it answers within {ANSWER_WITHIN_SECONDS} s."),
+        format!("Gemini CLI runs `{answer_command}` before each shell command (timeout {} days, so that Gemini never times it out first); it answers within {ANSWER_WITHIN_SECONDS} s.", BEFORE_TOOL_TIMEOUT_SECONDS / 86_400),
         "Shell commands are shown read-only until `gatehouse probe gemini` passes for the installed Gemini CLI version; until then, and whenever gatehouse has no answer, the hook hands each one to Gemini's own dialog.".to_owned(),
     ];
     Ok(InstallOutcome {

@@ -22,7 +22,10 @@
 //! out, is killed, exits 1, prints bad JSON or nothing, or is disabled lets the call run
 //! unasked. So the hook never prints nothing: [`Adapter::without_verdict`] makes it print
 //! [`verdict::NO_VERDICT`] (`ask`) on every path without a verdict, and at its own deadline
-//! ([`install::ANSWER_WITHIN_SECONDS`]), well before the hook timeout the installer writes. A
+//! ([`install::ANSWER_WITHIN_SECONDS`], counting the time the hook is stopped, starved or
+//! asleep), long before the hook timeout the installer writes (24 days, so that Gemini's timer is
+//! never overdue when Gemini is continued after a Ctrl+Z; settings with a shorter one are not
+//! answerable until installed again). A
 //! shell command's BeforeTool prompt is offered once and deny only while the probe record passed
 //! for the running version and gatehouse's policy is in place; otherwise the hook answers `ask`
 //! at once without registering it, and Gemini's dialog is watched as before.
@@ -149,12 +152,13 @@ impl GatedAgent for Gemini {
         }) {
             return Some(danger);
         }
-        policy_not_installed()
+        policy_not_installed().or_else(hook_timeout_outdated)
     }
 
-    /// Where the hook runs: gatehouse's policy must be where this Gemini reads it.
+    /// Where the hook runs: gatehouse's policy must be where this Gemini reads it, and Gemini's
+    /// timeout for the hook must be the one that never decides before the hook does.
     fn running_not_answerable(&self) -> Option<String> {
-        policy_not_installed()
+        policy_not_installed().or_else(hook_timeout_outdated)
     }
 
     /// A shell command's BeforeTool prompt that nothing would be offered for is nothing for
@@ -174,6 +178,13 @@ impl GatedAgent for Gemini {
 fn policy_not_installed() -> Option<String> {
     (!policy::default_path().is_some_and(|path| policy::is_installed(&path)))
         .then(|| NO_POLICY_REASON.into())
+}
+
+/// [`install::answer_hook_timeout_problem`] for the user's settings: an answerable hook whose
+/// Gemini timeout could come before the hook's own deadline (one an older gatehouse wrote) is not
+/// answerable, so the hook hands each command to Gemini's dialog at once.
+fn hook_timeout_outdated() -> Option<String> {
+    install::answer_hook_timeout_problem(&install::default_settings_path()?)
 }
 
 /// Gemini's capability flags with no probe: every action exists, none is verified.

@@ -466,3 +466,73 @@ fn an_edited_policy_keeps_the_hook_that_makes_it_safe() {
         assert!(!answer_hook_installed(&settings));
     }
 }
+
+/// Node's `setTimeout` fires any delay above 2^31 - 1 ms after 1 ms: Gemini's timeout for the
+/// answerable hook is below that, and days beyond the hook's own deadline.
+#[test]
+fn geminis_timeout_for_the_answerable_hook_is_within_what_node_can_wait_and_never_comes_first() {
+    let written = TimeoutUnit::Milliseconds.written(BEFORE_TOOL_TIMEOUT_SECONDS);
+    assert!(written <= GEMINI_LONGEST_TIMEOUT_MS, "{written}");
+    assert_eq!(GEMINI_LONGEST_TIMEOUT_MS, i32::MAX as u64);
+    // And days beyond the hook's deadline, as the module's constant assertion says.
+    assert!(written / 1000 > 1_000 * ANSWER_WITHIN_SECONDS, "{written}");
+}
+
+/// Sets the `timeout` of gatehouse's answerable entry in the settings at `path` (`None` removes
+/// it).
+fn set_answer_timeout(path: &Path, timeout: Option<Value>) {
+    let mut settings = written(path);
+    for group in settings["hooks"][ANSWER_EVENT].as_array_mut().unwrap() {
+        for entry in group["hooks"].as_array_mut().unwrap() {
+            if entry["name"] == ANSWER_ENTRY_NAME {
+                match &timeout {
+                    Some(timeout) => entry["timeout"] = timeout.clone(),
+                    None => {
+                        entry.as_object_mut().unwrap().remove("timeout");
+                    }
+                }
+            }
+        }
+    }
+    fs::write(path, pretty(&settings)).unwrap();
+}
+
+/// Settings written by an older gatehouse (240 s), with no timeout (Gemini's 60 s), or with one
+/// Node cannot wait (1 ms) are named, and installing again writes the timeout anew.
+#[test]
+fn a_short_missing_or_overflowing_timeout_is_named_until_installed_again() {
+    let (_folder, settings, _policy) = answerable_home();
+    assert_eq!(
+        answer_hook_timeout_problem(&settings),
+        None,
+        "not installed"
+    );
+    install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
+    assert_eq!(answer_hook_timeout_problem(&settings), None);
+    for (timeout, said) in [
+        (Some(json!(240_000)), "240000 ms (an older gatehouse"),
+        (None, "no timeout"),
+        (Some(json!(2_147_483_648_u64)), "after 1 ms"),
+        (Some(json!("2073600000")), "not a number"),
+        (Some(json!(0)), "0 ms"),
+    ] {
+        set_answer_timeout(&settings, timeout.clone());
+        let problem = answer_hook_timeout_problem(&settings)
+            .unwrap_or_else(|| panic!("{timeout:?} is named"));
+        assert!(problem.contains(said), "{timeout:?}: {problem}");
+        assert!(
+            problem.contains("run `gatehouse install gemini --answerable`"),
+            "{problem}"
+        );
+        let upgraded = install_answerable_file(&settings, Path::new(PROGRAM), &[]).unwrap();
+        assert!(
+            upgraded
+                .changes
+                .iter()
+                .any(|change| change.contains("BeforeTool")),
+            "{:?}",
+            upgraded.changes
+        );
+        assert_eq!(answer_hook_timeout_problem(&settings), None, "{timeout:?}");
+    }
+}
