@@ -3,6 +3,17 @@
 //! ending the call by itself, or the deadline. A verdict is printed only if the hook's own
 //! adapter offers its action for this prompt and this running agent (defence in depth: the
 //! gateway checks the same rule on the same record), and confirmed only once printed.
+//!
+//! And only within the hook's deadline, the hold's end and [`LATE_AFTER_THE_WAIT`], on the hook's
+//! [`crate::clock`] (from when the hook's process started, as its agent's timer runs): every
+//! installer sets an agent's own hook timeout well beyond that, but a hook that was stopped (its
+//! agent's Ctrl+Z stops the hook with it), starved or asleep may find a verdict waiting when it
+//! runs again, after its agent gave up on it (Codex and Copilot CLI end the hook and show their own
+//! prompt, Qwen Code shows its dialog and ignores a later answer). Such a verdict is not printed:
+//! the agent decides, as without gatehouse, and the gateway marks it unconfirmed when the hook
+//! leaves without a receipt. One printed past the deadline (the hook paused between its check and
+//! its print) is not confirmed either, and a hook that runs only after its hold should have ended
+//! holds nothing.
 
 use std::time::Duration;
 
@@ -11,22 +22,28 @@ use gatehouse_host_ipc::hook_session::{Connector, Held, HookSession};
 use gatehouse_host_ipc::now;
 use tokio::time::Instant;
 
+use crate::clock::Deadline;
 use crate::input::ReadEvent;
 use crate::HookFailure;
 
 /// How often a held prompt's [`gatehouse_core::CancellationCheck`] runs.
 const CANCELLATION_CHECK_EVERY: Duration = Duration::from_millis(500);
 
+/// How long after the hold's wait a verdict may still come and be delivered: the gateway's own
+/// grace for an answer that comes as the hold ends. Every agent's hook timeout is later still.
+pub const LATE_AFTER_THE_WAIT: Duration = Duration::from_secs(2);
+
 /// How long a watched-only prompt stays listed without news of it.
 const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
-/// Hands `read` to the gateway through `session` and prints a verdict, if one comes within
-/// `wait`, with `print` (which returns whether it printed: the hook's stdout is written once).
+/// Hands `read` to the gateway through `session` and prints a verdict, if one comes before
+/// `hold_until` (the binary's is its wait after the hook's process started), with `print` (which
+/// returns whether it printed: the hook's stdout is written once).
 pub async fn deliver<C: Connector>(
     adapter: &dyn Adapter,
     read: ReadEvent,
     session: &HookSession<C>,
-    wait: Duration,
+    hold_until: Deadline,
     print: &dyn Fn(&str) -> std::io::Result<bool>,
 ) -> Result<(), HookFailure> {
     let ReadEvent {
@@ -34,7 +51,7 @@ pub async fn deliver<C: Connector>(
         cancellation,
     } = read;
     let observed_at = now();
-    let deadline = Instant::now() + wait;
+    let delivered_within = hold_until.later_by(LATE_AFTER_THE_WAIT);
     let (prompt, watch_if_read_only) = match event {
         HookEvent::Ignore => return Ok(()),
         HookEvent::Observe(observation) => {
@@ -53,6 +70,14 @@ pub async fn deliver<C: Connector>(
             hold: HoldMode::WhileActionable,
         } => (prompt, true),
     };
+    // A hook that runs only after its wait was over (stopped or starved as it started) holds
+    // nothing: its agent may have given up on it already.
+    let Some(wait) = hold_until.remaining() else {
+        return Err(HookFailure::PausedBeforeHolding(
+            hold_until.passed_by().unwrap_or_default(),
+        ));
+    };
+    let deadline = Instant::now() + wait;
     // What the hook knows of the agent that runs it, when what is offered depends on it: the
     // gateway applies the unlock rule for that agent, and so does the check below.
     let agent = adapter.running_agent(&prompt);
@@ -98,10 +123,18 @@ pub async fn deliver<C: Connector>(
             tool: gatehouse_core::text::visible(&prompt.tool).to_string(),
         });
     }
+    // A verdict that comes past the deadline is dropped with its connection: no receipt, so the
+    // gateway marks it unconfirmed.
+    if let Some(late) = delivered_within.passed_by() {
+        return Err(HookFailure::PausedPastDeadline(late));
+    }
     let rendered = adapter.render_verdict(&prompt, verdict);
     if !print(&rendered).map_err(HookFailure::CannotWrite)? {
         // The deadline's output went first; no receipt, so the gateway marks it unconfirmed.
         return Err(HookFailure::DeadlinePassed);
+    }
+    if let Some(late) = delivered_within.passed_by() {
+        return Err(HookFailure::PrintedPastDeadline(late));
     }
     Ok(held.confirm().await?)
 }

@@ -13,6 +13,11 @@
 //! "no verdict" output instead of nothing, on every path that printed no verdict, panics and
 //! signals included ([`without_verdict`]).
 //!
+//! A verdict is delivered only within the hook's deadline on its own [`clock`], which counts
+//! the time the hook is stopped, starved or asleep: past it the agent may have given up on its
+//! hook (its own timeout), so a verdict that comes later is not printed, and one printed later is
+//! not confirmed ([`deliver`]).
+//!
 //! If the gateway goes away while a prompt is held, the hook keeps waiting and registers the
 //! prompt again when a gateway is back; an observation that finds no gateway is spooled. All of
 //! that is the client's ([`gatehouse_host_ipc::hook_session`]).
@@ -22,6 +27,7 @@
 //! the failure. [`input::read_event`] and [`deliver::deliver`] are the same steps over any
 //! reader and any [`Connector`], for tests and benchmarks in-process.
 
+pub mod clock;
 pub mod deliver;
 pub mod input;
 pub mod output;
@@ -74,6 +80,12 @@ pub enum HookFailure {
     CannotWrite(std::io::Error),
     #[error("the hook's deadline passed as the verdict came; the agent decides")]
     DeadlinePassed,
+    #[error("the hook ran only {:.1} s after its hold should have ended (it was stopped, starved or asleep as it started): its agent may have given up on it by now, so nothing was held and the agent's own dialog decides", .0.as_secs_f64())]
+    PausedBeforeHolding(Duration),
+    #[error("the verdict came {:.1} s after the hook's deadline (the hook was stopped, starved or asleep): the agent may have given up on its hook by now, so it was not delivered and the agent's own dialog decides", .0.as_secs_f64())]
+    PausedPastDeadline(Duration),
+    #[error("the verdict was printed {:.1} s after the hook's deadline (the hook was stopped, starved or asleep meanwhile): the agent may have given up on its hook, so its delivery is not confirmed", .0.as_secs_f64())]
+    PrintedPastDeadline(Duration),
 }
 
 /// Where the gateway is and how long a held prompt waits for it.
@@ -107,12 +119,14 @@ pub fn handle(
         host: gatehouse_host_ipc::host::own_host_name().to_owned(),
     };
     let (session, wait) = session_for(adapter, event_name, connector, spool, wait);
+    // The agent's own timer started as it ran the hook: the wait counts from then.
+    let hold_until = clock::Deadline::after_the_process_started(wait);
     runtime
         .block_on(deliver::deliver(
             adapter,
             read,
             &session,
-            wait,
+            hold_until,
             &output::print_once,
         ))
         .map_err(|failure| named_socket(failure, &socket))

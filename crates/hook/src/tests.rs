@@ -108,7 +108,8 @@ async fn hold_and_answer(
     let session = HookSession::new(InProcess(gateway.clone()), None, |_| {});
     let read = read_event(&agent, None, br#"{"command": "make"}"#.as_slice()).unwrap();
     let print = printed.print();
-    let hook = deliver(&agent, read, &session, Duration::from_secs(600), &print);
+    let hold_until = crate::clock::Deadline::after(Duration::from_secs(600));
+    let hook = deliver(&agent, read, &session, hold_until, &print);
     let answering = async {
         let mut final_state = None;
         while final_state.is_none() {
