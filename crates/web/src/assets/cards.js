@@ -62,6 +62,10 @@ const gatehouseCards = (() => {
         const words = Array.isArray(rule.words) ? rule.words.map(String) : [];
         return `every ${rule.tool} command whose words begin with ${words.map(code).join(' ')} (that command, or it followed by more words, such as ${code(`${words.join(' ')} --force ...`)})`;
       }
+      case 'warned': {
+        const inner = rule.rule && typeof rule.rule === 'object' ? describeRule(rule.rule) : null;
+        return inner === null ? null : `${inner}. ${rule.warning}`;
+      }
       case 'next_session': {
         const inner = rule.rule && typeof rule.rule === 'object' ? describeRule(rule.rule) : null;
         return inner === null ? null : `${inner}, from your next ${rule.agent} session on; this session will still ask`;
