@@ -21,7 +21,7 @@ const ASK: &str = "{\"decision\":\"ask\"}\n";
 /// Generous, for a busy machine; the hook's own budgets are 2 s per call.
 const DEADLINE: Duration = Duration::from_secs(30);
 
-fn before_tool() -> Vec<u8> {
+pub(crate) fn before_tool() -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "crates/adapter-gemini/tests/data/gemini-cli-0.61.0/BeforeTool.shell-policy-allow.json",
     );
@@ -30,12 +30,12 @@ fn before_tool() -> Vec<u8> {
 
 /// A sandbox where Gemini is answerable: `install gemini --answerable --yes` (the policy in its
 /// HOME), a passing probe record for 0.61.0, and a `gemini` on the hook's PATH that says 0.61.0.
-struct Answerable {
+pub(crate) struct Answerable {
     bin: PathBuf,
 }
 
 impl Answerable {
-    fn prepare(sandbox: &Sandbox) -> Answerable {
+    pub(crate) fn prepare(sandbox: &Sandbox) -> Answerable {
         let output = sandbox.run(&["install", "gemini", "--answerable", "--yes"]);
         assert!(
             output.status.success(),
@@ -62,7 +62,7 @@ impl Answerable {
         Answerable { bin }
     }
 
-    fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         format!("{}:/usr/bin:/bin", self.bin.display())
     }
 }
