@@ -7,6 +7,7 @@ use clap::builder::PossibleValuesParser;
 use gatehouse_adapter_claude::ClaudeAdapter;
 use gatehouse_adapter_codex::CodexAdapter;
 use gatehouse_adapter_copilot::CopilotAdapter;
+use gatehouse_adapter_droid::DroidAdapter;
 use gatehouse_adapter_gemini::GeminiAdapter;
 use gatehouse_adapter_opencode::OpenCodeAdapter;
 use gatehouse_adapter_qwen::QwenAdapter;
@@ -20,7 +21,8 @@ pub fn registry() -> AdapterRegistry {
         Arc::new(GeminiAdapter::new(state.clone())),
         Arc::new(CopilotAdapter::new(state.clone())),
         Arc::new(OpenCodeAdapter::new(state.clone())),
-        Arc::new(QwenAdapter::new(state)),
+        Arc::new(QwenAdapter::new(state.clone())),
+        Arc::new(DroidAdapter::new(state)),
     ];
     let mut registry = AdapterRegistry::new();
     for adapter in adapters {
@@ -62,7 +64,7 @@ mod tests {
         for id in ["claude", "opencode"] {
             assert_eq!(while_held(id), Some(WhileHeld::OwnPromptStaysLive), "{id}");
         }
-        for id in ["codex", "qwen", "copilot", "gemini"] {
+        for id in ["codex", "qwen", "copilot", "gemini", "droid"] {
             assert_eq!(while_held(id), Some(WhileHeld::OwnDialogAfterHold), "{id}");
         }
     }
