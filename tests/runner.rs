@@ -32,6 +32,7 @@ mod e2e_claude;
 mod e2e_claude_more;
 mod e2e_codex;
 mod e2e_copilot;
+mod e2e_droid;
 mod e2e_gemini;
 mod e2e_gemini_paused;
 mod e2e_opencode;
