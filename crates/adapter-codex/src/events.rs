@@ -272,9 +272,16 @@ mod tests {
         let [suggestion] = prompt.extra.suggestions.as_slice() else {
             panic!("one suggestion: {:?}", prompt.extra.suggestions);
         };
+        let paths: Vec<String> = crate::rules::system_paths("cat")
+            .iter()
+            .map(|path| format!("{path:?}"))
+            .collect();
         assert_eq!(
             suggestion.native["rule_text"],
-            r#"prefix_rule(pattern=["cat", "README.md"], decision="allow")"#
+            format!(
+                r#"host_executable(name="cat", paths=[{}]); prefix_rule(pattern=["cat", "README.md"], decision="allow")"#,
+                paths.join(", ")
+            )
         );
         assert_eq!(
             suggestion.describe(),

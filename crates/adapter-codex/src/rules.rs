@@ -22,6 +22,12 @@
 //! - the `/bin/bash -lc SCRIPT` form is matched as a prefix too, so words after the script (the
 //!   shell's arguments, from a tool that passes words) would reach it: a script that uses the
 //!   shell's arguments (`$1`, `$@`, `getopts`, ...) gets no rule;
+//! - Codex resolves a command's program and, where no `host_executable` names that program,
+//!   matches a rule for `cat` by the file name alone: `./cat` or `/tmp/x/cat`, a program the
+//!   model wrote, would match a rule given for the system's `cat`. So a words rule is written
+//!   with `host_executable(name=..., paths=[...])` naming the system's own copies of the program
+//!   ([`system_paths`]: in `/usr/bin` or `/bin`, owned by root, writable by no one else), and a
+//!   program with none gets no rule;
 //! - the rule is rendered with Starlark string escapes ([`render_rule`]), and the whole new file
 //!   is read back by a strict reader of gatehouse's own ([`read_rules`]) that must find exactly
 //!   the rules intended before anything is written;
@@ -107,8 +113,43 @@ pub enum NotExpressible {
         program: String,
         known: String,
     },
-    #[error("the command uses the shell's arguments (such as $1, $@ or getopts), and Codex would let the same command through with any arguments after it, so no rule can say exactly what you approved")]
+    #[error("the command uses the shell's arguments (such as $1, $@, getopts or a `for` loop without a list), and Codex would let the same command through with any arguments after it, so no rule can say exactly what you approved")]
     UsesShellArguments,
+    #[error("there is no `{0}` of the system's own (in /usr/bin or /bin, owned by root and writable by no one else) for the rule to name, and Codex would take any program called `{0}` for it, one the model wrote included")]
+    NoSystemProgram(String),
+}
+
+/// The folders whose programs a words rule may name: the system's own.
+const SYSTEM_FOLDERS: &[&str] = &["/usr/bin", "/bin"];
+
+/// The system's own copies of `program` (a bare name), for the rule's `host_executable`: each
+/// `/usr/bin/NAME` and `/bin/NAME` that is a file owned by root and writable by no one else
+/// (links followed). Empty for a name with a `/` or with no such copy.
+pub fn system_paths(program: &str) -> Vec<String> {
+    if program.is_empty() || program.contains('/') {
+        return Vec::new();
+    }
+    SYSTEM_FOLDERS
+        .iter()
+        .map(|folder| format!("{folder}/{program}"))
+        .filter(|path| system_owned(Path::new(path)))
+        .collect()
+}
+
+#[cfg(unix)]
+fn system_owned(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let owned = |path: &Path| {
+        fs::metadata(path).is_ok_and(|metadata| metadata.uid() == 0 && metadata.mode() & 0o022 == 0)
+    };
+    fs::metadata(path).is_ok_and(|metadata| metadata.is_file())
+        && owned(path)
+        && path.parent().is_some_and(owned)
+}
+
+#[cfg(not(unix))]
+fn system_owned(_path: &Path) -> bool {
+    false
 }
 
 /// Characters a word may hold for the words form: none is special to the shell.
@@ -150,6 +191,9 @@ pub fn pattern_for(command: &str, shell: Option<&str>) -> Result<Pattern, NotExp
             known: safe_words::read_only_names(),
         });
     }
+    if simple && system_paths(words[0]).is_empty() {
+        return Err(NotExpressible::NoSystemProgram(words[0].to_owned()));
+    }
     if simple {
         return Ok(Pattern::Words(
             words.into_iter().map(str::to_owned).collect(),
@@ -177,7 +221,8 @@ pub fn pattern_for(command: &str, shell: Option<&str>) -> Result<Pattern, NotExp
 
 /// Whether `script` may read the shell's arguments (the words after the script in
 /// `bash -lc SCRIPT WORDS...`): a `$` followed by anything but a variable's name or `(` (`$1`,
-/// `$@`, `$*`, `$#`, `${1}`, `${!x}`, a lone `$`), or `getopts`, `BASH_ARGV` or `BASH_ARGC`.
+/// `$@`, `$*`, `$#`, `${1}`, `${!x}`, a lone `$`), `getopts`, `BASH_ARGV` or `BASH_ARGC`, or
+/// any `for` or `select` loop (without an `in` list it walks the arguments).
 fn uses_shell_arguments(script: &str) -> bool {
     let name_start = |character: Option<char>| {
         character.is_some_and(|character| character.is_ascii_alphabetic() || character == '_')
@@ -200,9 +245,14 @@ fn uses_shell_arguments(script: &str) -> bool {
             return true;
         }
     }
-    ["getopts", "BASH_ARGV", "BASH_ARGC"]
-        .iter()
-        .any(|word| script.contains(word))
+    // `for NAME; do` and `select NAME; do` (no `in` list) walk the arguments with no `$`.
+    let loops = script
+        .split(|character: char| !(character.is_ascii_alphanumeric() || character == '_'))
+        .any(|word| word == "for" || word == "select");
+    loops
+        || ["getopts", "BASH_ARGV", "BASH_ARGC"]
+            .iter()
+            .any(|word| script.contains(word))
 }
 
 /// The person's shell as Codex finds it: `SHELL` when set, and the account's login shell
@@ -256,19 +306,32 @@ pub fn starlark_string(text: &str) -> Option<String> {
     Some(out)
 }
 
-/// The rule's line, `prefix_rule(pattern=[...], decision="allow")`; `None` when a word cannot be
-/// written exactly.
+/// The rule's line, `prefix_rule(pattern=[...], decision="allow")`, after
+/// `host_executable(name=..., paths=[...]); ` for a program named by its bare name (see
+/// [`system_paths`]); `None` when a word cannot be written exactly or such a program has no
+/// system copy.
 pub fn render_rule(pattern: &[String]) -> Option<String> {
-    if pattern.is_empty() {
-        return None;
-    }
+    let program = pattern.first()?;
     let words = pattern
         .iter()
         .map(|word| starlark_string(word))
         .collect::<Option<Vec<_>>>()?;
-    Some(format!(
+    let rule = format!(
         "prefix_rule(pattern=[{}], decision=\"allow\")",
         words.join(", ")
+    );
+    if program.contains('/') {
+        return Some(rule);
+    }
+    let paths = system_paths(program)
+        .iter()
+        .map(|path| starlark_string(path))
+        .collect::<Option<Vec<_>>>()
+        .filter(|paths| !paths.is_empty())?;
+    Some(format!(
+        "host_executable(name={}, paths=[{}]); {rule}",
+        words[0],
+        paths.join(", ")
     ))
 }
 
@@ -281,8 +344,10 @@ pub struct NotOurRules {
 }
 
 /// Reads a rules file as gatehouse writes it, and nothing else: blank lines, `#` comments, and
-/// `prefix_rule(pattern=["...", ...], decision="allow")` one a line, each string with only the
-/// escapes [`starlark_string`] writes. Returns each rule's pattern.
+/// `prefix_rule(pattern=["...", ...], decision="allow")` one a line (after
+/// `host_executable(name="...", paths=["/...", ...]); ` naming its program, for a program named
+/// by its bare name), each string with only the escapes [`starlark_string`] writes. Returns each
+/// rule's pattern.
 pub fn read_rules(text: &str) -> Result<Vec<Vec<String>>, NotOurRules> {
     let mut rules = Vec::new();
     for (index, line) in text.split('\n').enumerate() {
@@ -293,6 +358,30 @@ pub fn read_rules(text: &str) -> Result<Vec<Vec<String>>, NotOurRules> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        let (paths_named_for, line) = match line.strip_prefix("host_executable(name=") {
+            Some(rest) => {
+                let (name, rest) = read_string(rest).ok_or(fail("a name is not a plain string"))?;
+                let mut rest = rest
+                    .strip_prefix(", paths=[")
+                    .ok_or(fail("not `host_executable(name=..., paths=[...]); `"))?;
+                loop {
+                    let (path, after) =
+                        read_string(rest).ok_or(fail("a path is not a plain string"))?;
+                    if !path.starts_with('/') {
+                        return Err(fail("a path is not absolute"));
+                    }
+                    if let Some(after) = after.strip_prefix("]); ") {
+                        rest = after;
+                        break;
+                    }
+                    rest = after
+                        .strip_prefix(", ")
+                        .ok_or(fail("paths are not separated by `, `"))?;
+                }
+                (Some(name), rest)
+            }
+            None => (None, line),
+        };
         let inner = line
             .strip_prefix("prefix_rule(pattern=[")
             .and_then(|rest| rest.strip_suffix("], decision=\"allow\")"))
@@ -308,6 +397,17 @@ pub fn read_rules(text: &str) -> Result<Vec<Vec<String>>, NotOurRules> {
             rest = after
                 .strip_prefix(", ")
                 .ok_or(fail("words are not separated by `, `"))?;
+        }
+        match paths_named_for {
+            Some(name) if words.first() != Some(&name) => {
+                return Err(fail("its host_executable names another program"))
+            }
+            None if !words[0].contains('/') => {
+                return Err(fail(
+                    "a program named by its bare name has no host_executable",
+                ))
+            }
+            _ => {}
         }
         rules.push(words);
     }

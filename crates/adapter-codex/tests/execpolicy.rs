@@ -60,7 +60,14 @@ fn pinned_codex() -> Option<PathBuf> {
 /// `forbidden`, or `none` when no rule matches.
 fn decision(codex: &Path, rules: &Path, command: &[&str]) -> String {
     let output = Command::new(codex)
-        .args(["execpolicy", "check", "--rules"])
+        // As Codex checks a command in its sessions: the program resolved on the host, so that a
+        // rule for `cat` is matched against the file that would run.
+        .args([
+            "execpolicy",
+            "check",
+            "--resolve-host-executables",
+            "--rules",
+        ])
         .arg(rules)
         .arg("--")
         .args(command)
@@ -153,6 +160,22 @@ const APPROVED_THEN_DANGEROUS: &[(&str, &[&str])] = &[
         "$1 > /dev/null",
         &["/bin/bash", "-lc", "$1 > /dev/null", "x", "sh"],
     ),
+    // A loop without a list walks the shell's arguments with no `$` in sight.
+    (
+        "for f; do cat $f; done > out.txt",
+        &[
+            "/bin/bash",
+            "-lc",
+            "for f; do cat $f; done > out.txt",
+            "x",
+            "/home/dev/.ssh/id_rsa",
+        ],
+    ),
+    // A program of the same name that the model wrote: Codex takes any file called `cat` for
+    // the rule's `cat` unless the rule names the real ones.
+    ("cat README.md", &["./cat", "README.md"]),
+    ("cat README.md", &["/tmp/model-wrote/cat", "README.md"]),
+    ("grep -rn foo src", &["./grep", "-rn", "foo", "src"]),
 ];
 
 /// Commands whose "always" lets further words through (as its description says), and such

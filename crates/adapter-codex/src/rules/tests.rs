@@ -117,12 +117,13 @@ fn every_rendered_rule_reads_back_exactly_by_the_strict_reader() {
         words(&["touch", "t0.txt"]),
         words(&["/bin/bash", "-lc", "printf \"x\" > 'y' \\ \n end"]),
         words(&[
+            "cat",
             "\"), prefix_rule(pattern=[\"rm\"], decision=\"allow\")",
             "#",
         ]),
-        words(&["\\", "\\\\\"", "\"\"", "\t"]),
-        words(&["\u{202e}txt.exe", "ünï"]),
-        words(&[&"x".repeat(100_000)]),
+        words(&["cat", "\\", "\\\\\"", "\"\"", "\t"]),
+        words(&["cat", "\u{202e}txt.exe", "ünï"]),
+        words(&["cat", &"x".repeat(100_000)]),
     ];
     for pattern in hostile {
         let line = render_rule(&pattern).unwrap();
@@ -157,9 +158,33 @@ fn the_strict_reader_refuses_anything_gatehouse_does_not_write() {
         "a file of the person's own, with forbidden rules, is not gatehouse's"
     );
     assert_eq!(
-        read_rules("# c\n\nprefix_rule(pattern=[\"touch\"], decision=\"allow\")\n").unwrap(),
+        read_rules("# c\n\nhost_executable(name=\"touch\", paths=[\"/usr/bin/touch\"]); prefix_rule(pattern=[\"touch\"], decision=\"allow\")\n").unwrap(),
         vec![words(&["touch"])]
     );
+}
+
+/// Codex takes any program of a rule's name for it (`./cat`, a program the model wrote) unless
+/// a `host_executable` names the real ones: every words rule names the system's own copies, and
+/// the reader refuses a bare name without them or with another program's.
+#[test]
+fn a_words_rule_names_the_systems_own_program_and_no_other() {
+    let line = render_rule(&words(&["cat", "README.md"])).unwrap();
+    let paths = system_paths("cat");
+    assert!(paths.contains(&"/usr/bin/cat".to_owned()) || paths.contains(&"/bin/cat".to_owned()));
+    assert!(
+        line.starts_with("host_executable(name=\"cat\", paths=[\"/"),
+        "{line}"
+    );
+    assert_eq!(render_rule(&words(&["no-such-program-here", "x"])), None);
+    assert_eq!(system_paths("./cat"), Vec::<String>::new());
+    for text in [
+        "prefix_rule(pattern=[\"cat\"], decision=\"allow\")",
+        "host_executable(name=\"ls\", paths=[\"/usr/bin/ls\"]); prefix_rule(pattern=[\"cat\"], decision=\"allow\")",
+        "host_executable(name=\"cat\", paths=[\"cat\"]); prefix_rule(pattern=[\"cat\"], decision=\"allow\")",
+        "host_executable(name=\"cat\", paths=[]); prefix_rule(pattern=[\"cat\"], decision=\"allow\")",
+    ] {
+        assert!(read_rules(text).is_err(), "{text}");
+    }
 }
 
 #[test]
@@ -220,7 +245,7 @@ fn hooks_writing_at_once_lose_no_rule() {
     let threads: Vec<_> = (0..8)
         .map(|n| {
             let path = path.clone();
-            std::thread::spawn(move || add_rule(&path, &[format!("touch{n}")]).unwrap())
+            std::thread::spawn(move || add_rule(&path, &words(&["cat", &format!("f{n}")])).unwrap())
         })
         .collect();
     for thread in threads {
