@@ -397,10 +397,7 @@ impl Link {
         }
         let gateway = Gateway::start();
         let sshd = Sshd::start();
-        let far = tempfile::Builder::new()
-            .prefix("gh-far")
-            .tempdir()
-            .unwrap();
+        let far = tempfile::Builder::new().prefix("gh-far").tempdir().unwrap();
         let remote_socket = far.path().join("far").join("gatehouse.sock");
         Some(Link {
             gateway,
@@ -928,4 +925,51 @@ fn a_far_side_that_prints_without_end_is_stopped_and_refused_with_memory_bounded
             said.len()
         );
     }
+}
+
+/// A far side that says its forward is up and drops it at once (or only forges the line in its
+/// banner) gets the growing pause of a failing link, not a reconnection loop: before, a fake
+/// ssh doing so was run 1,717 times in 5 s. The forwarding ssh also runs in batch mode, so that
+/// HOST's password prompt never reaches the terminal.
+#[test]
+fn a_link_that_drops_as_soon_as_it_is_up_is_retried_with_a_growing_pause() {
+    let gateway = Gateway::start();
+    let folder = gateway.sandbox.folder.path();
+    let runs = folder.join("forward-runs");
+    let ssh = script(
+        folder,
+        "ssh-up-and-down",
+        &format!(
+            "case \" $* \" in\n  *\" -N \"*)\n    case \" $* \" in *BatchMode=yes*) ;; *) echo 'not in batch mode' >> '{runs}' ;; esac\n    echo run >> '{runs}'\n    echo 'debug1: remote forward success for: listen /tmp/x/g.sock, connect x' >&2\n    exit 0 ;;\n  *) echo /tmp/gh-far-x/g.sock ;;\nesac\n",
+            runs = runs.display()
+        ),
+    );
+    let remote = gateway
+        .command(&["remote", "devbox", "--ssh", &ssh.display().to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut remote = Reaped::from(remote);
+    let ran = || {
+        std::fs::read_to_string(&runs)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| *line == "run")
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while ran() < 2 {
+        assert!(Instant::now() < deadline, "the link was never retried");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Its pauses are 1 s, 2 s, 4 s ...: within 3 s of the second run, at most one more.
+    let second = ran();
+    std::thread::sleep(Duration::from_secs(3));
+    let third = ran();
+    remote.stop();
+    assert!(third <= second + 1, "{second} runs, then {third} 3 s later");
+    let said = std::fs::read_to_string(&runs).unwrap_or_default();
+    assert!(!said.contains("not in batch mode"), "{said}");
 }

@@ -5,8 +5,8 @@
 //! usual): first a short command that prepares the socket's private folder on HOST and prints
 //! its path (HOST's default gatehouse socket, where its hooks look without any setting), then
 //! `ssh -N -R <that path>:<hooks socket here> HOST`. When ssh exits, the link is down: it says so
-//! on stderr and tries again, at once after a link that was up, and with a growing pause (up to
-//! [`MAX_BACKOFF`]) while it keeps failing.
+//! on stderr and tries again, at once after a link that was up for a while ([`STEADY_LINK`]), and
+//! with a growing pause (up to [`MAX_BACKOFF`]) while it keeps failing or dropping.
 //!
 //! Only the hooks socket is reached: a process on HOST can hold, register and observe prompts,
 //! as a local hook can, but can never list, watch or answer them (see docs/SECURITY.md).
@@ -359,18 +359,26 @@ pub async fn run(socket: PathBuf, arguments: RemoteArgs) -> anyhow::Result<ExitC
         };
         let pause = match ended {
             Ok(Link {
-                was_up: true,
+                up_for: Some(up_for),
                 status,
             }) => {
+                // A link that stayed up a while comes back at once; one that drops as soon as it
+                // is up (or a far side that only says it is up) waits as a failure does.
+                let pause = if up_for >= STEADY_LINK {
+                    backoff = Duration::from_secs(1);
+                    Duration::ZERO
+                } else {
+                    grow(&mut backoff)
+                };
                 say(&format!(
-                    "link to {} is DOWN ({status}); agents there get no answers from here until it is back; reconnecting",
-                    arguments.destination
+                    "link to {} is DOWN ({status}); agents there get no answers from here until it is back; reconnecting in {} s",
+                    arguments.destination,
+                    pause.as_secs()
                 ));
-                backoff = Duration::from_secs(1);
-                Duration::ZERO
+                pause
             }
             Ok(Link {
-                was_up: false,
+                up_for: None,
                 status,
             }) => {
                 say(&format!(
@@ -408,9 +416,13 @@ fn grow(backoff: &mut Duration) -> Duration {
     pause
 }
 
-/// How one ssh session ended: whether its forward was ever up, and ssh's exit status.
+/// How long a link must have been up to be reconnected at once when it drops.
+const STEADY_LINK: Duration = Duration::from_secs(30);
+
+/// How one ssh session ended: how long its forward was up, if it ever was, and ssh's exit
+/// status.
 struct Link {
-    was_up: bool,
+    up_for: Option<Duration>,
     status: String,
 }
 
@@ -427,6 +439,10 @@ async fn forward(arguments: &RemoteArgs, far: &PlainPath, relay: &Path) -> anyho
         .args([
             "-N",
             "-v",
+            // No password or keyboard-interactive prompt of HOST's text on the terminal: the
+            // prepare step just logged in the same way.
+            "-o",
+            "BatchMode=yes",
             "-o",
             "ExitOnForwardFailure=yes",
             "-o",
@@ -448,11 +464,11 @@ async fn forward(arguments: &RemoteArgs, far: &PlainPath, relay: &Path) -> anyho
         .with_context(|| format!("cannot run {}", arguments.ssh.display()))?;
     let pid = child.id().unwrap_or_default();
     let mut stderr = BufReader::new(child.stderr.take().context("ssh's stderr")?);
-    let mut was_up = false;
+    let mut up_since = None;
     let started = Instant::now();
     while let Some(line) = far_output::next_line_within(&mut stderr, MAX_SSH_LINE).await? {
-        if line.starts_with(FORWARD_UP) && !was_up {
-            was_up = true;
+        if line.starts_with(FORWARD_UP) && up_since.is_none() {
+            up_since = Some(Instant::now());
             say(&format!(
                 "link to {} is UP (ssh pid {pid}, after {} ms): hooks there reach this gateway through {far}",
                 arguments.destination,
@@ -467,7 +483,7 @@ async fn forward(arguments: &RemoteArgs, far: &PlainPath, relay: &Path) -> anyho
     }
     let status = child.wait().await?;
     Ok(Link {
-        was_up,
+        up_for: up_since.map(|since| since.elapsed()),
         status: status.to_string(),
     })
 }
