@@ -32,14 +32,41 @@ use crate::config;
 
 const ABOUT: &str = "One gateway to approve, deny or answer the prompts of many AI coding agents.";
 
-const LONG_ABOUT: &str = "\
+/// The long help: the agents, and which of them keep their own prompt on screen, are the
+/// registry's.
+fn long_about() -> String {
+    let registry = crate::adapters::registry();
+    let names = |keep: &dyn Fn(&dyn gatehouse_core::Adapter) -> bool| {
+        let names: Vec<&str> = registry
+            .iter()
+            .filter(|adapter| keep(adapter.as_ref()))
+            .map(|adapter| adapter.name())
+            .collect();
+        names.join(", ")
+    };
+    let ids = |keep: &dyn Fn(&dyn gatehouse_core::Adapter) -> bool| {
+        let ids: Vec<&str> = registry
+            .iter()
+            .filter(|adapter| keep(adapter.as_ref()))
+            .map(|adapter| adapter.id())
+            .collect();
+        ids.join("|")
+    };
+    use gatehouse_core::WhileHeld;
+    let first_answer_wins =
+        names(&|adapter| adapter.while_held() == Some(WhileHeld::OwnPromptStaysLive));
+    let held = names(&|adapter| adapter.while_held() == Some(WhileHeld::OwnDialogAfterHold));
+    let installable = ids(&|adapter| adapter.installer().is_some());
+    let probeable = ids(&|adapter| adapter.probe().is_some());
+    format!(
+        "\
 One gateway to approve, deny or answer the prompts of many AI coding agents.
 
 An agent's hook (installed with `gatehouse install claude`) hands each prompt to the gateway
 (`gatehouse serve`); any front end lists and answers it. Where the agent keeps its own prompt on
-screen (Claude Code, OpenCode) the first answer wins; where it shows none while the hook waits
-(Codex, Copilot CLI, Qwen Code, answerable Gemini CLI) the prompt is held for the time `list` shows,
-then handed back. Only actions proven against the real agent are offered; everything else is shown
+screen ({first_answer_wins}) the first answer wins; where it shows none while the
+hook waits ({held}) the prompt is held for the time `list` shows, then
+handed back. Only actions proven against the real agent are offered; everything else is shown
 read-only.
 
 Quick start:
@@ -47,18 +74,20 @@ Quick start:
   gatehouse doctor                      # check every link a prompt travels, and how to fix each
 or by hand:
   gatehouse serve &                     # run the gateway
-  gatehouse install claude              # add the hooks to ~/.claude/settings.json (or codex, copilot, qwen, gemini, opencode)
+  gatehouse install AGENT               # add the hooks to the agent's settings ({installable})
   gatehouse list                        # prompts waiting for you, with their short ids
   gatehouse answer a3f7 once            # allow one Bash command (or: deny --message TEXT)
   gatehouse console                     # or answer everything from one live screen
   gatehouse web                         # or from a browser (`gatehouse web --help` pairs a phone)
 
 An agent's prompts are read-only until what gatehouse offers is proven against the installed
-version: `gatehouse probe claude|codex|copilot|qwen|gemini|opencode` runs that proof; `gatehouse status` says what each
-agent allows and why. `gatehouse log` shows who answered what, and what was delivered.";
+version: `gatehouse probe {probeable}` runs that proof; `gatehouse status` says what each
+agent allows and why. `gatehouse log` shows who answered what, and what was delivered."
+    )
+}
 
 #[derive(Debug, Parser)]
-#[command(name = "gatehouse", version, about = ABOUT, long_about = LONG_ABOUT)]
+#[command(name = "gatehouse", version, about = ABOUT, long_about = long_about())]
 pub struct Cli {
     /// The gateway's socket [default: $XDG_RUNTIME_DIR/gatehouse/gatehouse.sock].
     #[arg(long, global = true, env = "GATEHOUSE_SOCKET", value_name = "PATH")]

@@ -89,6 +89,10 @@ fn settings() -> anyhow::Result<gatehouse_web::WebSettings> {
         notify: settings.notify,
         open_file_limit: crate::open_files::raise_open_file_limit(),
         client_error_words: super::client_error::in_words,
+        agent_names: crate::adapters::registry()
+            .iter()
+            .map(|adapter| (adapter.id().to_owned(), adapter.name().to_owned()))
+            .collect(),
     })
 }
 

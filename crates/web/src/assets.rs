@@ -58,6 +58,19 @@ const JS: &str = "text/javascript; charset=utf-8";
 const SVG: &str = "image/svg+xml";
 
 /// The page's `gatehouseText.visible` and `visibleLines`, made from `gatehouse_core::text`.
+/// `/agents.js`: `GATEHOUSE_AGENT_NAMES`, each agent's id and its name for people, as the binary's
+/// registry gives them (`cards.js` names agents by it; an agent missing from it is shown by id).
+pub fn agents_js(names: &[(String, String)]) -> String {
+    let names: serde_json::Map<String, serde_json::Value> = names
+        .iter()
+        .map(|(id, name)| (id.clone(), serde_json::Value::from(name.as_str())))
+        .collect();
+    format!(
+        "globalThis.GATEHOUSE_AGENT_NAMES = Object.freeze({});\n",
+        serde_json::Value::Object(names)
+    )
+}
+
 pub fn text_js() -> &'static str {
     static TEXT_JS: LazyLock<String> = LazyLock::new(generate_text_js);
     &TEXT_JS

@@ -72,6 +72,8 @@ pub struct WebState {
     pub link_base: String,
     /// Web Push and ntfy; `None` when push is off (its key could not be kept).
     pub push: Option<Arc<super::push::notifier::Notifier>>,
+    /// `/agents.js`: the agents' names for people ([`assets::agents_js`]).
+    pub agents_js: String,
 }
 
 pub type Shared = Arc<WebState>;
@@ -89,6 +91,17 @@ pub fn router(state: Shared) -> Router {
                     assets::text_js().as_bytes(),
                     "text/javascript; charset=utf-8",
                 )
+            }),
+        )
+        .route(
+            "/agents.js",
+            get(|State(state): State<Shared>| async move {
+                let content_type = "text/javascript; charset=utf-8";
+                (
+                    [(header::CONTENT_TYPE, content_type)],
+                    state.agents_js.clone(),
+                )
+                    .into_response()
             }),
         )
         .route("/api/pair", post(pair))

@@ -79,6 +79,7 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let config = settings.web;
     let client_error_words = settings.client_error_words;
+    let agents_js = super::assets::agents_js(&settings.agent_names);
     let allow_list = super::push::endpoints::AllowList::new(&config.push_endpoints)?;
     let ntfy = settings
         .notify
@@ -159,6 +160,7 @@ pub fn run(
             connections: connections.clone(),
             link_base: link_base.clone(),
             push: push.clone(),
+            agents_js,
         });
         if let Some(push) = &push {
             push.start(state.clone());

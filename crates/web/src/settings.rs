@@ -40,4 +40,7 @@ pub struct WebSettings {
     pub open_file_limit: u64,
     /// The binary's words for the gateway's errors, which the page shows.
     pub client_error_words: ClientErrorWords,
+    /// Each agent's id and name for people, from the binary's registry (the page names agents
+    /// by them: the web front end knows no agent).
+    pub agent_names: Vec<(String, String)>,
 }

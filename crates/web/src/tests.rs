@@ -47,7 +47,24 @@ fn state() -> Arc<WebState> {
         connections: Connections::new(ConnectionLimits::for_open_file_limit(1_024)),
         link_base: ORIGIN.into(),
         push: None,
+        agents_js: crate::assets::agents_js(&[("toy".into(), "Toy Agent \"</script>".into())]),
     })
+}
+
+/// The page names agents as the binary's registry does, from `/agents.js`, which needs no
+/// pairing (it says nothing of any prompt) and holds the names as JSON strings.
+#[tokio::test]
+async fn the_agents_names_come_from_the_binary_as_a_script_of_json() {
+    let app = crate::routes::router(state());
+    let response = app.oneshot(get("/agents.js", HOST, None)).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+        .await
+        .unwrap();
+    assert_eq!(
+        std::str::from_utf8(&body).unwrap(),
+        "globalThis.GATEHOUSE_AGENT_NAMES = Object.freeze({\"toy\":\"Toy Agent \\\"</script>\"});\n"
+    );
 }
 
 /// `authorization` is the whole `Authorization` header's value (`Bearer <token>`).

@@ -243,7 +243,8 @@ const gatehouseCards = (() => {
   }
 
   // An agent's name for people.
-  const AGENT_NAMES = { claude: 'Claude Code', codex: 'Codex', copilot: 'Copilot CLI', gemini: 'Gemini CLI', qwen: 'Qwen Code', opencode: 'OpenCode' };
+  // From /agents.js, which the binary writes from its registry of agents.
+  const AGENT_NAMES = globalThis.GATEHOUSE_AGENT_NAMES ?? {};
   function agentName(adapter) {
     return Object.hasOwn(AGENT_NAMES, adapter) ? AGENT_NAMES[adapter] : visible(adapter);
   }
