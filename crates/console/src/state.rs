@@ -30,7 +30,10 @@ pub use words::{action_word, answers_in_words, short};
 use words::{ending_in_words, outcome_notice};
 
 /// How long after the rows under the cursor changed that action keys are ignored.
-pub const SETTLE_TIME: Duration = Duration::from_millis(750);
+/// Long enough to read what moved under the cursor (a second press of the same key 0.9 s after
+/// an answer approved the prompt that had moved there, at 750 ms); a key pressed meanwhile starts
+/// the wait again, so that a key held or pressed again and again never gets through.
+pub const SETTLE_TIME: Duration = Duration::from_millis(2_000);
 
 /// How many of its own answers the console remembers (see [`ConsoleState::answered_here`]).
 pub const ANSWERED_HERE_KEPT: usize = 64;

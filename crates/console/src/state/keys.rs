@@ -138,8 +138,10 @@ impl ConsoleState {
             return None;
         }
         if self.is_settling(now) {
+            // Pressed again before the wait ended: the wait starts over.
+            self.list_changed_at = Some(now);
             self.notice = Some(Notice {
-                text: format!("The list just changed under the cursor: {wanted} was ignored. Check the selected prompt and press the key again."),
+                text: format!("The list just changed under the cursor: {wanted} was ignored. Read the selected prompt; its keys work once nothing has been pressed for 2 s."),
                 tone: Tone::Warning,
             });
             return None;

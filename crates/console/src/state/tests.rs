@@ -309,8 +309,14 @@ fn a_key_right_after_a_prompt_appears_under_the_cursor_is_ignored_and_asked_agai
         Intent::Nothing
     );
     assert_notice_says(&state, "just changed");
+    // The refused key started the wait again.
     assert_eq!(
-        sent(press_key(&mut state, 'o', settled(arrival))).id,
+        press_key(&mut state, 'o', settled(arrival)),
+        Intent::Nothing
+    );
+    let last_press = settled(arrival);
+    assert_eq!(
+        sent(press_key(&mut state, 'o', settled(last_press))).id,
         id(FIRST)
     );
 }
@@ -750,9 +756,15 @@ fn an_answer_sent_from_here_moves_the_cursor_to_the_next_pending_prompt_which_se
     state.apply_update(resolved_once_by(SECOND, "gatehouse-console"), answered);
     assert_eq!(state.selected_id(), Some(id(THIRD)), "not the answered one");
     // A second press of the same key, a moment later, does not answer the prompt that moved
-    // under the cursor.
+    // under the cursor, and neither does one pressed again and again.
     assert_eq!(press_key(&mut state, 'o', answered), Intent::Nothing);
     assert_notice_says(&state, "changed under the cursor");
+    let mut pressed = answered;
+    for _ in 0..10 {
+        pressed += SETTLE_TIME / 2;
+        assert_eq!(press_key(&mut state, 'o', pressed), Intent::Nothing);
+    }
+    let answered = pressed;
     // The last prompt answered moves the cursor back to the one before it.
     sent(press_key(&mut state, 'o', settled(answered)));
     state.apply_update(
