@@ -1,17 +1,19 @@
-//! OpenCode's bus events, as gatehouse's plugin hands them to `gatehouse hook opencode EVENT`:
-//! the plugin writes `{"directory": D, "payload": EVENT}` on the hook's stdin (the shape of
+//! The bus events of OpenCode and its forks (Kilo Code CLI sends the same), as gatehouse's plugin
+//! hands them to `gatehouse hook opencode EVENT` (`gatehouse hook kilo EVENT` in Kilo): the
+//! plugin writes `{"directory": D, "payload": EVENT}` on the hook's stdin (the shape of
 //! OpenCode's own `/global/event` stream), where EVENT is the bus event `{id, type, properties}`
 //! exactly as the plugin's `event` hook got it. A bare EVENT is read too. The hook command names
-//! the event; the payload's `type` is the fallback.
+//! the event; the payload's `type` is the fallback. Every prompt and observation is the
+//! adapter's of the agent ([`PluginAgent`]) whose hook read it.
 //!
 //! - `permission.asked` becomes a permission prompt (the tool is the permission, such as `bash`).
-//!   OpenCode's own prompt stays live while the hook waits, and the first answer wins, so a
+//!   The agent's own prompt stays live while the hook waits, and the first answer wins, so a
 //!   `bash` prompt is held until an outcome while the gateway offers an action for it
 //!   (`WhileActionable`; read-only, it is only watched). Other permissions are watched, read-only.
 //! - `question.asked` becomes a question prompt, held the same way.
 //! - `permission.replied` with `once` or `always`, and `question.replied`: the request was
-//!   answered (in OpenCode's terminal, or by gatehouse), which settles the prompt of that request.
-//! - `permission.replied` with `reject`, and `question.rejected`: OpenCode rejects every request of
+//!   answered (in the agent's terminal, or by gatehouse), which settles the prompt of that request.
+//! - `permission.replied` with `reject`, and `question.rejected`: the agent rejects every request of
 //!   the session still waiting and ends the turn (a gatehouse reject with a message lets the turn
 //!   go on; its own prompt is already delivered then), which settles the session's prompts.
 //! - Anything else: nothing for gatehouse.
@@ -26,31 +28,32 @@ use gatehouse_core::{
 };
 use serde_json::Value;
 
-use crate::ADAPTER_ID;
+use crate::PluginAgent;
 
-/// The only permission whose prompts the probe proves answerable: OpenCode's shell tool.
+/// The only permission whose prompts the probe proves answerable: the agent's shell tool.
 pub const ANSWERABLE_PERMISSION: &str = "bash";
 
 /// The tool name of a question prompt.
 pub const QUESTION_TOOL: &str = "question";
 
-/// What the hook's environment says of the OpenCode that runs it: the plugin runs in OpenCode's
-/// process, so its hook inherits `TMUX`, `TMUX_PANE` and `OPENCODE_PID`.
+/// What the hook's environment says of the agent that runs it: the plugin runs in the agent's
+/// process, so its hook inherits `TMUX`, `TMUX_PANE` and the agent's process id variable
+/// (`OPENCODE_PID`, Kilo's `KILO_PID`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookEnvironment {
     pub tmux: Option<String>,
     pub tmux_pane: Option<String>,
-    pub opencode_pid: Option<String>,
+    pub agent_pid: Option<String>,
 }
 
 impl HookEnvironment {
-    /// This process's environment.
-    pub fn current() -> Self {
+    /// This process's environment, for the hook of `agent`.
+    pub fn current(agent: &PluginAgent) -> Self {
         let variable = |name: &str| std::env::var(name).ok();
         HookEnvironment {
             tmux: variable("TMUX"),
             tmux_pane: variable("TMUX_PANE"),
-            opencode_pid: variable("OPENCODE_PID"),
+            agent_pid: variable(agent.pid_variable),
         }
     }
 
@@ -58,20 +61,21 @@ impl HookEnvironment {
         TerminalLocation::from_values(
             self.tmux.as_deref(),
             self.tmux_pane.as_deref(),
-            self.opencode_pid.as_deref(),
+            self.agent_pid.as_deref(),
         )
     }
 }
 
-/// Reads one event the plugin handed to the hook; `event` is the name the hook command ends with.
+/// Reads one event the plugin handed to the hook of `agent`; `event` is the name the hook
+/// command ends with.
 pub fn parse(
+    agent: &PluginAgent,
     stdin: &[u8],
     event: Option<&str>,
     environment: &HookEnvironment,
 ) -> Result<HookEvent, ParseError> {
     let value: Value =
         serde_json::from_slice(stdin).map_err(|error| ParseError::NotJson(error.to_string()))?;
-    let not_an_event = |why: &str| ParseError::NotAnEvent(why.to_owned());
     let (directory, payload) = match value.get("payload") {
         Some(payload) => (
             value.get("directory").and_then(Value::as_str).unwrap_or(""),
@@ -80,9 +84,10 @@ pub fn parse(
         None => ("", &value),
     };
     let Some(name) = event.or(payload.get("type").and_then(Value::as_str)) else {
-        return Err(not_an_event(
-            "the event is not named: the hook command must end with it, as in `gatehouse hook opencode permission.asked`",
-        ));
+        return Err(ParseError::NotAnEvent(format!(
+            "the event is not named: the hook command must end with it, as in `gatehouse hook {} permission.asked`",
+            agent.id
+        )));
     };
     const KNOWN: [&str; 5] = [
         "permission.asked",
@@ -97,18 +102,20 @@ pub fn parse(
     let properties = payload
         .get("properties")
         .filter(|properties| properties.is_object())
-        .ok_or_else(|| not_an_event("an OpenCode event without `properties`"))?;
+        .ok_or_else(|| {
+            ParseError::NotAnEvent(format!("a {} event without `properties`", agent.name))
+        })?;
     let text = |field: &str| {
         properties
             .get(field)
             .and_then(Value::as_str)
             .ok_or_else(|| ParseError::NotAnEvent(format!("a {name} event without `{field}`")))
     };
-    let adapter = ADAPTER_ID.to_owned();
+    let adapter = agent.id.to_owned();
     match name {
         "permission.asked" => {
-            let request = request_prompt(properties, directory, environment, &text)?;
-            let prompt = permission_prompt(request, properties, text)?;
+            let request = request_prompt(agent, properties, (directory, environment), &text)?;
+            let prompt = permission_prompt(agent, request, properties, text)?;
             let hold = if prompt.read_only_reason.is_none() {
                 HoldMode::WhileActionable
             } else {
@@ -117,7 +124,7 @@ pub fn parse(
             Ok(HookEvent::Prompt { prompt, hold })
         }
         "question.asked" => {
-            let request = request_prompt(properties, directory, environment, &text)?;
+            let request = request_prompt(agent, properties, (directory, environment), &text)?;
             let prompt = question_prompt(request, properties)?;
             Ok(HookEvent::Prompt {
                 prompt,
@@ -145,23 +152,24 @@ pub fn parse(
     }
 }
 
-/// The correlation key of OpenCode's request `id`: a prompt and the answer to it name the same.
+/// The correlation key of the agent's request `id`: a prompt and the answer to it name the same.
 pub fn request_correlation(id: &str) -> String {
     correlation_key("opencode-request", &Value::String(id.to_owned()))
 }
 
-/// What every prompt of an OpenCode request has: its session, folder, input and terminal, and the
-/// correlation of its `id`; a permission prompt with no tool nor summary until its kind fills them.
+/// What every prompt of a request of `agent` has: its session, folder, input and terminal, and
+/// the correlation of its `id`; a permission prompt with no tool nor summary until its kind fills
+/// them.
 fn request_prompt<'a>(
+    agent: &PluginAgent,
     properties: &'a Value,
-    directory: &str,
-    environment: &HookEnvironment,
+    (directory, environment): (&str, &HookEnvironment),
     text: &impl Fn(&str) -> Result<&'a str, ParseError>,
 ) -> Result<NewPrompt, ParseError> {
     let id = text("id")?;
     let session = text("sessionID")?;
     Ok(NewPrompt {
-        adapter: ADAPTER_ID.into(),
+        adapter: agent.id.into(),
         session: session.into(),
         cwd: directory.into(),
         kind: PromptKind::Permission,
@@ -181,6 +189,7 @@ fn request_prompt<'a>(
 
 /// The permission prompt of the `request` (see [`request_prompt`]) in `properties`.
 fn permission_prompt<'a>(
+    agent: &PluginAgent,
     request: NewPrompt,
     properties: &'a Value,
     text: impl Fn(&str) -> Result<&'a str, ParseError>,
@@ -197,7 +206,10 @@ fn permission_prompt<'a>(
         None => permission.to_owned(),
     };
     let read_only_reason = (permission != ANSWERABLE_PERMISSION).then(|| {
-        format!("the probe proves only {ANSWERABLE_PERMISSION} prompts of OpenCode; answer this {permission} prompt in OpenCode's terminal")
+        format!(
+            "the probe proves only {ANSWERABLE_PERMISSION} prompts of {name}; answer this {permission} prompt in {name}'s terminal",
+            name = agent.name
+        )
     });
     // A pattern that is not text would be approved all the same, unseen: then no `always`.
     let always = match properties.get("always") {
@@ -210,6 +222,7 @@ fn permission_prompt<'a>(
         }),
     };
     let effects = crate::effects::PermissionEffects {
+        agent,
         permission,
         command: &summary,
         always: always.as_deref(),

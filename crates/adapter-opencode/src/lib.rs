@@ -1,13 +1,18 @@
-//! gatehouse's adapter for OpenCode (npm `opencode-ai`): reads the events gatehouse's OpenCode
-//! plugin hands to `gatehouse hook opencode`, renders verdicts the plugin turns into OpenCode's
-//! own replies, states OpenCode's capability flags, installs the plugin and probes whether the
-//! installed OpenCode honours gatehouse's answers.
+//! gatehouse's adapters for OpenCode (npm `opencode-ai`) and the agents built from it (Kilo Code
+//! CLI, npm `@kilocode/cli`, in [`kilo`]): reads the events gatehouse's OpenCode plugin hands to
+//! `gatehouse hook opencode` (`gatehouse hook kilo`), renders verdicts the plugin turns into the
+//! agent's own replies, states each agent's capability flags, installs the plugin and probes
+//! whether the installed agent honours gatehouse's answers.
 //!
-//! Everything else of the adapter (the capability flags from the probe record, the OpenCode
-//! that runs a hook and its version) is the kit's ([`gatehouse_harness::gated`]): OpenCode
-//! states only [`AGENT`].
+//! One plugin, one reading of events, one set of verdicts and one probe serve every agent of the
+//! family; each states only what differs ([`PluginAgent`]: its names, folders, process variable
+//! and what its `always` does; its probe's [`probe::ProbeSetup`]) and its kit description.
+//! Everything else of an adapter (the capability flags from the probe record, the agent that
+//! runs a hook and its version) is the kit's ([`gatehouse_harness::gated`]): OpenCode states
+//! only [`OPENCODE`] and [`AGENT`], Kilo [`kilo::KILO`] and [`kilo::AGENT`].
 //!
-//! Architecture invariant: this crate knows OpenCode and nothing of gatehouse's socket.
+//! Architecture invariant: this crate knows OpenCode and its forks and nothing of gatehouse's
+//! socket.
 //!
 //! OpenCode has no command hooks. A terminal session opens no port either; but a plugin runs in
 //! its process, sees its bus events and can reply through its in-process client. gatehouse's
@@ -20,17 +25,22 @@
 //! and `always` are verified for `bash` prompts, and answers for questions. What each answer
 //! really does in OpenCode is in the prompt itself ([`effects`]).
 //!
-//! Modules: [`events`] (hook input), [`verdict`] (hook output), [`effects`] (what each answer
-//! does), [`version`] (how `opencode --version` reads), [`install`] (the plugin file),
-//! [`probe`].
+//! Modules: [`plugin_agent`] (what differs per agent), [`events`] (hook input), [`verdict`]
+//! (hook output), [`effects`] (what each answer does), [`version`] (how `opencode --version`
+//! reads), [`install`] (the plugin file), [`probe`], [`kilo`] (Kilo Code CLI).
 
 pub mod effects;
 pub mod events;
 pub mod install;
+pub mod kilo;
+pub mod plugin_agent;
 pub mod probe;
 pub mod verdict;
 pub mod version;
 
+pub use plugin_agent::PluginAgent;
+
+use effects::AlwaysKept;
 use gatehouse_core::{Action, AdapterCapabilities, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
 use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
@@ -40,6 +50,18 @@ pub const ADAPTER_ID: &str = "opencode";
 
 /// The agent's name for people.
 pub const NAME: &str = "OpenCode";
+
+/// OpenCode, as gatehouse's plugin and its installer know it.
+pub const OPENCODE: PluginAgent = PluginAgent {
+    id: ADAPTER_ID,
+    name: NAME,
+    config_folder: "opencode",
+    project_folder: ".opencode",
+    config_file: "opencode.json",
+    pid_variable: "OPENCODE_PID",
+    plugin_paths: "~/.config/opencode/plugin/gatehouse.js ($XDG_CONFIG_HOME/opencode/plugin/), or a project's .opencode/plugin/gatehouse.js",
+    always: AlwaysKept::UntilRestart,
+};
 
 /// OpenCode, as the kit knows it: one group of cases proves `once`, `deny` (OpenCode's reject,
 /// with a message) and `always` for `bash` prompts, and answers to questions.
@@ -74,8 +96,15 @@ pub const AGENT: AgentDescription = AgentDescription {
     },
     // OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
     while_held: Some(WhileHeld::OwnPromptStaysLive),
-    installer: &install::OpenCodeInstaller,
-    events: |stdin, event| events::parse(stdin, event, &events::HookEnvironment::current()),
+    installer: &install::PluginInstaller { agent: &OPENCODE },
+    events: |stdin, event| {
+        events::parse(
+            &OPENCODE,
+            stdin,
+            event,
+            &events::HookEnvironment::current(&OPENCODE),
+        )
+    },
     verdicts: verdict::render,
 };
 

@@ -1,33 +1,36 @@
-// gatehouse's OpenCode plugin: hands OpenCode's permission prompts and questions to gatehouse,
-// and replies with the person's answer. Written by `gatehouse install opencode`, removed by
-// `gatehouse uninstall opencode`; do not edit (a reinstall overwrites it).
+// gatehouse's @AGENT_NAME@ plugin: hands @AGENT_NAME@'s permission prompts and questions to
+// gatehouse, and replies with the person's answer. Written by `gatehouse install @ADAPTER_ID@`,
+// removed by `gatehouse uninstall @ADAPTER_ID@`; do not edit (a reinstall overwrites it).
 //
-// For each `permission.asked` and `question.asked` it runs `gatehouse hook opencode <event>` as a
-// child process (no shell: an argument array), with the event as JSON on stdin, and reads the
-// verdict the hook prints. Only then does it reply, in-process, through OpenCode's own client:
-// `/permission/{id}/reply` (`once`, `always` or `reject` with a message) or `/question/{id}/reply`.
-// OpenCode's own prompt stays live meanwhile, and the first answer wins. `permission.replied`,
-// `question.replied` and `question.rejected` are passed to gatehouse too, and end the hook still
-// waiting for that request, so that a prompt answered in OpenCode is withdrawn at once.
+// One plugin for OpenCode and the agents built from it: they load it alike, send the same bus
+// events and take the same replies. For each `permission.asked` and `question.asked` it runs
+// `gatehouse hook @ADAPTER_ID@ <event>` as a child process (no shell: an argument array), with
+// the event as JSON on stdin, and reads the verdict the hook prints. Only then does it reply,
+// in-process, through the agent's own client: `/permission/{id}/reply` (`once`, `always` or
+// `reject` with a message) or `/question/{id}/reply`. The agent's own prompt stays live
+// meanwhile, and the first answer wins. `permission.replied`, `question.replied` and
+// `question.rejected` are passed to gatehouse too, and end the hook still waiting for that
+// request, so that a prompt answered in the agent's terminal is withdrawn at once.
 //
-// Whatever fails (no gatehouse, no gateway, a crash, a late reply answered 404) is ignored:
-// OpenCode's prompt stays in charge. Nothing here throws into OpenCode or blocks its event loop,
+// Whatever fails (no gatehouse, no gateway, a crash, a late reply answered 404) is ignored: the
+// agent's prompt stays in charge. Nothing here throws into the agent or blocks its event loop,
 // the children and the bytes read back are bounded, and nothing from an event's text is ever
 // run: it is only written to the hook's stdin.
 import { spawn } from "node:child_process"
 
-// The gatehouse binary, as `gatehouse install opencode` found it.
+// The gatehouse binary, as `gatehouse install @ADAPTER_ID@` found it, and the adapter it runs.
 const GATEHOUSE = "@GATEHOUSE_PROGRAM@"
-// How many hooks may run at once; a prompt beyond that is left to OpenCode.
+const ADAPTER = "@ADAPTER_ID@"
+// How many hooks may run at once; a prompt beyond that is left to the agent.
 const MAX_CHILDREN = 32
-// The most an event sent to the hook may be; a larger one is left to OpenCode.
+// The most an event sent to the hook may be; a larger one is left to the agent.
 const MAX_EVENT_CHARS = 4 * 1024 * 1024
 // The most a hook may print; more is not a verdict.
 const MAX_VERDICT_BYTES = 256 * 1024
 // The longest a hook may run: its own wait is at most a day.
 const PROMPT_DEADLINE_MS = (24 * 60 * 60 + 120) * 1000
 const OBSERVATION_DEADLINE_MS = 60 * 1000
-// OpenCode's request ids, such as `per_231e3ebcd001DDV59Lb7r2I5ZQ`.
+// The agent's request ids, such as `per_231e3ebcd001DDV59Lb7r2I5ZQ`.
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,128}$/
 // The events gatehouse hears of, each with the word the hook command ends with.
 const PROMPTS = { "permission.asked": "permission.asked", "question.asked": "question.asked" }
@@ -57,7 +60,7 @@ export const GatehousePlugin = async (input) => {
     if (typeof text !== "string" || text.length > MAX_EVENT_CHARS) return null
     let child
     try {
-      child = spawn(GATEHOUSE, ["hook", "opencode", word], {
+      child = spawn(GATEHOUSE, ["hook", ADAPTER, word], {
         stdio: ["pipe", "pipe", "ignore"],
         shell: false,
         windowsHide: true,
@@ -179,7 +182,7 @@ export const GatehousePlugin = async (input) => {
     runHook(word, event, OBSERVATION_DEADLINE_MS, () => {})
   }
 
-  // A hook still holding a prompt when OpenCode ends would hold it for nobody: end it too, so
+  // A hook still holding a prompt when the agent ends would hold it for nobody: end it too, so
   // that gatehouse withdraws the prompt ("the waiting hook went away").
   try {
     process.once("exit", () => {

@@ -1,12 +1,13 @@
 // Drives gatehouse's OpenCode plugin as OpenCode would (its `event` hook, its `client`), with a
 // fake `gatehouse` (fake-gatehouse.sh in DIR) whose output each case sets, and checks what the
-// plugin does. Prints one line per failed check and exits 1 if any failed.
+// plugin does. ADAPTER is the adapter id the plugin was written for (opencode, kilo), which its
+// hook must run. Prints one line per failed check and exits 1 if any failed.
 //
-// Usage: node plugin_driver.mjs DIR PLUGIN PLUGIN_WITHOUT_GATEHOUSE
+// Usage: node plugin_driver.mjs DIR PLUGIN PLUGIN_WITHOUT_GATEHOUSE ADAPTER
 import fs from "node:fs"
 import path from "node:path"
 
-const [DIR, PLUGIN, PLUGIN_WITHOUT_GATEHOUSE] = process.argv.slice(2)
+const [DIR, PLUGIN, PLUGIN_WITHOUT_GATEHOUSE, ADAPTER] = process.argv.slice(2)
 const failures = []
 function check(name, ok, detail) {
   if (!ok) failures.push(`${name}: ${typeof detail === "string" ? detail : JSON.stringify(detail)}`)
@@ -91,7 +92,7 @@ check("once is posted", posts.length === 1, posts)
 check("once goes to the request asked about", posts[0]?.path?.requestID === "per_once" && posts[0]?.url === "/permission/{requestID}/reply", posts[0])
 check("once is once", JSON.stringify(posts[0]?.body) === '{"reply":"once"}', posts[0]?.body)
 const first = runs()[0]
-check("the hook gets its words as arguments", JSON.stringify(first?.args) === '["hook","opencode","permission.asked"]', first)
+check("the hook gets its words as arguments", JSON.stringify(first?.args) === JSON.stringify(["hook", ADAPTER, "permission.asked"]), first)
 check("the hook gets the event on stdin", first?.stdin?.payload?.properties?.metadata?.command?.startsWith("printf $(touch pwned)") && first?.stdin?.directory === "/home/dev/project", first)
 check("nothing from the event runs", !fs.existsSync(path.join(DIR, "pwned")) && !fs.existsSync(path.join(DIR, "pwned2")), "a file was made")
 posts.length = 0

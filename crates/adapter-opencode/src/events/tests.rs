@@ -28,7 +28,7 @@ fn in_tmux() -> HookEnvironment {
     HookEnvironment {
         tmux: Some("/tmp/tmux-1000/default,18779,0".into()),
         tmux_pane: Some("%0".into()),
-        opencode_pid: Some("18849".into()),
+        agent_pid: Some("18849".into()),
     }
 }
 
@@ -44,7 +44,15 @@ fn verified() -> AdapterCapabilities {
 #[test]
 fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
     let stdin = from_plugin(fixture!("permission.asked"));
-    let (prompt, hold) = prompt_of(parse(&stdin, Some("permission.asked"), &in_tmux()).unwrap());
+    let (prompt, hold) = prompt_of(
+        parse(
+            &crate::OPENCODE,
+            &stdin,
+            Some("permission.asked"),
+            &in_tmux(),
+        )
+        .unwrap(),
+    );
     assert_eq!(hold, HoldMode::WhileActionable);
     let session = "ses_dce1c2680ffe4Zn4GyJNIXmcWE";
     assert_permission_prompt(
@@ -85,6 +93,7 @@ fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
     );
     // The bare event (the SSE form) reads the same, without the folder.
     let bare = parse(
+        &crate::OPENCODE,
         fixture!("permission.asked.sse-event").as_bytes(),
         None,
         &in_tmux(),
@@ -100,7 +109,15 @@ fn another_permission_is_only_watched_with_the_reason() {
     event["properties"]["metadata"] = json!({ "filepath": "/etc/passwd" });
     event["properties"]["patterns"] = json!(["/etc/passwd"]);
     let stdin = from_plugin(&event.to_string());
-    let (prompt, hold) = prompt_of(parse(&stdin, Some("permission.asked"), &in_tmux()).unwrap());
+    let (prompt, hold) = prompt_of(
+        parse(
+            &crate::OPENCODE,
+            &stdin,
+            Some("permission.asked"),
+            &in_tmux(),
+        )
+        .unwrap(),
+    );
     assert_eq!(hold, HoldMode::RegisterOnly);
     assert_eq!(prompt.summary, "/etc/passwd");
     assert!(prompt
@@ -114,7 +131,8 @@ fn another_permission_is_only_watched_with_the_reason() {
 #[test]
 fn a_question_is_held_with_its_options() {
     let stdin = from_plugin(fixture!("question.asked"));
-    let (prompt, hold) = prompt_of(parse(&stdin, Some("question.asked"), &in_tmux()).unwrap());
+    let (prompt, hold) =
+        prompt_of(parse(&crate::OPENCODE, &stdin, Some("question.asked"), &in_tmux()).unwrap());
     assert_eq!(hold, HoldMode::WhileActionable);
     assert_eq!(prompt.kind, PromptKind::Question);
     assert_eq!(prompt.tool, "question");
@@ -131,7 +149,13 @@ fn a_question_is_held_with_its_options() {
 
 #[test]
 fn answers_settle_their_request_and_rejects_the_session() {
-    let replied = parse(fixture!("permission.replied").as_bytes(), None, &in_tmux()).unwrap();
+    let replied = parse(
+        &crate::OPENCODE,
+        fixture!("permission.replied").as_bytes(),
+        None,
+        &in_tmux(),
+    )
+    .unwrap();
     assert_eq!(
         replied,
         HookEvent::Observe(Observation::ToolFinished {
@@ -143,13 +167,20 @@ fn answers_settle_their_request_and_rejects_the_session() {
     let mut rejected: Value = serde_json::from_str(fixture!("permission.replied")).unwrap();
     rejected["properties"]["reply"] = "reject".into();
     assert_eq!(
-        parse(rejected.to_string().as_bytes(), None, &in_tmux()).unwrap(),
+        parse(
+            &crate::OPENCODE,
+            rejected.to_string().as_bytes(),
+            None,
+            &in_tmux()
+        )
+        .unwrap(),
         HookEvent::Observe(Observation::TurnEnded {
             adapter: "opencode".into(),
             session: "ses_dce1c2680ffe4Zn4GyJNIXmcWE".into(),
         })
     );
     let answered = parse(
+        &crate::OPENCODE,
         &from_plugin(fixture!("question.replied")),
         Some("question.replied"),
         &in_tmux(),
@@ -158,12 +189,19 @@ fn answers_settle_their_request_and_rejects_the_session() {
     assert!(
         matches!(answered, HookEvent::Observe(Observation::ToolFinished { correlation, .. }) if correlation == request_correlation("que_231e6003c001JQLBDaC8fpB5xa"))
     );
-    let dismissed = parse(fixture!("question.rejected").as_bytes(), None, &in_tmux()).unwrap();
+    let dismissed = parse(
+        &crate::OPENCODE,
+        fixture!("question.rejected").as_bytes(),
+        None,
+        &in_tmux(),
+    )
+    .unwrap();
     assert!(matches!(
         dismissed,
         HookEvent::Observe(Observation::TurnEnded { .. })
     ));
     let other = parse(
+        &crate::OPENCODE,
         fixture!("tool.execute.before-bash").as_bytes(),
         Some("session.idle"),
         &in_tmux(),
@@ -175,7 +213,12 @@ fn answers_settle_their_request_and_rejects_the_session() {
 #[test]
 fn malformed_events_are_errors_never_prompts() {
     assert!(matches!(
-        parse(b"not json", Some("permission.asked"), &in_tmux()),
+        parse(
+            &crate::OPENCODE,
+            b"not json",
+            Some("permission.asked"),
+            &in_tmux()
+        ),
         Err(ParseError::NotJson(_))
     ));
     for bad in [
@@ -187,7 +230,12 @@ fn malformed_events_are_errors_never_prompts() {
     ] {
         assert!(
             matches!(
-                parse(bad.to_string().as_bytes(), None, &in_tmux()),
+                parse(
+                    &crate::OPENCODE,
+                    bad.to_string().as_bytes(),
+                    None,
+                    &in_tmux()
+                ),
                 Err(ParseError::NotAnEvent(_))
             ),
             "{bad}"
@@ -203,7 +251,15 @@ fn hostile_commands_are_kept_whole_and_unshowable_patterns_offer_no_always() {
     let mut event: Value = serde_json::from_str(fixture!("permission.asked")).unwrap();
     event["properties"]["metadata"]["command"] = hostile.into();
     event["properties"]["always"] = json!(["printf *", 7]);
-    let (prompt, _) = prompt_of(parse(&from_plugin(&event.to_string()), None, &in_tmux()).unwrap());
+    let (prompt, _) = prompt_of(
+        parse(
+            &crate::OPENCODE,
+            &from_plugin(&event.to_string()),
+            None,
+            &in_tmux(),
+        )
+        .unwrap(),
+    );
     assert_eq!(prompt.summary, hostile);
     assert!(prompt.extra.suggestions.is_empty());
     assert_eq!(
@@ -223,7 +279,15 @@ fn hostile_commands_are_kept_whole_and_unshowable_patterns_offer_no_always() {
 
     let many: Vec<String> = (0..1000).map(|n| format!("cmd{n} *")).collect();
     event["properties"]["always"] = json!(many);
-    let (prompt, _) = prompt_of(parse(&from_plugin(&event.to_string()), None, &in_tmux()).unwrap());
+    let (prompt, _) = prompt_of(
+        parse(
+            &crate::OPENCODE,
+            &from_plugin(&event.to_string()),
+            None,
+            &in_tmux(),
+        )
+        .unwrap(),
+    );
     assert!(prompt.extra.suggestions.is_empty());
     assert!(!verified().deliverable(&prompt).contains(&Action::Always));
 }

@@ -1,10 +1,12 @@
 //! The plugin file: written whole with the binary's path, left alone when it is not gatehouse's.
 
 use super::*;
+use crate::kilo::KILO;
+use crate::OPENCODE;
 
 #[test]
 fn the_plugin_names_the_binary_as_a_string_literal_and_runs_no_shell() {
-    let plugin = plugin_for(Path::new("/opt/gate \"house\"/gatehouse")).unwrap();
+    let plugin = plugin_for(&OPENCODE, Path::new("/opt/gate \"house\"/gatehouse")).unwrap();
     assert!(is_gatehouse_plugin(&plugin));
     assert!(
         plugin.contains(r#"const GATEHOUSE = "/opt/gate \"house\"/gatehouse""#),
@@ -14,8 +16,36 @@ fn the_plugin_names_the_binary_as_a_string_literal_and_runs_no_shell() {
     assert!(plugin.contains("shell: false"));
     assert!(!plugin.contains("exec("), "no shell is ever used");
     assert!(matches!(
-        plugin_for(Path::new("gatehouse")),
+        plugin_for(&OPENCODE, Path::new("gatehouse")),
         Err(InstallError::Program(_))
+    ));
+}
+
+/// One plugin, two agents: each file names its own agent and runs its own adapter's hook, and
+/// nothing else in it differs.
+#[test]
+fn the_plugin_of_each_agent_runs_its_own_adapter_and_differs_in_nothing_else() {
+    let program = Path::new("/usr/local/bin/gatehouse");
+    let opencode = plugin_for(&OPENCODE, program).unwrap();
+    let kilo = plugin_for(&KILO, program).unwrap();
+    assert!(opencode.starts_with("// gatehouse's OpenCode plugin: hands OpenCode's"));
+    assert!(kilo.starts_with("// gatehouse's Kilo plugin: hands Kilo's"));
+    assert!(is_gatehouse_plugin(&opencode) && is_gatehouse_plugin(&kilo));
+    assert!(opencode.contains(r#"const ADAPTER = "opencode""#));
+    assert!(kilo.contains(r#"const ADAPTER = "kilo""#));
+    assert!(kilo.contains(r#"spawn(GATEHOUSE, ["hook", ADAPTER, word]"#));
+    for plugin in [&opencode, &kilo] {
+        assert!(!plugin.contains('@'), "a placeholder is left: {plugin}");
+    }
+    let kilo_as_opencode = kilo.replace("Kilo", "OpenCode").replace("kilo", "opencode");
+    assert_eq!(kilo_as_opencode, opencode);
+    let odd = PluginAgent {
+        id: "kilo\"; x",
+        ..KILO
+    };
+    assert!(matches!(
+        plugin_for(&odd, program),
+        Err(InstallError::AdapterId(_))
     ));
 }
 
@@ -24,7 +54,7 @@ fn the_plugin_names_the_binary_as_a_string_literal_and_runs_no_shell() {
 /// replies only through OpenCode's in-process client with what its own child printed.
 #[test]
 fn the_plugin_listens_nowhere_and_replies_only_in_process() {
-    let plugin = plugin_for(Path::new("/usr/local/bin/gatehouse")).unwrap();
+    let plugin = plugin_for(&OPENCODE, Path::new("/usr/local/bin/gatehouse")).unwrap();
     for forbidden in [
         "fetch(",
         "serverUrl",
@@ -54,8 +84,11 @@ fn install_writes_one_file_and_uninstall_removes_exactly_it() {
     std::fs::write(&theirs, "export const Theirs = async () => ({})\n").unwrap();
     let ours = plugins.join(PLUGIN_FILE_NAME);
     let program = Path::new("/usr/local/bin/gatehouse");
-    assert!(install_plugin(&ours, program).unwrap());
-    assert!(!install_plugin(&ours, program).unwrap(), "unchanged");
+    assert!(install_plugin(&OPENCODE, &ours, program).unwrap());
+    assert!(
+        !install_plugin(&OPENCODE, &ours, program).unwrap(),
+        "unchanged"
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -80,10 +113,12 @@ fn a_file_that_is_not_gatehouses_is_never_overwritten_or_removed() {
     let path = folder.path().join(PLUGIN_FILE_NAME);
     std::fs::write(&path, "// someone else's gatehouse.js\n").unwrap();
     let program = Path::new("/usr/local/bin/gatehouse");
-    assert!(matches!(
-        install_plugin(&path, program),
-        Err(InstallError::NotOurs(_))
-    ));
+    for agent in [&OPENCODE, &KILO] {
+        assert!(matches!(
+            install_plugin(agent, &path, program),
+            Err(InstallError::NotOurs(_))
+        ));
+    }
     assert!(matches!(
         uninstall_plugin(&path),
         Err(InstallError::NotOurs(_))
@@ -96,17 +131,46 @@ fn a_file_that_is_not_gatehouses_is_never_overwritten_or_removed() {
 
 #[test]
 fn the_user_folder_honours_xdg_config_home_and_a_project_has_its_own() {
-    let installer = OpenCodeInstaller;
-    let project = installer
-        .settings_path(&SettingsScope::Project(PathBuf::from("/w")))
-        .unwrap();
-    assert_eq!(project, Path::new("/w/.opencode/plugin/gatehouse.js"));
-    // The variables are the process's: read, not changed, here.
-    if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| Path::new(x).is_absolute()) {
-        let user = installer.settings_path(&SettingsScope::User).unwrap();
-        assert_eq!(
-            user,
-            PathBuf::from(xdg).join("opencode/plugin/gatehouse.js")
-        );
+    for (agent, project_plugin, user_plugin) in [
+        (
+            &OPENCODE,
+            "/w/.opencode/plugin/gatehouse.js",
+            "opencode/plugin/gatehouse.js",
+        ),
+        (
+            &KILO,
+            "/w/.kilo/plugin/gatehouse.js",
+            "kilo/plugin/gatehouse.js",
+        ),
+    ] {
+        let installer = PluginInstaller { agent };
+        let project = installer
+            .settings_path(&SettingsScope::Project(PathBuf::from("/w")))
+            .unwrap();
+        assert_eq!(project, Path::new(project_plugin));
+        // The variables are the process's: read, not changed, here.
+        if let Some(xdg) =
+            std::env::var_os("XDG_CONFIG_HOME").filter(|x| Path::new(x).is_absolute())
+        {
+            let user = installer.settings_path(&SettingsScope::User).unwrap();
+            assert_eq!(user, PathBuf::from(xdg).join(user_plugin));
+        }
     }
+}
+
+/// A file of gatehouse's for another agent (an OpenCode plugin copied into Kilo's folder) is
+/// gatehouse's, and is replaced by the agent's own.
+#[test]
+fn an_install_replaces_gatehouses_plugin_of_another_agent() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(PLUGIN_FILE_NAME);
+    let program = Path::new("/usr/local/bin/gatehouse");
+    std::fs::write(&path, plugin_for(&OPENCODE, program).unwrap()).unwrap();
+    assert!(install_plugin(&KILO, &path, program).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        plugin_for(&KILO, program).unwrap()
+    );
+    assert!(!is_gatehouse_plugin("// gatehouse's plugin: no name\n"));
+    assert!(!is_gatehouse_plugin("x\n// gatehouse's OpenCode plugin:\n"));
 }

@@ -1,11 +1,12 @@
-//! The probe's scripted model for OpenCode: the kit's chat-completions dialect (OpenCode's
-//! `@ai-sdk/openai-compatible` provider speaks it), with two tools. A scripted call whose id
-//! starts with [`QUESTION_CALL_PREFIX`] asks OpenCode's `question` tool one question, the call's
+//! The probe's scripted model for OpenCode and its forks: the kit's chat-completions dialect
+//! (their `@ai-sdk/openai-compatible` provider speaks it), with two tools. A scripted call whose
+//! id starts with [`QUESTION_CALL_PREFIX`] asks the `question` tool one question, the call's
 //! `command` being its text, with the options [`QUESTION_OPTIONS`]; one whose id starts with
 //! [`PAIR_CALL_PREFIX`] asks the `bash` tool twice in one answer (its `command`'s two lines, as
 //! calls `ID_a` and `ID_b`), so that two requests wait at once; any other call asks the `bash`
-//! tool to run its `command` (OpenCode 1.18.33's `bash` takes `command`, `timeout` and `workdir`,
-//! no description).
+//! tool to run its `command`. The `bash` tool's arguments are the agent's ([`OpenCodeChat::bash`]):
+//! OpenCode 1.18.33's takes `command`, `timeout` and `workdir`, no description ([`BASH`]); Kilo
+//! Code CLI 7.7.7's also takes a `description`.
 
 use std::io;
 
@@ -60,15 +61,17 @@ pub fn pair_call(call_id: &str, first: &str, second: &str) -> ScriptedCall {
     }
 }
 
-/// Chat completions with OpenCode's two tools.
-pub struct OpenCodeChat;
+/// Chat completions with the agent's two tools: its shell tool, `bash`, and [`QUESTION`].
+pub struct OpenCodeChat {
+    pub bash: Tool,
+}
 
 impl OpenCodeChat {
-    fn dialect_for(call: &ScriptedCall) -> Chat {
+    fn dialect_for(&self, call: &ScriptedCall) -> Chat {
         let tool = if call.call_id.starts_with(QUESTION_CALL_PREFIX) {
             QUESTION
         } else {
-            BASH
+            self.bash
         };
         Chat { tool }
     }
@@ -76,45 +79,56 @@ impl OpenCodeChat {
 
 impl Dialect for OpenCodeChat {
     fn base_path(&self) -> &'static str {
-        Chat { tool: BASH }.base_path()
+        Chat { tool: self.bash }.base_path()
     }
 
     fn serves(&self, request: &Request) -> bool {
-        Chat { tool: BASH }.serves(request)
+        Chat { tool: self.bash }.serves(request)
     }
 
     fn read(&self, request: &Request, body: &Value) -> Turn {
-        Chat { tool: BASH }.read(request, body)
+        Chat { tool: self.bash }.read(request, body)
     }
 
     fn call(&self, request: &Request, body: &Value, call: &ScriptedCall) -> Response {
         if call.call_id.starts_with(PAIR_CALL_PREFIX) {
-            return two_calls(body, call);
+            return two_calls(self.bash, body, call);
         }
-        Self::dialect_for(call).call(request, body, call)
+        self.dialect_for(call).call(request, body, call)
     }
 
     fn text(&self, request: &Request, body: &Value, text: &str) -> Response {
-        Chat { tool: BASH }.text(request, body, text)
+        Chat { tool: self.bash }.text(request, body, text)
     }
 }
 
-/// Starts the scripted model on a free loopback port with the calls to hand out, in order; its
-/// [`ScriptedModel::base_url`] is the provider's `options.baseURL`.
+/// Starts OpenCode's scripted model ([`start_with`] its [`BASH`]).
 pub fn start(script: Vec<ScriptedCall>) -> io::Result<ScriptedModel> {
-    ScriptedModel::start(OpenCodeChat, script)
+    start_with(BASH, script)
+}
+
+/// Starts the scripted model with the agent's shell tool `bash` on a free loopback port, with
+/// the calls to hand out, in order; its [`ScriptedModel::base_url`] is the provider's
+/// `options.baseURL`.
+pub fn start_with(bash: Tool, script: Vec<ScriptedCall>) -> io::Result<ScriptedModel> {
+    ScriptedModel::start(OpenCodeChat { bash }, script)
 }
 
 /// The answer with the two `bash` calls of a pair, streamed or whole as the request asked.
-fn two_calls(body: &Value, pair: &ScriptedCall) -> Response {
+fn two_calls(bash: Tool, body: &Value, pair: &ScriptedCall) -> Response {
     let mut commands = pair.command.lines();
     let calls: Vec<Value> = ["a", "b"]
         .iter()
         .enumerate()
         .map(|(index, suffix)| {
-            let arguments = json!({ "command": commands.next().unwrap_or_default() });
-            json!({ "index": index, "id": format!("{}_{suffix}", pair.call_id), "type": "function",
-                    "function": { "name": BASH.name, "arguments": arguments.to_string() } })
+            let call = ScriptedCall {
+                call_id: format!("{}_{suffix}", pair.call_id),
+                command: commands.next().unwrap_or_default().to_owned(),
+                reason: pair.reason.clone(),
+            };
+            let arguments = (bash.arguments)(&call);
+            json!({ "index": index, "id": call.call_id, "type": "function",
+                    "function": { "name": bash.name, "arguments": arguments.to_string() } })
         })
         .collect();
     let usage = json!({ "prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2 });

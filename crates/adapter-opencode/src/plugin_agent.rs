@@ -1,0 +1,31 @@
+//! What differs between the agents that run gatehouse's OpenCode plugin: OpenCode itself and its
+//! forks (Kilo Code CLI). They share one plugin file ([`crate::install`]), one reading of their
+//! bus events ([`crate::events`]), one set of verdicts ([`crate::verdict`]) and one probe
+//! ([`crate::probe`]); each states only this, its [`crate::probe::ProbeSetup`] and its kit
+//! description (`AGENT`), whose installer, events and verdicts are these shared ones for it.
+
+use crate::effects::AlwaysKept;
+
+/// One agent that loads gatehouse's OpenCode plugin: its names, where it keeps its
+/// configuration and plugins, how it names its own process to the plugin's children, and what
+/// its `always` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PluginAgent {
+    /// The adapter's id, as in `gatehouse hook opencode` (letters only: the plugin spells it).
+    pub id: &'static str,
+    /// The agent's name for people, as prompts and notes say it, such as `OpenCode`.
+    pub name: &'static str,
+    /// Its folder in the user's configuration folder (`$XDG_CONFIG_HOME/opencode`, else
+    /// `~/.config/opencode`), which holds its `plugin/` folder.
+    pub config_folder: &'static str,
+    /// A project's folder for it, such as `.opencode`, which holds a `plugin/` folder too.
+    pub project_folder: &'static str,
+    /// Its configuration file in either folder, such as `opencode.json`.
+    pub config_file: &'static str,
+    /// The variable in which it names its own process id to its plugins' children (the hook).
+    pub pid_variable: &'static str,
+    /// Where its plugin file goes, in words for `gatehouse install`'s help and printout.
+    pub plugin_paths: &'static str,
+    /// What its `always` approves, and for how long.
+    pub always: AlwaysKept,
+}
