@@ -9,6 +9,7 @@ use gatehouse_adapter_codex::CodexAdapter;
 use gatehouse_adapter_copilot::CopilotAdapter;
 use gatehouse_adapter_droid::DroidAdapter;
 use gatehouse_adapter_gemini::GeminiAdapter;
+use gatehouse_adapter_opencode::kilo::KiloAdapter;
 use gatehouse_adapter_opencode::OpenCodeAdapter;
 use gatehouse_adapter_qwen::QwenAdapter;
 use gatehouse_core::{Adapter, AdapterRegistry};
@@ -21,6 +22,7 @@ pub fn registry() -> AdapterRegistry {
         Arc::new(GeminiAdapter::new(state.clone())),
         Arc::new(CopilotAdapter::new(state.clone())),
         Arc::new(OpenCodeAdapter::new(state.clone())),
+        Arc::new(KiloAdapter::new(state.clone())),
         Arc::new(QwenAdapter::new(state.clone())),
         Arc::new(DroidAdapter::new(state)),
     ];
@@ -61,7 +63,7 @@ mod tests {
     fn each_agent_says_what_it_does_while_its_hook_holds_a_prompt() {
         let registry = super::registry();
         let while_held = |id: &str| registry.get(id).unwrap().while_held();
-        for id in ["claude", "opencode"] {
+        for id in ["claude", "opencode", "kilo"] {
             assert_eq!(while_held(id), Some(WhileHeld::OwnPromptStaysLive), "{id}");
         }
         for id in ["codex", "qwen", "copilot", "gemini", "droid"] {

@@ -35,6 +35,7 @@ mod e2e_copilot;
 mod e2e_droid;
 mod e2e_gemini;
 mod e2e_gemini_paused;
+mod e2e_kilo;
 mod e2e_opencode;
 mod e2e_qwen;
 mod gemini_hook_answers;
