@@ -44,74 +44,27 @@ impl ServeConfig {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default)]
-pub struct HookConfig {
-    /// How long a hook holds a prompt for an answer before the agent's terminal is left alone in
-    /// charge. The installer sets the agent's hook timeout a margin above it.
-    pub wait_seconds: u64,
-}
-
-/// The longest a hook may hold a prompt: the gateway's own cap.
-pub const MAX_WAIT_SECONDS: u64 = 24 * 60 * 60;
+/// `[hook]`: the hook's own (`gatehouse-hook` reads it too), with its bounds.
+pub use gatehouse_hook::settings::HookConfig;
 
 /// How much longer than the hook's wait the agent's own hook timeout is, so that gatehouse's
 /// deadline always comes first and the hook exits cleanly.
 pub const HOOK_TIMEOUT_MARGIN_SECONDS: u64 = 30;
 
-impl Default for HookConfig {
-    fn default() -> Self {
-        HookConfig { wait_seconds: 600 }
-    }
-}
-
-impl HookConfig {
-    pub fn wait(&self) -> Duration {
-        Duration::from_secs(self.wait_seconds)
-    }
-}
-
-/// Where the config file is looked for.
-pub fn config_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(base.join("gatehouse").join("config.toml"))
-}
+/// Where the config file is looked for (the hook's rule, as it reads the file too).
+pub use gatehouse_hook::settings::config_path;
 
 pub use gatehouse_host_ipc::socket::state_dir;
 
-/// Loads the config file (if any) and the environment overrides.
+/// Loads the config file (if any) and the environment overrides, from the same sources, read
+/// the same way, as the hook.
 pub fn load() -> anyhow::Result<Config> {
-    let mut builder = config::Config::builder();
     let path = config_path();
-    if let Some(path) = &path {
-        builder = builder.add_source(
-            config::File::from(path.as_path())
-                .format(config::FileFormat::Toml)
-                .required(false),
-        );
-    }
-    builder = builder.add_source(
-        config::Environment::with_prefix("GATEHOUSE")
-            .prefix_separator("_")
-            .separator("__")
-            .try_parsing(true),
-    );
-    let shown = path.map_or_else(
-        || "the config file".to_owned(),
-        |path| path.display().to_string(),
-    );
-    let config: Config = builder
+    let shown = gatehouse_hook::settings::shown(path.as_deref());
+    let config: Config = gatehouse_hook::settings::sources(path.as_deref())
         .build()
         .and_then(|config| config.try_deserialize())
         .with_context(|| format!("cannot read the settings in {shown} or the GATEHOUSE_* environment; fix or remove them"))?;
-    if !(1..=MAX_WAIT_SECONDS).contains(&config.hook.wait_seconds) {
-        anyhow::bail!(
-            "hook.wait_seconds is {} in {shown} or GATEHOUSE_HOOK__WAIT_SECONDS; it must be between 1 and {MAX_WAIT_SECONDS} (a day)",
-            config.hook.wait_seconds
-        );
-    }
+    config.hook.check(&shown).map_err(anyhow::Error::msg)?;
     Ok(config)
 }

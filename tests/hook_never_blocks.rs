@@ -1,21 +1,36 @@
 //! The hook never blocks the agent: whatever it is given (arguments that do not parse, an empty
 //! or unusable socket path, settings that do not parse, a panic), it exits 0, prints nothing on
 //! stdout, and says what went wrong in one line on stderr. Claude Code reads exit 2 as "block".
+//! Each holds for both commands that run the hook, `gatehouse hook` and `gatehouse-hook`.
 
 use std::process::Output;
 
-use crate::common::{claude_bash, claude_fixture, Sandbox};
+use crate::common::{claude_bash, claude_fixture, HookProgram, Sandbox};
 
-fn run_hook(sandbox: &Sandbox, arguments: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+/// `program` with `arguments` (as `gatehouse` takes them, see [`HookProgram::words`]).
+fn run_hook(
+    sandbox: &Sandbox,
+    program: HookProgram,
+    arguments: &[&str],
+    env: &[(&str, &str)],
+    stdin: &[u8],
+) -> Output {
     sandbox
-        .spawn_fed(arguments, env, stdin)
+        .spawn_hook_program(program, arguments, env, stdin)
         .wait_with_output()
         .expect("the hook's output")
 }
 
-/// `gatehouse hook claude` with Claude Code's captured Bash prompt, under `env`.
-fn run_claude_hook(sandbox: &Sandbox, env: &[(&str, &str)]) -> Output {
-    run_hook(sandbox, &["hook", "claude"], env, &permission_request())
+/// `gatehouse hook claude` (or `gatehouse-hook claude`) with Claude Code's captured Bash
+/// prompt, under `env`.
+fn run_claude_hook(sandbox: &Sandbox, program: HookProgram, env: &[(&str, &str)]) -> Output {
+    run_hook(
+        sandbox,
+        program,
+        &["hook", "claude"],
+        env,
+        &permission_request(),
+    )
 }
 
 /// Exit 0, nothing on stdout, one line on stderr that contains `expected`.
@@ -52,8 +67,14 @@ fn permission_request() -> Vec<u8> {
 #[test]
 fn an_empty_socket_variable_means_the_default_socket() {
     let sandbox = Sandbox::new();
-    let output = run_claude_hook(&sandbox, &[("GATEHOUSE_SOCKET", "")]);
-    assert_left_to_the_agent(&output, "no gateway", "GATEHOUSE_SOCKET=");
+    for program in HookProgram::BOTH {
+        let output = run_claude_hook(&sandbox, program, &[("GATEHOUSE_SOCKET", "")]);
+        assert_left_to_the_agent(
+            &output,
+            "no gateway",
+            &format!("{program}: GATEHOUSE_SOCKET="),
+        );
+    }
     let status = sandbox
         .command(&["status"])
         .env("GATEHOUSE_SOCKET", "")
@@ -81,9 +102,16 @@ fn arguments_that_do_not_parse_leave_the_agent_alone() {
         &["--socket", "hook", "claude"],
         &["--", "hook", "claude"],
     ];
-    for arguments in cases {
-        let output = run_hook(&sandbox, arguments, &[], &permission_request());
-        assert_left_to_the_agent(&output, "leaving this to the agent", &arguments.join(" "));
+    for program in HookProgram::BOTH {
+        for arguments in cases {
+            let arguments = program.words(arguments);
+            let output = run_hook(&sandbox, program, &arguments, &[], &permission_request());
+            assert_left_to_the_agent(
+                &output,
+                "leaving this to the agent",
+                &format!("{program} {}", arguments.join(" ")),
+            );
+        }
     }
 }
 
@@ -97,15 +125,27 @@ fn settings_that_do_not_parse_leave_the_agent_alone() {
         "socket = [unclosed\n[hook\nwait_seconds = 'soon'\n",
     )
     .unwrap();
-    let output = run_claude_hook(&sandbox, &[]);
-    assert_left_to_the_agent(&output, "config.toml", "a config file that does not parse");
+    for program in HookProgram::BOTH {
+        let output = run_claude_hook(&sandbox, program, &[]);
+        assert_left_to_the_agent(
+            &output,
+            "config.toml",
+            &format!("{program}: a config file that does not parse"),
+        );
+    }
     std::fs::remove_file(&config).unwrap();
-    let output = run_claude_hook(&sandbox, &[("GATEHOUSE_HOOK__WAIT_SECONDS", "soon")]);
-    assert_left_to_the_agent(
-        &output,
-        "leaving this to the agent",
-        "a wait that is not a number",
-    );
+    for program in HookProgram::BOTH {
+        let output = run_claude_hook(
+            &sandbox,
+            program,
+            &[("GATEHOUSE_HOOK__WAIT_SECONDS", "soon")],
+        );
+        assert_left_to_the_agent(
+            &output,
+            "leaving this to the agent",
+            &format!("{program}: a wait that is not a number"),
+        );
+    }
 }
 
 #[test]
@@ -122,12 +162,14 @@ fn an_unusable_socket_path_leaves_the_agent_alone() {
         "relative/gatehouse.sock",
         " ",
     ] {
-        let output = run_claude_hook(&sandbox, &[("GATEHOUSE_SOCKET", socket)]);
-        assert_left_to_the_agent(
-            &output,
-            "leaving this to the agent",
-            &format!("socket {socket:?}"),
-        );
+        for program in HookProgram::BOTH {
+            let output = run_claude_hook(&sandbox, program, &[("GATEHOUSE_SOCKET", socket)]);
+            assert_left_to_the_agent(
+                &output,
+                "leaving this to the agent",
+                &format!("{program}: socket {socket:?}"),
+            );
+        }
     }
     assert_eq!(std::fs::read_to_string(&regular_file).unwrap(), "notes");
 }
@@ -135,17 +177,24 @@ fn an_unusable_socket_path_leaves_the_agent_alone() {
 #[test]
 fn a_panic_leaves_the_agent_alone() {
     let sandbox = Sandbox::new();
-    let output = run_claude_hook(&sandbox, &[("GATEHOUSE_TEST_PANIC_IN_HOOK", "1")]);
-    assert_left_to_the_agent(&output, "internal error", "a panic");
+    for program in HookProgram::BOTH {
+        let output = run_claude_hook(&sandbox, program, &[("GATEHOUSE_TEST_PANIC_IN_HOOK", "1")]);
+        assert_left_to_the_agent(&output, "internal error", &format!("{program}: a panic"));
+    }
 }
 
 #[test]
 fn help_for_the_hook_goes_to_stderr() {
     let sandbox = Sandbox::new();
-    let output = run_hook(&sandbox, &["hook", "--help"], &[], b"");
-    assert_eq!(output.status.code(), Some(0));
-    assert!(output.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("Usage"));
+    for program in HookProgram::BOTH {
+        let output = run_hook(&sandbox, program, &["hook", "--help"], &[], b"");
+        assert_eq!(output.status.code(), Some(0), "{program}");
+        assert!(output.stdout.is_empty(), "{program}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("Usage"),
+            "{program}"
+        );
+    }
 }
 
 #[test]
@@ -154,19 +203,26 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
 
     let gateway = crate::common::Gateway::start();
     // A 9 MiB command: the hold message carries it once, so it fits in a frame and is held.
-    let event = claude_bash(&"x".repeat(9 * 1024 * 1024));
-    let hook = gateway.spawn_claude(&event);
-    let prompt = gateway
-        .wait_for_pending_within(1, Duration::from_secs(30))
-        .remove(0);
-    let answered = gateway.run(&["answer", prompt["short_id"].as_str().unwrap(), "deny"]);
-    assert!(
-        answered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&answered.stderr)
-    );
-    let output = crate::common::finish(hook, Duration::from_secs(30));
-    assert_eq!(crate::common::claude_behavior(&output), "deny");
+    let event = claude_bash(&"x".repeat(9 * 1024 * 1024)).to_string();
+    for program in HookProgram::BOTH {
+        let hook = gateway.spawn_hook_program(program, &["hook", "claude"], &[], event.as_bytes());
+        let prompt = gateway
+            .wait_for_pending_within(1, Duration::from_secs(30))
+            .remove(0);
+        let answered = gateway.run(&["answer", prompt["short_id"].as_str().unwrap(), "deny"]);
+        assert!(
+            answered.status.success(),
+            "{program}: {}",
+            String::from_utf8_lossy(&answered.stderr)
+        );
+        let output = crate::common::finish(hook, Duration::from_secs(30));
+        assert_eq!(crate::common::claude_behavior(&output), "deny", "{program}");
+        crate::common::wait_for(
+            Duration::from_secs(30),
+            "the prompt to be delivered",
+            || gateway.list().is_empty(),
+        );
+    }
 
     // Larger than the hook reads, or larger than a frame once encoded again (each `1e5` is
     // written back as `100000.0`): let go at once, with nothing printed. The second holds
@@ -191,20 +247,23 @@ fn a_large_event_is_held_or_let_go_at_once_never_retried() {
         ("too large", too_large, "larger than"),
         ("grows when encoded", grows_when_encoded, "JSON values"),
     ] {
-        // With a wait of 120 s, a hook that retried would run until its deadline; one that gives
-        // up at once ends well before (the margin is for a debug build reading 13 MiB).
-        let started = Instant::now();
-        let output = run_hook(
-            &gateway,
-            &["hook", "claude"],
-            &[("GATEHOUSE_HOOK__WAIT_SECONDS", "120")],
-            &stdin,
-        );
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{case}: let go at once, not retried until the deadline"
-        );
-        assert_left_to_the_agent(&output, expected, case);
+        for program in HookProgram::BOTH {
+            // With a wait of 120 s, a hook that retried would run until its deadline; one that
+            // gives up at once ends well before (the margin is for a debug build reading 13 MiB).
+            let started = Instant::now();
+            let output = run_hook(
+                &gateway,
+                program,
+                &["hook", "claude"],
+                &[("GATEHOUSE_HOOK__WAIT_SECONDS", "120")],
+                &stdin,
+            );
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{program}: {case}: let go at once, not retried until the deadline"
+            );
+            assert_left_to_the_agent(&output, expected, &format!("{program}: {case}"));
+        }
     }
     assert!(gateway.list().is_empty(), "nothing is left held");
 }

@@ -1,8 +1,9 @@
 //! The Claude hook's own work is bounded, whatever the model writes into the event. It computes
 //! an edit's preview before it reaches any gateway: whatever file the edit names (under /proc, a
 //! FIFO) and however the edit grows it (`replace_all` of `a` by 4 KiB) or however slow its diff
-//! would be, the real `gatehouse hook claude` ends within a bounded CPU time and peak memory,
-//! exits 0 and prints nothing but a verdict; with a gateway, the prompt is registered at once
+//! would be, the real `gatehouse hook claude` (and `gatehouse-hook claude`, what `gatehouse
+//! install` writes) ends within a bounded CPU time and peak memory, exits 0 and prints nothing
+//! but a verdict; with a gateway, the prompt is registered at once
 //! with its preview marked incomplete. And an event as large as the hook reads, of many small
 //! JSON values (each a `Value` of tens of bytes once parsed), is let go at once.
 //!
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, Gateway, Sandbox};
+use crate::common::{claude_fixture, Gateway, HookProgram, Sandbox};
 
 /// The CPU time one hook may use: generous for a debug build on a busy machine, far below the
 /// seconds to minutes an unbounded preview takes.
@@ -41,9 +42,15 @@ struct Measured {
     max_rss_bytes: u64,
 }
 
-/// Runs `gatehouse hook claude` in `sandbox` with `stdin` and `env`, under GNU time and safety
-/// limits (4 GiB of address space, 30 s of CPU), and measures it.
-fn run_measured(sandbox: &Sandbox, env: &[(&str, &str)], stdin: Vec<u8>) -> Measured {
+/// Runs `gatehouse hook claude` (or `gatehouse-hook claude`, as `program` says) in `sandbox`
+/// with `stdin` and `env`, under GNU time and safety limits (4 GiB of address space, 30 s of
+/// CPU), and measures it.
+fn run_measured(
+    sandbox: &Sandbox,
+    program: HookProgram,
+    env: &[(&str, &str)],
+    stdin: Vec<u8>,
+) -> Measured {
     use std::os::unix::process::CommandExt;
     assert!(
         Path::new(GNU_TIME).exists(),
@@ -53,10 +60,11 @@ fn run_measured(sandbox: &Sandbox, env: &[(&str, &str)], stdin: Vec<u8>) -> Meas
     let mut command = sandbox.program("sh");
     command
         .arg("-c")
-        .arg("ulimit -v 4194304 -t 30; exec \"$0\" -o \"$1\" -f '%U %S %M' \"$2\" hook claude")
+        .arg("ulimit -v 4194304 -t 30; time=$0 report=$1; shift; exec \"$time\" -o \"$report\" -f '%U %S %M' \"$@\"")
         .arg(GNU_TIME)
         .arg(report.path())
-        .arg(crate::common::binary())
+        .arg(program.path())
+        .args(program.words(&["hook", "claude"]))
         .envs(env.iter().copied())
         .process_group(0)
         .stdin(Stdio::piped())
@@ -218,36 +226,44 @@ fn hostile_events(folder: &Path) -> Vec<(&'static str, Value, &'static str)> {
 fn without_a_gateway_a_hostile_preview_ends_at_once_within_bounds() {
     let sandbox = Sandbox::new();
     for (case, event, _) in hostile_events(sandbox.folder.path()) {
-        let measured = run_measured(&sandbox, &[], event.to_string().into_bytes());
-        assert_bounded(&measured, case);
-        assert!(
-            measured.stdout.is_empty(),
-            "{case}: nothing on stdout, got {:?}",
-            String::from_utf8_lossy(&measured.stdout)
-        );
-        assert!(
-            measured.stderr.contains("no gateway"),
-            "{case}: {}",
-            measured.stderr
-        );
+        for program in HookProgram::BOTH {
+            let case = &format!("{program}: {case}");
+            let measured = run_measured(&sandbox, program, &[], event.to_string().into_bytes());
+            assert_bounded(&measured, case);
+            assert!(
+                measured.stdout.is_empty(),
+                "{case}: nothing on stdout, got {:?}",
+                String::from_utf8_lossy(&measured.stdout)
+            );
+            assert!(
+                measured.stderr.contains("no gateway"),
+                "{case}: {}",
+                measured.stderr
+            );
+        }
     }
 }
 
 #[test]
 fn with_a_gateway_a_hostile_preview_is_registered_at_once_marked_incomplete() {
     let gateway = Gateway::start();
-    for (case, event, expected) in hostile_events(gateway.folder.path()) {
+    let events = hostile_events(gateway.folder.path());
+    for ((case, event, expected), program) in events
+        .iter()
+        .flat_map(|event| HookProgram::BOTH.map(|program| (event, program)))
+    {
+        let case = &format!("{program}: {case}");
         let stdin = event.to_string().into_bytes();
         // Unanswered (edits are read-only without a probe), the hook gives up after its wait.
         let wait = [("GATEHOUSE_HOOK__WAIT_SECONDS", "3")];
         let measured = std::thread::scope(|scope| {
-            let hook = scope.spawn(|| run_measured(&gateway, &wait, stdin));
+            let hook = scope.spawn(|| run_measured(&gateway, program, &wait, stdin));
             let prompt = gateway
                 .wait_for_pending_within(1, Duration::from_secs(30))
                 .remove(0);
             let incomplete = prompt["preview"]["incomplete"].as_str().unwrap_or_default();
             assert!(
-                incomplete.contains(expected),
+                incomplete.contains(*expected),
                 "{case}: the preview says it is incomplete ({expected}): {}",
                 prompt["preview"]
             );
@@ -306,13 +322,16 @@ fn an_event_as_large_as_the_hook_reads_is_parsed_or_let_go_within_bounds() {
             stdin.len() < 12 * 1024 * 1024,
             "{case}: within the hook's stdin cap"
         );
-        let measured = run_measured(&sandbox, &[], stdin);
-        assert_bounded(&measured, case);
-        assert!(measured.stdout.is_empty(), "{case}: nothing on stdout");
-        assert!(
-            measured.stderr.contains(expected),
-            "{case}: {}",
-            measured.stderr
-        );
+        for program in HookProgram::BOTH {
+            let case = &format!("{program}: {case}");
+            let measured = run_measured(&sandbox, program, &[], stdin.clone());
+            assert_bounded(&measured, case);
+            assert!(measured.stdout.is_empty(), "{case}: nothing on stdout");
+            assert!(
+                measured.stderr.contains(expected),
+                "{case}: {}",
+                measured.stderr
+            );
+        }
     }
 }

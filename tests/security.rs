@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::common::{
     binary_for_another_user, claude_fixture, finish, python_as_nobody, running_as_root, wait_for,
-    Gateway, Reaped, Sandbox, NOBODY,
+    Gateway, HookProgram, Reaped, Sandbox, NOBODY,
 };
 
 /// The user id of `nobody` on Debian.
@@ -181,51 +181,35 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Runs `command`, a `gatehouse hook claude`, with a held Bash permission request on stdin.
-fn run_hook(mut command: Command) -> Output {
+/// Runs `command`, a `gatehouse hook claude`, with Claude Code's `fixture` on stdin.
+fn run_hook(mut command: Command, fixture: &str) -> Output {
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut hook = command.spawn().expect("the hook starts");
-    let event = claude_fixture("PermissionRequest-Bash").to_string();
+    let event = claude_fixture(fixture).to_string();
     std::io::Write::write_all(&mut hook.stdin.take().unwrap(), event.as_bytes()).unwrap();
     finish(hook, Duration::from_secs(20))
 }
 
-/// What every client must do against a squatter: the hook leaves the prompt to the agent (exit
-/// 0, nothing on stdout, one line on stderr naming the owner), `status` and `list` exit 1
-/// naming the socket and its owner, and the squatter hears nothing at all.
+/// What every client must do against a squatter: the hook (`gatehouse hook` and
+/// `gatehouse-hook`, for a held prompt and for an observation) leaves it to the agent (exit 0,
+/// nothing on stdout, one line on stderr naming the owner), `status` and `list` exit 1 naming
+/// the socket and its owner, and the squatter hears nothing at all.
 fn assert_every_client_refuses(
     sandbox: &Sandbox,
     squatter: &Squatter,
     configure: impl Fn(&mut Command),
 ) {
-    let mut hook = sandbox.command(&["hook", "claude"]);
-    configure(&mut hook);
-    let hook = run_hook(hook);
-    assert_eq!(
-        hook.status.code(),
-        Some(0),
-        "the hook always exits 0: {}",
-        text(&hook.stderr)
-    );
-    assert_eq!(
-        text(&hook.stdout),
-        "",
-        "the hook prints no verdict that did not come from this user's gateway"
-    );
-    let stderr = text(&hook.stderr);
-    assert_eq!(stderr.lines().count(), 1, "one line on stderr: {stderr}");
-    assert!(
-        stderr.contains("65534") && stderr.contains("not by you"),
-        "the hook names the socket's owner: {stderr}"
-    );
-    assert!(
-        !stderr.contains("no gateway is running"),
-        "a squatter is not described as no gateway: {stderr}"
-    );
-
+    for (program, fixture) in HookProgram::BOTH.into_iter().flat_map(|program| {
+        ["PermissionRequest-Bash", "PostToolUse-Bash"].map(|fixture| (program, fixture))
+    }) {
+        let mut hook = sandbox.hook_command(program, &["hook", "claude"]);
+        configure(&mut hook);
+        let hook = run_hook(hook, fixture);
+        assert_hook_refuses(&hook, &format!("{program}, {fixture}"));
+    }
     for arguments in [
         &["status"][..],
         &["status", "--json"],
@@ -255,6 +239,35 @@ fn assert_every_client_refuses(
         text(&squatter.bytes_received()),
         "",
         "the squatter received nothing"
+    );
+}
+
+/// The hook left `case` to the agent, naming the squatter's owner.
+fn assert_hook_refuses(hook: &Output, case: &str) {
+    assert_eq!(
+        hook.status.code(),
+        Some(0),
+        "{case}: the hook always exits 0: {}",
+        text(&hook.stderr)
+    );
+    assert_eq!(
+        text(&hook.stdout),
+        "",
+        "{case}: the hook prints no verdict that did not come from this user's gateway"
+    );
+    let stderr = text(&hook.stderr);
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "{case}: one line on stderr: {stderr}"
+    );
+    assert!(
+        stderr.contains("65534") && stderr.contains("not by you"),
+        "{case}: the hook names the socket's owner: {stderr}"
+    );
+    assert!(
+        !stderr.contains("no gateway is running"),
+        "{case}: a squatter is not described as no gateway: {stderr}"
     );
 }
 

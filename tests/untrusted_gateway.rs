@@ -1,6 +1,7 @@
 //! The hook trusts even its own user's gateway only so far: it prints a verdict only for the id
 //! it was registered with, and only an action its adapter offers for that prompt. A fake
-//! gateway (run by this user, so the peer check lets it in) tries each lie in turn.
+//! gateway (run by this user, so the peer check lets it in) tries each lie in turn, against
+//! both commands that run the hook (`gatehouse hook` and `gatehouse-hook`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixListener;
@@ -8,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::{claude_fixture, finish, Sandbox};
+use crate::common::{claude_fixture, finish, HookProgram, Sandbox};
 
 /// Serves one hook connection: answers `hello`, then answers `hook.hold` with `registered` as the
 /// registration notification (none if `None`) and an allowing `once` for `outcome_id`.
@@ -54,39 +55,47 @@ fn fake_gateway(
 const REGISTERED: &str = "019a0000-0000-7000-8000-000000000001";
 const OTHER: &str = "019a0000-0000-7000-8000-000000000002";
 
+/// What each hook program did against its own `fake` gateway, given Claude Code's `fixture`.
 fn hook_against(
-    fake: impl FnOnce(UnixListener) -> std::thread::JoinHandle<()>,
+    fake: impl Fn(UnixListener) -> std::thread::JoinHandle<()>,
     fixture: &str,
-) -> std::process::Output {
+) -> Vec<(HookProgram, std::process::Output)> {
     hook_against_stdin(fake, claude_fixture(fixture).to_string().as_bytes())
 }
 
 fn hook_against_stdin(
-    fake: impl FnOnce(UnixListener) -> std::thread::JoinHandle<()>,
+    fake: impl Fn(UnixListener) -> std::thread::JoinHandle<()>,
     stdin: &[u8],
-) -> std::process::Output {
-    let sandbox = Sandbox::new();
-    let socket = sandbox.socket();
-    std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
-    let server = fake(UnixListener::bind(&socket).unwrap());
-    let hook = sandbox.spawn_hook("claude", stdin, &[]);
-    let output = finish(hook, Duration::from_secs(10));
-    let _ = server.join();
-    output
+) -> Vec<(HookProgram, std::process::Output)> {
+    HookProgram::BOTH
+        .into_iter()
+        .map(|program| {
+            let sandbox = Sandbox::new();
+            let socket = sandbox.socket();
+            std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+            let server = fake(UnixListener::bind(&socket).unwrap());
+            let hook = sandbox.spawn_hook_program(program, &["hook", "claude"], &[], stdin);
+            let output = finish(hook, Duration::from_secs(10));
+            let _ = server.join();
+            (program, output)
+        })
+        .collect()
 }
 
-fn assert_nothing_delivered(output: &std::process::Output, expected: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0));
-    assert!(
-        output.stdout.is_empty(),
-        "nothing may be printed, got {:?}",
-        String::from_utf8_lossy(&output.stdout)
-    );
-    assert!(
-        stderr.contains(expected),
-        "stderr should say {expected:?}: {stderr}"
-    );
+fn assert_nothing_delivered(outputs: &[(HookProgram, std::process::Output)], expected: &str) {
+    for (program, output) in outputs {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{program}");
+        assert!(
+            output.stdout.is_empty(),
+            "{program}: nothing may be printed, got {:?}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        assert!(
+            stderr.contains(expected),
+            "{program}: stderr should say {expected:?}: {stderr}"
+        );
+    }
 }
 
 #[test]
@@ -124,9 +133,11 @@ fn once_for_a_prompt_the_adapter_keeps_read_only_is_not_delivered() {
 fn the_same_lie_told_truthfully_is_delivered() {
     // The control: a Bash prompt, the registered id, `once`: printed. So the tests above fail
     // for the reason they name.
-    let output = hook_against(
+    let outputs = hook_against(
         |listener| fake_gateway(listener, Some(REGISTERED), REGISTERED),
         "PermissionRequest-Bash",
     );
-    assert_eq!(crate::common::claude_behavior(&output), "allow");
+    for (program, output) in &outputs {
+        assert_eq!(crate::common::claude_behavior(output), "allow", "{program}");
+    }
 }

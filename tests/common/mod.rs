@@ -13,6 +13,51 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_gatehouse"))
 }
 
+/// The hook executable beside it, which `gatehouse install` names in agents' settings.
+pub fn hook_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gatehouse-hook"))
+}
+
+/// The two commands that run the hook: `gatehouse hook AGENT` (in settings written before the
+/// hook had an executable of its own, or by a `gatehouse` copied alone) and `gatehouse-hook
+/// AGENT` (what `gatehouse install` writes). The tests of the hook's defences run both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookProgram {
+    /// `gatehouse hook ...`.
+    Subcommand,
+    /// `gatehouse-hook ...`.
+    Executable,
+}
+
+impl HookProgram {
+    pub const BOTH: [HookProgram; 2] = [HookProgram::Subcommand, HookProgram::Executable];
+
+    pub fn path(self) -> PathBuf {
+        match self {
+            HookProgram::Subcommand => binary(),
+            HookProgram::Executable => hook_binary(),
+        }
+    }
+
+    /// `gatehouse`'s words for a hook (`hook claude`, `--bogus hook claude`) as this program
+    /// takes them: `gatehouse-hook` takes them without a first `hook`.
+    pub fn words<'a>(self, gatehouse_words: &[&'a str]) -> Vec<&'a str> {
+        match (self, gatehouse_words) {
+            (HookProgram::Executable, ["hook", rest @ ..]) => rest.to_vec(),
+            _ => gatehouse_words.to_vec(),
+        }
+    }
+}
+
+impl std::fmt::Display for HookProgram {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(match self {
+            HookProgram::Subcommand => "gatehouse hook",
+            HookProgram::Executable => "gatehouse-hook",
+        })
+    }
+}
+
 /// A copy of the `gatehouse` binary that another user (such as `nobody`) can run, in a fresh
 /// folder of mode 0755 in the temporary folder. The checkout's own binary may sit under a private folder
 /// (root's home, a `mktemp -d`) that another user cannot traverse; the copy is reachable from
@@ -212,6 +257,28 @@ impl Sandbox {
     /// reaped if the test drops it unfinished (a hook whose gateway went away retries for minutes).
     pub fn spawn_hook(&self, agent: &str, stdin: &[u8], env: &[(&str, &str)]) -> Reaped {
         self.spawn_fed(&["hook", agent], env, stdin)
+    }
+
+    /// `program` with `gatehouse_words` (as `gatehouse` takes them, `hook` first; see
+    /// [`HookProgram::words`]), seeing only this sandbox.
+    pub fn hook_command(&self, program: HookProgram, gatehouse_words: &[&str]) -> Command {
+        let mut command = Command::new(program.path());
+        command.args(program.words(gatehouse_words));
+        self.isolate(&mut command);
+        command
+    }
+
+    /// Like [`Sandbox::spawn_fed`], run by `program`.
+    pub fn spawn_hook_program(
+        &self,
+        program: HookProgram,
+        gatehouse_words: &[&str],
+        env: &[(&str, &str)],
+        stdin: &[u8],
+    ) -> Reaped {
+        let mut command = self.hook_command(program, gatehouse_words);
+        command.envs(env.iter().copied());
+        spawn_fed(command, stdin)
     }
 
     /// Starts `gatehouse ARGUMENTS` with extra environment, its output piped, and `stdin` written

@@ -34,7 +34,7 @@ const CANCELLATION_CHECK_EVERY: Duration = Duration::from_millis(500);
 pub const LATE_AFTER_THE_WAIT: Duration = Duration::from_secs(2);
 
 /// How long a watched-only prompt stays listed without news of it.
-const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
+pub const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// Hands `read` to the gateway through `session` and prints a verdict, if one comes before
 /// `hold_until` (the binary's is its wait after the hook's process started), with `print` (which

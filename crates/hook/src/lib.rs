@@ -22,15 +22,23 @@
 //! prompt again when a gateway is back; an observation that finds no gateway is spooled. All of
 //! that is the client's ([`gatehouse_host_ipc::hook_session`]).
 //!
-//! API boundary: [`handle`] runs one hook on the process's stdin and the gateway's socket; the
-//! binary brings the adapter (from its registry), the settings and the spool's path, and says
-//! the failure. [`input::read_event`] and [`deliver::deliver`] are the same steps over any
-//! reader and any [`Connector`], for tests and benchmarks in-process.
+//! An observation and a prompt only registered need one connection and one answer: they are
+//! handed over a blocking socket ([`blocking`]), with no async runtime. A held prompt,
+//! which waits for a person and outlives gateway restarts, is the async session's.
+//!
+//! API boundary: [`command`] is the hook as a command, for both executables that run it
+//! (`gatehouse hook` and `gatehouse-hook`), which bring the adapter registry; [`handle`] runs one
+//! hook on the process's stdin and the gateway's socket, given the adapter, the settings and the
+//! spool. [`input::read_event`] and [`deliver::deliver`] are the same steps over any bytes and
+//! any [`Connector`], for tests and benchmarks in-process.
 
+pub mod blocking;
 pub mod clock;
+pub mod command;
 pub mod deliver;
 pub mod input;
 pub mod output;
+pub mod settings;
 mod terminal;
 pub mod without_verdict;
 
@@ -40,7 +48,7 @@ mod tests;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gatehouse_core::{Action, Adapter, HookEvent, ParseError};
+use gatehouse_core::{Action, Adapter, HoldMode, HookEvent, ParseError};
 use gatehouse_host_ipc::hook_session::{Connector, HookError, HookSession, SocketConnector};
 use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::spool::Spool;
@@ -88,12 +96,7 @@ pub enum HookFailure {
     PrintedPastDeadline(Duration),
 }
 
-/// Where the gateway is and how long a held prompt waits for it.
-#[derive(Debug, Clone)]
-pub struct HookSettings {
-    pub socket: PathBuf,
-    pub wait: Duration,
-}
+pub use settings::HookSettings;
 
 /// Runs one hook: reads the event on stdin with `adapter`, asks `settings` (given the event:
 /// an observation needs no wait) where the gateway is, hands the event to it, and prints the
@@ -105,31 +108,66 @@ pub fn handle(
     spool: Option<Spool>,
 ) -> Result<(), HookFailure> {
     let stdin = input::read_within(std::io::stdin(), input::INPUT_DEADLINE)?;
-    let read = input::read_event(adapter, event_name, stdin.as_slice())?;
+    let read = input::read_event(adapter, event_name, &stdin)?;
+    drop(stdin);
     if read.event == HookEvent::Ignore {
         return Ok(());
     }
     let HookSettings { socket, wait } = settings(&read.event).map_err(HookFailure::Settings)?;
+    let host = gatehouse_host_ipc::host::own_host_name();
+    let delivered = match read.event {
+        HookEvent::Observe(observation) => blocking::observe(
+            &socket,
+            host,
+            spool.as_ref(),
+            observation,
+            gatehouse_host_ipc::now(),
+        )
+        .map_err(HookFailure::from),
+        HookEvent::Prompt {
+            prompt,
+            hold: HoldMode::RegisterOnly,
+        } => blocking::register(
+            &socket,
+            host,
+            spool.as_ref(),
+            prompt,
+            deliver::WATCH_STALE_AFTER,
+        )
+        .map_err(HookFailure::from),
+        _ => hold(adapter, event_name, read, &socket, wait, spool),
+    };
+    delivered.map_err(|failure| named_socket(failure, &socket))
+}
+
+/// Holds the prompt of `read` with the gateway at `socket` for up to `wait`, on an async runtime
+/// of one thread, and prints its verdict, if any.
+fn hold(
+    adapter: &dyn Adapter,
+    event_name: Option<&str>,
+    read: input::ReadEvent,
+    socket: &Path,
+    wait: Duration,
+    spool: Option<Spool>,
+) -> Result<(), HookFailure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(HookFailure::Runtime)?;
     let connector = SocketConnector {
-        path: socket.clone(),
+        path: socket.to_owned(),
         host: gatehouse_host_ipc::host::own_host_name().to_owned(),
     };
     let (session, wait) = session_for(adapter, event_name, connector, spool, wait);
     // The agent's own timer started as it ran the hook: the wait counts from then.
     let hold_until = clock::Deadline::after_the_process_started(wait);
-    runtime
-        .block_on(deliver::deliver(
-            adapter,
-            read,
-            &session,
-            hold_until,
-            &output::print_once,
-        ))
-        .map_err(|failure| named_socket(failure, &socket))
+    runtime.block_on(deliver::deliver(
+        adapter,
+        read,
+        &session,
+        hold_until,
+        &output::print_once,
+    ))
 }
 
 /// The session with the gateway and the wait of a held prompt, for `adapter`'s `event_name`. An

@@ -217,20 +217,12 @@ fn every_prompt_names_the_machine_the_hook_runs_on() {
     assert_eq!(prompt.host, gatehouse_host_ipc::host::own_host_name());
 }
 
-/// A stdin that the agent keeps open and never writes to.
-struct NeverEnds;
-
-impl std::io::Read for NeverEnds {
-    fn read(&mut self, _buffer: &mut [u8]) -> std::io::Result<usize> {
-        std::thread::sleep(Duration::from_secs(3600));
-        Ok(0)
-    }
-}
-
 #[test]
 fn a_stdin_that_never_ends_is_let_go_at_the_deadline() {
+    // The agent keeps its end open and never writes.
+    let (stdin, _agent) = std::io::pipe().unwrap();
     let started = std::time::Instant::now();
-    let refused = crate::input::read_within(NeverEnds, Duration::from_millis(200)).err();
+    let refused = crate::input::read_within(&stdin, Duration::from_millis(200)).err();
     assert!(
         matches!(refused, Some(HookFailure::InputTooSlow(_))),
         "{refused:?}"
@@ -239,16 +231,60 @@ fn a_stdin_that_never_ends_is_let_go_at_the_deadline() {
 }
 
 #[test]
+fn a_stdin_that_trickles_is_let_go_at_the_deadline_of_the_whole_read() {
+    use std::io::Write;
+    // A byte every 20 ms, for ever: each read finds something, the whole never ends.
+    let (stdin, mut agent) = std::io::pipe().unwrap();
+    let trickle = std::thread::spawn(move || {
+        while agent.write_all(b" ").is_ok() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let started = std::time::Instant::now();
+    let refused = crate::input::read_within(&stdin, Duration::from_millis(300)).err();
+    let took = started.elapsed();
+    drop(stdin);
+    trickle.join().unwrap();
+    assert!(
+        matches!(refused, Some(HookFailure::InputTooSlow(_))),
+        "{refused:?}"
+    );
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}
+
+/// A file holding `bytes`, read from its start.
+fn file_of(bytes: &[u8]) -> std::fs::File {
+    use std::io::{Seek, Write};
+    let mut file = tempfile::tempfile().unwrap();
+    file.write_all(bytes).unwrap();
+    file.rewind().unwrap();
+    file
+}
+
+#[test]
 fn a_stdin_read_within_its_deadline_is_read_whole_up_to_the_bound() {
     let event = br#"{"command": "make"}"#.to_vec();
-    let read =
-        crate::input::read_within(std::io::Cursor::new(event.clone()), Duration::from_secs(30));
+    let read = crate::input::read_within(file_of(&event), Duration::from_secs(30));
     assert_eq!(read.unwrap(), event);
     let oversized = vec![b' '; MAX_EVENT_BYTES as usize + 10];
-    let read = crate::input::read_within(std::io::Cursor::new(oversized), Duration::from_secs(30));
+    let read = crate::input::read_within(file_of(&oversized), Duration::from_secs(30));
     assert_eq!(
         read.unwrap().len() as u64,
         MAX_EVENT_BYTES + 1,
         "one byte over, no more"
     );
+}
+
+#[test]
+fn a_stdin_written_in_many_blocks_through_a_pipe_is_read_whole() {
+    use std::io::Write;
+    let event: Vec<u8> = (0..1_000_000u32)
+        .map(|index| b'a' + (index % 26) as u8)
+        .collect();
+    let (stdin, mut agent) = std::io::pipe().unwrap();
+    let written = event.clone();
+    let writer = std::thread::spawn(move || agent.write_all(&written).unwrap());
+    let read = crate::input::read_within(&stdin, Duration::from_secs(30));
+    writer.join().unwrap();
+    assert!(read.unwrap() == event, "every byte, in order");
 }

@@ -1,0 +1,280 @@
+//! The blocking calls against a real gateway on a Unix socket (served by a runtime of its own on
+//! another thread), and against fake servers that say nothing, flood, lie about ids, or never
+//! accept: each call ends within its budget, spools what found no gateway, and replays it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use gatehouse_core::testing::{toy_bash, toy_capabilities};
+use gatehouse_core::{NewPrompt, Observation, Outcome, Prompt};
+use gatehouse_gateway::{serve_connection, Gateway, GatewayOptions};
+use gatehouse_host_ipc::hook_session::{HookError, CALL_BUDGET};
+use gatehouse_host_ipc::spool::Spool;
+use gatehouse_host_ipc::{now, Client, ClientError, Role};
+
+use super::{observe, register};
+
+/// Long enough for anything here on a busy machine, far below what an unbounded call takes.
+const GENEROUS: Duration = Duration::from_secs(20);
+
+/// A toy gateway serving the socket `socket`, on a runtime of its own.
+struct GatewayOnSocket {
+    gateway: Arc<Gateway>,
+    runtime: tokio::runtime::Runtime,
+    socket: PathBuf,
+    _folder: tempfile::TempDir,
+}
+
+impl GatewayOnSocket {
+    fn start() -> Self {
+        let folder = tempfile::tempdir().unwrap();
+        let socket = folder.path().join("run/gatehouse.sock");
+        let gateway = Gateway::new(vec![toy_capabilities()], GatewayOptions::default());
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let bound = runtime
+            .block_on(gatehouse_gateway::listen::bind(&socket))
+            .unwrap();
+        let serving = gateway.clone();
+        runtime.spawn(async move {
+            let _guard = bound.guard;
+            let _ = gatehouse_gateway::serve(serving, bound.listener).await;
+        });
+        GatewayOnSocket {
+            gateway,
+            runtime,
+            socket,
+            _folder: folder,
+        }
+    }
+
+    /// A connection to the gateway in `role`, over an in-memory stream.
+    fn client(&self, role: Role) -> Client<tokio::io::DuplexStream> {
+        let gateway = self.gateway.clone();
+        self.runtime.block_on(async move {
+            let (near, far) = tokio::io::duplex(1 << 16);
+            tokio::spawn(serve_connection(gateway, far));
+            Client::over(near, role, "test").await.unwrap()
+        })
+    }
+
+    /// The pending prompts, as a front end lists them.
+    fn list(&self) -> Vec<Prompt> {
+        let mut front_end = self.client(Role::Frontend);
+        self.runtime.block_on(front_end.list()).unwrap()
+    }
+}
+
+fn finished(prompt: &NewPrompt) -> Observation {
+    Observation::ToolFinished {
+        adapter: prompt.adapter.clone(),
+        session: prompt.session.clone(),
+        correlation: prompt.correlation.clone(),
+    }
+}
+
+#[test]
+fn an_observation_reaches_the_gateway_and_ends_the_prompt_it_settles() {
+    let gateway = GatewayOnSocket::start();
+    let prompt = toy_bash("make");
+    let mut hook = gateway.client(Role::Hook);
+    let held = gateway.runtime.spawn({
+        let prompt = prompt.clone();
+        async move { hook.hold(prompt, Duration::from_secs(600)).await }
+    });
+    let started = Instant::now();
+    while gateway.list().is_empty() {
+        assert!(started.elapsed() < GENEROUS, "the prompt is held");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    observe(&gateway.socket, "here", None, finished(&prompt), now()).unwrap();
+    let outcome = gateway.runtime.block_on(held).unwrap().unwrap().outcome;
+    assert!(
+        matches!(outcome, Outcome::Withdrawn { .. }),
+        "the tool ran: {outcome:?}"
+    );
+}
+
+#[test]
+fn a_prompt_registered_for_watching_is_listed_read_only_and_the_call_returns() {
+    let gateway = GatewayOnSocket::start();
+    let prompt = NewPrompt {
+        read_only_reason: Some("only watched".into()),
+        ..toy_bash("ls")
+    };
+    register(
+        &gateway.socket,
+        "here",
+        None,
+        prompt,
+        Duration::from_secs(600),
+    )
+    .unwrap();
+    let listed = gateway.list();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0].prompt.summary, "ls");
+    assert!(listed[0].actions.is_empty(), "read-only");
+}
+
+#[test]
+fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_next_hook() {
+    let folder = tempfile::tempdir().unwrap();
+    let spool = Spool::new(folder.path().join("state/spool.jsonl"));
+    let absent = folder.path().join("absent.sock");
+    let refused = observe(&absent, "here", Some(&spool), finished(&toy_bash("a")), now());
+    assert!(
+        matches!(refused, Err(HookError::Unreachable(ClientError::Socket(_)))),
+        "{refused:?}"
+    );
+    assert!(folder.path().join("state/spool.jsonl").exists(), "spooled");
+
+    let gateway = GatewayOnSocket::start();
+    observe(
+        &gateway.socket,
+        "here",
+        Some(&spool),
+        finished(&toy_bash("b")),
+        now(),
+    )
+    .unwrap();
+    assert!(
+        spool.take(now()).is_empty(),
+        "the spooled observation was replayed, and taken once"
+    );
+}
+
+/// A server of this user at `socket` that accepts each connection and answers each line with
+/// `reply(line)` (nothing when it is empty), for as long as `connections` last.
+fn fake_server(
+    socket: &Path,
+    connections: usize,
+    reply: impl Fn(&str) -> Vec<u8> + Send + 'static,
+) -> std::thread::JoinHandle<()> {
+    let listener = UnixListener::bind(socket).unwrap();
+    std::thread::spawn(move || {
+        for _ in 0..connections {
+            let Ok((stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut writer = stream.try_clone().unwrap();
+            for line in BufReader::new(stream).lines() {
+                let Ok(line) = line else { break };
+                let answer = reply(&line);
+                if !answer.is_empty() && writer.write_all(&answer).is_err() {
+                    break;
+                }
+            }
+        }
+    })
+}
+
+/// The id of the request `line`, for a fake server's reply.
+fn id_of(line: &str) -> u64 {
+    let request: serde_json::Value = serde_json::from_str(line).unwrap();
+    request["id"].as_u64().unwrap()
+}
+
+fn reply_to(line: &str, result: &str) -> Vec<u8> {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{result}}}\n",
+        id_of(line)
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_gateway_that_never_answers_costs_the_call_budget_and_the_observation_is_spooled() {
+    let folder = tempfile::tempdir().unwrap();
+    let socket = folder.path().join("silent.sock");
+    let server = fake_server(&socket, 1, |_| Vec::new());
+    let spool = Spool::new(folder.path().join("spool.jsonl"));
+    let started = Instant::now();
+    let refused = observe(&socket, "here", Some(&spool), finished(&toy_bash("a")), now());
+    let took = started.elapsed();
+    assert!(matches!(refused, Err(HookError::TooSlow(_))), "{refused:?}");
+    assert!(took >= CALL_BUDGET - Duration::from_millis(100), "{took:?}");
+    assert!(took < CALL_BUDGET + GENEROUS, "{took:?}");
+    assert_eq!(spool.take(now()).len(), 1, "spooled");
+    drop(server);
+}
+
+#[test]
+fn a_gateway_whose_backlog_is_full_costs_the_call_budget_to_connect() {
+    use std::os::fd::AsRawFd;
+    let folder = tempfile::tempdir().unwrap();
+    let socket = folder.path().join("stopped.sock");
+    // A listener that never accepts, with room for one connection waiting: a stopped gateway.
+    let listener = UnixListener::bind(&socket).unwrap();
+    // SAFETY: listen on a socket this test owns; a backlog of 0 lets one connection wait.
+    assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
+    let _waiting = UnixStream::connect(&socket).unwrap();
+    let started = Instant::now();
+    let refused = observe(&socket, "here", None, finished(&toy_bash("a")), now());
+    let took = started.elapsed();
+    assert!(matches!(refused, Err(HookError::TooSlow(_))), "{refused:?}");
+    assert!(took < CALL_BUDGET + GENEROUS, "{took:?}");
+}
+
+#[test]
+fn notifications_before_a_reply_are_skipped() {
+    let folder = tempfile::tempdir().unwrap();
+    let socket = folder.path().join("chatty.sock");
+    let server = fake_server(&socket, 1, |line| {
+        let mut answer =
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":{\"lots\":[1,2,3]}}\n".to_vec();
+        let result = if line.contains("\"hello\"") {
+            r#"{"protocol":4,"server":"fake","adapters":[{"adapter":"x","name":"X","rules":[]}]}"#
+        } else {
+            r#"{"withdrawn":[]}"#
+        };
+        answer.extend(reply_to(line, result));
+        answer
+    });
+    observe(&socket, "here", None, finished(&toy_bash("a")), now()).unwrap();
+    drop(server);
+}
+
+#[test]
+fn a_reply_to_another_request_an_error_or_a_frame_past_the_limit_ends_the_call() {
+    let folder = tempfile::tempdir().unwrap();
+    let cases: [(&str, fn(&str) -> Vec<u8>, &str); 3] = [
+        (
+            "another id",
+            |_| b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n".to_vec(),
+            "a response to request 7 while waiting for 1",
+        ),
+        (
+            "an error",
+            |line| {
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":-32000,\"message\":\"refused here\"}}}}\n",
+                    id_of(line)
+                )
+                .into_bytes()
+            },
+            "refused here",
+        ),
+        (
+            "a frame past the limit",
+            |_| vec![b' '; gatehouse_host_ipc::framing::MAX_FRAME_BYTES + 2],
+            "longer than the limit",
+        ),
+    ];
+    for (case, reply, expected) in cases {
+        let socket = folder.path().join(format!("{}.sock", case.replace(' ', "-")));
+        let server = fake_server(&socket, 1, reply);
+        let refused = observe(&socket, "here", None, finished(&toy_bash("a")), now());
+        let said = match refused {
+            Err(HookError::Wire(error)) => error.to_string(),
+            other => panic!("{case}: {other:?}"),
+        };
+        assert!(said.contains(expected), "{case}: {said}");
+        drop(server);
+    }
+}
