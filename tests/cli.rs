@@ -375,7 +375,7 @@ fn install_claude_merges_is_idempotent_and_uninstall_removes_only_its_own() {
         permission["command"]
             .as_str()
             .unwrap()
-            .ends_with("gatehouse' hook claude"),
+            .ends_with("/gatehouse-hook' claude"),
         "{permission}"
     );
     assert!(

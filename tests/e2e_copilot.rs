@@ -47,7 +47,7 @@ impl World {
             .unwrap();
         assert!(
             hook.starts_with("GATEHOUSE_HOOK__WAIT_SECONDS=60 ")
-                && hook.ends_with(" hook copilot permissionRequest"),
+                && hook.ends_with("/gatehouse-hook' copilot permissionRequest"),
             "{hook}"
         );
         Some(world)

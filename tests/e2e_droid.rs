@@ -183,7 +183,12 @@ fn read_only_until_probed_droids_dialog_decides_and_its_answers_withdraw_the_pro
     let uninstalled = world.gateway.run(&["uninstall", "droid"]);
     assert!(uninstalled.status.success(), "{uninstalled:?}");
     let settings = world.settings();
-    assert!(!settings.to_string().contains("hook droid"), "{settings}");
+    // Neither the hook executable's command nor `gatehouse hook droid`.
+    let text = settings.to_string();
+    assert!(
+        !text.contains("gatehouse-hook") && !text.contains("hook droid"),
+        "{settings}"
+    );
     assert_eq!(settings["customModels"][0]["model"], "gatehouse-scripted");
 }
 

@@ -150,7 +150,12 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     assert!(uninstalled.status.success(), "{uninstalled:?}");
     let settings: Value =
         serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
-    assert!(!settings.to_string().contains("hook qwen"), "{settings}");
+    // Neither the hook executable's command nor `gatehouse hook qwen`.
+    let text = settings.to_string();
+    assert!(
+        !text.contains("gatehouse-hook") && !text.contains("hook qwen"),
+        "{settings}"
+    );
     assert_eq!(settings["tools"]["approvalMode"], "default", "{settings}");
     assert_eq!(settings["security"]["auth"]["selectedType"], "openai");
 }

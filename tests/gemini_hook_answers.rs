@@ -538,7 +538,7 @@ fn a_policy_whose_hook_gemini_would_not_run_is_a_danger_in_status() {
     assert_eq!(std::fs::read_to_string(&policy).unwrap(), edited);
     assert!(std::fs::read_to_string(&settings)
         .unwrap()
-        .contains("hook gemini BeforeTool"));
+        .contains("gatehouse-hook' gemini BeforeTool"));
     // The hook gone by hand: DANGER, whatever the policy's text.
     std::fs::write(&settings, "{}").unwrap();
     let status = both(&run_in(&folder, &["status"]));

@@ -611,7 +611,7 @@ fn install_runs_gatehouse_install_on_the_far_side_and_says_where_its_hooks_must_
     remote.wait_until_up(1);
     let settings = std::fs::read_to_string(far_home.join(".claude/settings.json"))
         .expect("the far side's settings were written");
-    assert!(settings.contains("hook claude"), "{settings}");
+    assert!(settings.contains("gatehouse-hook' claude"), "{settings}");
     assert!(
         remote
             .text()

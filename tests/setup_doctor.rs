@@ -135,12 +135,10 @@ fn setup_yes_installs_the_hooks_of_exactly_the_agents_on_path_and_a_second_run_c
     );
     let [claude, codex] = settings_of(&sandbox);
     let own = binary().canonicalize().unwrap().display().to_string();
-    for (settings, hook) in [(&claude, " hook claude"), (&codex, " hook codex")] {
+    for (settings, agent) in [(&claude, "claude"), (&codex, "codex")] {
         let text = std::fs::read_to_string(settings).unwrap();
-        assert!(
-            text.contains(&format!("{own}' {}", hook.trim_start())),
-            "{text}"
-        );
+        // The hook executable beside this binary.
+        assert!(text.contains(&format!("{own}-hook' {agent}")), "{text}");
     }
     // Exactly those two agents' settings: the others are not on PATH.
     let written: Vec<PathBuf> = files_below(&sandbox.home())

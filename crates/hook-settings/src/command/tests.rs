@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::test_agent::{EXAMPLE, EXAMPLE_WITH_ASSIGNMENTS};
+use crate::test_agent::{EXAMPLE, EXAMPLE_WITH_ASSIGNMENTS, FLAT};
 
 #[test]
 fn gatehouse_commands_are_recognised_however_they_are_quoted() {
@@ -100,4 +100,82 @@ fn shell_words_removes_quotes_and_escapes() {
     assert_eq!(shell_words("''").unwrap(), [""]);
     assert_eq!(shell_words("'open"), None);
     assert_eq!(shell_words("\"open"), None);
+}
+
+#[test]
+fn hook_executable_commands_are_recognised_in_their_short_form() {
+    for command in [
+        "gatehouse-hook example",
+        "'/usr/local/bin/gatehouse-hook' example",
+        "'/Users/me/My Apps/gatehouse-hook' example",
+        "'C:\\Program Files\\gatehouse\\gatehouse-hook.exe' example",
+        // `gatehouse-hook` stands in for `gatehouse` in a command written by hand.
+        "/usr/local/bin/gatehouse-hook hook example",
+    ] {
+        assert!(EXAMPLE.is_gatehouse_command(command), "{command}");
+    }
+    assert!(EXAMPLE_WITH_ASSIGNMENTS
+        .is_gatehouse_command("GATEHOUSE_HOOK__WAIT_SECONDS=60 '/opt/bin/gatehouse-hook' example"));
+    assert!(FLAT.is_gatehouse_command("WAIT=60 '/opt/bin/gatehouse-hook' flat permissionRequest"));
+    for lookalike in [
+        // The short form belongs to the hook executable alone.
+        "/usr/local/bin/gatehouse example",
+        "/usr/local/bin/gatehouse-hook other",
+        "/usr/local/bin/gatehouse-hooks example",
+        "/usr/local/bin/not-gatehouse-hook example",
+        "echo gatehouse-hook example",
+        "'/opt/gatehouse-hook' example --extra",
+        " example",
+    ] {
+        assert!(!EXAMPLE.is_gatehouse_command(lookalike), "{lookalike}");
+        assert!(
+            !EXAMPLE_WITH_ASSIGNMENTS.is_gatehouse_command(lookalike),
+            "{lookalike}"
+        );
+    }
+}
+
+/// A folder holding a `gatehouse` and, if `with_hook`, a `gatehouse-hook` of `mode`.
+fn installed_binaries(with_hook: Option<u32>) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().unwrap();
+    let write = |name: &str, mode: u32| {
+        let path = folder.path().join(name);
+        std::fs::write(&path, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    write("gatehouse", 0o755);
+    if let Some(mode) = with_hook {
+        write("gatehouse-hook", mode);
+    }
+    folder
+}
+
+#[test]
+fn hook_command_names_the_hook_executable_beside_gatehouse() {
+    let folder = installed_binaries(Some(0o755));
+    let program = folder.path().join("gatehouse");
+    let command = EXAMPLE.hook_command(&program).unwrap();
+    assert_eq!(
+        command,
+        format!(
+            "'{}' example",
+            folder.path().join("gatehouse-hook").display()
+        )
+    );
+    assert!(EXAMPLE.is_gatehouse_command(&command));
+}
+
+#[test]
+fn hook_command_falls_back_to_gatehouse_hook_without_the_hook_executable() {
+    // Missing (only `gatehouse` was copied), or there but not executable.
+    for with_hook in [None, Some(0o644)] {
+        let folder = installed_binaries(with_hook);
+        let program = folder.path().join("gatehouse");
+        assert_eq!(
+            EXAMPLE.hook_command(&program).unwrap(),
+            format!("'{}' hook example", program.display()),
+            "{with_hook:?}"
+        );
+    }
 }

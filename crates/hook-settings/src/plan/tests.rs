@@ -290,3 +290,32 @@ fn plain_entries_are_written_exactly_as_before() {
         format!(r#"[{{"hooks":[{{"type":"command","command":"{COMMAND}","timeout":10}}]}}]"#)
     );
 }
+
+/// `gatehouse install` run again after an upgrade: the entries that run `gatehouse hook` become
+/// entries that run `gatehouse-hook`, in place, one per event; uninstall knows both forms.
+#[test]
+fn install_upgrades_entries_that_run_gatehouse_hook_to_the_hook_executable() {
+    let new_command = "'/opt/gatehouse/bin/gatehouse-hook' example";
+    let (upgraded, changes) = EXAMPLE
+        .plan_install(&freshly_installed(), &plan_with(new_command, 600))
+        .unwrap();
+    let expected: Vec<Change> = EXAMPLE
+        .events
+        .iter()
+        .map(|event| updated(event.name))
+        .collect();
+    assert_eq!(changes, expected);
+    assert_eq!(
+        upgraded["hooks"]["PermissionRequest"],
+        json!([{"matcher": "*", "hooks": [gatehouse_entry(new_command, 600)]}])
+    );
+    assert!(!serde_json::to_string(&upgraded)
+        .unwrap()
+        .contains("' hook example"));
+
+    let mut both = upgraded.clone();
+    both["hooks"]["Stop"] =
+        json!([{"hooks": [gatehouse_entry(COMMAND, 10), gatehouse_entry(new_command, 10)]}]);
+    let (removed, _) = EXAMPLE.plan_uninstall(&both).unwrap();
+    assert_eq!(removed, json!({}));
+}
