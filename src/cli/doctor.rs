@@ -6,7 +6,7 @@
 //! paired browsers and, when some get pushes, a test push.
 //!
 //! One line per check, `ok`, `warn` or `FAIL` (`-` for what does not apply here, such as an agent
-//! that is not installed), cut to fit 80 columns (`COLUMNS` when set); `--json` prints them
+//! that is not installed), cut to fit the terminal (whole into a pipe or file); `--json` prints them
 //! whole. Exits 1 when any check fails; warnings do not fail.
 
 use std::path::{Path, PathBuf};
@@ -108,11 +108,23 @@ pub fn run(socket: PathBuf, arguments: DoctorArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The terminal's width as `COLUMNS` says it, else 80.
+/// How wide a line may be: the terminal's width (as the kernel says it, else `COLUMNS`, else 80)
+/// when stdout is a terminal; no bound for a pipe or a file, which a script or a log reads whole.
 fn width() -> usize {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|columns| columns.trim().parse().ok())
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return usize::MAX;
+    }
+    // SAFETY: TIOCGWINSZ writes one winsize into `size`, which lives for the call.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let asked = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
+    let from_terminal = (asked == 0 && size.ws_col > 0).then_some(usize::from(size.ws_col));
+    from_terminal
+        .or_else(|| {
+            std::env::var("COLUMNS")
+                .ok()
+                .and_then(|columns| columns.trim().parse().ok())
+        })
         .filter(|columns| *columns >= 40)
         .unwrap_or(80)
 }
