@@ -130,8 +130,8 @@ const gatehouseCards = (() => {
     const what = total > 1 ? `all ${total} lines` : `all ${characters} characters`;
     // On a cut card opening the start enables nothing: only loading the whole prompt can.
     let text = `Show ${what} (Allow stays off until you do)`;
-    if (card.dataset.cut === 'true') text = `Show ${what} of this start (Allow stays off: only “Load the whole prompt” can turn it on)`;
-    else if (card.dataset.answerable !== 'true') text = `Show ${what}`;
+    if (card.dataset.answerable !== 'true') text = `Show ${what}`;
+    else if (card.dataset.cut === 'true') text = `Show ${what} of this start (Allow stays off: only “Load the whole prompt” can turn it on)`;
     const button = el('button', {
       type: 'button', class: 'expand small', 'data-expand': true, 'aria-expanded': 'false', 'data-what': what, text,
     });
@@ -501,11 +501,15 @@ const gatehouseCards = (() => {
     if (flags) card.append(flags);
     if (prompt.cut) {
       const size = Number(prompt.cut.full_bytes) || 0;
+      // A read-only prompt has no Allow to turn on: loading it is only for reading.
+      const answerable = (prompt.actions || []).length > 0;
+      const how = answerable ? 'Load it whole here to allow it' : 'Load it whole here to read it';
       card.append(el('p', { class: 'cut', 'data-cut': true },
-        ...withCode(`Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. Load it whole here to allow it, or read it with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse.`)));
+        ...withCode(`Cut: this prompt is ${size.toLocaleString('en')} bytes and the page shows only its start. ${how}, or read it with \`gatehouse show ${visible(prompt.short_id || prompt.id)}\` on the machine that runs gatehouse.`)));
       if (context.loadWhole) {
+        const why = answerable ? 'the only way to turn Allow on' : 'to read it; it stays read-only';
         const load = el('button', { type: 'button', class: 'expand small', 'data-load-whole': true,
-          text: `Load the whole prompt (${size.toLocaleString('en')} bytes): the only way to turn Allow on` });
+          text: `Load the whole prompt (${size.toLocaleString('en')} bytes): ${why}` });
         load.addEventListener('click', () => context.loadWhole(prompt, card));
         card.append(load);
       }
