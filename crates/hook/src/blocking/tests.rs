@@ -127,7 +127,13 @@ fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_next_hook
     let folder = tempfile::tempdir().unwrap();
     let spool = Spool::new(folder.path().join("state/spool.jsonl"));
     let absent = folder.path().join("absent.sock");
-    let refused = observe(&absent, "here", Some(&spool), finished(&toy_bash("a")), now());
+    let refused = observe(
+        &absent,
+        "here",
+        Some(&spool),
+        finished(&toy_bash("a")),
+        now(),
+    );
     assert!(
         matches!(refused, Err(HookError::Unreachable(ClientError::Socket(_)))),
         "{refused:?}"
@@ -195,7 +201,13 @@ fn a_gateway_that_never_answers_costs_the_call_budget_and_the_observation_is_spo
     let server = fake_server(&socket, 1, |_| Vec::new());
     let spool = Spool::new(folder.path().join("spool.jsonl"));
     let started = Instant::now();
-    let refused = observe(&socket, "here", Some(&spool), finished(&toy_bash("a")), now());
+    let refused = observe(
+        &socket,
+        "here",
+        Some(&spool),
+        finished(&toy_bash("a")),
+        now(),
+    );
     let took = started.elapsed();
     assert!(matches!(refused, Err(HookError::TooSlow(_))), "{refused:?}");
     assert!(took >= CALL_BUDGET - Duration::from_millis(100), "{took:?}");
@@ -267,7 +279,9 @@ fn a_reply_to_another_request_an_error_or_a_frame_past_the_limit_ends_the_call()
         ),
     ];
     for (case, reply, expected) in cases {
-        let socket = folder.path().join(format!("{}.sock", case.replace(' ', "-")));
+        let socket = folder
+            .path()
+            .join(format!("{}.sock", case.replace(' ', "-")));
         let server = fake_server(&socket, 1, reply);
         let refused = observe(&socket, "here", None, finished(&toy_bash("a")), now());
         let said = match refused {
