@@ -252,10 +252,13 @@ fn notifications_before_a_reply_are_skipped() {
     drop(server);
 }
 
+/// A case of a gateway's bad reply: its name, the reply to a request line, and what the call says.
+type BadReply = (&'static str, fn(&str) -> Vec<u8>, &'static str);
+
 #[test]
 fn a_reply_to_another_request_an_error_or_a_frame_past_the_limit_ends_the_call() {
     let folder = tempfile::tempdir().unwrap();
-    let cases: [(&str, fn(&str) -> Vec<u8>, &str); 3] = [
+    let cases: [BadReply; 3] = [
         (
             "another id",
             |_| b"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n".to_vec(),
