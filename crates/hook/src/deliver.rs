@@ -1,6 +1,6 @@
-//! Handing a read event to the gateway and delivering what comes back: observations are
-//! reported, watched prompts registered, and a held prompt waits for a verdict, the agent
-//! ending the call by itself, or the deadline. A verdict is printed only if the hook's own
+//! Handing a read event to the gateway ([`crate::blocking`]) and delivering what comes back:
+//! observations are reported, watched prompts registered, and a held prompt waits for a verdict,
+//! the agent ending the call by itself, or the deadline. A verdict is printed only if the hook's own
 //! adapter offers its action for this prompt and this running agent (defence in depth: the
 //! gateway checks the same rule on the same record), and confirmed only once printed.
 //!
@@ -15,19 +15,15 @@
 //! its print) is not confirmed either, and a hook that runs only after its hold should have ended
 //! holds nothing.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gatehouse_core::{Adapter, HoldMode, HookEvent};
-use gatehouse_host_ipc::hook_session::{Connector, Held, HookSession};
 use gatehouse_host_ipc::now;
-use tokio::time::Instant;
 
+use crate::blocking::{self, Gateway, Held, HoldTerms};
 use crate::clock::Deadline;
 use crate::input::ReadEvent;
 use crate::HookFailure;
-
-/// How often a held prompt's [`gatehouse_core::CancellationCheck`] runs.
-const CANCELLATION_CHECK_EVERY: Duration = Duration::from_millis(500);
 
 /// How long after the hold's wait a verdict may still come and be delivered: the gateway's own
 /// grace for an answer that comes as the hold ends. Every agent's hook timeout is later still.
@@ -36,13 +32,24 @@ pub const LATE_AFTER_THE_WAIT: Duration = Duration::from_secs(2);
 /// How long a watched-only prompt stays listed without news of it.
 pub const WATCH_STALE_AFTER: Duration = Duration::from_secs(10 * 60);
 
-/// Hands `read` to the gateway through `session` and prints a verdict, if one comes before
-/// `hold_until` (the binary's is its wait after the hook's process started), with `print` (which
-/// returns whether it printed: the hook's stdout is written once).
-pub async fn deliver<C: Connector>(
+/// How the hook holds a prompt with the gateway.
+#[derive(Clone, Copy)]
+pub struct Holding {
+    /// How long the gateway may take to say it registered a held prompt (see
+    /// [`HoldTerms::registration_budget`]).
+    pub registration_budget: Option<Duration>,
+    /// Tells the person what happens to the hold (the gateway went away).
+    pub notice: fn(&str),
+}
+
+/// Hands `read` to the gateway and prints a verdict, if one comes before `hold_until` (the
+/// binary's is its wait after the hook's process started), with `print` (which returns whether
+/// it printed: the hook's stdout is written once).
+pub fn deliver(
     adapter: &dyn Adapter,
     read: ReadEvent,
-    session: &HookSession<C>,
+    gateway: Gateway<'_>,
+    holding: Holding,
     hold_until: Deadline,
     print: &dyn Fn(&str) -> std::io::Result<bool>,
 ) -> Result<(), HookFailure> {
@@ -55,12 +62,12 @@ pub async fn deliver<C: Connector>(
     let (prompt, watch_if_read_only) = match event {
         HookEvent::Ignore => return Ok(()),
         HookEvent::Observe(observation) => {
-            return Ok(session.observe(observation, observed_at).await?);
+            return Ok(blocking::observe(gateway, observation, observed_at)?);
         }
         HookEvent::Prompt {
             prompt,
             hold: HoldMode::RegisterOnly,
-        } => return Ok(session.register(prompt, WATCH_STALE_AFTER).await?),
+        } => return Ok(blocking::register(gateway, prompt, WATCH_STALE_AFTER)?),
         HookEvent::Prompt {
             prompt,
             hold: HoldMode::UntilOutcome,
@@ -77,46 +84,32 @@ pub async fn deliver<C: Connector>(
             hold_until.passed_by().unwrap_or_default(),
         ));
     };
-    let deadline = Instant::now() + wait;
     // What the hook knows of the agent that runs it, when what is offered depends on it: the
     // gateway applies the unlock rule for that agent, and so does the check below.
     let agent = adapter.running_agent(&prompt);
-    let holding = session.hold_for(
-        prompt.clone(),
-        observed_at,
-        deadline,
+    let terms = HoldTerms {
+        prompt,
+        held_since: observed_at,
+        deadline: Instant::now() + wait,
         watch_if_read_only,
-        agent.clone(),
-    );
-    let held = match cancellation {
-        None => holding.await,
-        Some(mut cancelled) => tokio::select! {
-            held = holding => held,
-            () = async {
-                loop {
-                    tokio::time::sleep(CANCELLATION_CHECK_EVERY).await;
-                    if cancelled() {
-                        break;
-                    }
-                }
-            } => {
-                // The hold's connection closes as it is dropped: the gateway withdraws the
-                // prompt (its hook went away), and a verdict racing this is unconfirmed.
-                return Err(HookFailure::CancelledByAgent);
-            }
-        },
-    }?;
+        agent,
+        registration_budget: holding.registration_budget,
+    };
+    // A cancelled hold's connection closes as it is dropped: the gateway withdraws the prompt
+    // (its hook went away), and a verdict racing this is unconfirmed.
+    let held = blocking::hold(gateway, &terms, cancellation, holding.notice)?;
     let Held::Verdict { verdict, .. } = &held else {
         return Ok(());
     };
+    let HoldTerms { prompt, agent, .. } = &terms;
     let action = verdict.0.action();
     if !adapter
-        .deliverable_for(&prompt, agent.as_ref())
+        .deliverable_for(prompt, agent.as_ref())
         .contains(&action)
     {
         // The gateway records why; one that does not know the method marks it unconfirmed
         // when this hook leaves, which is true too.
-        let _ = held.refuse().await;
+        let _ = held.refuse();
         return Err(HookFailure::NotOffered {
             action,
             kind: prompt.kind.as_str(),
@@ -128,7 +121,7 @@ pub async fn deliver<C: Connector>(
     if let Some(late) = delivered_within.passed_by() {
         return Err(HookFailure::PausedPastDeadline(late));
     }
-    let rendered = adapter.render_verdict(&prompt, verdict);
+    let rendered = adapter.render_verdict(prompt, verdict);
     if !print(&rendered).map_err(HookFailure::CannotWrite)? {
         // The deadline's output went first; no receipt, so the gateway marks it unconfirmed.
         return Err(HookFailure::DeadlinePassed);
@@ -136,5 +129,5 @@ pub async fn deliver<C: Connector>(
     if let Some(late) = delivered_within.passed_by() {
         return Err(HookFailure::PrintedPastDeadline(late));
     }
-    Ok(held.confirm().await?)
+    Ok(held.confirm()?)
 }

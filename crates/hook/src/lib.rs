@@ -19,18 +19,18 @@
 //! not confirmed ([`deliver`]).
 //!
 //! If the gateway goes away while a prompt is held, the hook keeps waiting and registers the
-//! prompt again when a gateway is back; an observation that finds no gateway is spooled. All of
-//! that is the client's ([`gatehouse_host_ipc::hook_session`]).
+//! prompt again when a gateway is back; an observation that finds no gateway is spooled
+//! ([`blocking`], as [`gatehouse_host_ipc::hook_session`] does it for async clients).
 //!
-//! An observation and a prompt only registered need one connection and one answer: they are
-//! handed over a blocking socket ([`blocking`]), with no async runtime. A held prompt,
-//! which waits for a person and outlives gateway restarts, is the async session's.
+//! Everything goes over one blocking socket at a time ([`blocking`]), with no async runtime:
+//! an observation and a prompt only registered need one connection and one answer, and a held
+//! prompt waits on its connection, reconnecting when its gateway goes away.
 //!
 //! API boundary: [`command`] is the hook as a command, for both executables that run it
 //! (`gatehouse hook` and `gatehouse-hook`), which bring the adapter registry; [`handle`] runs one
 //! hook on the process's stdin and the gateway's socket, given the adapter, the settings and the
 //! spool. [`input::read_event`] and [`deliver::deliver`] are the same steps over any bytes and
-//! any [`Connector`], for tests and benchmarks in-process.
+//! any socket, for tests and benchmarks in-process.
 
 pub mod blocking;
 pub mod clock;
@@ -43,13 +43,15 @@ mod terminal;
 pub mod without_verdict;
 
 #[cfg(test)]
+mod testing;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gatehouse_core::{Action, Adapter, HoldMode, HookEvent, ParseError};
-use gatehouse_host_ipc::hook_session::{Connector, HookError, HookSession, SocketConnector};
+use gatehouse_core::{Action, Adapter, HookEvent, ParseError};
+use gatehouse_host_ipc::hook_session::HookError;
 use gatehouse_host_ipc::socket::SocketError;
 use gatehouse_host_ipc::spool::Spool;
 use gatehouse_host_ipc::ClientError;
@@ -70,8 +72,6 @@ pub enum HookFailure {
     NotAnEvent(ParseError),
     #[error("{0}")]
     Settings(String),
-    #[error("cannot start the async runtime: {0}")]
-    Runtime(std::io::Error),
     #[error("no gateway is running on {}", .0.display())]
     NoGateway(PathBuf),
     #[error(transparent)]
@@ -114,80 +114,47 @@ pub fn handle(
         return Ok(());
     }
     let HookSettings { socket, wait } = settings(&read.event).map_err(HookFailure::Settings)?;
-    let host = gatehouse_host_ipc::host::own_host_name();
-    let delivered = match read.event {
-        HookEvent::Observe(observation) => blocking::observe(
-            &socket,
-            host,
-            spool.as_ref(),
-            observation,
-            gatehouse_host_ipc::now(),
-        )
-        .map_err(HookFailure::from),
-        HookEvent::Prompt {
-            prompt,
-            hold: HoldMode::RegisterOnly,
-        } => blocking::register(
-            &socket,
-            host,
-            spool.as_ref(),
-            prompt,
-            deliver::WATCH_STALE_AFTER,
-        )
-        .map_err(HookFailure::from),
-        _ => hold(adapter, event_name, read, &socket, wait, spool),
+    let gateway = blocking::Gateway {
+        socket: &socket,
+        host: gatehouse_host_ipc::host::own_host_name(),
+        spool: spool.as_ref(),
     };
-    delivered.map_err(|failure| named_socket(failure, &socket))
-}
-
-/// Holds the prompt of `read` with the gateway at `socket` for up to `wait`, on an async runtime
-/// of one thread, and prints its verdict, if any.
-fn hold(
-    adapter: &dyn Adapter,
-    event_name: Option<&str>,
-    read: input::ReadEvent,
-    socket: &Path,
-    wait: Duration,
-    spool: Option<Spool>,
-) -> Result<(), HookFailure> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(HookFailure::Runtime)?;
-    let connector = SocketConnector {
-        path: socket.to_owned(),
-        host: gatehouse_host_ipc::host::own_host_name().to_owned(),
-    };
-    let (session, wait) = session_for(adapter, event_name, connector, spool, wait);
+    let (holding, wait) = holding_for(adapter, event_name, wait);
     // The agent's own timer started as it ran the hook: the wait counts from then.
     let hold_until = clock::Deadline::after_the_process_started(wait);
-    runtime.block_on(deliver::deliver(
+    deliver::deliver(
         adapter,
         read,
-        &session,
+        gateway,
+        holding,
         hold_until,
         &output::print_once,
-    ))
+    )
+    .map_err(|failure| named_socket(failure, &socket))
 }
 
-/// The session with the gateway and the wait of a held prompt, for `adapter`'s `event_name`. An
-/// agent that reads silence as an approval gets its answer before its hook timeout, whatever
-/// the configured wait, and at once from a gateway that says hello but never takes the hold
-/// (the person could not answer a prompt that is not listed).
-pub fn session_for<C: Connector>(
+/// How `adapter`'s hook for `event_name` holds a prompt, and for how long of `wait`. An agent
+/// that reads silence as an approval gets its answer before its hook timeout, whatever the
+/// configured wait, and at once from a gateway that says hello but never takes the hold (the
+/// person could not answer a prompt that is not listed).
+pub fn holding_for(
     adapter: &dyn Adapter,
     event_name: Option<&str>,
-    connector: C,
-    spool: Option<Spool>,
     wait: Duration,
-) -> (HookSession<C>, Duration) {
-    let session = HookSession::new(connector, spool, output::say);
+) -> (deliver::Holding, Duration) {
+    let holding = deliver::Holding {
+        registration_budget: None,
+        notice: output::say,
+    };
     match without_verdict::without_verdict_of(adapter, event_name) {
         Some(without_verdict) => (
-            session.expecting_registration_within(gatehouse_host_ipc::hook_session::CALL_BUDGET),
+            deliver::Holding {
+                registration_budget: Some(gatehouse_host_ipc::hook_session::CALL_BUDGET),
+                ..holding
+            },
             wait.min(without_verdict.hold_at_most()),
         ),
-        None => (session, wait),
+        None => (holding, wait),
     }
 }
 

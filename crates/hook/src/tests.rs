@@ -1,24 +1,19 @@
 //! The hook's steps in-process: a toy agent's event read with the hook's bounds, held by a real
-//! gateway over in-memory streams, answered there, and printed only as the hook's own adapter
-//! offers it.
+//! gateway on a Unix socket, answered there, and printed only as the hook's own adapter offers
+//! it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use gatehouse_core::arbiter::Event;
 use gatehouse_core::testing::{toy_bash, toy_capabilities, TOY};
 use gatehouse_core::{
     Action, Adapter, AdapterCapabilities, Answer, HoldMode, HookEvent, NewPrompt, ParseError,
     PromptState, Verdict,
 };
-use gatehouse_gateway::{serve_connection, Gateway, GatewayOptions};
-use gatehouse_host_ipc::hook_session::{Connector, HookSession};
-use gatehouse_host_ipc::protocol::ServerNotification;
-use gatehouse_host_ipc::{Client, ClientError, Role};
-use tokio::io::DuplexStream;
 
-use crate::deliver::deliver;
+use crate::deliver::{deliver, Holding};
 use crate::input::{read_event, MAX_EVENT_BYTES};
+use crate::testing::GatewayOnSocket;
 use crate::HookFailure;
 
 /// A toy agent: its event is `{"command": "..."}`, held until an outcome; its verdict is printed
@@ -63,19 +58,6 @@ impl Adapter for ToyAgent {
     }
 }
 
-/// Connections to one in-process gateway.
-struct InProcess(Arc<Gateway>);
-
-impl Connector for InProcess {
-    type Stream = DuplexStream;
-
-    async fn connect(&self) -> Result<Client<DuplexStream>, ClientError> {
-        let (near, far) = tokio::io::duplex(1 << 16);
-        tokio::spawn(serve_connection(self.0.clone(), far));
-        Client::over(near, Role::Hook, "test-hook").await
-    }
-}
-
 /// What the hook printed, in order.
 #[derive(Clone, Default)]
 struct Printed(Arc<Mutex<Vec<String>>>);
@@ -93,71 +75,49 @@ impl Printed {
     }
 }
 
-/// Runs the toy agent's hook on `event` against `gateway` while a front end answers the prompt
-/// it holds with `answer`; returns the hook's result and the prompt's final state.
-async fn hold_and_answer(
+/// Runs the toy agent's hook on `{"command": "make"}` against a gateway on a socket while a
+/// front end answers the prompt it holds with `answer`; returns the hook's result and the
+/// prompt's final state.
+fn hold_and_answer(
     agent: ToyAgent,
-    gateway: &Arc<Gateway>,
     answer: Answer,
     printed: &Printed,
 ) -> (Result<(), HookFailure>, PromptState) {
-    let (near, far) = tokio::io::duplex(1 << 16);
-    tokio::spawn(serve_connection(gateway.clone(), far));
-    let mut front_end = Client::over(near, Role::Frontend, "test").await.unwrap();
-    front_end.subscribe().await.unwrap();
-    let session = HookSession::new(InProcess(gateway.clone()), None, |_| {});
+    let gateway = GatewayOnSocket::start();
+    let answering = gateway.answer_each_prompt(answer);
     let read = read_event(&agent, None, br#"{"command": "make"}"#.as_slice()).unwrap();
     let print = printed.print();
-    let hold_until = crate::clock::Deadline::after(Duration::from_secs(600));
-    let hook = deliver(&agent, read, &session, hold_until, &print);
-    let answering = async {
-        let mut final_state = None;
-        while final_state.is_none() {
-            let Ok(ServerNotification::Event(event)) =
-                front_end.next_notification().await.unwrap().typed()
-            else {
-                continue;
-            };
-            match event {
-                Event::Added { prompt } => {
-                    gateway
-                        .answer(&prompt.short_id, answer.clone(), None, "test")
-                        .unwrap();
-                }
-                Event::Changed { state, .. } if state.is_final() => final_state = Some(state),
-                _ => {}
-            }
-        }
-        final_state.unwrap()
+    let holding = Holding {
+        registration_budget: None,
+        notice: |_| {},
     };
-    tokio::join!(hook, answering)
+    let hold_until = crate::clock::Deadline::after(Duration::from_secs(600));
+    let result = deliver(&agent, read, gateway.at(), holding, hold_until, &print);
+    let state = gateway.runtime.block_on(answering).unwrap();
+    (result, state)
 }
 
-fn toy_gateway() -> Arc<Gateway> {
-    Gateway::new(vec![toy_capabilities()], GatewayOptions::default())
-}
-
-#[tokio::test]
-async fn an_answer_from_a_front_end_is_printed_once_in_the_agents_format_and_confirmed() {
+#[test]
+fn an_answer_from_a_front_end_is_printed_once_in_the_agents_format_and_confirmed() {
     let printed = Printed::default();
     let agent = ToyAgent {
         delivers: vec![Action::Once, Action::Deny],
     };
-    let (result, state) = hold_and_answer(agent, &toy_gateway(), Answer::Once, &printed).await;
+    let (result, state) = hold_and_answer(agent, Answer::Once, &printed);
     result.unwrap();
     assert_eq!(printed.lines(), ["toy:once"]);
     assert_eq!(state, PromptState::Delivered);
 }
 
-#[tokio::test]
-async fn a_verdict_the_hooks_own_adapter_does_not_offer_is_never_printed() {
+#[test]
+fn a_verdict_the_hooks_own_adapter_does_not_offer_is_never_printed() {
     // The gateway offers `once` (its record says so); this hook's adapter delivers `deny` only,
     // as a hook of another agent version would: nothing is printed, the gateway is told.
     let printed = Printed::default();
     let agent = ToyAgent {
         delivers: vec![Action::Deny],
     };
-    let (result, state) = hold_and_answer(agent, &toy_gateway(), Answer::Once, &printed).await;
+    let (result, state) = hold_and_answer(agent, Answer::Once, &printed);
     assert!(
         matches!(
             result,

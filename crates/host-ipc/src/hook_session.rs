@@ -33,7 +33,7 @@ pub const RECEIPT_BUDGET: Duration = Duration::from_secs(5);
 pub const RECONNECT_EVERY: Duration = Duration::from_millis(250);
 
 /// Extra time, beyond the gateway's own deadline, that a hold waits for the gateway's answer.
-const LOCAL_GRACE: Duration = Duration::from_secs(2);
+pub const LOCAL_GRACE: Duration = Duration::from_secs(2);
 
 /// Why a hook could not do its job with the gateway. None of these approves anything.
 #[derive(Debug, Error)]

@@ -4,70 +4,25 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use gatehouse_core::testing::{toy_bash, toy_capabilities};
-use gatehouse_core::{NewPrompt, Observation, Outcome, Prompt};
-use gatehouse_gateway::{serve_connection, Gateway, GatewayOptions};
+use gatehouse_core::testing::toy_bash;
+use gatehouse_core::{NewPrompt, Observation, Outcome};
 use gatehouse_host_ipc::hook_session::{HookError, CALL_BUDGET};
 use gatehouse_host_ipc::spool::Spool;
-use gatehouse_host_ipc::{now, Client, ClientError, Role};
+use gatehouse_host_ipc::{now, ClientError, Role};
 
-use super::{observe, register};
+use super::{hold, observe, register, Gateway, Held, HoldTerms};
+use crate::testing::{GatewayOnSocket, GENEROUS};
+use crate::HookFailure;
 
-/// Long enough for anything here on a busy machine, far below what an unbounded call takes.
-const GENEROUS: Duration = Duration::from_secs(20);
-
-/// A toy gateway serving the socket `socket`, on a runtime of its own.
-struct GatewayOnSocket {
-    gateway: Arc<Gateway>,
-    runtime: tokio::runtime::Runtime,
-    socket: PathBuf,
-    _folder: tempfile::TempDir,
-}
-
-impl GatewayOnSocket {
-    fn start() -> Self {
-        let folder = tempfile::tempdir().unwrap();
-        let socket = folder.path().join("run/gatehouse.sock");
-        let gateway = Gateway::new(vec![toy_capabilities()], GatewayOptions::default());
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let bound = runtime
-            .block_on(gatehouse_gateway::listen::bind(&socket))
-            .unwrap();
-        let serving = gateway.clone();
-        runtime.spawn(async move {
-            let _guard = bound.guard;
-            let _ = gatehouse_gateway::serve(serving, bound.listener).await;
-        });
-        GatewayOnSocket {
-            gateway,
-            runtime,
-            socket,
-            _folder: folder,
-        }
-    }
-
-    /// A connection to the gateway in `role`, over an in-memory stream.
-    fn client(&self, role: Role) -> Client<tokio::io::DuplexStream> {
-        let gateway = self.gateway.clone();
-        self.runtime.block_on(async move {
-            let (near, far) = tokio::io::duplex(1 << 16);
-            tokio::spawn(serve_connection(gateway, far));
-            Client::over(near, role, "test").await.unwrap()
-        })
-    }
-
-    /// The pending prompts, as a front end lists them.
-    fn list(&self) -> Vec<Prompt> {
-        let mut front_end = self.client(Role::Frontend);
-        self.runtime.block_on(front_end.list()).unwrap()
+/// This machine, with no spool, at `socket`.
+fn at(socket: &Path) -> Gateway<'_> {
+    Gateway {
+        socket,
+        host: "here",
+        spool: None,
     }
 }
 
@@ -93,7 +48,7 @@ fn an_observation_reaches_the_gateway_and_ends_the_prompt_it_settles() {
         assert!(started.elapsed() < GENEROUS, "the prompt is held");
         std::thread::sleep(Duration::from_millis(10));
     }
-    observe(&gateway.socket, "here", None, finished(&prompt), now()).unwrap();
+    observe(gateway.at(), finished(&prompt), now()).unwrap();
     let outcome = gateway.runtime.block_on(held).unwrap().unwrap().outcome;
     assert!(
         matches!(outcome, Outcome::Withdrawn { .. }),
@@ -108,14 +63,7 @@ fn a_prompt_registered_for_watching_is_listed_read_only_and_the_call_returns() {
         read_only_reason: Some("only watched".into()),
         ..toy_bash("ls")
     };
-    register(
-        &gateway.socket,
-        "here",
-        None,
-        prompt,
-        Duration::from_secs(600),
-    )
-    .unwrap();
+    register(gateway.at(), prompt, Duration::from_secs(600)).unwrap();
     let listed = gateway.list();
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0].prompt.summary, "ls");
@@ -127,13 +75,11 @@ fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_next_hook
     let folder = tempfile::tempdir().unwrap();
     let spool = Spool::new(folder.path().join("state/spool.jsonl"));
     let absent = folder.path().join("absent.sock");
-    let refused = observe(
-        &absent,
-        "here",
-        Some(&spool),
-        finished(&toy_bash("a")),
-        now(),
-    );
+    let spooled = Gateway {
+        spool: Some(&spool),
+        ..at(&absent)
+    };
+    let refused = observe(spooled, finished(&toy_bash("a")), now());
     assert!(
         matches!(refused, Err(HookError::Unreachable(ClientError::Socket(_)))),
         "{refused:?}"
@@ -141,14 +87,11 @@ fn an_observation_that_finds_no_gateway_is_spooled_and_replayed_by_the_next_hook
     assert!(folder.path().join("state/spool.jsonl").exists(), "spooled");
 
     let gateway = GatewayOnSocket::start();
-    observe(
-        &gateway.socket,
-        "here",
-        Some(&spool),
-        finished(&toy_bash("b")),
-        now(),
-    )
-    .unwrap();
+    let spooled = Gateway {
+        spool: Some(&spool),
+        ..gateway.at()
+    };
+    observe(spooled, finished(&toy_bash("b")), now()).unwrap();
     assert!(
         spool.take(now()).is_empty(),
         "the spooled observation was replayed, and taken once"
@@ -201,13 +144,11 @@ fn a_gateway_that_never_answers_costs_the_call_budget_and_the_observation_is_spo
     let server = fake_server(&socket, 1, |_| Vec::new());
     let spool = Spool::new(folder.path().join("spool.jsonl"));
     let started = Instant::now();
-    let refused = observe(
-        &socket,
-        "here",
-        Some(&spool),
-        finished(&toy_bash("a")),
-        now(),
-    );
+    let spooled = Gateway {
+        spool: Some(&spool),
+        ..at(&socket)
+    };
+    let refused = observe(spooled, finished(&toy_bash("a")), now());
     let took = started.elapsed();
     assert!(matches!(refused, Err(HookError::TooSlow(_))), "{refused:?}");
     assert!(took >= CALL_BUDGET - Duration::from_millis(100), "{took:?}");
@@ -227,7 +168,7 @@ fn a_gateway_whose_backlog_is_full_costs_the_call_budget_to_connect() {
     assert_eq!(unsafe { libc::listen(listener.as_raw_fd(), 0) }, 0);
     let _waiting = UnixStream::connect(&socket).unwrap();
     let started = Instant::now();
-    let refused = observe(&socket, "here", None, finished(&toy_bash("a")), now());
+    let refused = observe(at(&socket), finished(&toy_bash("a")), now());
     let took = started.elapsed();
     assert!(matches!(refused, Err(HookError::TooSlow(_))), "{refused:?}");
     assert!(took < CALL_BUDGET + GENEROUS, "{took:?}");
@@ -248,7 +189,7 @@ fn notifications_before_a_reply_are_skipped() {
         answer.extend(reply_to(line, result));
         answer
     });
-    observe(&socket, "here", None, finished(&toy_bash("a")), now()).unwrap();
+    observe(at(&socket), finished(&toy_bash("a")), now()).unwrap();
     drop(server);
 }
 
@@ -286,7 +227,7 @@ fn a_reply_to_another_request_an_error_or_a_frame_past_the_limit_ends_the_call()
             .path()
             .join(format!("{}.sock", case.replace(' ', "-")));
         let server = fake_server(&socket, 1, reply);
-        let refused = observe(&socket, "here", None, finished(&toy_bash("a")), now());
+        let refused = observe(at(&socket), finished(&toy_bash("a")), now());
         let said = match refused {
             Err(HookError::Wire(error)) => error.to_string(),
             other => panic!("{case}: {other:?}"),
@@ -294,4 +235,129 @@ fn a_reply_to_another_request_an_error_or_a_frame_past_the_limit_ends_the_call()
         assert!(said.contains(expected), "{case}: {said}");
         drop(server);
     }
+}
+
+/// A hold of `prompt` for up to `wait`.
+fn terms(prompt: NewPrompt, wait: Duration, registration_budget: Option<Duration>) -> HoldTerms {
+    HoldTerms {
+        prompt,
+        held_since: now(),
+        deadline: Instant::now() + wait,
+        watch_if_read_only: false,
+        agent: None,
+        registration_budget,
+    }
+}
+
+#[test]
+fn a_held_prompt_is_answered_and_the_receipt_confirms_it() {
+    let gateway = GatewayOnSocket::start();
+    let answering = gateway.answer_each_prompt(gatehouse_core::Answer::Once);
+    let held = hold(
+        gateway.at(),
+        &terms(toy_bash("make"), Duration::from_secs(600), None),
+        None,
+        |_| {},
+    )
+    .unwrap();
+    let Held::Verdict { verdict, .. } = &held else {
+        panic!("a verdict")
+    };
+    assert_eq!(verdict.0.action(), gatehouse_core::Action::Once);
+    held.confirm().unwrap();
+    let state = gateway.runtime.block_on(answering).unwrap();
+    assert_eq!(state, gatehouse_core::PromptState::Delivered);
+}
+
+#[test]
+fn a_gateway_that_never_says_it_registered_the_prompt_costs_the_registration_budget() {
+    let folder = tempfile::tempdir().unwrap();
+    let socket = folder.path().join("takes-no-holds.sock");
+    // Says hello, then takes the hold and says nothing of it.
+    let server = fake_server(&socket, 1, |line| {
+        if line.contains("\"hello\"") {
+            reply_to(line, r#"{"protocol":4,"server":"fake"}"#)
+        } else {
+            Vec::new()
+        }
+    });
+    let started = Instant::now();
+    let refused = hold(
+        at(&socket),
+        &terms(
+            toy_bash("make"),
+            Duration::from_secs(600),
+            Some(CALL_BUDGET),
+        ),
+        None,
+        |_| {},
+    );
+    let took = started.elapsed();
+    assert!(
+        matches!(refused, Err(HookFailure::Gateway(HookError::TooSlow(budget))) if budget == CALL_BUDGET),
+        "{:?}",
+        refused.err()
+    );
+    assert!(took < CALL_BUDGET + GENEROUS, "{took:?}");
+    drop(server);
+}
+
+#[test]
+fn a_hold_whose_agent_ended_the_call_lets_go_and_the_gateway_withdraws_the_prompt() {
+    let gateway = GatewayOnSocket::start();
+    let ended = Box::new(|| true);
+    let started = Instant::now();
+    let refused = hold(
+        gateway.at(),
+        &terms(toy_bash("make"), Duration::from_secs(600), None),
+        Some(ended),
+        |_| {},
+    );
+    assert!(
+        matches!(refused, Err(HookFailure::CancelledByAgent)),
+        "{:?}",
+        refused.err()
+    );
+    assert!(started.elapsed() < GENEROUS);
+    let started = Instant::now();
+    while !gateway.list().is_empty() {
+        assert!(started.elapsed() < GENEROUS, "the prompt is withdrawn");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_hold_whose_gateway_goes_away_ends_without_a_verdict_at_its_deadline() {
+    let folder = tempfile::tempdir().unwrap();
+    let socket = folder.path().join("goes-away.sock");
+    // Takes the hold, says it registered it, then closes the connection and is gone.
+    let listener = UnixListener::bind(&socket).unwrap();
+    let server = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut writer = stream.try_clone().unwrap();
+        let mut lines = BufReader::new(stream).lines();
+        let hello = lines.next().unwrap().unwrap();
+        writer
+            .write_all(&reply_to(&hello, r#"{"protocol":4,"server":"fake"}"#))
+            .unwrap();
+        let _hold = lines.next().unwrap().unwrap();
+        writer.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"hook.registered\",\"params\":{\"id\":\"019a0000-0000-7000-8000-000000000001\",\"actions\":[]}}\n").unwrap();
+    });
+    // `notice` is a plain function: what it was told goes here.
+    static NOTICED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let started = Instant::now();
+    // Short enough that no reconnection is tried: gone, the hold ends with no verdict.
+    let held = hold(
+        at(&socket),
+        &terms(toy_bash("make"), Duration::from_millis(500), None),
+        None,
+        |_| NOTICED.store(true, std::sync::atomic::Ordering::SeqCst),
+    );
+    server.join().unwrap();
+    assert!(matches!(held, Ok(Held::NoVerdict)), "{:?}", held.err());
+    assert!(
+        NOTICED.load(std::sync::atomic::Ordering::SeqCst),
+        "the person is told"
+    );
+    assert!(started.elapsed() < GENEROUS);
 }
