@@ -397,7 +397,7 @@ mod tests {
         let words = kept(&prompt, &always(None)).unwrap();
         assert_eq!(
             words,
-            "  from now on, for the project: every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`)"
+            "  from now on, for the project: every Bash command that is `git push` or starts with it followed by a space, whatever comes after (such as `git push --force ...`). This includes commands that run other programs or write any file: the further words of `git` are not known to be harmless. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs again runs without asking"
         );
         assert_eq!(kept(&prompt, &always(Some("s1"))), Some(words));
         assert_eq!(kept(&prompt, &always(Some("s9"))), None);
