@@ -42,15 +42,15 @@ pub struct Holding {
     pub notice: fn(&str),
 }
 
-/// Hands `read` to the gateway and prints a verdict, if one comes before `hold_until` (the
-/// binary's is its wait after the hook's process started), with `print` (which returns whether
-/// it printed: the hook's stdout is written once).
+/// Hands `read` to the gateway and prints a verdict, if one comes before `hold_until` (asked
+/// only of a prompt that is held; the binary's is its wait after the hook's process started),
+/// with `print` (which returns whether it printed: the hook's stdout is written once).
 pub fn deliver(
     adapter: &dyn Adapter,
     read: ReadEvent,
     gateway: Gateway<'_>,
     holding: Holding,
-    hold_until: Deadline,
+    hold_until: impl FnOnce() -> Deadline,
     print: &dyn Fn(&str) -> std::io::Result<bool>,
 ) -> Result<(), HookFailure> {
     let ReadEvent {
@@ -58,7 +58,6 @@ pub fn deliver(
         cancellation,
     } = read;
     let observed_at = now();
-    let delivered_within = hold_until.later_by(LATE_AFTER_THE_WAIT);
     let (prompt, watch_if_read_only) = match event {
         HookEvent::Ignore => return Ok(()),
         HookEvent::Observe(observation) => {
@@ -77,6 +76,8 @@ pub fn deliver(
             hold: HoldMode::WhileActionable,
         } => (prompt, true),
     };
+    let hold_until = hold_until();
+    let delivered_within = hold_until.later_by(LATE_AFTER_THE_WAIT);
     // A hook that runs only after its wait was over (stopped or starved as it started) holds
     // nothing: its agent may have given up on it already.
     let Some(wait) = hold_until.remaining() else {

@@ -52,15 +52,21 @@ pub fn read_within(input: impl AsFd, deadline: Duration) -> Result<Vec<u8>, Hook
     Ok(bytes)
 }
 
-/// Reads at most `at_most` bytes of `fd` onto the end of `bytes`, with one `read`; the room is
-/// not filled first, so only the pages written are ever touched. The count read, 0 at the end.
+/// Reads at most `at_most` bytes of `fd` onto the end of `bytes`, with one `read`, into the room
+/// the vector has, made `at_most` bytes when it has none. The room is neither filled first nor
+/// grown while some is left (a grown vector is copied whole, its unused room with it), so only
+/// the pages written are ever touched. The count read, 0 at the end.
 pub(crate) fn read_appending(
     fd: BorrowedFd<'_>,
     bytes: &mut Vec<u8>,
     at_most: usize,
 ) -> std::io::Result<usize> {
-    bytes.reserve(at_most);
-    let room = &mut bytes.spare_capacity_mut()[..at_most];
+    if bytes.len() == bytes.capacity() {
+        bytes.reserve(at_most);
+    }
+    let room = bytes.spare_capacity_mut();
+    let room_left = room.len();
+    let room = &mut room[..at_most.min(room_left)];
     // SAFETY: `room` is `at_most` bytes of the vector's own allocation, which `read` may fill.
     let read = unsafe { libc::read(fd.as_raw_fd(), room.as_mut_ptr().cast(), room.len()) };
     let Ok(read) = usize::try_from(read) else {

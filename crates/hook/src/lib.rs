@@ -107,7 +107,11 @@ pub fn handle(
     settings: impl FnOnce(&HookEvent) -> Result<HookSettings, String>,
     spool: Option<Spool>,
 ) -> Result<(), HookFailure> {
-    let stdin = input::read_within(std::io::stdin(), input::INPUT_DEADLINE)?;
+    // Descriptor 0 itself, not `std::io::stdin()`, whose buffer the hook would never use.
+    // SAFETY: descriptor 0 is open for the whole run (Rust's start, or `command::main`, opens
+    // `/dev/null` on it when it was closed) and nothing closes it.
+    let stdin = unsafe { std::os::fd::BorrowedFd::borrow_raw(0) };
+    let stdin = input::read_within(stdin, input::INPUT_DEADLINE)?;
     let read = input::read_event(adapter, event_name, &stdin)?;
     drop(stdin);
     if read.event == HookEvent::Ignore {
@@ -121,7 +125,7 @@ pub fn handle(
     };
     let (holding, wait) = holding_for(adapter, event_name, wait);
     // The agent's own timer started as it ran the hook: the wait counts from then.
-    let hold_until = clock::Deadline::after_the_process_started(wait);
+    let hold_until = || clock::Deadline::after_the_process_started(wait);
     deliver::deliver(
         adapter,
         read,

@@ -91,7 +91,7 @@ fn hold_and_answer(
         registration_budget: None,
         notice: |_| {},
     };
-    let hold_until = crate::clock::Deadline::after(Duration::from_secs(600));
+    let hold_until = || crate::clock::Deadline::after(Duration::from_secs(600));
     let result = deliver(&agent, read, gateway.at(), holding, hold_until, &print);
     let state = gateway.runtime.block_on(answering).unwrap();
     (result, state)
