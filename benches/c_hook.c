@@ -7,7 +7,7 @@
  * protocol as a hook naming its host, then report the observation (a Claude Code PostToolUse)
  * or hold the prompt (a Codex PermissionRequest, which a gateway that offers nothing for it
  * registers and answers `watched` at once), read each reply in blocks up to its newline, and
- * exit 0 whatever happens. It computes no correlation digest and
+ * exit 0 whatever happens; an observation that finds no gateway is appended to the spool. It computes no correlation digest and
  * checks no reply beyond its line, so no real hook is cheaper.
  *
  * benches/hook_overhead.rs compiles it with `cc -O2 -DGATEHOUSE_PROTOCOL=N`, N being the
@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef GATEHOUSE_PROTOCOL
@@ -113,6 +115,35 @@ static int read_reply(int fd) {
     }
 }
 
+/* An observation that found no gateway goes to the spool, as gatehouse's hook keeps it for the
+ * next hook that reaches one: its folders made below HOME (mode 0700), one line appended to a
+ * file of mode 0600 that is not followed if it is a link. */
+static void spool(const char *home, const char *session, const char *tool) {
+    if (home == NULL || home[0] == 0) {
+        return;
+    }
+    char path[4096];
+    const char *folders[] = {"/.local", "/.local/state", "/.local/state/gatehouse"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s%s", home, folders[i]);
+        mkdir(path, 0700);
+    }
+    snprintf(path, sizeof path, "%s/.local/state/gatehouse/spool.jsonl", home);
+    int file = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (file < 0) {
+        return;
+    }
+    char line[1024];
+    int length = snprintf(line, sizeof line,
+                          "{\"observed_at\":%ld,\"observation\":{\"type\":\"tool_finished\","
+                          "\"adapter\":\"claude\",\"session\":\"%s\",\"correlation\":\"%s\"}}\n",
+                          (long)time(NULL) * 1000, session, tool);
+    if (length > 0 && (size_t)length < sizeof line) {
+        write(file, line, (size_t)length);
+    }
+    close(file);
+}
+
 static int send_all(int fd, const char *text, size_t length) {
     while (length > 0) {
         ssize_t sent = write(fd, text, length);
@@ -163,6 +194,9 @@ int main(void) {
     strcpy(address.sun_path, path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        if (observe) {
+            spool(home, session, tool);
+        }
         return 0;
     }
     struct ucred server;
