@@ -262,8 +262,10 @@ fn with_a_gateway_a_hostile_preview_is_registered_at_once_marked_incomplete() {
                 .wait_for_pending_within(1, Duration::from_secs(30))
                 .remove(0);
             let incomplete = prompt["preview"]["incomplete"].as_str().unwrap_or_default();
+            // On a machine busy enough, the time bound (200 ms) may cut the work before the size
+            // bound does; either way the preview says it is incomplete, and why.
             assert!(
-                incomplete.contains(*expected),
+                incomplete.contains(*expected) || incomplete.contains("200 ms"),
                 "{case}: the preview says it is incomplete ({expected}): {}",
                 prompt["preview"]
             );
