@@ -26,10 +26,12 @@ pub fn print_once(text: &str) -> std::io::Result<bool> {
     Ok(true)
 }
 
-/// Writes `line` to stderr as one line (line breaks folded into spaces), and never panics (a
-/// closed stderr is not the agent's problem).
+/// Writes `line` to stderr as one line (line breaks folded into spaces), with one `write`, and
+/// never panics (a closed stderr is not the agent's problem).
 pub fn say(line: &str) {
-    let _ = writeln!(std::io::stderr(), "{}", one_line(line));
+    let mut text = one_line(line);
+    text.push('\n');
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// `text` with its line breaks folded, each part trimmed, empty parts dropped.
