@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use gatehouse_core::testing::toy_bash;
 use gatehouse_core::{NewPrompt, Observation, Outcome};
+use gatehouse_host_ipc::client::MAX_QUEUED_NOTIFICATION_BYTES;
 use gatehouse_host_ipc::hook_session::{HookError, CALL_BUDGET};
 use gatehouse_host_ipc::spool::Spool;
 use gatehouse_host_ipc::{now, ClientError, Role};
@@ -360,4 +361,26 @@ fn a_hold_whose_gateway_goes_away_ends_without_a_verdict_at_its_deadline() {
         "the person is told"
     );
     assert!(started.elapsed() < GENEROUS);
+}
+
+#[test]
+fn a_gateway_that_floods_a_call_with_notifications_fails_it_within_the_bound() {
+    let folder = tempfile::tempdir().unwrap();
+    let socket = folder.path().join("flood.sock");
+    // 1 MiB notifications, more of them than the bound, before any reply.
+    let server = fake_server(&socket, 1, |_| {
+        let padding = "x".repeat(1 << 20);
+        let notification =
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"event\",\"params\":\"{padding}\"}}\n");
+        notification
+            .repeat(MAX_QUEUED_NOTIFICATION_BYTES / (1 << 20) + 2)
+            .into_bytes()
+    });
+    let refused = observe(at(&socket), finished(&toy_bash("a")), now());
+    let said = match refused {
+        Err(HookError::Wire(error)) => error.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert!(said.contains("bytes of notifications"), "{said}");
+    drop(server);
 }
