@@ -41,9 +41,9 @@ pub mod version;
 pub use plugin_agent::PluginAgent;
 
 use effects::AlwaysKept;
-use gatehouse_core::{Action, AdapterCapabilities, WhileHeld};
+use gatehouse_core::{AdapterCapabilities, WhileHeld};
 use gatehouse_harness::executable::AgentExecutable;
-use gatehouse_harness::gated::{AgentDescription, ToolUnlock, UnlockGroup, Unlocks};
+use gatehouse_harness::gated::AgentDescription;
 
 /// The adapter's id, as in `gatehouse hook opencode`.
 pub const ADAPTER_ID: &str = "opencode";
@@ -81,19 +81,7 @@ pub const AGENT: AgentDescription = AgentDescription {
         installed_if_not_running: false,
         parse: version::parse_version_output,
     },
-    unlocks: Unlocks {
-        groups: &[UnlockGroup::EVERY_CASE],
-        tools: &[ToolUnlock {
-            tool: events::ANSWERABLE_PERMISSION,
-            group: 0,
-            actions: &[Action::Once, Action::Deny, Action::Always],
-            also: None,
-            not_unlocked: "",
-        }],
-        questions: Some(0),
-        elsewhere: "answer the others in OpenCode's terminal",
-        held: None,
-    },
+    unlocks: crate::plugin_agent::unlocks("answer the others in OpenCode's terminal"),
     // OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
     while_held: Some(WhileHeld::OwnPromptStaysLive),
     installer: &install::PluginInstaller { agent: &OPENCODE },

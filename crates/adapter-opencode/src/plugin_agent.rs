@@ -4,7 +4,29 @@
 //! ([`crate::probe`]); each states only this, its [`crate::probe::ProbeSetup`] and its kit
 //! description (`AGENT`), whose installer, events and verdicts are these shared ones for it.
 
+use gatehouse_core::Action;
+use gatehouse_harness::gated::{ToolUnlock, UnlockGroup, Unlocks};
+
 use crate::effects::AlwaysKept;
+
+/// What a passing probe unlocks for every agent of the plugin: the permission prompt's once,
+/// deny and always, and answers to questions, all proved by one set of cases. `elsewhere`: where
+/// the person answers the other tools' prompts, such as `answer the others in Kilo's terminal`.
+pub const fn unlocks(elsewhere: &'static str) -> Unlocks {
+    Unlocks {
+        groups: &[UnlockGroup::EVERY_CASE],
+        tools: &[ToolUnlock {
+            tool: crate::events::ANSWERABLE_PERMISSION,
+            group: 0,
+            actions: &[Action::Once, Action::Deny, Action::Always],
+            also: None,
+            not_unlocked: "",
+        }],
+        questions: Some(0),
+        elsewhere,
+        held: None,
+    }
+}
 
 /// One agent that loads gatehouse's OpenCode plugin: its names, where it keeps its
 /// configuration and plugins, how it names its own process to the plugin's children, and what
