@@ -3,8 +3,7 @@
 //! send the delivery receipt. No async runtime: each read and write waits (its socket timeout)
 //! at most until the step's deadline, and a hold wakes for its agent's cancellation check.
 //!
-//! They do what [`gatehouse_host_ipc::hook_session`] does, in the same words and with its
-//! budgets: the server must be run by this user (`SO_PEERCRED`), checked before a byte is sent;
+//! With the budgets of [`gatehouse_host_ipc::hook_session`]: the server must be run by this user (`SO_PEERCRED`), checked before a byte is sent;
 //! the hook says hello as a hook naming its host; the spool is replayed on connecting (entries
 //! that cannot be replayed go back); connecting, each observation and each registration have
 //! [`CALL_BUDGET`], the receipt [`RECEIPT_BUDGET`], a hold its wait and [`LOCAL_GRACE`]; an

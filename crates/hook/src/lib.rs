@@ -20,7 +20,7 @@
 //!
 //! If the gateway goes away while a prompt is held, the hook keeps waiting and registers the
 //! prompt again when a gateway is back; an observation that finds no gateway is spooled
-//! ([`blocking`], as [`gatehouse_host_ipc::hook_session`] does it for async clients).
+//! ([`blocking`], with the budgets of [`gatehouse_host_ipc::hook_session`]).
 //!
 //! Everything goes over one blocking socket at a time ([`blocking`]), with no async runtime:
 //! an observation and a prompt only registered need one connection and one answer, and a held

@@ -4,8 +4,8 @@
 //! - [`protocol`]: the wire types, method names and error codes; types only.
 //! - [`framing`]: newline-delimited frames with a maximum size.
 //! - [`client`]: what hooks and front ends use to talk to it.
-//! - [`hook_session`]: a hook's dealings with the gateway (budgets, holds across restarts, the
-//!   receipt), and its [`spool`] of observations that found no gateway.
+//! - [`hook_session`]: the budgets of a hook's dealings with the gateway and how they fail, and
+//!   its [`spool`] of observations that found no gateway.
 //! - [`subscription`]: every front end's subscription: snapshot, events, catch-up after lag,
 //!   reconnect with a growing pause.
 //! - [`socket`]: where the socket and the state folder live, and how they are made private.

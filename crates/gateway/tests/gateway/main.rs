@@ -5,7 +5,6 @@ mod decided_per_agent;
 mod decoder_properties;
 mod duplex;
 mod hold_ends;
-mod hook_session;
 mod hooks_peer;
 mod hooks_socket_limits;
 mod support;

@@ -384,3 +384,41 @@ fn a_gateway_that_floods_a_call_with_notifications_fails_it_within_the_bound() {
     assert!(said.contains("bytes of notifications"), "{said}");
     drop(server);
 }
+
+/// A hold the gateway refuses as over a limit (the hooks socket's budgets and caps) is final:
+/// the hook ends at once, on the one connection it made, and never holds it again.
+#[test]
+fn a_hold_refused_over_a_limit_is_final_and_never_retried() {
+    let folder = tempfile::tempdir().unwrap();
+    let socket = folder.path().join("over-limit.sock");
+    let holds = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = holds.clone();
+    let server = fake_server(&socket, 2, move |line| {
+        if line.contains("\"hello\"") {
+            reply_to(line, r#"{"protocol":4,"server":"fake"}"#)
+        } else {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":-32013,\"message\":\"over the hooks socket's budget\"}}}}\n",
+                id_of(line)
+            )
+            .into_bytes()
+        }
+    });
+    let started = Instant::now();
+    let refused = hold(
+        at(&socket),
+        &terms(toy_bash("make"), Duration::from_secs(600), None),
+        None,
+        |_| {},
+    );
+    let took = started.elapsed();
+    assert!(refused.is_err(), "a refusal, never a verdict");
+    assert!(took < CALL_BUDGET, "at once, with no retry: {took:?}");
+    assert_eq!(
+        holds.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "held once, never again"
+    );
+    drop(server);
+}
