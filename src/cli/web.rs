@@ -179,31 +179,11 @@ fn devices(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
             gatehouse_core::text::one_line(&push, 120),
         ]
     }));
-    print!("{}", aligned(&rows));
+    print!(
+        "{}",
+        gatehouse_console::output::aligned_lines(&rows).concat()
+    );
     Ok(ExitCode::SUCCESS)
-}
-
-/// `rows` as a table: each column as wide as its widest cell (in characters), two spaces apart.
-fn aligned<const N: usize>(rows: &[[String; N]]) -> String {
-    let mut widths = [0; N];
-    for row in rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let mut table = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (index, (cell, width)) in row.iter().zip(widths).enumerate() {
-            line.push_str(cell);
-            if index + 1 < N {
-                line.extend(std::iter::repeat_n(' ', width - cell.chars().count() + 2));
-            }
-        }
-        table.push_str(line.trim_end());
-        table.push('\n');
-    }
-    table
 }
 
 fn push_test(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
@@ -291,7 +271,7 @@ mod tests {
             ]
             .map(str::to_owned),
         ];
-        insta::assert_snapshot!(aligned(&rows), @r"
+        insta::assert_snapshot!(gatehouse_console::output::aligned_lines(&rows).concat(), @r"
         ID        NAME                            PAIRED                    PUSH
         a1b2c3d4  phone                           2026-12-02T04:41:24.123Z  -
         e5f6a7b8  Büro-Rechner mit langem Namen…  2026-12-02T04:41:24.123Z  web.push.apple.com

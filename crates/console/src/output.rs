@@ -220,6 +220,30 @@ pub fn longer_than_shown_note(prompt: &Prompt) -> String {
 }
 
 /// The pending prompts as an aligned table, with each question's options beneath its prompt.
+/// `rows` as the lines of a table, each ended: every column as wide as its widest cell (in
+/// characters), two spaces apart, no trailing spaces.
+pub fn aligned_lines<const N: usize>(rows: &[[String; N]]) -> Vec<String> {
+    let mut widths = [0; N];
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    rows.iter()
+        .map(|row| {
+            let mut line = String::new();
+            for (index, cell) in row.iter().enumerate() {
+                if index + 1 == N {
+                    line.push_str(cell);
+                } else {
+                    let _ = write!(line, "{cell:<width$}  ", width = widths[index]);
+                }
+            }
+            format!("{}\n", line.trim_end())
+        })
+        .collect()
+}
+
 pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     if prompts.is_empty() {
         return "No pending prompts.\n".into();
@@ -243,26 +267,12 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
     let headers = [
         "ID", "AGENT", "HOST", "FOLDER", "TOOL", "AGE", "ACTIONS", "SUMMARY",
     ];
-    let mut widths = headers.map(str::len);
-    for row in &rows {
-        for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
-        }
-    }
-    let line = |cells: &[&str]| {
-        let mut text = String::new();
-        for (index, cell) in cells.iter().enumerate() {
-            if index + 1 == cells.len() {
-                text.push_str(cell);
-            } else {
-                let _ = write!(text, "{cell:<width$}  ", width = widths[index]);
-            }
-        }
-        format!("{}\n", text.trim_end())
-    };
-    let mut out = line(&headers);
-    for (prompt, row) in prompts.iter().zip(&rows) {
-        out.push_str(&line(&row.iter().map(String::as_str).collect::<Vec<_>>()));
+    let mut table = vec![headers.map(str::to_owned)];
+    table.extend(rows);
+    let mut lines = aligned_lines(&table).into_iter();
+    let mut out = lines.next().unwrap_or_default();
+    for (prompt, line) in prompts.iter().zip(lines) {
+        out.push_str(&line);
         out.push_str(&lines_under_the_summary(prompt));
         for question in &prompt.prompt.questions {
             let options = question
