@@ -35,29 +35,32 @@ const ABOUT: &str = "One gateway to approve, deny or answer the prompts of many 
 /// The long help: the agents, and which of them keep their own prompt on screen, are the
 /// registry's.
 fn long_about() -> String {
+    use gatehouse_core::{Adapter, WhileHeld};
     let registry = crate::adapters::registry();
-    let names = |keep: &dyn Fn(&dyn gatehouse_core::Adapter) -> bool| {
-        let names: Vec<&str> = registry
+    // The `word` (name or id) of each adapter that `keep`s, joined by `separator`.
+    let listed = |keep: &dyn Fn(&dyn Adapter) -> bool,
+                  word: fn(&dyn Adapter) -> &'static str,
+                  separator: &str| {
+        let words: Vec<&str> = registry
             .iter()
             .filter(|adapter| keep(adapter.as_ref()))
-            .map(|adapter| adapter.name())
+            .map(|adapter| word(adapter.as_ref()))
             .collect();
-        names.join(", ")
+        words.join(separator)
     };
-    let ids = |keep: &dyn Fn(&dyn gatehouse_core::Adapter) -> bool| {
-        let ids: Vec<&str> = registry
-            .iter()
-            .filter(|adapter| keep(adapter.as_ref()))
-            .map(|adapter| adapter.id())
-            .collect();
-        ids.join("|")
-    };
-    use gatehouse_core::WhileHeld;
-    let first_answer_wins =
-        names(&|adapter| adapter.while_held() == Some(WhileHeld::OwnPromptStaysLive));
-    let held = names(&|adapter| adapter.while_held() == Some(WhileHeld::OwnDialogAfterHold));
-    let installable = ids(&|adapter| adapter.installer().is_some());
-    let probeable = ids(&|adapter| adapter.probe().is_some());
+    let while_held = |kind| move |adapter: &dyn Adapter| adapter.while_held() == Some(kind);
+    let first_answer_wins = listed(
+        &while_held(WhileHeld::OwnPromptStaysLive),
+        |a| a.name(),
+        ", ",
+    );
+    let held = listed(
+        &while_held(WhileHeld::OwnDialogAfterHold),
+        |a| a.name(),
+        ", ",
+    );
+    let installable = listed(&|adapter| adapter.installer().is_some(), |a| a.id(), "|");
+    let probeable = listed(&|adapter| adapter.probe().is_some(), |a| a.id(), "|");
     format!(
         "\
 One gateway to approve, deny or answer the prompts of many AI coding agents.
