@@ -4,7 +4,8 @@
 //! on this same machine).
 //!
 //! A host name is whatever the far side says: untrusted text, shown only through
-//! `gatehouse_core::text`, and never a reason to trust a prompt more.
+//! `gatehouse_core::text`, and never a reason to trust a prompt more: whether a prompt is this
+//! machine's is its `origin`, which the gateway sets from the socket it came through.
 
 use std::sync::OnceLock;
 
@@ -43,33 +44,9 @@ fn system_host_name() -> Option<String> {
     None
 }
 
-/// How a prompt's agent is shown: `claude`, or `claude@devbox` when the prompt came from a host
-/// other than this one. The caller makes the text visible.
-pub fn agent_at_host(adapter: &str, host: &str) -> String {
-    agent_at_host_from(adapter, host, own_host_name())
-}
-
-fn agent_at_host_from(adapter: &str, host: &str, own: &str) -> String {
-    if host.is_empty() || host == own {
-        adapter.to_owned()
-    } else {
-        format!("{adapter}@{host}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_prompt_from_another_host_names_it_and_one_from_here_does_not() {
-        assert_eq!(
-            agent_at_host_from("claude", "devbox", "laptop"),
-            "claude@devbox"
-        );
-        assert_eq!(agent_at_host_from("claude", "laptop", "laptop"), "claude");
-        assert_eq!(agent_at_host_from("codex", "", "laptop"), "codex");
-    }
 
     #[test]
     fn the_system_host_name_is_known() {
