@@ -292,3 +292,69 @@ fn a_deny_typed_into_a_card_is_sent_as_the_new_prompt_banner_goes_by_itself() {
         finish(other, DEADLINE);
     }
 }
+
+/// A hurried thumb that keeps tapping where "Allow once" was, every quarter of a second for
+/// ten seconds, answers the first prompt and never the one that slides under it: each refused tap
+/// starts the card's wait again (a cold review saw the 32nd tap, 7.95 s in, approve it).
+#[test]
+fn a_thumb_that_keeps_tapping_where_allow_once_was_never_answers_the_next_prompt() {
+    let Some(front) = Front::start() else {
+        return;
+    };
+    let (hook_a, a) = front.hold_claude(&bash_in("session-a", "echo first"));
+    let (hook_b, b) = front.hold_claude(&bash_in("session-b", "echo second"));
+    let (id_a, id_b) = (id_of(&a), id_of(&b));
+    front.with_paired(Browser::phone(Theme::Light), "thumb phone", async |phone| {
+        phone.open(&front.web.base).await;
+        phone
+            .wait_for(&format!("{} [data-action='once']", card(&id_b)))
+            .await;
+        phone
+            .wait_until(DEADLINE, "the top card to take a tap", async |page| {
+                page.count(&format!(
+                    "{}:not([data-settling]) [data-action='once']:not(:disabled)",
+                    card(&id_a)
+                ))
+                .await
+                    == 1
+            })
+            .await;
+        let point = centre(phone, &format!("{} [data-action='once']", card(&id_a))).await;
+        assert_eq!(
+            script(phone, WATCH_THE_POINT, vec![json!(point.0), json!(point.1)]).await,
+            json!(true)
+        );
+        let started = Instant::now();
+        let mut taps = 0;
+        while started.elapsed() < Duration::from_secs(10) {
+            phone.tap(point).await;
+            taps += 1;
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        phone.screenshot("thumb-keeps-tapping-phone", PHONE).await;
+        let finger = script(phone, "return window.finger", vec![]).await;
+        let posts: Vec<String> = finger["posts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|post| post[1].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            posts.iter().filter(|body| body.contains(&id_a)).count(),
+            1,
+            "{posts:?}"
+        );
+        assert!(
+            !posts.iter().any(|body| body.contains(&id_b)),
+            "after {taps} taps the second prompt was answered: {posts:?}"
+        );
+    });
+    assert!(
+        front.list().iter().any(|prompt| prompt["id"] == b["id"]),
+        "the second prompt is still pending"
+    );
+    let denied = front.run(&["answer", &id_b, "deny"]);
+    assert!(denied.status.success(), "{denied:?}");
+    finish(hook_a, DEADLINE);
+    finish(hook_b, DEADLINE);
+}

@@ -2,7 +2,8 @@
 // card has been on the screen, with its buttons where they are, for READ_MS: long enough to read
 // what a tap there would answer. A card that just came, that slid into the place of one that
 // left, or whose buttons moved (something above them grew) says so on its own reserved line
-// (`[data-settle-note]`), dims its buttons (`[data-settling]`) and refuses the tap (app.js).
+// (`[data-settle-note]`), dims its buttons (`[data-settling]`) and refuses the tap (app.js); a
+// refused tap starts the wait again.
 //
 // A move counts only when a button moved both on the screen and in the page: the person's own
 // scrolling moves it on the screen only, and the browser's scroll anchoring (which keeps what is
@@ -45,7 +46,7 @@ const gatehouseSteady = (() => {
     const note = card.querySelector('[data-settle-note]');
     if (wait > 0) {
       card.dataset.settling = 'true';
-      if (note) note.textContent = `Read it first: its buttons take a tap in ${Math.ceil(wait / 1000)} s.`;
+      if (note) note.textContent = `Read it first: its buttons take a tap once it has been still and untouched for ${READ_MS / 1000} s.`;
     } else {
       delete card.dataset.settling;
       if (note) note.textContent = '';
@@ -63,9 +64,16 @@ const gatehouseSteady = (() => {
     say(card, 0);
   }
 
-  // At a tap: ms left before the card's buttons take one (0: they do now).
+  // At a tap: ms left before the card's buttons take one (0: they do now). A tap refused
+  // starts the wait again, so that a finger tapping again and again never gets through to a card
+  // that moved under it.
   function left(card) {
-    const wait = look(card);
+    const now = performance.now();
+    let wait = look(card, now);
+    if (wait > 0) {
+      watched.get(card).since = now;
+      wait = READ_MS;
+    }
     say(card, wait);
     return wait;
   }
