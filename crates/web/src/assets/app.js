@@ -519,7 +519,7 @@ const gatehouseApp = (() => {
     // into this very card: they were looking at it.
     const wait = gatehouseSteady.left(node);
     if (wait > 0 && !(action === 'deny' && message)) {
-      refuse(node, extra.button, `Not sent: the list just moved under your finger. Read this card; its buttons work once it has been still and untouched for ${gatehouseSteady.READ_MS / 1000} s.`);
+      refuse(node, extra.button, `Not sent: the list just moved under your finger. Read this card; tap again in ${Math.ceil(wait / 1000)} s.`);
       return;
     }
     if (APPROVING.includes(action)) {

@@ -46,7 +46,8 @@ const gatehouseSteady = (() => {
     const note = card.querySelector('[data-settle-note]');
     if (wait > 0) {
       card.dataset.settling = 'true';
-      if (note) note.textContent = `Read it first: its buttons take a tap once it has been still and untouched for ${READ_MS / 1000} s.`;
+      // Kept to one line: a note that wraps moves the buttons below it, which starts the wait again.
+      if (note) note.textContent = `Read it first: its buttons take a tap in ${Math.ceil(wait / 1000)} s.`;
     } else {
       delete card.dataset.settling;
       if (note) note.textContent = '';
