@@ -285,6 +285,11 @@ impl Remote {
     /// Waits until it exits by itself, or until `harmed` says the far side got what it wanted
     /// (then `None`). Panics after `deadline`, and as soon as its resident memory passes
     /// `max_resident_kib` (it is then killed: a test must not exhaust the machine).
+    ///
+    /// The peak is the highest `VmHWM` read from `/proc` while it runs, not wait4's
+    /// `ru_maxrss`: the kernel folds into that the high-water mark of the memory the child left at
+    /// `exec`, which for a child of this test binary is the whole runner's (a full run's 200 to
+    /// 370 MiB were the runner's, not gatehouse's).
     fn exit_within(
         &mut self,
         deadline: Duration,
@@ -293,12 +298,23 @@ impl Remote {
     ) -> Option<Exit> {
         let pid = self.pid() as libc::pid_t;
         let start = Instant::now();
+        let mut peak_kib = 0;
         loop {
+            let status_text =
+                std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            let field = |name: &str| {
+                status_text
+                    .lines()
+                    .find_map(|line| line.strip_prefix(name))
+                    .and_then(|kib| kib.trim().trim_end_matches(" kB").parse::<i64>().ok())
+                    .unwrap_or(0)
+            };
+            peak_kib = peak_kib.max(field("VmHWM:"));
+            let resident = field("VmRSS:");
             let mut status = 0;
-            // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            // SAFETY: wait4 writes only to the two out-parameters given, for our own child.
-            let waited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+            // SAFETY: wait4 writes only to the out-parameter given, for our own child.
+            let waited =
+                unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, std::ptr::null_mut()) };
             if waited == pid {
                 self.reaped = true;
                 return Some(Exit {
@@ -307,18 +323,12 @@ impl Remote {
                     } else {
                         -1
                     },
-                    peak_kib: usage.ru_maxrss,
+                    peak_kib,
                 });
             }
             if harmed() {
                 return None;
             }
-            let resident = std::fs::read_to_string(format!("/proc/{pid}/status"))
-                .unwrap_or_default()
-                .lines()
-                .find_map(|line| line.strip_prefix("VmRSS:"))
-                .and_then(|kib| kib.trim().trim_end_matches(" kB").parse::<i64>().ok())
-                .unwrap_or(0);
             if resident > max_resident_kib {
                 let _ = self.process.kill();
                 panic!(
@@ -330,7 +340,7 @@ impl Remote {
                 "gatehouse remote did not stop within {deadline:?}: {}",
                 self.text()
             );
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 }
