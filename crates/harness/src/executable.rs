@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 /// machine, which made a probe fail for no fault of the agent's.
 const VERSION_DEADLINE: Duration = Duration::from_secs(30);
 
+/// The most of `--version`'s stderr that is kept to read a version from.
+const VERSION_OUTPUT_BYTES: u64 = 64 * 1024;
+
 /// How many ancestors of a hook are looked at for the agent that runs it.
 const ANCESTORS_LOOKED_AT: usize = 4;
 
@@ -36,7 +39,8 @@ pub enum VersionError {
 }
 
 /// Runs `program --version` (within [`VERSION_DEADLINE`]) and reads the version from its output
-/// with `parse`.
+/// with `parse`: its stdout, else its stderr (pi 0.73.1 prints its version there, and nothing on
+/// stdout).
 pub fn version_of(
     program: &Path,
     parse: fn(&str) -> Option<String>,
@@ -49,9 +53,21 @@ pub fn version_of(
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|error| cannot_run(error.to_string()))?;
+    // Read meanwhile, so that a chatty stderr never fills its pipe and stalls the program.
+    let stderr = child.stderr.take().map(|stderr| {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut stderr = stderr;
+            let _ = (&mut stderr)
+                .take(VERSION_OUTPUT_BYTES)
+                .read_to_end(&mut kept);
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+            String::from_utf8_lossy(&kept).into_owned()
+        })
+    });
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child
@@ -73,12 +89,20 @@ pub fn version_of(
     if let Some(mut stdout) = child.stdout.take() {
         let _ = stdout.read_to_string(&mut output);
     }
+    let stderr = stderr
+        .and_then(|reader| reader.join().ok())
+        .unwrap_or_default();
     if !status.success() {
         return Err(cannot_run(format!("it exited with {status}")));
     }
-    parse(&output).ok_or_else(|| VersionError::Unrecognised {
+    let printed = if output.trim().is_empty() {
+        stderr
+    } else {
+        output
+    };
+    parse(&printed).ok_or_else(|| VersionError::Unrecognised {
         program: program.to_path_buf(),
-        output: output.trim().to_owned(),
+        output: printed.trim().to_owned(),
     })
 }
 
@@ -545,6 +569,26 @@ mod tests {
             version_of(Path::new("/bin/false"), last_word),
             Err(VersionError::CannotRun { .. })
         ));
+    }
+
+    #[test]
+    fn a_version_printed_on_stderr_alone_is_read_too() {
+        let folder = std::env::temp_dir().join(format!(
+            "gatehouse-harness-stderr-version-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&folder).unwrap();
+        // As pi 0.73.1's `--version` does: the version on stderr, nothing on stdout.
+        let agent = testing::script(&folder, "agent", "echo \"agent-cli 4.5.6\" >&2\n");
+        let both = testing::script(
+            &folder,
+            "both",
+            "echo \"agent-cli 1.0.0\"\necho \"agent-cli 9.9.9\" >&2\n",
+        );
+        let (read, stdout_first) = (version_of(&agent, last_word), version_of(&both, last_word));
+        std::fs::remove_dir_all(&folder).unwrap();
+        assert_eq!(read, Ok("4.5.6".into()));
+        assert_eq!(stdout_first, Ok("1.0.0".into()), "stdout is read first");
     }
 
     #[test]
