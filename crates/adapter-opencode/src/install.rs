@@ -11,10 +11,10 @@
 //! name it. A file of that name that is not gatehouse's (its first line is not
 //! `// gatehouse's NAME plugin: ...`, [`PLUGIN_MARKER`]) is never overwritten or removed.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
+use gatehouse_harness::own_file::{remove_own_file, write_own_file, OwnFileError};
 
 use crate::PluginAgent;
 
@@ -46,23 +46,9 @@ pub enum InstallError {
         "the adapter id {0:?} is not made of lowercase letters, so the plugin cannot spell it"
     )]
     AdapterId(&'static str),
-    #[error("{} is not gatehouse's plugin; move it away (gatehouse never overwrites or removes a file it did not write)", .0.display())]
-    NotOurs(PathBuf),
-    #[error("cannot read {}: {error}", path.display())]
-    Read {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("cannot write {}: {error}; check that the folder is writable", path.display())]
-    Write {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("cannot remove {}: {error}", path.display())]
-    Remove {
-        path: PathBuf,
-        error: std::io::Error,
-    },
+    /// Not gatehouse's plugin, or it could not be read, written or removed.
+    #[error(transparent)]
+    File(#[from] OwnFileError),
     #[error("neither XDG_CONFIG_HOME nor HOME is set, so {0}'s plugin folder cannot be told")]
     NoHome(&'static str),
 }
@@ -123,75 +109,12 @@ pub fn install_plugin(
     program: &Path,
 ) -> Result<bool, InstallError> {
     let plugin = plugin_for(agent, program)?;
-    match read_bounded(path) {
-        Ok(existing) if existing == plugin => return Ok(false),
-        Ok(existing) if !is_gatehouse_plugin(&existing) => {
-            return Err(InstallError::NotOurs(path.to_path_buf()))
-        }
-        Ok(_) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
-            return Err(InstallError::NotOurs(path.to_path_buf()))
-        }
-        Err(error) => {
-            return Err(InstallError::Read {
-                path: path.to_path_buf(),
-                error,
-            })
-        }
-    }
-    write_atomically(path, &plugin).map_err(|error| InstallError::Write {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    Ok(true)
+    Ok(write_own_file(path, &plugin, is_gatehouse_plugin)?)
 }
 
 /// Removes the plugin at `path` if it is gatehouse's. Returns whether a file was removed.
 pub fn uninstall_plugin(path: &Path) -> Result<bool, InstallError> {
-    match read_bounded(path) {
-        Ok(existing) if is_gatehouse_plugin(&existing) => {
-            fs::remove_file(path).map_err(|error| InstallError::Remove {
-                path: path.to_path_buf(),
-                error,
-            })?;
-            Ok(true)
-        }
-        Ok(_) => Err(InstallError::NotOurs(path.to_path_buf())),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
-            Err(InstallError::NotOurs(path.to_path_buf()))
-        }
-        Err(error) => Err(InstallError::Read {
-            path: path.to_path_buf(),
-            error,
-        }),
-    }
-}
-
-/// The most of an existing file that is read: a gatehouse plugin is far smaller, so a larger
-/// file is not one (its start is read only to say so).
-const MAX_EXISTING_BYTES: u64 = 1024 * 1024;
-
-/// The text of the file at `path`, at most [`MAX_EXISTING_BYTES`] of it; `InvalidData` when it is
-/// not UTF-8 or larger than that (not a gatehouse plugin either way).
-fn read_bounded(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    fs::File::open(path)?
-        .take(MAX_EXISTING_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_EXISTING_BYTES {
-        return Err(std::io::ErrorKind::InvalidData.into());
-    }
-    String::from_utf8(bytes).map_err(|_| std::io::ErrorKind::InvalidData.into())
-}
-
-/// Creates `path`'s folder and writes `text` there atomically, readable by its owner only (the
-/// kit's [`gatehouse_harness::record::write_atomically`]).
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
-    gatehouse_harness::record::write_atomically(path, text)
+    Ok(remove_own_file(path, is_gatehouse_plugin)?)
 }
 
 /// The plugin folders of one agent of the family, as `gatehouse install ID` uses them.

@@ -9,6 +9,8 @@
 //! - [`gated`]: the adapter of a probe-gated agent, which states what it is once
 //!   ([`gated::AgentDescription`]) and brings its own events, verdicts, installer and probe.
 //! - [`record`]: a probe's record of what it proved, read and written atomically.
+//! - [`own_file`]: a file of gatehouse's own in an agent's folders (a plugin, an extension),
+//!   written owner-only and atomically, never over or removing a file that is not gatehouse's.
 //! - [`http`]: an HTTP/1.1 server on a loopback port that answers with a handler's responses.
 //! - [`model`]: one scripted model on that server, with a dialect per API (Anthropic messages,
 //!   OpenAI responses, chat completions, Gemini): the script, what was served and what came
@@ -27,6 +29,7 @@ pub mod executable;
 pub mod gated;
 pub mod http;
 pub mod model;
+pub mod own_file;
 pub mod probe;
 pub mod record;
 pub mod terminal;

@@ -3,6 +3,7 @@
 use super::*;
 use crate::kilo::KILO;
 use crate::OPENCODE;
+use gatehouse_harness::own_file::OwnFileError;
 
 #[test]
 fn the_plugin_names_the_binary_as_a_string_literal_and_runs_no_shell() {
@@ -116,12 +117,12 @@ fn a_file_that_is_not_gatehouses_is_never_overwritten_or_removed() {
     for agent in [&OPENCODE, &KILO] {
         assert!(matches!(
             install_plugin(agent, &path, program),
-            Err(InstallError::NotOurs(_))
+            Err(InstallError::File(OwnFileError::NotOurs(_)))
         ));
     }
     assert!(matches!(
         uninstall_plugin(&path),
-        Err(InstallError::NotOurs(_))
+        Err(InstallError::File(OwnFileError::NotOurs(_)))
     ));
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
