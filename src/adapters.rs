@@ -11,6 +11,7 @@ use gatehouse_adapter_droid::DroidAdapter;
 use gatehouse_adapter_gemini::GeminiAdapter;
 use gatehouse_adapter_opencode::kilo::KiloAdapter;
 use gatehouse_adapter_opencode::OpenCodeAdapter;
+use gatehouse_adapter_pi::PiAdapter;
 use gatehouse_adapter_qwen::QwenAdapter;
 use gatehouse_core::{Adapter, AdapterRegistry};
 
@@ -24,6 +25,7 @@ pub fn registry() -> AdapterRegistry {
         Arc::new(OpenCodeAdapter::new(state.clone())),
         Arc::new(KiloAdapter::new(state.clone())),
         Arc::new(QwenAdapter::new(state.clone())),
+        Arc::new(PiAdapter::new(state.clone())),
         Arc::new(DroidAdapter::new(state)),
     ];
     let mut registry = AdapterRegistry::new();
@@ -63,7 +65,7 @@ mod tests {
     fn each_agent_says_what_it_does_while_its_hook_holds_a_prompt() {
         let registry = super::registry();
         let while_held = |id: &str| registry.get(id).unwrap().while_held();
-        for id in ["claude", "opencode", "kilo"] {
+        for id in ["claude", "opencode", "kilo", "pi"] {
             assert_eq!(while_held(id), Some(WhileHeld::OwnPromptStaysLive), "{id}");
         }
         for id in ["codex", "qwen", "copilot", "gemini", "droid"] {
