@@ -36,6 +36,11 @@ mod touch;
 #[path = "web_page_truth.rs"]
 mod truth;
 
+/// The rough edges a cold review still found: ended cards, the notification help, refusals,
+/// pushes (issue 26).
+#[path = "web_page_edges.rs"]
+mod edges;
+
 fn bash_event(input: Value) -> Value {
     let mut event = claude_fixture("PermissionRequest-Bash");
     event["tool_input"] = input;

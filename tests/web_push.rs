@@ -453,7 +453,7 @@ async fn turn_on_notifications(phone: &Browser, web: &Web, service: &PushService
 /// DevTools protocol; a fresh profile's one registration has the id 0), until the notifications
 /// shown satisfy `shown`. A delivery that shows nothing within 8 s is repeated (twice at most,
 /// and said on stderr): the DevTools delivery to a worker that is starting can be lost.
-async fn deliver(phone: &Browser, origin: &str, data: &str, shown: impl Fn(&[Value]) -> bool) {
+pub async fn deliver(phone: &Browser, origin: &str, data: &str, shown: impl Fn(&[Value]) -> bool) {
     phone.cdp("ServiceWorker.enable", json!({})).await;
     for attempt in 1..=3 {
         let delivered = phone
@@ -479,7 +479,7 @@ async fn deliver(phone: &Browser, origin: &str, data: &str, shown: impl Fn(&[Val
 }
 
 /// The notifications the service worker shows, as `[{title, body, id}]`.
-async fn notifications(phone: &Browser) -> Vec<Value> {
+pub async fn notifications(phone: &Browser) -> Vec<Value> {
     let shown = phone
         .client
         .execute(

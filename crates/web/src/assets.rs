@@ -15,7 +15,8 @@ pub const APP_JS: &str = include_str!("assets/app.js");
 pub const APP_CSS: &str = include_str!("assets/app.css");
 
 /// Every file the page is made of but `/text.js` (generated): its path, its type and its bytes.
-/// The scripts load in the order index.html names them: text.js, dom.js, diff.js, plan.js,
+/// The scripts load in the order index.html names them: text.js, who.js (who asks, for the
+/// banner and the service worker's notifications), dom.js, diff.js, plan.js,
 /// steady.js (a card's buttons take a tap only once it stood still), cards.js, app.js, push.js
 /// (Web Push). `sw.js` is the service worker (it keeps and caches
 /// nothing; its push handlers come last);
@@ -23,6 +24,7 @@ pub const APP_CSS: &str = include_str!("assets/app.css");
 pub const FILES: &[(&str, &str, &[u8])] = &[
     ("/", "text/html; charset=utf-8", INDEX_HTML.as_bytes()),
     ("/app.css", "text/css; charset=utf-8", APP_CSS.as_bytes()),
+    ("/who.js", JS, include_bytes!("assets/who.js")),
     ("/dom.js", JS, include_bytes!("assets/dom.js")),
     ("/diff.js", JS, include_bytes!("assets/diff.js")),
     ("/plan.js", JS, include_bytes!("assets/plan.js")),

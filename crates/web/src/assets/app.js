@@ -467,7 +467,7 @@ const gatehouseApp = (() => {
   function banner(prompt) {
     const node = $('[data-banner]');
     node.dataset.for = prompt.id;
-    const who = `${visible(prompt.adapter)}@${visible(prompt.host || '?')}`;
+    const who = gatehouseWho.who(prompt);
     const what = prompt.kind === 'question' ? 'asks a question' : prompt.kind === 'plan' ? 'has a plan' : `wants to use ${visible(prompt.tool)}`;
     $('[data-banner-text]', node).textContent = `New: ${who} ${what}${(prompt.actions || []).length ? '' : ' (read-only here)'}`;
     node.hidden = false;
@@ -499,12 +499,20 @@ const gatehouseApp = (() => {
     card.node.focus({ preventScroll: true });
   }
 
-  // A refusal of a tap, said next to the button that got it (under its row), never far away.
+  // A refusal of a tap, said next to the button that got it: the line right under an "always"
+  // row, else the one right under the answer buttons (and right above "Hand back"). When that
+  // line is off the screen (the button lay at its very edge), the page scrolls just enough to
+  // show it: only that card's own parts come under the finger, and the refusal has just started
+  // their wait again (steady.js).
   function refuse(node, button, text) {
     const row = button && button.closest('[data-suggestion]');
     const line = (row && $('[data-row-status]', row)) || $('[data-status]', node);
     line.textContent = text;
     node.dataset.refused = 'true';
+    const box = line.getBoundingClientRect();
+    if (box.top < $('.bar').getBoundingClientRect().bottom || box.bottom > innerHeight) {
+      line.scrollIntoView({ block: 'nearest' });
+    }
   }
 
   // Sends `action` for the card's prompt; `extra` carries the button pressed, and an `always`
@@ -549,7 +557,7 @@ const gatehouseApp = (() => {
         body = { id: prompt.id, answer: { action: 'once' } };
       }
     } catch (error) {
-      refuse(node, extra.button, error.message);
+      refuse(node, extra.button, `Not sent: ${error.message}`);
       return;
     }
     const seen = cards.get(prompt.id)?.seen;

@@ -207,10 +207,11 @@ const gatehouseCards = (() => {
   }
 
   // An ended card says how it ended (its status, at the top) and shows what it asked, nothing
-  // more: no buttons, no countdown, no word of what would turn Allow on.
+  // more: no buttons, no countdown, no word of what would turn Allow on, and none of the live
+  // card's advice (a read-only card's "answer it in the agent's terminal" and its "Why").
   function ended(card) {
     keepStatus(card);
-    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-hold], [data-load-whole], [data-cut], [data-plan-effect]', card)) node.remove();
+    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-hold], [data-load-whole], [data-cut], [data-plan-effect], [data-read-only]', card)) node.remove();
     for (const node of $$('[data-answer-form] input, [data-answer-form] textarea', card)) node.disabled = true;
     for (const button of $$('[data-expand]', card)) button.textContent = `Show ${button.dataset.what}`;
     delete card.dataset.settling;
@@ -463,7 +464,7 @@ const gatehouseCards = (() => {
     const host = typeof prompt.host === 'string' ? prompt.host : '';
     // This machine's only when the gateway says so (from the socket it came through), never by
     // the host's name, which a link chooses.
-    const origin = prompt.origin === 'local' ? 'local' : 'remote';
+    const origin = gatehouseWho.isLocal(prompt) ? 'local' : 'remote';
     const local = origin === 'local';
     const card = el('article', {
       class: 'prompt', 'data-prompt-id': prompt.id, 'data-state': prompt.state, 'data-origin': origin, tabindex: 0,
@@ -535,15 +536,16 @@ const gatehouseCards = (() => {
         button.addEventListener('click', () => act(action, { button }));
         buttons.append(button);
       }
-      const release = el('button', { type: 'button', class: 'release', 'data-action': 'release', text: 'Hand back to terminal' });
-      release.addEventListener('click', () => act('release', { button: release }));
-      buttons.append(release);
       bar.append(buttons);
-      // One line kept under the buttons, whatever it says: what a tap there did (or why not),
-      // or how long until the buttons take one. Right where the finger is.
+      // One line kept right under the answer buttons (and right above "Hand back"), whatever it
+      // says: what a tap there did (or why not), or how long until the buttons take one. Next
+      // to the finger, never under another row of buttons.
       bar.append(el('div', { class: 'answer-line' },
         el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }),
         el('p', { class: 'settle', 'data-settle-note': true })));
+      const release = el('button', { type: 'button', class: 'release', 'data-action': 'release', text: 'Hand back to terminal' });
+      release.addEventListener('click', () => act('release', { button: release }));
+      bar.append(el('div', { class: 'buttons' }, release));
       card.append(bar);
       card.append(el('p', { class: 'gate', 'data-gate-note': true, role: 'note' }));
       // The broader answer comes after the narrow ones, with its exact rule and what it matches.
@@ -584,7 +586,7 @@ const gatehouseCards = (() => {
       const set = $(`[data-question-id="${CSS.escape(question.id)}"]`, card);
       const picks = $$('[data-option]', set).filter((box) => box.checked).map((box) => box.dataset.option);
       const text = $('[data-other]', set).value.trim();
-      if (!picks.length && !text) throw new Error(`Choose an answer to "${visible(question.text)}" first.`);
+      if (!picks.length && !text) throw new Error(`choose an answer to "${visible(question.text)}" first.`);
       const response = { question: question.id, picks };
       if (text) response.text = text;
       responses.push(response);

@@ -88,36 +88,47 @@
     return Promise.race([promise, late]).finally(() => clearTimeout(timer));
   }
 
-  // What to do where Web Push cannot work: ntfy calls the phone through a topic instead.
-  const NTFY = ['Or be called through ntfy instead: on the machine that runs gatehouse, put ',
+  // What to do where Web Push cannot work: ntfy calls the phone through a topic instead (one tap
+  // away under "Or use ntfy", so that the help stays short).
+  const NTFY = ['On the machine that runs gatehouse, put ',
     '[notify] ntfy_url = "https://ntfy.sh/<a topic of yours>"',
     ' in gatehouse\'s config.toml, and subscribe to that topic in the ntfy app.'];
 
+  // Shows or hides the help, and says so on the header's words that bring it back.
+  function showHelp(shown) {
+    const box = $('[data-notify-help]');
+    box.hidden = !shown;
+    $('[data-notify-again]').setAttribute('aria-expanded', String(shown));
+  }
+
   // The notification state, in the header in a few words (`[data-notify-status]`, one line),
-  // with what to do about it at the top of the page (`[data-notify-help]`) when it is not on.
+  // with what to do about it in a short panel at the top of the page (`[data-notify-help]`) when
+  // it is not on. The panel comes with each new state; dismissed, a tap on the header's words
+  // (`[data-notify-again]`) brings it back, "Try again" with it.
   function state(which, short, help = '') {
     const button = $('[data-notify]');
-    const status = $('[data-notify-status]');
     if (!button) return;
     button.dataset.notifyState = which;
     // The header holds the button or the state's few words, never both.
     button.hidden = which !== 'off';
-    if (status) {
-      status.textContent = short;
-      status.hidden = !short;
-    }
+    const again = $('[data-notify-again]');
+    $('[data-notify-status]').textContent = short;
+    again.hidden = !short;
+    // Words with nothing to do behind them ("Notifications on") are only words.
+    again.toggleAttribute('data-plain', !help);
+    again.tabIndex = help ? 0 : -1;
     const box = $('[data-notify-help]');
-    if (!box) return;
-    box.hidden = !help;
     box.querySelector('[data-notify-retry]').hidden = which === 'unsupported';
-    const text = box.querySelector('[data-notify-help-text]');
-    text.replaceChildren(document.createTextNode(`${help} `), NTFY[0], Object.assign(document.createElement('code'), { textContent: NTFY[1] }), NTFY[2]);
+    box.querySelector('[data-notify-help-text]').textContent = help;
+    box.querySelector('[data-notify-ntfy-text]').replaceChildren(NTFY[0],
+      Object.assign(document.createElement('code'), { textContent: NTFY[1] }), NTFY[2]);
+    showHelp(Boolean(help));
   }
 
   // Why this page cannot use Web Push at all, or null when it can.
   function unsupported() {
     if (supported) return null;
-    if (!window.isSecureContext) return 'This page cannot use Web Push: the browser allows it only over HTTPS with a certificate it trusts (or on this very machine).';
+    if (!window.isSecureContext) return 'Web Push works only over HTTPS with a certificate the browser trusts (or on this very machine).';
     return 'This browser has no Web Push.';
   }
 
@@ -136,7 +147,7 @@
     try {
       const permission = await Notification.requestPermission();
       if (permission === 'denied') {
-        state('blocked', 'Blocked by the browser', 'Notifications are blocked for this page: allow them in the browser\'s site settings, then try again.');
+        state('blocked', 'Blocked by the browser', 'Blocked for this page: allow notifications in the browser\'s site settings, then try again.');
         return;
       }
       if (permission !== 'granted') {
@@ -170,7 +181,7 @@
     } catch (error) {
       const why = error && error.message ? error.message : String(error);
       if (error && error.late && why === 'no push service reachable') {
-        state('unreachable', 'No push service', `This browser could not reach its push service within ${STEP_MS / 1000} s (Web Push goes through the browser maker's servers; this network or phone may not reach them).`);
+        state('unreachable', 'No push service', `This browser reached no push service within ${STEP_MS / 1000} s (Web Push goes through its maker's servers).`);
       } else {
         state('failed', 'Not on', `Could not turn notifications on: ${why}.`);
       }
@@ -221,7 +232,13 @@
     const button = $('[data-notify]');
     if (button) button.addEventListener('click', turnOn);
     const close = $('[data-notify-help-close]');
-    if (close) close.addEventListener('click', () => { $('[data-notify-help]').hidden = true; });
+    if (close) close.addEventListener('click', () => showHelp(false));
+    const again = $('[data-notify-again]');
+    if (again) {
+      again.addEventListener('click', () => {
+        if (!again.hasAttribute('data-plain')) showHelp($('[data-notify-help]').hidden);
+      });
+    }
     const retry = $('[data-notify-retry]');
     if (retry) retry.addEventListener('click', turnOn);
     const app = $('[data-app]');

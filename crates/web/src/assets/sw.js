@@ -18,9 +18,11 @@ self.addEventListener('activate', (event) => {
 // Web Push (src/web/push, src/web/assets/push.js). A push carries no prompt text: only
 // {"type": "prompt", "waiting": N, "id": short id} (or {"type": "test"}). The worker fetches the
 // details from this origin's /api/prompts with the device token that push.js keeps in this
-// origin's IndexedDB, and shows "claude@devbox wants to run Bash"; without a token, or when the
+// origin's IndexedDB, and shows "claude@remote:devbox wants to run Bash" (who asks as the page's
+// banner says it, who.js, with the remote mark the card shows); without a token, or when the
 // fetch fails, it shows only "2 prompts waiting". A 401 deletes the token. A tap opens the card.
 if (typeof gatehouseText === 'undefined') importScripts('/text.js');
+if (typeof gatehouseWho === 'undefined') importScripts('/who.js');
 const gatehousePush = (() => {
   const DB_NAME = 'gatehouse';
   const DB_STORE = 'keys';
@@ -103,7 +105,7 @@ const gatehousePush = (() => {
       });
     }
     const { prompt, waiting } = found;
-    const who = `${line(prompt.adapter, 30)}@${line(prompt.host || 'this machine', 40)}`;
+    const who = gatehouseWho.who(prompt, line);
     const title = prompt.kind === 'question' ? `${who} asks a question` : `${who} wants to run ${line(prompt.tool, 40)}`;
     const more = waiting > 1 ? ` (+${waiting - 1} more waiting)` : '';
     return self.registration.showNotification(title, {
