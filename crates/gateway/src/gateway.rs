@@ -188,10 +188,8 @@ struct Held {
     owner: Owner,
     bytes: usize,
     /// The copy front ends are sent, when the prompt is cut, and the whole's size and digest.
+    /// A prompt that is not cut is kept once, by the arbiter.
     cut: Option<(NewPrompt, CutNote)>,
-    /// A prompt that is not cut, whole (at most [`view::VIEW_MAX_BYTES`]): what a decision
-    /// about it decided, for the decisions file, once the arbiter let it go.
-    whole: Option<NewPrompt>,
 }
 
 impl Default for GatewayOptions {
@@ -341,17 +339,29 @@ impl Gateway {
     /// A person's decision is also written to the log's decisions file, with what was decided,
     /// so that no volume of other records can push it out.
     fn publish(&self, state: &mut State, event: Event, answer: Option<&Answer>) {
-        let event = match event {
-            Event::Added { prompt } => Event::Added {
-                prompt: Self::listed_locked(state, prompt, true),
-            },
-            other => other,
-        };
         let decided = match &event {
             Event::Changed {
                 id, by: Some(_), ..
             } if state.audit.is_some() => Self::decided_locked(state, *id),
             _ => None,
+        };
+        self.publish_decided(state, event, answer, decided);
+    }
+
+    /// [`Gateway::publish`] with what a person's decision decided, taken by the caller before
+    /// the transition (a release ends the prompt, and the arbiter lets it go).
+    fn publish_decided(
+        &self,
+        state: &mut State,
+        event: Event,
+        answer: Option<&Answer>,
+        decided: Option<(NewPrompt, Option<CutNote>)>,
+    ) {
+        let event = match event {
+            Event::Added { prompt } => Event::Added {
+                prompt: Self::listed_locked(state, prompt, true),
+            },
+            other => other,
         };
         if let Some(audit) = &mut state.audit {
             let at = now();
@@ -404,11 +414,9 @@ impl Gateway {
     /// What a decision about `id` decided, for the decisions file: the prompt's content (its cut
     /// copy if it is large) and its cut note with the whole's digest.
     fn decided_locked(state: &State, id: DecisionId) -> Option<(NewPrompt, Option<CutNote>)> {
-        let held = state.held.get(&id)?;
-        match (&held.cut, &held.whole) {
-            (Some((copy, note)), _) => Some((copy.clone(), Some(note.clone()))),
-            (None, Some(whole)) => Some((whole.clone(), None)),
-            (None, None) => None,
+        match &state.held.get(&id)?.cut {
+            Some((copy, note)) => Some((copy.clone(), Some(note.clone()))),
+            None => Some((state.arbiter.get(id)?.prompt.clone(), None)),
         }
     }
 
@@ -695,16 +703,7 @@ impl Gateway {
             };
             (copy, note)
         });
-        let whole = cut.is_none().then(|| prompt.prompt.clone());
-        state.held.insert(
-            prompt.id,
-            Held {
-                owner,
-                bytes,
-                cut,
-                whole,
-            },
-        );
+        state.held.insert(prompt.id, Held { owner, bytes, cut });
         let usage = state.by_connection.entry(owner.connection).or_default();
         usage.prompts += 1;
         usage.bytes += bytes;
@@ -869,9 +868,18 @@ impl Gateway {
         let mut state = self.lock();
         let (id, prompt) = state.arbiter.resolve_pending(typed_id, now())?;
         let mut prompt = Self::listed_locked(&state, prompt, false);
-        prompt.state = self.end_locked(&mut state, id, Outcome::Released, |arbiter| {
-            arbiter.release(id, by, now())
-        })?;
+        // What was released, taken while the arbiter still holds the prompt.
+        let decided = state
+            .audit
+            .is_some()
+            .then(|| Self::decided_locked(&state, id))
+            .flatten();
+        let event = state.arbiter.release(id, by, now())?;
+        if let Some(waiter) = state.waiters.remove(&id) {
+            let _ = waiter.send(Outcome::Released);
+        }
+        self.publish_decided(&mut state, event, None, decided);
+        prompt.state = PromptState::Released;
         Ok((prompt.clone(), prompt.state))
     }
 
