@@ -25,6 +25,9 @@ const STEADY_PROMPTS: usize = 200;
 const STEADY_EVERY: Duration = Duration::from_millis(10);
 const SUBSCRIBERS: usize = 50;
 const STEADY_SESSION: &str = "steady";
+/// Where the sessions of issue 29 will be asked for: how many to open beside the pending
+/// prompts, once the gateway keeps sessions (it does not yet, so the bench says so).
+const SESSIONS_VARIABLE: &str = "GATEHOUSE_BENCH_SESSIONS";
 
 /// The part of a prompt that the subscribers read: only what the measure needs, so that the
 /// subscribers in this process are not what falls behind.
@@ -208,6 +211,9 @@ async fn main() {
         "  snapshots sent to subscribers that fell behind in the burst: {}",
         snapshots.load(Ordering::Relaxed)
     );
+    if let Ok(sessions) = std::env::var(SESSIONS_VARIABLE) {
+        println!("  {SESSIONS_VARIABLE}={sessions}: the gateway keeps no sessions yet, so none were opened");
+    }
     println!(
         "  fan-out, steady ({STEADY_PROMPTS} prompts one every {} ms, {prompts} pending): p50 {steady_p50} ms, p99 {steady_p99} ms, max {steady_max} ms",
         STEADY_EVERY.as_millis()
@@ -219,9 +225,27 @@ async fn main() {
         pending_memory.saturating_sub(idle_memory) as f64 / prompts as f64 / 1024.0,
         mib(peak_memory)
     );
+    let snapshots = snapshots.load(Ordering::Relaxed);
+    let answers_per_second = pending.len() as f64 / answer_time.as_secs_f64();
+    let met = |met: bool| if met { "met" } else { "missed" };
     println!(
-        "goal: {prompts} pending in under 100 MiB: {}; no subscriber more than 100 ms behind (steady): {}",
-        if pending_memory < 100 * 1_048_576 { "met" } else { "missed" },
-        if steady_max <= 100 { "met" } else { "missed" }
+        "goal: {prompts} pending in at most 48 MiB: {} ({:.1} MiB)",
+        met(pending_memory <= 48 * 1_048_576),
+        mib(pending_memory)
+    );
+    println!(
+        "goal: the same with {prompts} sessions beside them: not measured: the gateway keeps no sessions yet (issue 29); set {SESSIONS_VARIABLE} once it does"
+    );
+    println!(
+        "goal: a burst of {prompts} reaches {SUBSCRIBERS} subscribers with p99 under 1 s behind, none dropped: {} (p99 {burst_p99} ms, {snapshots} snapshots)",
+        met(burst_p99 < 1_000 && snapshots == 0)
+    );
+    println!(
+        "goal: 10,000 answers/s on one connection: {} ({answers_per_second:.0}/s, one at a time, each synced to disk before its verdict leaves)",
+        met(answers_per_second >= 10_000.0)
+    );
+    println!(
+        "goal: no subscriber more than 100 ms behind (steady): {}",
+        met(steady_max <= 100)
     );
 }
