@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::Duration;
 
 use gatehouse_core::testing::toy_capabilities;
-use gatehouse_core::{Arbiter, NewPrompt, PromptKind};
+use gatehouse_core::{Arbiter, NewPrompt};
 use gatehouse_gateway::{Gateway, GatewayOptions, Owner};
 use gatehouse_host_ipc::framing::encode_frame;
 use gatehouse_host_ipc::protocol::{method, HelloParams, HoldParams, Role};
@@ -68,22 +68,16 @@ fn report(what: &str, before: (isize, isize), count: usize) {
     );
 }
 
-/// A Bash prompt the size of the scale benchmark's (Claude Code's `make target-INDEX`).
+/// A Bash prompt the size of the scale benchmark's (`benches/common`'s `bash_prompt`), for
+/// the toy agent.
 fn prompt(index: usize) -> NewPrompt {
     let command = format!("make target-{index}");
     NewPrompt {
-        adapter: gatehouse_core::testing::TOY.into(),
         session: format!("session-{}", index % 100),
         cwd: "/home/dev/project".into(),
-        kind: PromptKind::Permission,
-        tool: "Bash".into(),
         input: serde_json::json!({ "command": command, "description": "build one target" }),
-        summary: command.clone(),
-        questions: vec![],
         correlation: format!("Bash:{command}"),
-        read_only_reason: None,
-        host: String::new(),
-        extra: Default::default(),
+        ..gatehouse_core::testing::toy_bash(&command)
     }
 }
 
