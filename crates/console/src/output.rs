@@ -64,16 +64,7 @@ pub fn hold_note(prompt: &Prompt, now: Timestamp) -> Option<String> {
         return None;
     }
     let ends_at = prompt.hold_ends_at?;
-    let after = prompt
-        .after_hold
-        .as_deref()
-        .map(visible)
-        .unwrap_or_default();
-    let after = if after.is_empty() {
-        "then the agent's own prompt decides".into()
-    } else {
-        after
-    };
+    let after = after_hold(prompt);
     Some(if ends_at > now {
         format!(
             "answer within {}, {after}",
@@ -81,6 +72,37 @@ pub fn hold_note(prompt: &Prompt, now: Timestamp) -> Option<String> {
         )
     } else {
         format!("the hold has ended; {after}")
+    })
+}
+
+/// What happens when the hold of `prompt` ends, in the gateway's words (they start with
+/// "then"), made visible; words true of every agent when the gateway said none.
+pub fn after_hold(prompt: &Prompt) -> String {
+    match prompt.after_hold.as_deref().map(visible) {
+        Some(after) if !after.is_empty() => after.into_owned(),
+        _ => "then the agent's own prompt decides".into(),
+    }
+}
+
+/// A held prompt's hold in one short line, for the console's detail pane: the time left and
+/// the gateway's words up to their first pause ("Held 38s more, then Qwen Code shows its own
+/// dialog"), the rest being [`after_hold`]'s to say in full. `None` when [`hold_note`] is.
+pub fn short_hold_note(prompt: &Prompt, now: Timestamp) -> Option<String> {
+    if prompt.is_read_only() {
+        return None;
+    }
+    let ends_at = prompt.hold_ends_at?;
+    let after = after_hold(prompt);
+    let first_clause = after
+        .find([',', ';', '('])
+        .map_or(after.as_str(), |pause| after[..pause].trim_end());
+    Some(if ends_at > now {
+        format!(
+            "Held {} more, {first_clause}",
+            time_left(ends_at.millis_since(now))
+        )
+    } else {
+        format!("The hold has ended: nothing can be answered here; {first_clause}")
     })
 }
 
@@ -172,6 +194,30 @@ pub fn cut_note(prompt: &Prompt) -> Option<String> {
             shown_id(prompt)
         )
     })
+}
+
+/// A size for people: `900 bytes`, `64 KB`, `1.2 MB`.
+pub fn size_in_words(bytes: u64) -> String {
+    const KB: u64 = 1_024;
+    const MB: u64 = 1_024 * KB;
+    match bytes {
+        0..KB => format!("{bytes} bytes"),
+        KB..MB => format!("{} KB", bytes.div_ceil(KB)),
+        _ => format!("{:.1} MB", bytes as f64 / MB as f64),
+    }
+}
+
+/// What the console says of a prompt the gateway sent cut: how much of it there is, how much is
+/// shown, that allowing is not offered here, and where it is read whole. Nothing for a whole one.
+pub fn cut_in_words(prompt: &Prompt) -> Option<String> {
+    let cut = prompt.cut.as_ref()?;
+    let shown = serde_json::to_vec(&prompt.prompt).map_or(0, |shown| shown.len() as u64);
+    Some(format!(
+        "Only the start is shown ({} of {}). Allow is not offered on a cut prompt: read it whole with `gatehouse show {}` and approve it there.",
+        size_in_words(shown.min(cut.full_bytes)),
+        size_in_words(cut.full_bytes),
+        shown_id(prompt)
+    ))
 }
 
 /// Whether the console's detail pane can show all of `prompt`: it draws every field and the

@@ -25,8 +25,9 @@ pub use super::messages::{Alert, GatewayCommand, GatewayRequest, GatewayUpdate, 
 mod keys;
 mod words;
 
+pub use keys::always_scope;
 use words::request_word;
-pub use words::{action_word, answers_in_words, short};
+pub use words::{action_word, answers_in_words, scope_words, short};
 use words::{ending_in_words, outcome_notice};
 
 /// How long after the rows under the cursor changed that action keys are ignored.

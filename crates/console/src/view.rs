@@ -19,7 +19,9 @@ use ratatui::widgets::{
 use ratatui::Frame;
 
 use super::answer_form::AnswerForm;
-use super::state::{ConnectionState, ConsoleState, Mode, Row, Selection, Tone};
+use super::state::{
+    always_scope, scope_words, ConnectionState, ConsoleState, Mode, Row, Selection, Tone,
+};
 use crate::output;
 use detail_pane::AnswerFocus;
 
@@ -222,15 +224,20 @@ fn render_list(
     frame.render_stateful_widget(table, area, &mut table_state);
 }
 
-/// Everything the selected prompt says, in full; with the answer form open, where its cursor is.
+/// Everything the selected prompt says, in full, in lines of `width`; with the answer form open,
+/// where its cursor is. In the order of reading: how it stands (answered, gone, read-only), who
+/// asks and where, how long it is held, then at once what it asks (the diff, the input, the
+/// questions), and after it the agent's suggestions, its terminal and the hold's words in full.
 fn detail_lines(
     state: &ConsoleState,
     wall_now: Timestamp,
+    width: usize,
 ) -> (Vec<Line<'static>>, Option<AnswerFocus>) {
     let Some(prompt) = state.selected_prompt() else {
         return (empty_detail(state), None);
     };
     let mut lines = Vec::new();
+    let pending = matches!(state.selection, Selection::Pending(_));
     match &state.selection {
         Selection::Vanished(vanished) if vanished.has_verdict() => lines.push(Line::styled(
             format!("ANSWERED: {}.", visible(&vanished.reason)),
@@ -252,29 +259,15 @@ fn detail_lines(
                     .fg(Color::Yellow)
                     .add_modifier(Modifier::BOLD),
             ));
-            lines.push(Line::raw(format!(
-                "Why: {}.",
-                visible(&state.read_only_reason(prompt))
-            )));
+            lines.extend(wrap::hanging(
+                Span::raw("Why: "),
+                &format!("{}.", visible(&state.read_only_reason(prompt))),
+                Style::default(),
+                5,
+                width,
+            ));
         }
         _ => {}
-    }
-    // Held by its hook, first: how long is left to answer here, and what happens then.
-    if let Some(note) = output::hold_note(prompt, wall_now) {
-        lines.push(Line::styled(
-            format!("HELD: {note}."),
-            Style::default()
-                .fg(Color::Cyan)
-                .add_modifier(Modifier::BOLD),
-        ));
-    }
-    if let Some(note) = output::cut_note(prompt) {
-        lines.push(Line::styled(
-            format!("CUT: {note}."),
-            Style::default()
-                .fg(Color::Yellow)
-                .add_modifier(Modifier::BOLD),
-        ));
     }
     let agent = state
         .adapter(&prompt.prompt.adapter)
@@ -297,6 +290,29 @@ fn detail_lines(
         output::age(wall_now.millis_since(prompt.held_since)),
         output::shown_id(prompt)
     )));
+    // Held by its hook: one short line with the time left (the whole words come last), only
+    // while it is pending (a gone prompt says how it ended instead).
+    let hold = output::short_hold_note(prompt, wall_now).filter(|_| pending);
+    if let Some(note) = &hold {
+        let urgent = prompt
+            .hold_ends_at
+            .is_some_and(|ends_at| ends_at.millis_since(wall_now) <= HOLD_URGENT_MILLIS);
+        lines.push(Line::styled(
+            format!("{note}."),
+            Style::default()
+                .fg(if urgent { Color::Red } else { Color::Cyan })
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
+    if let Some(note) = output::cut_in_words(prompt) {
+        lines.extend(wrap::hanging(
+            Span::styled("Cut: ", Style::default().fg(Color::Yellow).bold()),
+            &note,
+            Style::default().fg(Color::Yellow).bold(),
+            5,
+            width,
+        ));
+    }
     lines.push(Line::raw(""));
     if prompt.prompt.kind == PromptKind::Question && !prompt.prompt.questions.is_empty() {
         let form = match &state.mode {
@@ -311,11 +327,45 @@ fn detail_lines(
             cursor: focus.cursor.start + offset..focus.cursor.end + offset,
             ..focus
         });
+        lines.extend(hold_ends_lines(prompt, hold.is_some(), width));
         return (lines, focus);
     }
-    lines.extend(extra::lines(&prompt.prompt.extra));
-    lines.extend(input_lines(prompt));
+    let extra = &prompt.prompt.extra;
+    lines.extend(extra::preview_lines(extra, width));
+    lines.extend(input_lines(prompt, width));
+    let always_scope = extra
+        .suggestions
+        .first()
+        .map_or("", |first| scope_words(always_scope(first)));
+    let context = extra::context_lines(extra, always_scope, width);
+    if !context.is_empty() {
+        lines.push(Line::raw(""));
+        lines.extend(context);
+    }
+    lines.extend(hold_ends_lines(prompt, hold.is_some(), width));
     (lines, None)
+}
+
+/// A hold that ends this close is drawn in red.
+const HOLD_URGENT_MILLIS: u64 = 20_000;
+
+/// The gateway's whole words for what happens when the hold ends, at the end of the detail (the
+/// short line at its top has only their start); nothing when no hold is shown.
+fn hold_ends_lines(prompt: &Prompt, held: bool, width: usize) -> Vec<Line<'static>> {
+    if !held {
+        return Vec::new();
+    }
+    let after = output::after_hold(prompt);
+    let after = after.strip_prefix("then ").unwrap_or(&after);
+    let mut lines = vec![Line::raw("")];
+    lines.extend(wrap::hanging(
+        Span::raw("When the hold ends: "),
+        &format!("{after}."),
+        Style::default(),
+        2,
+        width,
+    ));
+    lines
 }
 
 fn empty_detail(state: &ConsoleState) -> Vec<Line<'static>> {
@@ -335,32 +385,48 @@ fn empty_detail(state: &ConsoleState) -> Vec<Line<'static>> {
     }
 }
 
-/// The tool's input, every field in full: text fields as text, others as JSON. (JSON escapes
-/// C0 controls in strings, but not DEL, C1 or bidirectional characters, so it is made visible
-/// too.)
-fn input_lines(prompt: &Prompt) -> Vec<Line<'static>> {
+/// The tool's input, every field in full: text fields as text, others as JSON, each field's
+/// continuation lines under its text. (JSON escapes C0 controls in strings, but not DEL, C1 or
+/// bidirectional characters, so it is made visible too.)
+fn input_lines(prompt: &Prompt, width: usize) -> Vec<Line<'static>> {
     let Some(fields) = prompt.prompt.input.as_object() else {
         let json = serde_json::to_string_pretty(&prompt.prompt.input).unwrap_or_default();
         return visible_lines(&json)
-            .map(|line| Line::raw(line.into_owned()))
+            .flat_map(|line| wrap::hanging(Span::raw(""), &line, Style::default(), 2, width))
             .collect();
     };
     let mut lines = Vec::new();
     for (name, value) in fields {
         let name = visible(name);
+        let label = format!("{name}: ");
+        let indent = Span::raw(label.as_str()).width();
         match value.as_str() {
-            Some(text) if !text.contains('\n') => lines.push(Line::from(vec![
-                Span::raw(format!("{name}: ")).bold(),
-                Span::raw(visible(text).into_owned()),
-            ])),
+            Some(text) if !text.contains('\n') => lines.extend(wrap::hanging(
+                Span::raw(label).bold(),
+                &visible(text),
+                Style::default(),
+                indent,
+                width,
+            )),
             Some(text) => {
                 lines.push(Line::raw(format!("{name}:")).bold());
-                lines.extend(visible_lines(text).map(|line| Line::raw(format!("  {line}"))));
+                for line in visible_lines(text) {
+                    lines.extend(wrap::hanging(
+                        Span::raw("  "),
+                        &line,
+                        Style::default(),
+                        extra::CONTINUATION_INDENT,
+                        width,
+                    ));
+                }
             }
-            None => lines.push(Line::from(vec![
-                Span::raw(format!("{name}: ")).bold(),
-                Span::raw(visible(&value.to_string()).into_owned()),
-            ])),
+            None => lines.extend(wrap::hanging(
+                Span::raw(label).bold(),
+                &visible(&value.to_string()),
+                Style::default(),
+                indent,
+                width,
+            )),
         }
     }
     lines
@@ -474,12 +540,11 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
                     .iter()
                     .filter(|action| whole || !matches!(action, Action::Once | Action::Always))
                     .map(|action| match action {
-                        Action::Once => "o allow once",
-                        Action::Deny => "d deny",
-                        Action::Answer => "a answer",
-                        Action::Always => "A always (session)",
+                        Action::Once => "o allow once".to_owned(),
+                        Action::Deny => "d deny".to_owned(),
+                        Action::Answer => "a answer".to_owned(),
+                        Action::Always => always_key(state),
                     })
-                    .map(str::to_owned)
                     .collect();
                 if let Some(prompt) = state.selected_pending_prompt().filter(|_| !whole) {
                     if actions.contains(&Action::Once) || actions.contains(&Action::Always) {
@@ -500,6 +565,16 @@ pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
             }
         }
     }
+}
+
+/// The hint of `A`: for how long, or where, it keeps the agent's first suggestion.
+fn always_key(state: &ConsoleState) -> String {
+    let scope = state
+        .selected_pending_prompt()
+        .and_then(|prompt| prompt.prompt.extra.suggestions.first())
+        .map_or(gatehouse_core::AlwaysScope::Session, always_scope);
+    let words = scope_words(scope);
+    format!("A always ({})", words.strip_prefix("for ").unwrap_or(words))
 }
 
 fn notice_line(state: &ConsoleState) -> Line<'static> {
@@ -536,9 +611,13 @@ fn keep_end(text: &str, width: usize) -> String {
 
 mod detail_pane;
 mod extra;
+mod wrap;
 
 #[cfg(test)]
 mod tests;
 
 #[cfg(test)]
 mod paging_tests;
+
+#[cfg(test)]
+mod layout_tests;

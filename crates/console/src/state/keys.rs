@@ -5,13 +5,22 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use gatehouse_core::{Action, Answer, DecisionId, Prompt};
+use gatehouse_core::{Action, AlwaysScope, Answer, DecisionId, Prompt, Suggestion};
 
 use super::{
     action_word, answers_in_words, request_word, short, ConnectionState, ConsoleState,
     GatewayCommand, GatewayRequest, Intent, Mode, Notice, Row, Selection, Tone,
 };
 use crate::answer_form::{AnswerForm, FormOutcome};
+
+/// The scope `A` keeps `suggestion` for: this session, or the first scope it allows when it
+/// cannot be kept for the session (Codex's rules: every project, from its next session on).
+pub fn always_scope(suggestion: &Suggestion) -> AlwaysScope {
+    match suggestion.scopes.first() {
+        Some(first) if !suggestion.scopes.contains(&AlwaysScope::Session) => *first,
+        _ => AlwaysScope::Session,
+    }
+}
 
 impl ConsoleState {
     pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Intent {
@@ -206,14 +215,9 @@ impl ConsoleState {
             // exactly that one; other scopes are `gatehouse answer ID always --scope`.
             Action::Always => match prompt.prompt.extra.suggestions.first() {
                 Some(suggestion) => {
-                    let session = gatehouse_core::AlwaysScope::Session;
-                    let scope = match suggestion.scopes.first() {
-                        Some(first) if !suggestion.scopes.contains(&session) => *first,
-                        _ => session,
-                    };
                     let answer = Answer::Always {
                         suggestion: Some(suggestion.id.clone()),
-                        scope,
+                        scope: always_scope(suggestion),
                     };
                     self.send(&prompt, GatewayRequest::Answer(answer))
                 }

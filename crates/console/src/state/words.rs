@@ -2,7 +2,7 @@
 //! names of actions, and short forms of long texts.
 
 use gatehouse_core::text::{truncate, visible, ELLIPSIS};
-use gatehouse_core::{Action, Answer, PromptState, QuestionResponse};
+use gatehouse_core::{Action, AlwaysScope, Answer, PromptState, QuestionResponse};
 
 use super::{GatewayCommand, GatewayRequest, Notice, Tone};
 
@@ -51,10 +51,7 @@ pub(super) fn outcome_notice(
                 // From when the rule counts is the suggestion's to say (Codex: its next
                 // session), so not "from now on".
                 GatewayRequest::Answer(Answer::Always { scope, .. }) => {
-                    format!(
-                        "Allowed, and always by its rule (kept for the {})",
-                        scope.as_str()
-                    )
+                    format!("Allowed, and always by its rule ({})", scope_words(*scope))
                 }
                 GatewayRequest::Release => "Handed back to the agent's terminal".to_owned(),
             };
@@ -70,6 +67,15 @@ pub(super) fn outcome_notice(
             ),
             tone: Tone::Error,
         },
+    }
+}
+
+/// For how long, or where, an always rule is kept, in words: "for this session".
+pub fn scope_words(scope: AlwaysScope) -> &'static str {
+    match scope {
+        AlwaysScope::Session => "for this session",
+        AlwaysScope::Project => "for this project",
+        AlwaysScope::User => "for every project",
     }
 }
 

@@ -17,8 +17,8 @@ use crate::state::{ConsoleState, DetailDrawn};
 /// state's, kept within the last page and, with the answer form open, moved so that the
 /// question with the cursor is on screen.
 pub(super) fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, area: Rect) {
-    let (lines, focus) = detail_lines(state, wall_now);
     let width = area.width.saturating_sub(2);
+    let (lines, focus) = detail_lines(state, wall_now, usize::from(width));
     let height = usize::from(area.height.saturating_sub(2));
     let wrapped_lines_before = |index: usize| {
         Paragraph::new(lines[..index].to_vec())
