@@ -116,6 +116,8 @@ fn main() {
     .unwrap();
     let python_hook = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/python_hook.py");
     let python = python_interpreter();
+    // The Python hook says hello in the build's protocol, as the C floor does.
+    let protocol = gatehouse_host_ipc::PROTOCOL_VERSION.to_string();
 
     let cases = [
         Case {
@@ -178,11 +180,14 @@ fn main() {
             }
         }
         python_up.push(time_to_exit(
-            hook_command(&python, &folder, &socket).arg(&python_hook),
+            hook_command(&python, &folder, &socket)
+                .env("GATEHOUSE_BENCH_PROTOCOL", &protocol)
+                .arg(&python_hook),
             &observed,
         ));
         python_bare_up.push(time_to_exit(
             hook_command(&python, &folder, &socket)
+                .env("GATEHOUSE_BENCH_PROTOCOL", &protocol)
                 .arg("-S")
                 .arg(&python_hook),
             &observed,
