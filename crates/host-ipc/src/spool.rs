@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use gatehouse_core::{Observation, Timestamp};
 
-use crate::socket::{make_private_file, make_private_folder};
+use crate::socket::{folder_is_private, make_private_folder};
 use serde::{Deserialize, Serialize};
 
 /// The most entries kept; the oldest go first.
@@ -65,20 +65,25 @@ impl Spool {
         }
     }
 
-    /// Adds one observation.
+    /// Adds one observation. A hook that finds no gateway runs this on every tool call, so the
+    /// common case, a private folder and a private spool that exist, costs six system calls: the
+    /// folder's mode, the file opened, its mode and size in one `fstat`, the write.
     pub fn append(&self, entry: &Entry) -> io::Result<()> {
         if let Some(folder) = self.path.parent() {
-            if let Some(home) = &self.home {
-                create_private_folders_below(home, folder)?;
+            // Only a folder that is missing or not private is made or made private again.
+            if !folder_is_private(folder) {
+                if let Some(home) = &self.home {
+                    create_private_folders_below(home, folder)?;
+                }
+                make_private_folder(folder)?;
             }
-            make_private_folder(folder)?;
         }
         let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
         line.push(b'\n');
-        let mut file = open_regular(private_options().create(true).append(true), &self.path)?;
-        make_private_file(&file)?;
+        let (mut file, length) =
+            open_private_regular(private_options().create(true).append(true), &self.path)?;
         file.write_all(&line)?;
-        if file.metadata()?.len() > COMPACT_AT_BYTES {
+        if length + line.len() as u64 > COMPACT_AT_BYTES {
             let newest = self.read_from(&self.path, Timestamp(0));
             let keep = &newest[newest.len().saturating_sub(MAX_ENTRIES)..];
             self.write_atomically(keep)?;
@@ -182,13 +187,37 @@ fn create_private_folders_below(home: &Path, folder: &Path) -> io::Result<()> {
 /// Opens `path` with `options`, if it is a regular file.
 fn open_regular(options: &OpenOptions, path: &Path) -> io::Result<fs::File> {
     let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
+    regular(&file, path)?;
+    Ok(file)
+}
+
+/// The metadata of the open `file` (opened from `path`), if it is a regular file.
+fn regular(file: &fs::File, path: &Path) -> io::Result<fs::Metadata> {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("{} is not a regular file", path.display()),
         ));
     }
-    Ok(file)
+    Ok(metadata)
+}
+
+/// Opens `path` with `options`, if it is a regular file, and takes any access for others away
+/// from it (as `socket::make_private_file` does, from the same `fstat`); the file and its length
+/// when opened.
+fn open_private_regular(options: &OpenOptions, path: &Path) -> io::Result<(fs::File, u64)> {
+    let file = options.open(path)?;
+    let metadata = regular(&file, path)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = metadata.permissions().mode();
+        if mode & 0o077 != 0 {
+            file.set_permissions(fs::Permissions::from_mode(mode & 0o600))?;
+        }
+    }
+    Ok((file, metadata.len()))
 }
 
 /// The last [`MAX_READ_BYTES`] of the regular file `path`, from its first whole line on.
