@@ -14,6 +14,9 @@ use sha2::{Digest, Sha256};
 /// The largest prompt content (its `NewPrompt` as JSON) sent whole in lists and events.
 pub const VIEW_MAX_BYTES: usize = 32 * 1024;
 
+/// The most of a preview's text that a listed cut copy carries, in bytes.
+pub const LISTED_PREVIEW_BYTES: usize = 8 * 1024;
+
 /// How hard a cut copy is cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CutLevel {
@@ -41,7 +44,7 @@ impl CutLevel {
             CutLevel::Listed => Bounds {
                 field: 2048,
                 input: 8 * 1024,
-                preview: 8 * 1024,
+                preview: LISTED_PREVIEW_BYTES,
                 questions: 8,
                 options: 16,
                 option_text: 256,
@@ -135,7 +138,21 @@ pub(crate) fn cut_content(prompt: &NewPrompt, level: CutLevel) -> NewPrompt {
         extra = prompt.extra.clone();
         if let Some(preview) = &mut extra.preview {
             preview.title = field(&preview.title);
-            preview.text = cut_text(&preview.text, bounds.preview);
+            if preview.text.len() > bounds.preview {
+                preview.text = cut_text(&preview.text, bounds.preview);
+                // The adapter's own reason was about the whole preview: this copy is cut further.
+                preview.incomplete = Some(match &preview.incomplete {
+                    Some(reason) => format!(
+                        "this copy is cut at {} bytes; the whole prompt has the rest ({})",
+                        bounds.preview,
+                        cut_text(reason, bounds.field)
+                    ),
+                    None => format!(
+                        "this copy is cut at {} bytes; the whole prompt has the rest",
+                        bounds.preview
+                    ),
+                });
+            }
         }
         extra.suggestions.truncate(bounds.suggestions);
         for suggestion in &mut extra.suggestions {
