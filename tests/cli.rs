@@ -738,3 +738,62 @@ fn show_prints_an_ended_prompt_from_the_audit_log_with_how_it_ended() {
     let unknown = gateway.run(&["show", "ffff"]);
     assert_eq!(unknown.status.code(), Some(1), "{}", stdout(&unknown));
 }
+
+/// A Write whose content is larger than the gateway lists: `list` says how much of its preview
+/// it shows (the gateway's cut, not the adapter's larger one), and `list --json` gives its input
+/// in the one documented form of a cut prompt: `input` null, `input_excerpt` the start of its
+/// JSON, while a whole prompt's `input` stays the tool's input.
+#[test]
+fn a_cut_prompt_says_the_size_it_was_cut_at_and_lists_its_input_in_one_form() {
+    let gateway = Gateway::start();
+    let (whole_hook, whole) = gateway.hold_claude(&claude_fixture("PermissionRequest-Bash"));
+    let mut event = claude_fixture("PermissionRequest-Write");
+    let content: String = (0..20_000).map(|line| format!("line {line}\n")).collect();
+    event["tool_input"]["content"] = json!(content);
+    let (cut_hook, cut) = gateway.hold_claude(&event);
+    assert!(
+        cut["cut"]["full_bytes"].as_u64() > Some(100_000),
+        "{}",
+        cut["cut"]
+    );
+
+    let listed = stdout(&gateway.run(&["list"]));
+    let incomplete = listed
+        .lines()
+        .find(|line| line.contains("(incomplete:"))
+        .unwrap_or_else(|| panic!("list says the preview is incomplete: {listed}"));
+    assert!(
+        incomplete.contains("8192 bytes"),
+        "list says the size this copy was cut at: {incomplete}"
+    );
+    let shown_bytes = listed
+        .lines()
+        .filter(|line| line.trim_start().starts_with("line "))
+        .map(|line| line.trim().len() + 1)
+        .sum::<usize>();
+    assert!(shown_bytes <= 8192, "{shown_bytes} bytes shown");
+
+    assert!(whole["input"].is_object(), "{}", whole["input"]);
+    assert_eq!(whole["input"]["command"], "printf hi > hi.txt");
+    assert!(whole.get("input_excerpt").is_none(), "{whole}");
+    assert!(
+        cut["input"].is_null(),
+        "a cut input is null: {}",
+        cut["input"]
+    );
+    let excerpt = cut["input_excerpt"]
+        .as_str()
+        .expect("a cut input has its excerpt");
+    assert!(
+        excerpt.starts_with("{\"") && excerpt.contains("line 0\\nline 1\\n"),
+        "the excerpt is the start of the input's JSON: {}",
+        &excerpt[..80]
+    );
+    assert!(excerpt.len() <= 8192, "{}", excerpt.len());
+    let help = stdout(&gateway.run(&["list", "--help"]));
+    assert!(
+        help.contains("input_excerpt"),
+        "--help documents it: {help}"
+    );
+    drop((whole_hook, cut_hook));
+}

@@ -9,7 +9,10 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     let mut client = super::connect_frontend(&socket).await?;
     let prompts = client.list().await?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&prompts)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&super::prompt_json::prompts_json(&prompts)?)?
+        );
     } else {
         print!(
             "{}",

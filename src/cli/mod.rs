@@ -11,6 +11,7 @@ mod install;
 mod list;
 mod log;
 mod probe;
+mod prompt_json;
 mod remote;
 mod service;
 mod setup;
@@ -123,6 +124,7 @@ enum Command {
         json: bool,
     },
     /// List the prompts that are pending, from every agent.
+    #[command(after_help = prompt_json::INPUT_HELP)]
     List {
         /// Print a JSON array instead of a table.
         #[arg(long)]
@@ -137,6 +139,7 @@ enum Command {
         json: bool,
     },
     /// Print live events as they happen, until interrupted.
+    #[command(after_help = prompt_json::INPUT_HELP)]
     Watch {
         /// Print one JSON object a line.
         #[arg(long)]

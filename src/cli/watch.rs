@@ -11,6 +11,8 @@ use gatehouse_host_ipc::ClientError;
 
 use gatehouse_console::output;
 
+use super::prompt_json::{event_json, prompts_json};
+
 pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
     let client = super::connect_frontend(&socket).await?;
     let (mut subscription, snapshot) = Subscription::start(client).await?;
@@ -21,7 +23,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         writeln!(
             stdout,
             "{}",
-            serde_json::json!({ "type": "snapshot", "prompts": snapshot })
+            serde_json::json!({ "type": "snapshot", "prompts": prompts_json(&snapshot)? })
         )?;
     } else {
         write!(
@@ -46,7 +48,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     ids.learn(prompt);
                 }
                 if json {
-                    writeln!(stdout, "{}", serde_json::to_string(&event)?)?;
+                    writeln!(stdout, "{}", event_json(&event)?)?;
                 } else {
                     writeln!(stdout, "{}", output::event_line(&event, &ids))?;
                 }
@@ -57,7 +59,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
                     writeln!(
                         stdout,
                         "{}",
-                        serde_json::json!({ "type": "snapshot", "prompts": snapshot.prompts })
+                        serde_json::json!({ "type": "snapshot", "prompts": prompts_json(&snapshot.prompts)? })
                     )?;
                 } else {
                     writeln!(
