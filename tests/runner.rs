@@ -37,6 +37,7 @@ mod e2e_gemini;
 mod e2e_gemini_paused;
 mod e2e_kilo;
 mod e2e_opencode;
+mod e2e_pi;
 mod e2e_qwen;
 mod gemini_hook_answers;
 mod hold_ends;

@@ -32,6 +32,10 @@ pub const ANSWERABLE_TOOL: &str = "bash";
 /// The variable in which the extension names pi's process to the hook.
 pub const PID_VARIABLE: &str = "GATEHOUSE_PI_PID";
 
+/// The variable in which the extension names pi's version to the hook, read from the package
+/// of the script pi runs (pi sets its process title, so its command line names no script).
+pub const VERSION_VARIABLE: &str = "GATEHOUSE_PI_VERSION";
+
 /// One event as the extension writes it.
 #[derive(Debug, Deserialize)]
 struct Payload {

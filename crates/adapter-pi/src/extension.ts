@@ -18,6 +18,8 @@
 // (Esc) blocks it. Nothing here throws into pi, the children and the bytes read back are bounded,
 // and nothing of a call is ever run here: it is only written to the hook's stdin.
 import { spawn } from "node:child_process"
+import { readFileSync, realpathSync } from "node:fs"
+import { dirname, join } from "node:path"
 
 // The hook program, as `gatehouse install pi` found it, and the tools whose calls are asked
 // about (any other runs as pi runs it).
@@ -40,6 +42,24 @@ const CANCELLED = "The turn was cancelled before this tool call was answered."
 const NO_DIALOG =
   "gatehouse could not ask about this tool call (no answer from its gateway) and pi shows no dialog here, so it was not run."
 const DIALOG_FAILED = "pi's dialog could not ask about this tool call, so it was not run."
+
+// The version of the pi this runs in, from its package's package.json above the script it runs,
+// for the hook to report (pi sets its process title, so its command line no longer names the
+// script). Unknown is "": gatehouse then offers nothing for the call.
+function piVersion() {
+  try {
+    let folder = dirname(realpathSync(process.argv[1]))
+    for (let depth = 0; depth < 4; depth += 1) {
+      try {
+        const found = JSON.parse(readFileSync(join(folder, "package.json"), "utf8"))
+        if (found?.name === "@mariozechner/pi-coding-agent" && typeof found.version === "string")
+          return found.version
+      } catch {}
+      folder = dirname(folder)
+    }
+  } catch {}
+  return ""
+}
 
 // A call's text as the dialog shows it: control, bidirectional and zero-width characters as
 // escapes (gatehouse's `text::visible`), so that the model's text cannot redraw pi's terminal or
@@ -78,6 +98,7 @@ function described(event) {
 }
 
 export default function (pi) {
+  const version = piVersion()
   let running = 0
   const waiting = new Set()
   // Sessions with a call gatehouse heard of in the turn under way.
@@ -109,7 +130,7 @@ export default function (pi) {
         stdio: ["pipe", "pipe", "ignore"],
         shell: false,
         windowsHide: true,
-        env: { ...process.env, GATEHOUSE_PI_PID: String(process.pid) },
+        env: { ...process.env, GATEHOUSE_PI_PID: String(process.pid), GATEHOUSE_PI_VERSION: version },
       })
     } catch {
       return finish(null), null

@@ -37,14 +37,15 @@ pub const AGENT: AgentDescription = AgentDescription {
     name: "pi",
     short_name: "pi",
     // The extension runs inside pi's process and starts the hook itself (no shell between),
-    // naming that process in `GATEHOUSE_PI_PID`: Node running npm's `pi` script, which the kit
-    // asks for `--version` (pi 0.73.1 prints it on stderr). Never the installed one instead: a
-    // hook not run by a pi cannot say which version asks.
+    // naming pi's version in `GATEHOUSE_PI_VERSION` (from the package.json of the script pi
+    // runs: pi 0.73.1 sets its process title, so `/proc` no longer names the script) and the
+    // process in `GATEHOUSE_PI_PID`. Never the installed one instead: a hook not run by a pi
+    // cannot say which version asks. The installed pi's `--version` prints on stderr.
     executable: AgentExecutable {
         program: "pi",
         names: &["pi"],
         pid_variable: Some(events::PID_VARIABLE),
-        version_variable: None,
+        version_variable: Some(events::VERSION_VARIABLE),
         installed_if_not_running: false,
         parse: first_line_version,
     },
