@@ -15,6 +15,7 @@ pub mod json_shape;
 pub mod kit;
 pub mod prompt;
 pub mod rule_match;
+pub mod rules;
 pub mod safe_words;
 pub mod short_id;
 #[cfg(any(test, feature = "testing"))]
