@@ -221,15 +221,21 @@ mod tests {
         assert!(suggestion.summary.contains("until it restarts"));
         let preview = effects.preview();
         assert!(preview.text.contains("`printf *`"), "{}", preview.text);
-        assert!(preview
-            .text
-            .contains("until it restarts (OpenCode saves nothing)"));
-        assert!(preview
-            .text
-            .contains("any other request of this session waiting now"));
-        assert!(preview
-            .text
-            .contains("rejects every other request of this session"));
+        assert!(
+            preview
+                .text
+                .contains("until it restarts (OpenCode saves nothing)")
+        );
+        assert!(
+            preview
+                .text
+                .contains("any other request of this session waiting now")
+        );
+        assert!(
+            preview
+                .text
+                .contains("rejects every other request of this session")
+        );
         assert!(preview.text.contains("`printf approved > proof.txt`"));
         assert_eq!(preview.incomplete, None);
     }
@@ -270,7 +276,8 @@ mod tests {
     }
 
     /// OpenCode's `always` for `git status` approves `git status *`: the words say that it lets
-    /// through commands that run other programs, and for `printf *`, that a redirect may follow.
+    /// through commands that run other programs, and for `echo *`, that a redirect may follow;
+    /// `printf *` is not harmless (bash's `printf -v` assigns a variable whose subscript runs code).
     #[test]
     fn always_says_what_the_broader_pattern_lets_through_beyond_its_words() {
         let said = |pattern: &str| {
@@ -290,8 +297,11 @@ mod tests {
             "every bash command that matches the pattern `git status *`, where each * stands for any text (spaces and options included). This includes commands that run other programs or write any file: the further words of `git` are not known to be harmless. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs again runs without asking"
         );
         assert_eq!(
-            said("printf *"),
-            "every bash command that matches the pattern `printf *`, where each * stands for any text (spaces and options included). Whatever words follow, `printf` only prints its words in a format: it runs no other program and writes no file, though what follows may also be shell syntax, such as a redirect (`> file`) that writes any file"
+            said("echo *"),
+            "every bash command that matches the pattern `echo *`, where each * stands for any text (spaces and options included). Whatever words follow, `echo` only prints its words: it runs no other program and writes no file, though what follows may also be shell syntax, such as a redirect (`> file`) that writes any file"
+        );
+        assert!(
+            said("printf *").contains("the further words of `printf` are not known to be harmless")
         );
         assert!(said("npm run *").contains("not package.json's scripts"));
     }
