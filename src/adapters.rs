@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use clap::builder::PossibleValuesParser;
 use gatehouse_adapter_claude::ClaudeAdapter;
+use gatehouse_adapter_cline::ClineAdapter;
 use gatehouse_adapter_codex::CodexAdapter;
 use gatehouse_adapter_copilot::CopilotAdapter;
 use gatehouse_adapter_droid::DroidAdapter;
@@ -26,6 +27,7 @@ pub fn registry() -> AdapterRegistry {
         Arc::new(KiloAdapter::new(state.clone())),
         Arc::new(QwenAdapter::new(state.clone())),
         Arc::new(PiAdapter::new(state.clone())),
+        Arc::new(ClineAdapter::new(state.clone())),
         Arc::new(DroidAdapter::new(state)),
     ];
     let mut registry = AdapterRegistry::new();
