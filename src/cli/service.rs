@@ -131,12 +131,27 @@ fn this_binary() -> anyhow::Result<String> {
     let binary = std::env::current_exe()
         .and_then(|path| path.canonicalize())
         .context("cannot tell where the gatehouse binary is, so the service cannot name it")?;
-    binary.to_str().map(str::to_owned).with_context(|| {
+    let binary = binary.to_str().map(str::to_owned).with_context(|| {
         format!(
             "the gatehouse binary's path {} is not UTF-8; move it to a plain path",
             binary.display()
         )
-    })
+    })?;
+    refuse_control_characters(&binary)?;
+    Ok(binary)
+}
+
+/// A unit file is read line by line, and a launchd plist's reader would keep a control
+/// character: a newline in the binary's path (a folder named `x\nExecStartPre=...`) would add a
+/// line of its own to the unit, so such a path is refused rather than quoted.
+pub fn refuse_control_characters(binary: &str) -> anyhow::Result<()> {
+    if binary.chars().any(char::is_control) {
+        anyhow::bail!(
+            "the gatehouse binary's path {} holds a control character (a line break, a tab or an escape), which a service file cannot hold safely; move gatehouse to a plain path",
+            gatehouse_core::text::visible(binary)
+        );
+    }
+    Ok(())
 }
 
 fn home() -> anyhow::Result<PathBuf> {

@@ -82,3 +82,18 @@ fn only_files_that_start_with_the_marker_are_gatehouse_s() {
     assert!(is_ours(&launchd_plist("/bin/gatehouse", "/tmp/log")));
     assert!(!is_ours("[Unit]\nDescription=my own gatehouse\n"));
 }
+
+#[test]
+fn a_binary_path_with_a_control_character_is_refused_not_written_into_a_unit() {
+    assert!(refuse_control_characters("/opt/my tools/gatehouse").is_ok());
+    for hostile in [
+        "/tmp/x\nExecStartPre=/tmp/evil/gatehouse",
+        "/tmp/x\rExecStartPre=/bin/sh/gatehouse",
+        "/tmp/\u{1b}]0;title\u{7}/gatehouse",
+        "/tmp/a\tb/gatehouse",
+    ] {
+        let error = refuse_control_characters(hostile).unwrap_err().to_string();
+        assert!(error.contains("move gatehouse to a plain path"), "{error}");
+        assert!(!error.contains('\n') && !error.contains('\u{1b}'), "{error:?}");
+    }
+}
