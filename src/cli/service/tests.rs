@@ -94,6 +94,9 @@ fn a_binary_path_with_a_control_character_is_refused_not_written_into_a_unit() {
     ] {
         let error = refuse_control_characters(hostile).unwrap_err().to_string();
         assert!(error.contains("move gatehouse to a plain path"), "{error}");
-        assert!(!error.contains('\n') && !error.contains('\u{1b}'), "{error:?}");
+        assert!(
+            !error.contains('\n') && !error.contains('\u{1b}'),
+            "{error:?}"
+        );
     }
 }
