@@ -106,6 +106,7 @@ async fn run_loop(
     };
     let mut redraw = tokio::time::interval(REDRAW_INTERVAL);
     loop {
+        state.tick(Instant::now());
         terminal
             .draw(|frame| view::render(frame, &state, gatehouse_host_ipc::now(), Instant::now()))
             .context("cannot draw on the terminal")?;
@@ -157,12 +158,12 @@ fn switch_pane(state: &mut ConsoleState, socket: &str, pane: &str) {
         .status()
         .is_ok_and(|status| status.success());
     if !switched {
-        state.notice = Some(state::Notice {
-            text: format!(
+        state.say(
+            state::Tone::Warning,
+            format!(
                 "tmux could not switch to pane {}",
                 gatehouse_core::text::visible(pane)
             ),
-            tone: state::Tone::Warning,
-        });
+        );
     }
 }

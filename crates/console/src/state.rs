@@ -13,22 +13,25 @@
 //! - When the rows at or above the cursor changed less than [`SETTLE_TIME`] ago, action keys are
 //!   ignored and the person is asked to look again.
 //! - What a prompt allows comes only from its own `actions`; a read-only prompt has no action keys.
+//! - A notice goes once it stops being true: with the prompt it was about, on the next answer, or
+//!   after a few seconds (`notices.rs`); gateway news is applied in `news.rs`.
 
 use std::time::{Duration, Instant};
 
-use gatehouse_core::text::visible;
-use gatehouse_core::{Action, AdapterCapabilities, DecisionId, Event, Prompt, PromptState};
+use gatehouse_core::{Action, AdapterCapabilities, DecisionId, Prompt, PromptState};
 
 use super::answer_form::AnswerForm;
 pub use super::messages::{Alert, GatewayCommand, GatewayRequest, GatewayUpdate, Intent};
 
 mod keys;
+mod news;
+mod notices;
 mod words;
 
 pub use keys::always_scope;
+pub use notices::{Notice, Tone};
 use words::request_word;
 pub use words::{action_word, answers_in_words, scope_words, short};
-use words::{ending_in_words, outcome_notice};
 
 /// How long after the rows under the cursor changed that action keys are ignored.
 /// Long enough to read what moved under the cursor (a second press of the same key 0.9 s after
@@ -98,21 +101,6 @@ pub enum Mode {
     },
     /// Filling in the answers to a question prompt.
     Answering(AnswerForm),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    Info,
-    Success,
-    Warning,
-    Error,
-}
-
-/// The one-line message at the bottom of the screen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Notice {
-    pub text: String,
-    pub tone: Tone,
 }
 
 /// One row of the prompt list: a pending prompt, or the selected prompt that has gone.
@@ -303,186 +291,22 @@ impl ConsoleState {
             .find(|adapter| adapter.adapter == adapter_id)
     }
 
-    /// Why a prompt is read-only, in words: the gateway says so in every read-only prompt.
+    /// Why a prompt is read-only, in words: the gateway says so in every read-only prompt. Its
+    /// closing advice to answer in the agent's terminal goes: the console says that itself.
     pub fn read_only_reason(&self, prompt: &Prompt) -> String {
-        prompt
+        let reason = prompt
             .prompt
             .read_only_reason
-            .clone()
-            .unwrap_or_else(|| "nothing is offered for it".to_owned())
-    }
-
-    // ----- Gateway news -----
-
-    /// Applies news from the connection task. Returns the alerts to raise for new actionable
-    /// prompts (the caller decides whether desktop notifications are wanted).
-    pub fn apply_update(&mut self, update: GatewayUpdate, now: Instant) -> Vec<Alert> {
-        match update {
-            GatewayUpdate::Connected {
-                server,
-                adapters,
-                snapshot,
-            } => {
-                self.connection = ConnectionState::Connected { server };
-                self.adapters = adapters;
-                self.replace_prompts(
-                    snapshot,
-                    now,
-                    "it is no longer pending in the gateway's list",
-                );
-                Vec::new()
-            }
-            GatewayUpdate::Snapshot { prompts } => {
-                self.replace_prompts(
-                    prompts,
-                    now,
-                    "it is no longer pending in the gateway's list",
-                );
-                Vec::new()
-            }
-            GatewayUpdate::Event(event) => self.apply_event(*event, now),
-            GatewayUpdate::Disconnected {
-                reason,
-                retry_in,
-                attempt,
-            } => {
-                self.connection = ConnectionState::Gone {
-                    reason,
-                    retry_at: now + retry_in,
-                    attempt,
-                };
-                self.awaiting_reply.clear();
-                self.replace_prompts(Vec::new(), now, "the gateway went away");
-                Vec::new()
-            }
-            GatewayUpdate::CommandFinished { command, result } => {
-                self.awaiting_reply.retain(|id| *id != command.id);
-                self.notice = Some(outcome_notice(&command, result));
-                Vec::new()
-            }
-        }
-    }
-
-    fn apply_event(&mut self, event: Event, now: Instant) -> Vec<Alert> {
-        match event {
-            Event::Added { prompt } => {
-                let alert = (!prompt.is_read_only()).then(|| Alert {
-                    title: format!(
-                        "{} asks: {}",
-                        visible(&prompt.prompt.adapter),
-                        visible(&prompt.prompt.tool)
-                    ),
-                    body: format!(
-                        "{}\n{}",
-                        visible(&prompt.prompt.summary),
-                        visible(&prompt.prompt.cwd)
-                    ),
-                });
-                let mut prompts = self.prompts.clone();
-                prompts.retain(|existing| existing.id != prompt.id);
-                prompts.push(prompt);
-                self.replace_prompts(prompts, now, "");
-                alert.into_iter().collect()
-            }
-            Event::Changed {
-                id,
-                state,
-                by,
-                action,
-                reason,
-                ..
-            } => {
-                let words = ending_in_words(state, by.as_deref(), action, reason.as_deref());
-                if let Selection::Vanished(vanished) = &mut self.selection {
-                    if vanished.prompt.id == id {
-                        // A later step (such as delivered after resolved) adds to the story.
-                        vanished.reason = format!("{}, then {words}", vanished.reason);
-                        vanished.state = Some(state);
-                    }
-                }
-                if state != PromptState::Pending {
-                    let mut prompts = self.prompts.clone();
-                    prompts.retain(|prompt| prompt.id != id);
-                    self.replace_prompts_with_state(prompts, now, &words, Some(state));
-                }
-                Vec::new()
-            }
-        }
-    }
-
-    fn replace_prompts(&mut self, prompts: Vec<Prompt>, now: Instant, vanished_reason: &str) {
-        self.replace_prompts_with_state(prompts, now, vanished_reason, None);
-    }
-
-    /// Replaces the pending list, keeps the selection on the same decision id (or marks it gone),
-    /// and notes the moment if the rows at or above the cursor changed.
-    fn replace_prompts_with_state(
-        &mut self,
-        mut prompts: Vec<Prompt>,
-        now: Instant,
-        vanished_reason: &str,
-        vanished_state: Option<PromptState>,
-    ) {
-        let rows_before = self.rows_through_cursor();
-        prompts.retain(|prompt| prompt.state == PromptState::Pending);
-        prompts.sort_by_key(|prompt| prompt.id);
-        let old_prompts = std::mem::replace(&mut self.prompts, prompts);
-        self.selection = match std::mem::replace(&mut self.selection, Selection::Nothing) {
-            Selection::Pending(id) if self.pending_prompt(id).is_some() => Selection::Pending(id),
-            // Answered from here: the person is done with it, and the cursor moves on (action
-            // keys settle first, as for any change under the cursor).
-            Selection::Pending(id)
-                if self.answered_here.contains(&id)
-                    && vanished_state.is_some_and(PromptState::has_verdict) =>
-            {
-                self.selection_after(id)
-            }
-            Selection::Pending(id) => {
-                match old_prompts.into_iter().find(|prompt| prompt.id == id) {
-                    Some(prompt) => Selection::Vanished(Box::new(VanishedPrompt {
-                        prompt,
-                        state: vanished_state,
-                        reason: vanished_reason.to_owned(),
-                    })),
-                    None => self.first_prompt_selection(),
-                }
-            }
-            Selection::Vanished(vanished) if self.pending_prompt(vanished.prompt.id).is_some() => {
-                Selection::Pending(vanished.prompt.id)
-            }
-            Selection::Vanished(vanished) => Selection::Vanished(vanished),
-            Selection::Nothing => self.first_prompt_selection(),
-        };
-        let rows_after = self.rows_through_cursor();
-        if rows_after.last().map(|row| row.0) != rows_before.last().map(|row| row.0) {
-            self.detail_scroll = 0;
-        }
-        if rows_after != rows_before {
-            self.list_changed_at = Some(now);
-        }
-    }
-
-    /// The first pending prompt after `id` in the list's order, else the last one before it.
-    fn selection_after(&self, id: DecisionId) -> Selection {
-        self.prompts
-            .iter()
-            .find(|prompt| prompt.id > id)
-            .or_else(|| self.prompts.last())
-            .map_or(Selection::Nothing, |prompt| Selection::Pending(prompt.id))
-    }
-
-    fn first_prompt_selection(&self) -> Selection {
-        self.prompts
-            .first()
-            .map_or(Selection::Nothing, |prompt| Selection::Pending(prompt.id))
-    }
-
-    /// The identities of the rows from the top through the cursor: what the person has read.
-    fn rows_through_cursor(&self) -> Vec<(DecisionId, bool)> {
-        match self.selected_row_index() {
-            Some(index) => self.rows()[..=index].iter().map(Row::identity).collect(),
-            None => Vec::new(),
-        }
+            .as_deref()
+            .unwrap_or("nothing is offered for it");
+        let reason = [
+            "; answer it in the agent's terminal",
+            "; answer it in the terminal",
+        ]
+        .iter()
+        .find_map(|advice| reason.strip_suffix(advice))
+        .unwrap_or(reason);
+        reason.to_owned()
     }
 }
 
@@ -491,3 +315,6 @@ pub(super) mod tests;
 
 #[cfg(test)]
 mod extra_tests;
+
+#[cfg(test)]
+mod notice_tests;

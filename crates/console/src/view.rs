@@ -29,6 +29,8 @@ use detail_pane::AnswerFocus;
 const FOLDER_WIDTH: usize = 28;
 /// The tool column's width.
 const TOOL_WIDTH: usize = 16;
+/// The age column's width (`59m`, `23h`).
+const AGE_WIDTH: usize = 4;
 /// The fewest characters of the summary the list keeps, however narrow the terminal.
 const SUMMARY_AT_LEAST: usize = 24;
 
@@ -170,15 +172,17 @@ fn render_list(
     // widest cell, and the folder gives way so that the summary keeps at least SUMMARY_AT_LEAST.
     let can_width = table_rows_can_width(rows);
     let inner = usize::from(area.width.saturating_sub(2 + 2));
-    let fixed = agent_width + TOOL_WIDTH + 4 + can_width + 5;
+    let fixed = agent_width + TOOL_WIDTH + AGE_WIDTH + can_width + 5;
     let folder_width = inner
         .saturating_sub(fixed + SUMMARY_AT_LEAST)
         .clamp(6, FOLDER_WIDTH);
+    // What is left for the summary: the other columns and the five spaces between the six.
+    let summary_width = inner.saturating_sub(fixed + folder_width);
     let widths = [
         Constraint::Length(agent_width as u16),
         Constraint::Length(folder_width as u16),
         Constraint::Length(TOOL_WIDTH as u16),
-        Constraint::Length(4),
+        Constraint::Length(AGE_WIDTH as u16),
         Constraint::Length(can_width as u16),
         Constraint::Fill(1),
     ];
@@ -191,13 +195,22 @@ fn render_list(
             Row::Vanished(_) => "GONE".to_owned(),
             Row::Pending(prompt) => output::offered_actions(prompt),
         };
+        // An ended prompt waits no more: it has no age.
+        let age = match row {
+            Row::Vanished(_) => String::new(),
+            Row::Pending(prompt) => output::age(wall_now.millis_since(prompt.held_since)),
+        };
+        // Every cell that does not fit its column ends in `…`.
         let cells = vec![
-            Cell::from(output::agent(prompt)),
+            Cell::from(wrap::fit(&output::agent(prompt), agent_width)),
             Cell::from(keep_end(&visible(&prompt.prompt.cwd), folder_width)),
-            Cell::from(visible(&prompt.prompt.tool).into_owned()),
-            Cell::from(output::age(wall_now.millis_since(prompt.held_since))),
+            Cell::from(wrap::fit(&visible(&prompt.prompt.tool), TOOL_WIDTH)),
+            Cell::from(wrap::fit(&age, AGE_WIDTH)),
             Cell::from(can),
-            Cell::from(truncate(&prompt.prompt.summary, LIST_SUMMARY_CHARS)),
+            Cell::from(wrap::fit(
+                &truncate(&prompt.prompt.summary, LIST_SUMMARY_CHARS),
+                summary_width,
+            )),
         ];
         let style = match row {
             Row::Vanished(_) => Style::default()
@@ -252,21 +265,13 @@ fn detail_lines(
             ),
             Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
         )),
-        _ if prompt.is_read_only() => {
-            lines.push(Line::styled(
-                "READ-ONLY: answer it in the agent's terminal.",
-                Style::default()
-                    .fg(Color::Yellow)
-                    .add_modifier(Modifier::BOLD),
-            ));
-            lines.extend(wrap::hanging(
-                Span::raw("Why: "),
-                &format!("{}.", visible(&state.read_only_reason(prompt))),
-                Style::default(),
-                5,
-                width,
-            ));
-        }
+        // Why comes after what it asks, so that the command stays right under who asks.
+        _ if prompt.is_read_only() => lines.push(Line::styled(
+            "READ-ONLY: answer it in the agent's terminal.",
+            Style::default()
+                .fg(Color::Yellow)
+                .add_modifier(Modifier::BOLD),
+        )),
         _ => {}
     }
     let agent = state
@@ -283,11 +288,19 @@ fn detail_lines(
         visible(&session),
         visible(&prompt.prompt.cwd)
     )));
+    // An ended prompt waits no more: the line above says how it ended.
+    let waiting = if pending {
+        format!(
+            " · waiting {}",
+            output::age(wall_now.millis_since(prompt.held_since))
+        )
+    } else {
+        String::new()
+    };
     lines.push(Line::raw(format!(
-        "{} {} · waiting {} · id {}",
+        "{} {}{waiting} · id {}",
         visible(&prompt.prompt.tool),
         prompt.prompt.kind.as_str(),
-        output::age(wall_now.millis_since(prompt.held_since)),
         output::shown_id(prompt)
     )));
     // Held by its hook: one short line with the time left (the whole words come last), only
@@ -328,6 +341,7 @@ fn detail_lines(
             ..focus
         });
         lines.extend(hold_ends_lines(prompt, hold.is_some(), width));
+        lines.extend(read_only_lines(state, prompt, pending, width));
         return (lines, focus);
     }
     let extra = &prompt.prompt.extra;
@@ -343,7 +357,31 @@ fn detail_lines(
         lines.extend(context);
     }
     lines.extend(hold_ends_lines(prompt, hold.is_some(), width));
+    lines.extend(read_only_lines(state, prompt, pending, width));
     (lines, None)
+}
+
+/// Why a pending prompt is read-only, at the end of its detail (its first line says that it is
+/// and where to answer it, so the gateway's closing "answer it in the terminal" is not repeated).
+fn read_only_lines(
+    state: &ConsoleState,
+    prompt: &Prompt,
+    pending: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
+    if !pending || !prompt.is_read_only() {
+        return Vec::new();
+    }
+    let reason = state.read_only_reason(prompt);
+    let mut lines = vec![Line::raw("")];
+    lines.extend(wrap::hanging(
+        Span::raw("Why read-only: "),
+        &format!("{}.", visible(&reason)),
+        Style::default(),
+        2,
+        width,
+    ));
+    lines
 }
 
 /// A hold that ends this close is drawn in red.
@@ -443,11 +481,16 @@ fn question_lines(
         let focused = form.is_some_and(|form| form.question_index == question_index);
         let start = lines.len();
         let choose = crate::output::how_many_to_choose(question);
+        // The agent's own header names the question (its id is for scripts); a question
+        // without one is named by its text alone.
+        let header = if question.header.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", visible(&question.header))
+        };
         let heading = format!(
-            "{}{} {}: {} ({choose})",
+            "{}{header}{} ({choose})",
             if focused { "▸ " } else { "" },
-            visible(&question.id),
-            visible(&question.header),
             visible(&question.text)
         );
         lines.push(Line::raw(heading).bold());

@@ -9,7 +9,7 @@ use gatehouse_core::{Action, AlwaysScope, Answer, DecisionId, Prompt, Suggestion
 
 use super::{
     action_word, answers_in_words, request_word, short, ConnectionState, ConsoleState,
-    GatewayCommand, GatewayRequest, Intent, Mode, Notice, Row, Selection, Tone,
+    GatewayCommand, GatewayRequest, Intent, Mode, Row, Selection, Tone,
 };
 use crate::answer_form::{AnswerForm, FormOutcome};
 
@@ -132,35 +132,29 @@ impl ConsoleState {
             Selection::Pending(_) => None,
         };
         if let Some((text, tone)) = refusal {
-            self.notice = Some(Notice { text, tone });
+            self.say(tone, text);
             return None;
         }
         let prompt = self.selected_pending_prompt()?.clone();
         if prompt.is_read_only() {
-            self.notice = Some(Notice {
-                text: format!(
-                    "This prompt is read-only ({}): answer it in the agent's terminal.",
-                    self.read_only_reason(&prompt)
-                ),
-                tone: Tone::Warning,
-            });
+            // Why is at the end of the detail, in full; the notice's two lines would cut it.
+            self.say(
+                Tone::Warning,
+                "This prompt is read-only: answer it in the agent's terminal; nothing was sent. Why is at the end of its detail.",
+            );
             return None;
         }
         if self.is_settling(now) {
             // Pressed again before the wait ended: the wait starts over.
             self.list_changed_at = Some(now);
-            self.notice = Some(Notice {
-                text: format!("The list just changed under the cursor: {wanted} was ignored. Read the selected prompt; its keys work once nothing has been pressed for 2 s."),
-                tone: Tone::Warning,
-            });
+            self.say(Tone::Warning, format!("The list just changed under the cursor: {wanted} was ignored. Read the selected prompt; its keys work once nothing has been pressed for 2 s."));
             return None;
         }
         if self.awaiting_reply.contains(&prompt.id) {
-            self.notice = Some(Notice {
-                text: "An answer to this prompt is already on its way; waiting for the gateway."
-                    .into(),
-                tone: Tone::Info,
-            });
+            self.say(
+                Tone::Info,
+                "An answer to this prompt is already on its way; waiting for the gateway.",
+            );
             return None;
         }
         Some(prompt)
@@ -177,21 +171,18 @@ impl ConsoleState {
                 .map(|action| action_word(*action))
                 .collect::<Vec<_>>()
                 .join(", ");
-            self.notice = Some(Notice {
-                text: format!(
+            self.say(
+                Tone::Info,
+                format!(
                     "This prompt does not offer {}; it offers: {offered}.",
                     action_word(action)
                 ),
-                tone: Tone::Info,
-            });
+            );
             return Intent::Nothing;
         }
         if matches!(action, Action::Once | Action::Always) {
             if let Some(why) = self.not_seen_whole(&prompt) {
-                self.notice = Some(Notice {
-                    text: format!("Not approved: {why}"),
-                    tone: Tone::Warning,
-                });
+                self.say(Tone::Warning, format!("Not approved: {why}"));
                 return Intent::Nothing;
             }
         }
@@ -237,8 +228,7 @@ impl ConsoleState {
         }
         match &*self.detail_drawn.borrow() {
             Some(drawn) if drawn.id == prompt.id && !drawn.all_seen() => Some(
-                "not every line of the detail has been on screen; scroll it to the end (PgDn) and press the key again."
-                    .into(),
+                "not every line of the detail has been on screen; scroll it to the end (PgDn) and press the key again.".into(),
             ),
             _ => None,
         }
@@ -269,13 +259,10 @@ impl ConsoleState {
             .selected_pending_prompt()
             .and_then(|prompt| prompt.prompt.extra.terminal.as_ref())
             .map(|terminal| gatehouse_core::text::visible(&terminal.describe()).into_owned());
-        self.notice = Some(Notice {
-            text: match where_ {
+        self.say(Tone::Info, match where_ {
                 Some(where_) if !where_.is_empty() => format!("The agent runs in {where_}, not in this console's tmux server: switch there by hand."),
                 _ => "The agent's hook did not say which terminal it runs in.".into(),
-            },
-            tone: Tone::Info,
-        });
+            });
         Intent::Nothing
     }
 
@@ -293,28 +280,31 @@ impl ConsoleState {
     /// Sends a command for `id` unless that prompt has gone or the gateway is away.
     fn send_for(&mut self, id: DecisionId, summary: String, request: GatewayRequest) -> Intent {
         if let Some(vanished) = self.vanished(id) {
-            self.notice = Some(Notice {
-                text: format!(
+            self.say_about(
+                Some(id),
+                Tone::Warning,
+                format!(
                     "That prompt {} ({}); nothing was sent.",
                     vanished.went(),
                     vanished.reason
                 ),
-                tone: Tone::Warning,
-            });
+            );
             return Intent::Nothing;
         }
         if self.pending_prompt(id).is_none() {
-            self.notice = Some(Notice {
-                text: "That prompt is no longer pending; nothing was sent.".into(),
-                tone: Tone::Warning,
-            });
+            self.say_about(
+                Some(id),
+                Tone::Warning,
+                "That prompt is no longer pending; nothing was sent.",
+            );
             return Intent::Nothing;
         }
         if !matches!(self.connection, ConnectionState::Connected { .. }) {
-            self.notice = Some(Notice {
-                text: "The gateway is not connected; nothing was sent.".into(),
-                tone: Tone::Error,
-            });
+            self.say_about(
+                Some(id),
+                Tone::Error,
+                "The gateway is not connected; nothing was sent.",
+            );
             return Intent::Nothing;
         }
         self.awaiting_reply.push(id);
@@ -324,14 +314,15 @@ impl ConsoleState {
             }
             self.answered_here.push(id);
         }
-        self.notice = Some(Notice {
-            text: format!(
+        self.say_about(
+            Some(id),
+            Tone::Info,
+            format!(
                 "Sending {} for: {}",
                 request_word(&request),
                 short(&summary)
             ),
-            tone: Tone::Info,
-        });
+        );
         Intent::Send(GatewayCommand {
             id,
             request,
@@ -342,10 +333,7 @@ impl ConsoleState {
     fn deny_message_key(&mut self, key: KeyEvent, id: DecisionId, mut message: String) -> Intent {
         match key.code {
             KeyCode::Esc => {
-                self.notice = Some(Notice {
-                    text: "Deny cancelled; nothing was sent.".into(),
-                    tone: Tone::Info,
-                });
+                self.say(Tone::Info, "Deny cancelled; nothing was sent.");
                 Intent::Nothing
             }
             KeyCode::Enter => {
@@ -387,10 +375,7 @@ impl ConsoleState {
             KeyCode::Enter | KeyCode::Char(_) | KeyCode::Backspace
         );
         if picks_or_sends && !self.focused_options_drawn(&form) {
-            self.notice = Some(Notice {
-                text: "The options of this question are not on screen yet; nothing was chosen or sent. Look at them and press the key again.".into(),
-                tone: Tone::Warning,
-            });
+            self.say(Tone::Warning, "The options of this question are not on screen yet; nothing was chosen or sent. Look at them and press the key again.");
             self.mode = Mode::Answering(form);
             return Intent::Nothing;
         }
@@ -400,17 +385,11 @@ impl ConsoleState {
                 Intent::Nothing
             }
             FormOutcome::Cancelled => {
-                self.notice = Some(Notice {
-                    text: "Answer cancelled; nothing was sent.".into(),
-                    tone: Tone::Info,
-                });
+                self.say(Tone::Info, "Answer cancelled; nothing was sent.");
                 Intent::Nothing
             }
             FormOutcome::Incomplete(problem) => {
-                self.notice = Some(Notice {
-                    text: problem,
-                    tone: Tone::Warning,
-                });
+                self.say(Tone::Warning, problem);
                 self.mode = Mode::Answering(form);
                 Intent::Nothing
             }
@@ -427,10 +406,10 @@ impl ConsoleState {
                 );
                 if let Intent::Send(command) = &intent {
                     if let GatewayRequest::Answer(Answer::Answer { responses }) = &command.request {
-                        self.notice = Some(Notice {
-                            text: format!("Sending the answer: {}", answers_in_words(responses)),
-                            tone: Tone::Info,
-                        });
+                        self.say(
+                            Tone::Info,
+                            format!("Sending the answer: {}", answers_in_words(responses)),
+                        );
                     }
                 }
                 if intent == Intent::Nothing {

@@ -148,7 +148,7 @@ pub fn connected(prompts: Vec<Prompt>, start: Instant) -> ConsoleState {
     state
 }
 
-fn key(code: KeyCode) -> KeyEvent {
+pub fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
@@ -168,7 +168,7 @@ fn chosen(state: &ConsoleState, index: usize) -> Vec<bool> {
 }
 
 /// A person presses the key `character` at `now`.
-fn press_key(state: &mut ConsoleState, character: char, now: Instant) -> Intent {
+pub fn press_key(state: &mut ConsoleState, character: char, now: Instant) -> Intent {
     state.handle_key(key(KeyCode::Char(character)), now)
 }
 
@@ -184,7 +184,7 @@ fn type_text(state: &mut ConsoleState, text: &str, now: Instant) {
 /// When the state tests' prompts are withdrawn: ten seconds after they arrived.
 const WITHDRAWN_AT: Timestamp = Timestamp(1_796_008_410_000);
 
-fn withdrawn(decision: &str) -> GatewayUpdate {
+pub fn withdrawn(decision: &str) -> GatewayUpdate {
     withdrawn_at(decision, WITHDRAWN_AT)
 }
 
@@ -225,7 +225,7 @@ pub fn disconnected(reason: &str, retry_in: Duration, attempt: u32) -> GatewayUp
     }
 }
 
-fn added(prompt: Prompt) -> GatewayUpdate {
+pub fn added(prompt: Prompt) -> GatewayUpdate {
     GatewayUpdate::Event(Box::new(Event::Added { prompt }))
 }
 
@@ -250,7 +250,7 @@ pub fn numbered_lines(count: usize, line: impl Fn(usize) -> String) -> String {
     (1..=count).map(line).collect::<Vec<_>>().join("\n")
 }
 
-fn sent(intent: Intent) -> GatewayCommand {
+pub fn sent(intent: Intent) -> GatewayCommand {
     match intent {
         Intent::Send(command) => command,
         other => panic!("expected a command, got {other:?}"),
@@ -263,7 +263,7 @@ fn assert_notice_says(state: &ConsoleState, words: &str) {
     assert!(notice.contains(words), "{notice}");
 }
 
-fn notice(state: &ConsoleState) -> String {
+pub fn notice(state: &ConsoleState) -> String {
     state
         .notice
         .as_ref()
@@ -459,6 +459,15 @@ fn a_read_only_prompt_has_no_actions_and_no_key_sends_anything() {
     );
     write.prompt.read_only_reason = Some("the adapter's own reason".into());
     assert_eq!(state.read_only_reason(&write), "the adapter's own reason");
+    // The console says where to answer; the gateway's closing advice is not said twice.
+    write.prompt.read_only_reason = Some(
+        "it is only watched: no hook waits to deliver an answer; answer it in the agent's terminal"
+            .into(),
+    );
+    assert_eq!(
+        state.read_only_reason(&write),
+        "it is only watched: no hook waits to deliver an answer"
+    );
 }
 
 #[test]
@@ -728,7 +737,7 @@ fn the_gateway_reply_is_shown_in_words() {
 }
 
 /// The gateway resolved prompt `decision` with `once`, as answered by `by`.
-fn resolved_once_by(decision: &str, by: &str) -> GatewayUpdate {
+pub fn resolved_once_by(decision: &str, by: &str) -> GatewayUpdate {
     GatewayUpdate::Event(Box::new(Event::Changed {
         id: id(decision),
         state: PromptState::Resolved,

@@ -4,7 +4,7 @@
 use gatehouse_core::text::{truncate, visible, ELLIPSIS};
 use gatehouse_core::{Action, AlwaysScope, Answer, PromptState, QuestionResponse};
 
-use super::{GatewayCommand, GatewayRequest, Notice, Tone};
+use super::{GatewayCommand, GatewayRequest, Tone};
 
 /// How a prompt stopped being pending, in words.
 pub(super) fn ending_in_words(
@@ -32,7 +32,7 @@ pub(super) fn ending_in_words(
 pub(super) fn outcome_notice(
     command: &GatewayCommand,
     result: Result<PromptState, String>,
-) -> Notice {
+) -> (Tone, String) {
     let summary = short(&command.summary);
     match result {
         Ok(_) => {
@@ -43,10 +43,10 @@ pub(super) fn outcome_notice(
                 }) => format!("Denied (\"{}\")", short(message)),
                 GatewayRequest::Answer(Answer::Deny { message: None }) => "Denied".to_owned(),
                 GatewayRequest::Answer(Answer::Answer { responses }) => {
-                    return Notice {
-                        text: format!("Answered: {} ({summary})", answers_in_words(responses)),
-                        tone: Tone::Success,
-                    };
+                    return (
+                        Tone::Success,
+                        format!("Answered: {} ({summary})", answers_in_words(responses)),
+                    );
                 }
                 // From when the rule counts is the suggestion's to say (Codex: its next
                 // session), so not "from now on".
@@ -55,18 +55,15 @@ pub(super) fn outcome_notice(
                 }
                 GatewayRequest::Release => "Handed back to the agent's terminal".to_owned(),
             };
-            Notice {
-                text: format!("{done}: {summary}"),
-                tone: Tone::Success,
-            }
+            (Tone::Success, format!("{done}: {summary}"))
         }
-        Err(words) => Notice {
-            text: format!(
+        Err(words) => (
+            Tone::Error,
+            format!(
                 "The gateway refused {}: {words}",
                 request_word(&command.request)
             ),
-            tone: Tone::Error,
-        },
+        ),
     }
 }
 

@@ -199,7 +199,12 @@ fn at_80_by_24_the_answer_form_scrolls_to_the_question_it_is_on() {
     let _ = screen(&state, 80, 24, now);
     press(&mut state, KeyCode::Tab, now);
     let drawn = detail_pane(&screen(&state, 80, 24, now)).join("\n");
-    for label in ["▸ q2", "Thin", "Sourdough", "Other (type your own)"] {
+    for label in [
+        "▸ Crust: Which crust?",
+        "Thin",
+        "Sourdough",
+        "Other (type your own)",
+    ] {
         assert!(drawn.contains(label), "{label} is on screen: {drawn}");
     }
     for key in [KeyCode::Down, KeyCode::Down, KeyCode::Down, KeyCode::Down] {

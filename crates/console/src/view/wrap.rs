@@ -49,6 +49,31 @@ pub fn hanging(
     }
 }
 
+/// `text` (one line, already made visible) in at most `width` columns: whole when it fits, else
+/// cut with `…` as its last column, so that a cut always shows.
+pub fn fit(text: &str, width: usize) -> String {
+    if Span::raw(text).width() <= width {
+        return text.to_owned();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let (kept, _) = split_at_columns(text, width.saturating_sub(1));
+    format!("{kept}{}", gatehouse_core::text::ELLIPSIS)
+}
+
+/// `text` cut after the last character that fits `room` columns.
+fn split_at_columns(text: &str, room: usize) -> (&str, &str) {
+    let mut used = 0;
+    for (index, character) in text.char_indices() {
+        used += Span::raw(&text[index..index + character.len_utf8()]).width();
+        if used > room {
+            return text.split_at(index);
+        }
+    }
+    (text, "")
+}
+
 /// `text` cut in two where the first part is as long as fits `room` columns: after the last space
 /// that fits, when there is one, else at the last character that fits (at least one character,
 /// so that every call makes progress).
@@ -112,6 +137,20 @@ mod tests {
             drawn(&lines),
             ["k: xxxxxxxxxxxx", "   xxxxxxxxxxxx", "   xxxxxx"]
         );
+    }
+
+    #[test]
+    fn a_cell_cut_to_its_width_ends_in_an_ellipsis_and_one_that_fits_is_whole() {
+        assert_eq!(
+            fit("/home/dev/project/notes.txt", 24),
+            "/home/dev/project/notes…"
+        );
+        assert_eq!(fit("Which color?", 24), "Which color?");
+        assert_eq!(fit("abc", 3), "abc");
+        assert_eq!(fit("abcd", 3), "ab…");
+        // Wide characters count two columns each.
+        assert_eq!(fit("日本語のテキスト", 7), "日本語…");
+        assert_eq!(fit("anything", 0), "");
     }
 
     #[test]
