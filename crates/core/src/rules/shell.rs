@@ -15,8 +15,9 @@
 //! control and hidden characters, an empty command between separators, and text over
 //! [`MAX_COMMAND_BYTES`].
 //!
-//! Words keep whether an unquoted `*`, `?` or `[` may make the shell expand them into file names
-//! ([`Word::may_expand`]): such a word is never the same word as a rule's.
+//! Words keep whether an unquoted `*`, `?` or `[` (or `^` and `#`, which zsh's `extendedglob`
+//! reads as patterns) may make the shell expand them into file names ([`Word::may_expand`]): such
+//! a word is never the same word as a rule's, and only "any words may follow" lets it through.
 
 use thiserror::Error;
 
@@ -60,7 +61,8 @@ const CONTROL_WORDS: &[&str] = &[
 pub struct Word {
     /// The word as the program receives it (when it does not expand).
     pub text: String,
-    /// Whether it holds an unquoted `*`, `?` or `[`, so the shell may replace it with file names.
+    /// Whether it holds an unquoted `*`, `?`, `[`, `^` or `#`, so the shell may replace it with
+    /// file names.
     pub may_expand: bool,
 }
 
@@ -246,7 +248,7 @@ pub fn parse(text: &str) -> Result<Vec<SimpleCommand>, Unsure> {
                 if !other.is_ascii_digit() {
                     reader.digits_only = false;
                 }
-                if matches!(other, '*' | '?' | '[') {
+                if matches!(other, '*' | '?' | '[' | '^' | '#') {
                     reader.may_expand = true;
                 }
                 reader.word.push(other);

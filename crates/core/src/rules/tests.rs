@@ -1,3 +1,7 @@
+//! Unit tests of rules as a whole: `decide` on the commands, compound commands, denies,
+//! scopes and folders; descriptions as snapshots; a property test and a snippet-at-every-place test
+//! that nothing unsafe is ever allowed.
+
 use proptest::prelude::*;
 
 use super::*;
@@ -398,6 +402,16 @@ fn descriptions_say_exactly_what_a_rule_lets_through() {
     insta::assert_snapshot!(describe(&allow("r2", "cargo test", FurtherWords::These(vec!["--all".into(), "--workspace".into()]))), @"Allows the `Bash` command `cargo test` followed by nothing else or only by the words `--all`, `--workspace` (any of them, any number of times, in any order), run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it. The rule covers the command's words only, not build scripts (build.rs), the crates' code and tests: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
     insta::assert_snapshot!(describe(&allow("r3", "cat", FurtherWords::Any)), @"Allows the `Bash` command `cat` followed by any words (whatever they are, `cat` only reads files and prints them: it runs no other program and writes no file), run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it. Made by hand at 2025-11-24T16:00:00.000Z.");
     insta::assert_snapshot!(describe(&deny("d1", Some("rm"), "use trash instead")), @"Denies the `Bash` command `rm` followed by any words, run in `/home/a/proj` or a folder below it, for any agent on any host, until removed, telling the model `use trash instead`. It matches these words only: `rm` by another path, or run through another program, is not denied. Made by hand at 2025-11-24T16:00:00.000Z.");
+    let mut anywhere = spec(
+        "h1",
+        RuleVerdict::Allow,
+        Some(CommandPattern::from_command("git status", FurtherWords::Nothing).unwrap()),
+    );
+    anywhere.tool = None;
+    anywhere.host = Some("buildbox".into());
+    anywhere.folder = Folder::root();
+    anywhere.expiry = Expiry::Until(Timestamp::from_unix_millis(1_764_003_600_000));
+    insta::assert_snapshot!(describe(&Rule::new(anywhere).unwrap()), @"Allows the shell command `git status` followed by nothing else, run in any folder (its words may name files anywhere), for any agent on the host `buildbox`, until 2025-11-24T17:00:00.000Z. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
     let mut edits = spec("e1", RuleVerdict::Allow, None);
     edits.tool = Some("Edit".into());
     edits.agent = Some("codex".into());

@@ -1,3 +1,6 @@
+//! Unit tests of command patterns: exact, listed and any further words, and the programs no allow
+//! rule may name.
+
 use super::*;
 
 fn pattern(command: &str, further: FurtherWords) -> CommandPattern {

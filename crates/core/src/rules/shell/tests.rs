@@ -1,3 +1,5 @@
+//! Unit tests of the shell reader: the words it reads, and a reason for everything it is unsure of.
+
 use super::*;
 
 fn words(text: &str) -> Vec<Vec<String>> {
