@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 
 use crate::common::{binary, claude_fixture, finish, Gateway, Sandbox};
 
+#[path = "console_screens.rs"]
+mod screens;
+
 const SCREEN_DEADLINE: Duration = Duration::from_secs(20);
 const HOOK_EXIT: Duration = Duration::from_secs(10);
 
@@ -23,6 +26,11 @@ struct ConsoleWindow {
 
 impl ConsoleWindow {
     fn open(sandbox: &Sandbox) -> Self {
+        Self::open_sized(sandbox, (200, 50))
+    }
+
+    /// Opens the console in a tmux window of `(width, height)` cells.
+    fn open_sized(sandbox: &Sandbox, (width, height): (u16, u16)) -> Self {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let server = format!(
             "gatehouse-console-{}-{}",
@@ -41,15 +49,16 @@ impl ConsoleWindow {
             binary().display(),
         );
         let window = ConsoleWindow { server };
+        let (width, height) = (width.to_string(), height.to_string());
         let started = window.tmux(&[
             "-f",
             "/dev/null",
             "new-session",
             "-d",
             "-x",
-            "200",
+            &width,
             "-y",
-            "50",
+            &height,
             "-s",
             "console",
             &console,
