@@ -32,6 +32,28 @@ use crate::support::world::{refused, sandbox_env, workspace_in, Agent, AgentTerm
 const DEADLINE: Duration = Duration::from_secs(60);
 const START_DEADLINE: Duration = Duration::from_secs(180);
 
+/// What every bash prompt's preview says of `always`.
+const ALWAYS_WITHHELD: &str = "always: not offered, because Kilo checks a bash pattern only against the commands it finds in a script";
+
+/// `cat README.md`, then a `cat` whose `${x:-`…`}` runs `touch ran`: Kilo's parser finds only
+/// the `cat` command in it, so its `cat *` (an `always` for the first) would run it unasked.
+fn cat_calls() -> Vec<ScriptedCall> {
+    [
+        ("call_readme", "cat README.md"),
+        ("call_expansion", EXPANSION),
+    ]
+    .into_iter()
+    .map(|(call_id, command)| ScriptedCall {
+        call_id: call_id.into(),
+        command: command.into(),
+        reason: command.into(),
+    })
+    .collect()
+}
+
+/// The command that runs `touch ran` where Kilo sees only `cat`.
+const EXPANSION: &str = "cat ${x:-`touch ran`}";
+
 /// Kilo's private home: its own `HOME` (and `TMPDIR` inside it), removed with whatever still
 /// runs there, and its configuration folder, where `install` adds the plugin.
 struct KiloHome {
@@ -150,11 +172,52 @@ impl World {
     fn wait_until_ready(&self, tmux: &Tmux) {
         tmux.wait_for_screen(DEADLINE, "Kilo to finish the turn", probe::is_ready);
     }
+
+    /// The scripted [`cat_calls`]: the prompt for `cat README.md` offers no `always` and says
+    /// why, an `always` is refused, and `once` runs it; then the next cat command, which Kilo's
+    /// `cat *` would have run unasked, is listed again, and denied it never runs.
+    fn once_for_cat_then_the_expansion_is_asked_again(&self, tmux: &Tmux) {
+        std::fs::write(self.agent.marker("README.md"), "read me\n").unwrap();
+        self.agent.submit(tmux, "please read README.md");
+        let prompt = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(prompt["summary"], "cat README.md");
+        assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
+        assert_eq!(prompt["suggestions"], Value::Null, "{prompt}");
+        let preview = prompt["preview"]["text"].as_str().unwrap();
+        assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
+        assert!(
+            preview.contains("`cat *` would let a script run any code"),
+            "{preview}"
+        );
+        assert!(!preview.contains("only reads files"), "{preview}");
+        refused(
+            &self.answer(&prompt["id"], &["always", "--scope", "user"]),
+            "action_not_offered",
+        );
+        assert!(self.answer(&prompt["id"], &["once"]).status.success());
+        let output = self.output_for("call_readme", DEADLINE);
+        assert!(output.contains("read me"), "{output}");
+        self.wait_until_ready(tmux);
+
+        self.agent.submit(tmux, "please read it once more");
+        let again = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(again["summary"], EXPANSION, "asked again");
+        assert!(
+            !self.agent.marker("ran").exists(),
+            "ran before it was answered"
+        );
+        let denied = self.answer(&again["id"], &["deny", "--message", "not that one"]);
+        assert!(denied.status.success(), "{denied:?}");
+        let output = self.output_for("call_expansion", DEADLINE);
+        assert!(output.contains("not that one"), "{output}");
+        self.wait_until_ready(tmux);
+        assert!(!self.agent.marker("ran").exists(), "ran though denied");
+    }
 }
 
 /// (1) Before `gatehouse probe kilo`: `status` says Kilo is read-only and names the probe; a
 /// `bash` prompt is listed read-only with the reason, shows what Kilo does with each answer
-/// (`always` saved in kilo.json) and where it runs; `once` is refused; Kilo's own prompt
+/// (no `always` for bash, and why) and where it runs; `once` is refused; Kilo's own prompt
 /// decides, and its answer withdraws gatehouse's. Uninstall removes exactly the plugin file.
 #[test]
 fn read_only_until_probed_kilos_prompt_decides_and_its_answer_withdraws_the_prompt() {
@@ -173,11 +236,7 @@ fn read_only_until_probed_kilos_prompt_decides_and_its_answer_withdraws_the_prom
     world.assert_read_only_until_probed(&prompt);
     assert_eq!(prompt["adapter"], "kilo");
     let preview = prompt["preview"]["text"].as_str().unwrap();
-    assert!(
-        preview.contains("`printf *`")
-            && preview.contains("saves the rule in ~/.config/kilo/kilo.json"),
-        "{preview}"
-    );
+    assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
     assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
 
@@ -215,14 +274,15 @@ fn with_the_gateway_down_kilos_prompt_works_as_if_gatehouse_were_not_installed()
 /// (2) and (3), after `gatehouse probe kilo`: `once` from the gateway runs the command; a
 /// reject reaches the model with its message; an answer in Kilo's own prompt first withdraws the
 /// gateway's at once and a late answer from gatehouse is refused (the first answer wins); a
-/// question is answered from gatehouse; and `always`, which Kilo saves in kilo.json, is taken
-/// only for the user scope the prompt says, and then the next `printf` runs unasked. Kilo ended
-/// while a prompt is held withdraws it.
+/// question is answered from gatehouse; and `always` is never offered for a bash command, with
+/// the reason: after `cat README.md`, the model's ``cat ${x:-`touch ran`}`` (which Kilo's `cat *`,
+/// saved in kilo.json, would run unasked in every project) is asked again, and denied it never
+/// runs; kilo.json keeps no rule. Kilo ended while a prompt is held withdraws it.
 #[test]
-fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
+fn after_the_probe_once_reject_the_terminal_first_a_question_and_no_always_for_bash() {
     let mut script = write_calls(&["once", "reject", "first"]);
     script.push(model::question_call("color", "Which color?"));
-    script.extend(write_calls(&["always", "again"]));
+    script.extend(cat_calls());
     script.push(ScriptedCall {
         call_id: "call_bye".into(),
         command: "touch bye.txt".into(),
@@ -233,7 +293,7 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
     };
     world.probe_with_cases(
         &world.agent.bin,
-        &["allow", "deny", "no-verdict", "question", "always"],
+        &["allow", "deny", "no-verdict", "question"],
     );
     world.wait_until_verified("Kilo 7.7.7");
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
@@ -245,7 +305,7 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
 
     // Once from the gateway: the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
     assert_eq!(world.written_by("once").as_deref(), Some("once"));
@@ -266,7 +326,7 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
     // Kilo's own prompt stays live while gatehouse holds: answered there first, the gateway's
     // prompt is withdrawn at once and a late answer is refused.
     let prompt = world.prompt_for(&tmux, "first");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     world.allow_once_in_the_terminal(&tmux, "first");
     let what = "the prompt answered in Kilo to be withdrawn";
     world.withdrawn(&prompt, what, "once", Duration::from_secs(10));
@@ -284,44 +344,11 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_always_work() {
     assert!(output.contains(r#""Which color?"="Blue""#), "{output}");
     world.wait_until_ready(&tmux);
 
-    // Always: Kilo saves it, so the prompt offers it for the user scope only, as it says; an
-    // always for the session is refused. Taken for the user, Kilo writes `printf *` into its
-    // kilo.json, and the next printf runs with no prompt.
+    // No always for bash: `once` for `cat README.md`, and the next cat command is asked again;
+    // Kilo saved no rule.
     assert_eq!(world.bash_permission(), "ask");
-    let prompt = world.prompt_for(&tmux, "always");
-    let suggestion = &prompt["suggestions"][0];
-    assert_eq!(suggestion["allows"][0]["rule"]["pattern"], "printf *");
-    assert_eq!(suggestion["scopes"], json!(["user"]));
-    let summary = suggestion["summary"].as_str().unwrap();
-    assert!(
-        summary
-            .contains("after Kilo restarts too: Kilo saves the rule in ~/.config/kilo/kilo.json"),
-        "{summary}"
-    );
-    let for_the_session = world.answer(&prompt["id"], &["always"]);
-    refused(&for_the_session, "user only");
-    assert!(world
-        .answer(&prompt["id"], &["always", "--scope", "user"])
-        .status
-        .success());
-    world.output_for("call_always", DEADLINE);
-    assert_eq!(world.written_by("always").as_deref(), Some("always"));
-    world.wait_until_ready(&tmux);
-    assert_eq!(
-        world.bash_permission()["printf *"],
-        "allow",
-        "Kilo saved the rule"
-    );
-    world.agent.submit(&tmux, "please write again.txt");
-    world.output_for("call_again", DEADLINE);
-    assert_eq!(world.written_by("again").as_deref(), Some("again"));
-    assert!(world.gateway.list().is_empty());
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
-    assert!(
-        !log.contains(r#""summary":"printf again > again.txt""#),
-        "Kilo did not ask again: {log}"
-    );
-    world.wait_until_ready(&tmux);
+    world.once_for_cat_then_the_expansion_is_asked_again(&tmux);
+    assert_eq!(world.bash_permission(), "ask", "Kilo saved no rule");
 
     // Kilo ends (SIGTERM: Ctrl-C does not end it) while gatehouse holds a prompt: the plugin
     // ends its hook, and the prompt is withdrawn rather than left answerable for nobody.

@@ -41,6 +41,28 @@ fn calls(names: &[&str]) -> Vec<ScriptedCall> {
     names.iter().map(|name| call(name)).collect()
 }
 
+/// What every bash prompt's preview says of `always`.
+const ALWAYS_WITHHELD: &str = "always: not offered, because OpenCode checks a bash pattern only against the commands it finds in a script";
+
+/// `cat README.md`, then a `cat` whose `${x:-`…`}` runs `touch ran`: OpenCode's parser finds
+/// only the `cat` command in it, so its `cat *` (an `always` for the first) would run it unasked.
+fn cat_calls() -> Vec<ScriptedCall> {
+    [
+        ("call_readme", "cat README.md"),
+        ("call_expansion", EXPANSION),
+    ]
+    .into_iter()
+    .map(|(call_id, command)| ScriptedCall {
+        call_id: call_id.into(),
+        command: command.into(),
+        reason: String::new(),
+    })
+    .collect()
+}
+
+/// The command that runs `touch ran` where OpenCode sees only `cat`.
+const EXPANSION: &str = "cat ${x:-`touch ran`}";
+
 /// OpenCode's private home: its own `HOME`, removed with whatever still runs there, and the
 /// plugin `install` adds to its configuration folder.
 struct OpenCodeHome {
@@ -150,6 +172,47 @@ impl World {
     fn wait_until_ready(&self, tmux: &Tmux) {
         tmux.wait_for_screen(DEADLINE, "OpenCode to finish the turn", probe::is_ready);
     }
+
+    /// The scripted [`cat_calls`]: the prompt for `cat README.md` offers no `always` and says
+    /// why, an `always` is refused, and `once` runs it; then the next cat command, which
+    /// OpenCode's `cat *` would have run unasked, is listed again, and denied it never runs.
+    fn once_for_cat_then_the_expansion_is_asked_again(&self, tmux: &Tmux) {
+        std::fs::write(self.agent.marker("README.md"), "read me\n").unwrap();
+        self.agent.submit(tmux, "please read README.md");
+        let prompt = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(prompt["summary"], "cat README.md");
+        assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
+        assert_eq!(prompt["suggestions"], Value::Null, "{prompt}");
+        let preview = prompt["preview"]["text"].as_str().unwrap();
+        assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
+        assert!(
+            preview.contains("`cat *` would let a script run any code"),
+            "{preview}"
+        );
+        assert!(!preview.contains("only reads files"), "{preview}");
+        refused(
+            &self.answer(&prompt["id"], &["always"]),
+            "action_not_offered",
+        );
+        assert!(self.answer(&prompt["id"], &["once"]).status.success());
+        let output = self.output_for("call_readme", DEADLINE);
+        assert!(output.contains("read me"), "{output}");
+        self.wait_until_ready(tmux);
+
+        self.agent.submit(tmux, "please read it once more");
+        let again = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(again["summary"], EXPANSION, "asked again");
+        assert!(
+            !self.agent.marker("ran").exists(),
+            "ran before it was answered"
+        );
+        let denied = self.answer(&again["id"], &["deny", "--message", "not that one"]);
+        assert!(denied.status.success(), "{denied:?}");
+        let output = self.output_for("call_expansion", DEADLINE);
+        assert!(output.contains("not that one"), "{output}");
+        self.wait_until_ready(tmux);
+        assert!(!self.agent.marker("ran").exists(), "ran though denied");
+    }
 }
 
 #[test]
@@ -162,16 +225,13 @@ fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_
 
     let prompt = world.prompt_for(&tmux, "tui");
     world.assert_read_only_until_probed(&prompt);
-    // What OpenCode would do with each answer is shown, and where it runs. (The suggestion
-    // itself is listed only where `always` is offered.)
+    // What OpenCode would do with each answer is shown, and where it runs: no `always` for a
+    // bash command, and why.
     let preview = prompt["preview"]["text"].as_str().unwrap();
-    assert!(
-        preview.contains("`printf *`") && preview.contains("until it restarts"),
-        "{preview}"
-    );
+    assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
     assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
     let listed = world.gateway.list_text();
-    assert!(listed.contains("printf *"), "{listed}");
+    assert!(listed.contains("always: not offered"), "{listed}");
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
 
     world.allow_once_in_the_terminal(&tmux, "tui");
@@ -206,11 +266,12 @@ fn with_the_gateway_down_opencodes_prompt_works_as_if_gatehouse_were_not_install
 /// After `gatehouse probe opencode`: `once` from the gateway runs the command, a reject reaches
 /// the model with its message, an answer in OpenCode's own prompt first withdraws the gateway's
 /// at once (the first answer wins), one reject of two waiting requests rejects both (as the
-/// prompts say) and withdraws the other, a question is answered from gatehouse, and `always`
-/// approves OpenCode's broader pattern, as the prompt said: the next `printf` runs unasked.
-/// OpenCode ending while a prompt is held withdraws it.
+/// prompts say) and withdraws the other, a question is answered from gatehouse, and `always` is
+/// never offered for a bash command, with the reason: after `cat README.md`, the model's
+/// ``cat ${x:-`touch ran`}`` (which OpenCode's `cat *` would run unasked) is asked again, and
+/// denied it never runs. OpenCode ending while a prompt is held withdraws it.
 #[test]
-fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_always_work() {
+fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_no_always_for_bash() {
     let mut script = calls(&["once", "reject", "first"]);
     script.push(model::pair_call(
         "two",
@@ -218,7 +279,7 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
         "printf pair2 > pair2.txt",
     ));
     script.push(model::question_call("color", "Which color?"));
-    script.extend(calls(&["always", "again"]));
+    script.extend(cat_calls());
     script.push(ScriptedCall {
         call_id: "call_bye".into(),
         command: "touch bye.txt".into(),
@@ -228,14 +289,13 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
         return;
     };
     let probed = world.probe(&world.agent.bin);
-    assert!(probed.contains("case always:"), "{probed}");
     assert!(probed.contains("case question:"), "{probed}");
     world.wait_until_verified("OpenCode 1.18.33");
     let tmux = world.agent.start();
 
     // Once from the gateway: the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     assert!(world.answer(&prompt["id"], &["once"]).status.success());
     world.output_for("call_once", DEADLINE);
     assert_eq!(world.written_by("once").as_deref(), Some("once"));
@@ -256,7 +316,7 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     // OpenCode's own prompt stays live while gatehouse holds: answered there first, the
     // gateway's prompt is withdrawn at once and a late answer is refused.
     let prompt = world.prompt_for(&tmux, "first");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     world.allow_once_in_the_terminal(&tmux, "first");
     let what = "the prompt answered in OpenCode to be withdrawn";
     world.withdrawn(&prompt, what, "deny", Duration::from_secs(10));
@@ -267,7 +327,7 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     world.agent.submit(&tmux, "please write two files");
     let pending = world.gateway.wait_for_pending_within(2, DEADLINE);
     for prompt in &pending {
-        assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+        assert_eq!(prompt["actions"], json!(["once", "deny"]));
         let preview = prompt["preview"]["text"].as_str().unwrap();
         assert!(
             preview.contains("rejects every other request of this session still waiting"),
@@ -302,40 +362,15 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_alw
     assert!(output.contains(r#""Which color?"="Blue""#), "{output}");
     world.wait_until_ready(&tmux);
 
-    // Always: the prompt shows OpenCode's pattern (and what it lets through beyond its words:
-    // a redirect, as this very command), and the next printf runs with no prompt.
-    let prompt = world.prompt_for(&tmux, "always");
-    let allows = &prompt["suggestions"][0]["allows"][0];
-    assert_eq!(allows["kind"], "warned");
-    assert_eq!(allows["rule"]["pattern"], "printf *");
-    assert!(
-        prompt["suggestions"][0]["summary"]
-            .as_str()
-            .unwrap()
-            .contains("a redirect (`> file`) that writes any file"),
-        "{prompt}"
-    );
-    let always = world.answer(&prompt["id"], &["always"]);
-    assert!(always.status.success(), "{always:?}");
-    world.output_for("call_always", DEADLINE);
-    assert_eq!(world.written_by("always").as_deref(), Some("always"));
-    world.wait_until_ready(&tmux);
-    world.agent.submit(&tmux, "please write again.txt");
-    world.output_for("call_again", DEADLINE);
-    assert_eq!(world.written_by("again").as_deref(), Some("again"));
-    assert!(world.gateway.list().is_empty());
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
-    assert!(
-        !log.contains(r#""summary":"printf again > again.txt""#),
-        "OpenCode did not ask again: {log}"
-    );
+    // No always for bash: `once` for `cat README.md`, and the next cat command is asked again.
+    world.once_for_cat_then_the_expansion_is_asked_again(&tmux);
 
     // OpenCode ends while gatehouse holds a prompt: the plugin ends its hook, and the prompt is
     // withdrawn rather than left answerable for nobody.
     world.agent.submit(&tmux, "please touch bye.txt");
     let prompt = world.the_one_listed(&tmux, DEADLINE);
     assert_eq!(prompt["summary"], "touch bye.txt");
-    assert_eq!(prompt["actions"], json!(["once", "deny", "always"]));
+    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     wait_for(DEADLINE, "OpenCode to exit", || {
         // A key may be dropped while OpenCode draws; a dead pane takes none (no assertion).
         if !tmux.is_dead() {

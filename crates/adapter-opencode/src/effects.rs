@@ -8,8 +8,16 @@
 //!   proof.txt`), not just this call, and every other request of the session waiting then that
 //!   its patterns match. How long is the agent's own ([`AlwaysKept`]): OpenCode keeps it for
 //!   every session of that process until it restarts (nothing is saved); Kilo writes it into its
-//!   user configuration (`permission.bash` of `~/.config/kilo/kilo.json`), so it holds in every
-//!   session and project, after a restart too, until someone removes it.
+//!   user configuration (`permission.bash` of `~/.config/kilo/kilo.json` for a bash pattern), so
+//!   it holds in every session and project, after a restart too, until someone removes it.
+//!
+//!   For `bash` gatehouse never offers it ([`bash_always_withheld!`]): the agent checks a
+//!   pattern only against the commands its parser finds in a script and runs the rest
+//!   unchecked, so after an `always` for `cat README.md` (`cat *`), OpenCode 1.18.33 ran
+//!   `x='$(touch pwned)'; cat ${x@P}`, ``cat ${x:-`touch pwned`}`` and `export P='$(touch
+//!   pwned)'; cat ${P@P}` unasked (and Kilo Code CLI 7.7.7, which saves the rule, in every
+//!   project after restarts too). The other permissions (`edit` and the rest, which the person
+//!   answers in the agent's terminal) keep it, described here.
 //! - `reject` rejects this request and every other request of the session still waiting; with a
 //!   message the model reads it and the turn goes on.
 //!
@@ -18,15 +26,31 @@
 //! proof.txt` ran again unasked), so a pattern for a program whose further words may run other
 //! programs (`git *`, `npm run *`) says plainly that it lets such commands through.
 //!
-//! `always` is offered only when every pattern it would approve is shown in full: with more than
-//! [`MAX_ALWAYS_PATTERNS`] patterns, one longer than [`MAX_PATTERN_CHARS`], one that is not text,
-//! or none, there is no suggestion, and the preview says why.
+//! `always` is offered only for a permission other than `bash`, and only when every pattern it
+//! would approve is shown in full: with more than [`MAX_ALWAYS_PATTERNS`] patterns, one longer
+//! than [`MAX_PATTERN_CHARS`], one that is not text, or none, there is no suggestion, and the
+//! preview says why.
 
 use gatehouse_core::rule_match::code;
 use gatehouse_core::{AlwaysScope, Preview, PreviewFormat, RuleMatch, Suggestion};
 use serde_json::json;
 
+use crate::events::ANSWERABLE_PERMISSION;
 use crate::PluginAgent;
+
+/// Why `always` is never offered for a `bash` request of the agent called `$name` (a literal, the
+/// agent's [`PluginAgent::name`]), in words for people: its [`PluginAgent::bash_always_withheld`],
+/// which the preview says after "always: not offered, because" and `gatehouse status --json`
+/// gives as the evidence of bash's `always`. A macro, so that the text is one constant string.
+#[macro_export]
+macro_rules! bash_always_withheld {
+    ($name:literal) => {
+        concat!(
+            $name,
+            " checks a bash pattern only against the commands it finds in a script, and runs the rest (an assignment, `export` or `declare`, a command in backquotes inside ${x:-...}) unchecked, so a pattern such as `cat *` would let a script run any code (shown with OpenCode 1.18.33 and Kilo 7.7.7); answer once"
+        )
+    };
+}
 
 /// The most `always` patterns a suggestion shows; a request with more is offered no `always`.
 pub const MAX_ALWAYS_PATTERNS: usize = 16;
@@ -74,6 +98,9 @@ impl PermissionEffects<'_> {
     /// Why `always` is not offered for this request, if it is not.
     pub fn always_withheld(&self) -> Option<String> {
         let name = self.agent.name;
+        if self.permission == ANSWERABLE_PERMISSION {
+            return Some(self.agent.bash_always_withheld.to_owned());
+        }
         let Some(patterns) = self.always else {
             return Some(format!(
                 "{name}'s list of patterns to approve holds something that is not text"
@@ -195,48 +222,80 @@ impl PermissionEffects<'_> {
 mod tests {
     use super::*;
 
+    /// An `edit` request as OpenCode asks it: the file, and `*` to approve every edit.
     fn effects<'a>(always: Option<&'a [String]>) -> PermissionEffects<'a> {
         PermissionEffects {
             agent: &crate::OPENCODE,
-            permission: "bash",
-            command: "printf approved > proof.txt",
+            permission: "edit",
+            command: "src/main.rs",
             always,
         }
     }
 
+    /// OpenCode 1.18.33 (and Kilo Code CLI 7.7.7) checks a bash pattern only against the
+    /// commands its parser finds in a script: after an `always` for `cat README.md` (`cat *`),
+    /// `x='$(touch pwned)'; cat ${x@P}` ran unasked. So no `always` is offered for bash, and the
+    /// preview says why, never that `cat *` is harmless.
+    #[test]
+    fn a_bash_request_of_opencode_or_kilo_gets_no_always_and_the_preview_says_why() {
+        let patterns = vec!["cat *".to_owned()];
+        for agent in [&crate::OPENCODE, &crate::kilo::KILO] {
+            let effects = PermissionEffects {
+                agent,
+                permission: "bash",
+                command: "cat README.md",
+                always: Some(&patterns),
+            };
+            assert!(effects.suggestion().is_none(), "{}", agent.name);
+            let text = effects.preview().text;
+            let why = format!(
+                "always: not offered, because {} checks a bash pattern only against the commands it finds in a script",
+                agent.name
+            );
+            assert!(text.contains(&why), "{text}");
+            assert!(
+                text.contains("`cat *` would let a script run any code"),
+                "{text}"
+            );
+            assert!(text.contains("answer once."), "{text}");
+            let once = format!(
+                "once: {} allows this bash call, `cat README.md`, this time only.",
+                agent.name
+            );
+            assert!(text.contains(&once), "{text}");
+            assert!(!text.contains("only reads files"), "{text}");
+        }
+        assert!(crate::kilo::KILO
+            .bash_always_withheld
+            .starts_with("Kilo checks"));
+    }
+
     #[test]
     fn always_shows_the_broader_pattern_for_the_whole_process_and_the_waiting_requests() {
-        let patterns = vec!["printf *".to_owned()];
+        let patterns = vec!["*".to_owned()];
         let effects = effects(Some(&patterns));
         let suggestion = effects.suggestion().unwrap();
         assert_eq!(
             suggestion.allows,
             [RuleMatch::Wildcard {
-                tool: "bash".into(),
-                pattern: "printf *".into()
-            }
-            .with_warnings()]
+                tool: "edit".into(),
+                pattern: "*".into()
+            }]
         );
         assert_eq!(suggestion.scopes, [AlwaysScope::Session]);
         assert!(suggestion.summary.contains("until it restarts"));
         let preview = effects.preview();
-        assert!(preview.text.contains("`printf *`"), "{}", preview.text);
-        assert!(
-            preview
-                .text
-                .contains("until it restarts (OpenCode saves nothing)")
-        );
-        assert!(
-            preview
-                .text
-                .contains("any other request of this session waiting now")
-        );
-        assert!(
-            preview
-                .text
-                .contains("rejects every other request of this session")
-        );
-        assert!(preview.text.contains("`printf approved > proof.txt`"));
+        assert!(preview.text.contains("pattern `*`"), "{}", preview.text);
+        assert!(preview
+            .text
+            .contains("until it restarts (OpenCode saves nothing)"));
+        assert!(preview
+            .text
+            .contains("any other request of this session waiting now"));
+        assert!(preview
+            .text
+            .contains("rejects every other request of this session"));
+        assert!(preview.text.contains("this edit call, `src/main.rs`"));
         assert_eq!(preview.incomplete, None);
     }
 
@@ -245,7 +304,7 @@ mod tests {
     /// session OpenCode's would be.
     #[test]
     fn kilos_always_says_it_is_saved_for_every_project_and_offers_the_user_scope_only() {
-        let patterns = vec!["printf *".to_owned()];
+        let patterns = vec!["*".to_owned()];
         let effects = PermissionEffects {
             agent: &crate::kilo::KILO,
             ..effects(Some(&patterns))
@@ -275,37 +334,7 @@ mod tests {
         );
     }
 
-    /// OpenCode's `always` for `git status` approves `git status *`: the words say that it lets
-    /// through commands that run other programs, and for `echo *`, that a redirect may follow;
-    /// `printf *` is not harmless (bash's `printf -v` assigns a variable whose subscript runs code).
-    #[test]
-    fn always_says_what_the_broader_pattern_lets_through_beyond_its_words() {
-        let said = |pattern: &str| {
-            let patterns = vec![pattern.to_owned()];
-            let effects = PermissionEffects {
-                agent: &crate::OPENCODE,
-                permission: "bash",
-                command: "git status",
-                always: Some(&patterns),
-            };
-            let suggestion = effects.suggestion().unwrap();
-            assert!(effects.preview().text.contains(&suggestion.describe()));
-            suggestion.describe()
-        };
-        assert_eq!(
-            said("git status *"),
-            "every bash command that matches the pattern `git status *`, where each * stands for any text (spaces and options included). This includes commands that run other programs or write any file: the further words of `git` are not known to be harmless. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs again runs without asking"
-        );
-        assert_eq!(
-            said("echo *"),
-            "every bash command that matches the pattern `echo *`, where each * stands for any text (spaces and options included). Whatever words follow, `echo` only prints its words: it runs no other program and writes no file, though what follows may also be shell syntax, such as a redirect (`> file`) that writes any file"
-        );
-        assert!(
-            said("printf *").contains("the further words of `printf` are not known to be harmless")
-        );
-        assert!(said("npm run *").contains("not package.json's scripts"));
-    }
-
+    /// Withheld for bash comes first: whatever the patterns, the preview gives that reason.
     #[test]
     fn always_is_withheld_unless_every_pattern_is_shown_in_full() {
         let many: Vec<String> = (0..=MAX_ALWAYS_PATTERNS)
@@ -319,15 +348,20 @@ mod tests {
             (Some(none.as_slice()), "names no pattern"),
             (None, "not text"),
         ] {
-            let effects = effects(always);
-            assert!(effects.suggestion().is_none());
-            let preview = effects.preview();
-            assert!(
-                preview.text.contains("always: not offered"),
-                "{}",
-                preview.text
-            );
-            assert!(preview.text.contains(why), "{}", preview.text);
+            for (permission, why) in [("edit", why), ("bash", "checks a bash pattern only")] {
+                let effects = PermissionEffects {
+                    permission,
+                    ..effects(always)
+                };
+                assert!(effects.suggestion().is_none());
+                let preview = effects.preview();
+                assert!(
+                    preview.text.contains("always: not offered"),
+                    "{}",
+                    preview.text
+                );
+                assert!(preview.text.contains(why), "{}", preview.text);
+            }
         }
     }
 

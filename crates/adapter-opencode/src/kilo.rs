@@ -7,9 +7,10 @@
 //! where OpenCode saves nothing. Its probe's set-up is [`probe`].
 //!
 //! Until `gatehouse probe kilo` has passed for the Kilo in use (the kit's record,
-//! `kilo-probe.json`), every prompt is read-only with the reason; once it has, `once`, `deny`
-//! (Kilo's reject, with a message) and `always` are verified for `bash` prompts, and answers for
-//! questions.
+//! `kilo-probe.json`), every prompt is read-only with the reason; once it has, `once` and `deny`
+//! (Kilo's reject, with a message) are verified for `bash` prompts, and answers for questions.
+//! `always` is never offered for `bash` ([`crate::bash_always_withheld!`]): Kilo checks a pattern
+//! only against the commands it finds in a script, and would save `cat *` for every project.
 
 pub mod probe;
 
@@ -39,10 +40,12 @@ pub const KILO: PluginAgent = PluginAgent {
     pid_variable: "KILO_PID",
     plugin_paths: "~/.config/kilo/plugin/gatehouse.js ($XDG_CONFIG_HOME/kilo/plugin/), or a project's .kilo/plugin/gatehouse.js",
     always: AlwaysKept::InUserConfiguration("~/.config/kilo/kilo.json"),
+    bash_always_withheld: crate::bash_always_withheld!("Kilo"),
 };
 
-/// Kilo Code CLI, as the kit knows it: one group of cases proves `once`, `deny` (Kilo's reject,
-/// with a message) and `always` for `bash` prompts, and answers to questions.
+/// Kilo Code CLI, as the kit knows it: one group of cases proves `once` and `deny` (Kilo's
+/// reject, with a message) for `bash` prompts, and answers to questions; `always` is never
+/// offered for `bash`, with [`KILO`]'s reason.
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
@@ -60,7 +63,10 @@ pub const AGENT: AgentDescription = AgentDescription {
         installed_if_not_running: false,
         parse: version::parse_version_output,
     },
-    unlocks: crate::plugin_agent::unlocks("answer the others in Kilo's terminal"),
+    unlocks: crate::plugin_agent::unlocks(
+        &[crate::plugin_agent::bash_unlock(&KILO)],
+        "answer the others in Kilo's terminal",
+    ),
     // Kilo's own prompt stays on screen while the hook waits; the first answer wins.
     while_held: Some(WhileHeld::OwnPromptStaysLive),
     installer: &install::PluginInstaller { agent: &KILO },

@@ -21,9 +21,11 @@
 //! wins both ways, so a prompt is held until an outcome, as with Claude Code. Until
 //! `gatehouse probe opencode` has passed for the OpenCode in use (the kit's probe record,
 //! `opencode-probe.json`), everything is
-//! read-only with the reason; once it has, `once`, `deny` (OpenCode's reject, with a message)
-//! and `always` are verified for `bash` prompts, and answers for questions. What each answer
-//! really does in OpenCode is in the prompt itself ([`effects`]).
+//! read-only with the reason; once it has, `once` and `deny` (OpenCode's reject, with a message)
+//! are verified for `bash` prompts, and answers for questions. `always` is never offered for
+//! `bash` ([`bash_always_withheld!`]: OpenCode checks a pattern only against the commands it
+//! finds in a script, so `cat *` lets any code run). What each answer really does in OpenCode is
+//! in the prompt itself ([`effects`]).
 //!
 //! Modules: [`plugin_agent`] (what differs per agent), [`events`] (hook input), [`verdict`]
 //! (hook output), [`effects`] (what each answer does), [`version`] (how `opencode --version`
@@ -61,10 +63,12 @@ pub const OPENCODE: PluginAgent = PluginAgent {
     pid_variable: "OPENCODE_PID",
     plugin_paths: "~/.config/opencode/plugin/gatehouse.js ($XDG_CONFIG_HOME/opencode/plugin/), or a project's .opencode/plugin/gatehouse.js",
     always: AlwaysKept::UntilRestart,
+    bash_always_withheld: bash_always_withheld!("OpenCode"),
 };
 
-/// OpenCode, as the kit knows it: one group of cases proves `once`, `deny` (OpenCode's reject,
-/// with a message) and `always` for `bash` prompts, and answers to questions.
+/// OpenCode, as the kit knows it: one group of cases proves `once` and `deny` (OpenCode's
+/// reject, with a message) for `bash` prompts, and answers to questions; `always` is never
+/// offered for `bash`, with [`OPENCODE`]'s reason.
 pub const AGENT: AgentDescription = AgentDescription {
     id: ADAPTER_ID,
     name: NAME,
@@ -81,7 +85,10 @@ pub const AGENT: AgentDescription = AgentDescription {
         installed_if_not_running: false,
         parse: version::parse_version_output,
     },
-    unlocks: crate::plugin_agent::unlocks("answer the others in OpenCode's terminal"),
+    unlocks: plugin_agent::unlocks(
+        &[plugin_agent::bash_unlock(&OPENCODE)],
+        "answer the others in OpenCode's terminal",
+    ),
     // OpenCode's own prompt stays on screen while the hook waits; the first answer wins.
     while_held: Some(WhileHeld::OwnPromptStaysLive),
     installer: &install::PluginInstaller { agent: &OPENCODE },

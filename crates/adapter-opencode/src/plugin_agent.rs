@@ -4,28 +4,32 @@
 //! ([`crate::probe`]); each states only this, its [`crate::probe::ProbeSetup`] and its kit
 //! description (`AGENT`), whose installer, events and verdicts are these shared ones for it.
 
-use gatehouse_core::Action;
 use gatehouse_harness::gated::{ToolUnlock, UnlockGroup, Unlocks};
 
 use crate::effects::AlwaysKept;
 
-/// What a passing probe unlocks for every agent of the plugin: the permission prompt's once,
-/// deny and always, and answers to questions, all proved by one set of cases. `elsewhere`: where
-/// the person answers the other tools' prompts, such as `answer the others in Kilo's terminal`.
-pub const fn unlocks(elsewhere: &'static str) -> Unlocks {
+/// What a passing probe unlocks for every agent of the plugin: the permission prompts of
+/// `tools` ([`bash_unlock`]) and answers to questions, all proved by one set of cases.
+/// `elsewhere`: where the person answers the other tools' prompts, such as `answer the others in
+/// Kilo's terminal`.
+pub const fn unlocks(tools: &'static [ToolUnlock], elsewhere: &'static str) -> Unlocks {
     Unlocks {
         groups: &[UnlockGroup::EVERY_CASE],
-        tools: &[ToolUnlock {
-            tool: crate::events::ANSWERABLE_PERMISSION,
-            group: 0,
-            actions: &[Action::Once, Action::Deny, Action::Always],
-            also: None,
-            not_unlocked: "",
-        }],
+        tools,
         questions: Some(0),
         elsewhere,
         held: None,
     }
+}
+
+/// What a passing probe unlocks for the bash prompts of `agent`: once and deny, never `always`,
+/// for the reason the agent states ([`PluginAgent::bash_always_withheld`]).
+pub const fn bash_unlock(agent: &PluginAgent) -> ToolUnlock {
+    ToolUnlock::once_and_deny(
+        crate::events::ANSWERABLE_PERMISSION,
+        0,
+        agent.bash_always_withheld,
+    )
 }
 
 /// One agent that loads gatehouse's OpenCode plugin: its names, where it keeps its
@@ -50,4 +54,7 @@ pub struct PluginAgent {
     pub plugin_paths: &'static str,
     /// What its `always` approves, and for how long.
     pub always: AlwaysKept,
+    /// Why its `always` is never offered for `bash`: [`crate::bash_always_withheld!`] of its
+    /// name.
+    pub bash_always_withheld: &'static str,
 }

@@ -23,18 +23,26 @@ fn read_only_offers_nothing_and_says_why() {
     assert!(rule.actions[0].evidence.contains("no probe"));
 }
 
+/// A passing probe verifies `once` and `deny` for bash; its `always` stays unverified, its
+/// evidence the reason it is never offered (what `gatehouse status --json` says).
 #[test]
-fn a_verified_probe_offers_once_deny_and_always_for_bash_and_answers_for_questions() {
+fn a_verified_probe_offers_once_and_deny_for_bash_never_always_and_answers_for_questions() {
     let flags = AGENT.capabilities_for(&[verified("by probe on 2026-12-01 for OpenCode 1.18.33")]);
     assert_eq!(
         flags.offered(PromptKind::Permission, "bash"),
         vec![Action::Once, Action::Deny]
     );
     let bash = flags.rule_for(PromptKind::Permission, "bash").unwrap();
-    assert!(bash
+    let always = bash
         .actions
         .iter()
-        .any(|flag| flag.action == Action::Always && flag.verified));
+        .find(|flag| flag.action == Action::Always)
+        .unwrap();
+    assert!(!always.verified);
+    assert_eq!(always.evidence, crate::OPENCODE.bash_always_withheld);
+    assert!(always
+        .evidence
+        .starts_with("OpenCode checks a bash pattern only against"));
     assert!(flags.offered(PromptKind::Permission, "edit").is_empty());
     assert_eq!(
         flags.offered(PromptKind::Question, "question"),
@@ -43,13 +51,21 @@ fn a_verified_probe_offers_once_deny_and_always_for_bash_and_answers_for_questio
 }
 
 /// Verified, read-only, and with no probe, as OpenCode's own `capabilities_for` rendered them
-/// before the kit held its rule (tests/data/capabilities-before-the-kit.json, written by that code).
+/// before the kit held its rule (tests/data/capabilities-before-the-kit.json, written by that code),
+/// but for one change since: bash's `always` is no longer verified, its evidence the reason.
 #[test]
-fn the_flags_are_those_from_before_the_kit() {
-    let before: Vec<serde_json::Value> = serde_json::from_str(include_str!(
+fn the_flags_are_those_from_before_the_kit_but_for_bashs_always() {
+    let mut before: Vec<serde_json::Value> = serde_json::from_str(include_str!(
         "../tests/data/capabilities-before-the-kit.json"
     ))
     .unwrap();
+    let bash_always = &mut before[0]["rules"][0]["actions"][2];
+    assert_eq!(bash_always["action"], "always");
+    *bash_always = serde_json::json!({
+        "action": "always",
+        "verified": false,
+        "evidence": crate::OPENCODE.bash_always_withheld,
+    });
     let read_only = Unlock::ReadOnly {
         reason: "ro".into(),
     };
@@ -137,11 +153,11 @@ fn a_record_written_before_the_kit_reads_unlocks_the_same_and_is_written_back_al
 }
 
 #[test]
-fn a_passing_probe_says_it_offers_once_deny_and_always_and_answers_as_before() {
+fn a_passing_probe_says_it_offers_once_and_deny_and_answers() {
     assert_eq!(
         AGENT.offers(),
         (
-            "once, deny and always".to_owned(),
+            "once and deny".to_owned(),
             "bash prompts, and answers to its questions".to_owned()
         )
     );

@@ -1,6 +1,6 @@
 //! The parser against the events captured from OpenCode 1.18.33, and against hostile ones.
 
-use gatehouse_core::{Action, AdapterCapabilities, RuleMatch};
+use gatehouse_core::{Action, AdapterCapabilities};
 use serde_json::{json, Value};
 
 use super::*;
@@ -71,25 +71,21 @@ fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
     let terminal = prompt.extra.terminal.clone().unwrap();
     assert_eq!(terminal.tmux_pane, "%0");
     assert_eq!(terminal.pid, Some(18849));
-    let suggestion = &prompt.extra.suggestions[0];
-    assert_eq!(
-        suggestion.allows,
-        [RuleMatch::Wildcard {
-            tool: "bash".into(),
-            pattern: "printf *".into()
-        }
-        .with_warnings()]
-    );
+    // OpenCode would approve `printf *`, but gatehouse offers no always for bash, and says why.
+    assert!(prompt.extra.suggestions.is_empty());
     let preview = prompt.extra.preview.as_ref().unwrap();
     assert!(
-        preview.text.contains("until it restarts"),
+        preview.text.contains(&format!(
+            "always: not offered, because {}.",
+            crate::OPENCODE.bash_always_withheld
+        )),
         "{}",
         preview.text
     );
-    // Verified, it is answerable with once, deny and always.
+    // Verified, it is answerable with once and deny.
     assert_eq!(
         verified().deliverable(&prompt),
-        [Action::Once, Action::Deny, Action::Always]
+        [Action::Once, Action::Deny]
     );
     // The bare event (the SSE form) reads the same, without the folder.
     let bare = parse(
@@ -244,7 +240,7 @@ fn malformed_events_are_errors_never_prompts() {
 }
 
 /// Hostile text stays the agent's, whole, for front ends to make visible; an `always` list that
-/// cannot be shown in full offers no `always`.
+/// cannot be shown in full offers no `always`, for a permission other than bash too.
 #[test]
 fn hostile_commands_are_kept_whole_and_unshowable_patterns_offer_no_always() {
     let hostile = "printf ok \u{202e}txt.exe\u{1b}[2J > x; rm -rf ~ `whoami`";
@@ -278,16 +274,24 @@ fn hostile_commands_are_kept_whole_and_unshowable_patterns_offer_no_always() {
     );
 
     let many: Vec<String> = (0..1000).map(|n| format!("cmd{n} *")).collect();
-    event["properties"]["always"] = json!(many);
-    let (prompt, _) = prompt_of(
-        parse(
-            &crate::OPENCODE,
-            &from_plugin(&event.to_string()),
-            None,
-            &in_tmux(),
-        )
-        .unwrap(),
-    );
-    assert!(prompt.extra.suggestions.is_empty());
-    assert!(!verified().deliverable(&prompt).contains(&Action::Always));
+    event["properties"]["permission"] = "edit".into();
+    for (always, why) in [
+        (json!(many), "more than gatehouse shows"),
+        (json!(["src/*", 7]), "not text"),
+    ] {
+        event["properties"]["always"] = always;
+        let (prompt, _) = prompt_of(
+            parse(
+                &crate::OPENCODE,
+                &from_plugin(&event.to_string()),
+                None,
+                &in_tmux(),
+            )
+            .unwrap(),
+        );
+        assert!(prompt.extra.suggestions.is_empty());
+        assert!(!verified().deliverable(&prompt).contains(&Action::Always));
+        let preview = prompt.extra.preview.unwrap();
+        assert!(preview.text.contains(why), "{}", preview.text);
+    }
 }

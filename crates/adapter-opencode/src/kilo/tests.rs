@@ -72,23 +72,20 @@ fn kilos_bash_permission_is_a_kilo_prompt_held_with_its_command_and_terminal() {
         (terminal.tmux_pane.as_str(), terminal.pid),
         ("%1", Some(3014))
     );
-    // What Kilo does with always is in the prompt: saved, for the user's every project.
-    let suggestion = &prompt.extra.suggestions[0];
-    assert_eq!(suggestion.scopes, [AlwaysScope::User]);
+    // No always for bash, and the prompt says why, in Kilo's name.
+    assert!(prompt.extra.suggestions.is_empty());
     let preview = prompt.extra.preview.as_ref().unwrap();
     assert_eq!(preview.title, "What Kilo does with each answer");
     assert!(
-        preview
-            .text
-            .contains("saves the rule in ~/.config/kilo/kilo.json"),
+        preview.text.contains(&format!(
+            "always: not offered, because {}.",
+            KILO.bash_always_withheld
+        )),
         "{}",
         preview.text
     );
     let flags = AGENT.capabilities_for(&[verified()]);
-    assert_eq!(
-        flags.deliverable(&prompt),
-        [Action::Once, Action::Deny, Action::Always]
-    );
+    assert_eq!(flags.deliverable(&prompt), [Action::Once, Action::Deny]);
     // Read-only until probed.
     assert!(capabilities().deliverable(&prompt).is_empty());
 }
@@ -106,6 +103,17 @@ fn another_kilo_permission_is_watched_and_says_to_answer_it_in_kilo() {
     assert!(
         reason.contains("bash prompts of Kilo; answer this edit prompt in Kilo's terminal"),
         "{reason}"
+    );
+    // Its always (answered in Kilo's terminal) is described: saved, for the user's every project.
+    let suggestion = &prompt.extra.suggestions[0];
+    assert_eq!(suggestion.scopes, [AlwaysScope::User]);
+    let preview = prompt.extra.preview.unwrap();
+    assert!(
+        preview
+            .text
+            .contains("saves the rule in ~/.config/kilo/kilo.json"),
+        "{}",
+        preview.text
     );
 }
 
@@ -148,7 +156,7 @@ fn a_hook_that_no_kilo_runs_cannot_say_which_kilo_asks() {
 }
 
 #[test]
-fn read_only_until_probed_then_once_deny_always_and_answers_from_its_own_record() {
+fn read_only_until_probed_then_once_deny_and_answers_from_its_own_record() {
     let flags = capabilities();
     assert!(flags.offered(PromptKind::Permission, "bash").is_empty());
     assert!(flags.offered(PromptKind::Question, "question").is_empty());
@@ -232,11 +240,11 @@ fn the_installer_writes_kilos_plugin_into_kilos_folders_and_says_so() {
 }
 
 #[test]
-fn a_passing_probe_says_it_offers_once_deny_and_always_and_answers() {
+fn a_passing_probe_says_it_offers_once_and_deny_and_answers() {
     assert_eq!(
         AGENT.offers(),
         (
-            "once, deny and always".to_owned(),
+            "once and deny".to_owned(),
             "bash prompts, and answers to its questions".to_owned()
         )
     );

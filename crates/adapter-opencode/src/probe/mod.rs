@@ -22,10 +22,11 @@
 //!   command not run, and its "Allow once" ran it: the agent's prompt was in charge.
 //! - `question`: the model asks a question, gatehouse answers `Red`. Passes when the model read
 //!   that answer.
-//! - `always` (last: it changes the agent until it restarts, Kilo for good): gatehouse answers
-//!   `always`. Passes when the command ran and then, with no verdict given any more, another
-//!   `printf` command in a new turn ran with no prompt at all: the agent approved the request's
-//!   `always` pattern (`printf *`), as gatehouse shows it.
+//!
+//! There is no `always` case: gatehouse never offers `always` for a `bash` prompt of the family
+//! ([`crate::bash_always_withheld!`]), so there is nothing of it to prove. (Earlier probes had
+//! one, which showed that the agent approves the request's `always` pattern, `printf *`; their
+//! records still read, and that case unlocks nothing.)
 
 pub mod model;
 pub mod private;
@@ -44,9 +45,7 @@ use gatehouse_harness::probe::screen::{
 };
 pub use gatehouse_harness::probe::ProbeOptions;
 pub use gatehouse_harness::probe::DENY_MESSAGE;
-use gatehouse_harness::probe::{
-    command_case, standard_cases, wait_until, CommandCase, GatedProbe, HookAnswer, ProbeError,
-};
+use gatehouse_harness::probe::{standard_cases, CommandCase, GatedProbe, ProbeError};
 use gatehouse_harness::record::ProbeRecord;
 
 use crate::{events, verdict};
@@ -147,11 +146,6 @@ pub enum OpenCodeProbeError {
 enum Case {
     /// `allow`, `deny` or `no-verdict`: the kit's standard case.
     Standard(CommandCase),
-    /// `always`: the call answered `always`, then `again`, which must run unasked.
-    Always {
-        first: CommandCase,
-        again: CommandCase,
-    },
     /// `question`: the call asks [`PROBE_QUESTION`].
     Question(ScriptedCall),
 }
@@ -160,7 +154,6 @@ impl ProbeCase for Case {
     fn name(&self) -> &str {
         match self {
             Case::Standard(case) => case.name,
-            Case::Always { first, .. } => first.name,
             Case::Question(_) => "question",
         }
     }
@@ -168,7 +161,6 @@ impl ProbeCase for Case {
     fn description(&self, screen: &AgentScreen) -> String {
         match self {
             Case::Standard(case) => case.description(screen),
-            Case::Always { .. } => format!("gatehouse answers always; the command must run, and then another printf command must run with no prompt ({} approved `printf *`)", screen.agent),
             Case::Question(_) => format!("the model asks a question and gatehouse answers {PROBE_ANSWER}; the model must read that answer"),
         }
     }
@@ -177,22 +169,19 @@ impl ProbeCase for Case {
         match self {
             Case::Standard(case) => case.calls(),
             Case::Question(call) => vec![call.clone()],
-            Case::Always { first, again } => vec![first.call.clone(), again.call.clone()],
         }
     }
 
     fn check(&self, session: &Session<'_>) -> Result<String, String> {
         match self {
             Case::Standard(case) => session.check_command(case),
-            Case::Always { first, again } => check_always(session, first, again),
             Case::Question(call) => check_question(session, call),
         }
     }
 }
 
-/// The cases in order, their commands writing into `workspace`: the standard ones, the question,
-/// and `always` last: it approves `printf *` for the rest of the agent's life, and every other
-/// case asks to run a `printf` command.
+/// The cases in order, their commands writing into `workspace`: the standard ones, then the
+/// question.
 fn cases(workspace: &Path) -> Vec<Case> {
     let mut cases: Vec<Case> = standard_cases(workspace)
         .into_iter()
@@ -202,10 +191,6 @@ fn cases(workspace: &Path) -> Vec<Case> {
         "probe",
         PROBE_QUESTION,
     )));
-    cases.push(Case::Always {
-        first: command_case(workspace, "always", HookAnswer::Allow),
-        again: command_case(workspace, "always-again", HookAnswer::NoVerdict),
-    });
     cases
 }
 
@@ -285,66 +270,6 @@ fn question_prompt() -> NewPrompt {
         }],
         ..bash_prompt()
     }
-}
-
-fn check_always(
-    session: &Session<'_>,
-    first: &CommandCase,
-    again: &CommandCase,
-) -> Result<String, String> {
-    let agent = session.screen.agent;
-    let left = Countdown::start(session.case_deadline);
-    let always = Verdict(Answer::Always {
-        suggestion: Some("s1".into()),
-        scope: Default::default(),
-    });
-    let shown = session.ask(
-        (first.name, &first.call),
-        &session.screen.rendered(Some(always)),
-        &left,
-        |prompt| {
-            (prompt.summary == first.call.command).then(|| {
-                prompt
-                    .extra
-                    .suggestions
-                    .first()
-                    .map(|suggestion| suggestion.describe())
-                    .unwrap_or_default()
-            })
-        },
-    )?;
-    if shown.is_empty() {
-        return Err(format!(
-            "{agent}'s request named no pattern to approve, so gatehouse shows no always"
-        ));
-    }
-    gatehouse_harness::probe::wait_for_output(session.model, &first.call.call_id, left.left())
-        .ok_or_else(|| format!("{agent} did not report the call's outcome to the model"))?;
-    if fs::read_to_string(&first.marker).ok().as_deref() != Some("always") {
-        return Err("the command did not run on gatehouse's always".into());
-    }
-    session.wait_until_ready(&left)?;
-    // No verdict from now on: should the agent ask, its own prompt would wait, unanswered.
-    session.private.hook.answer_with("")?;
-    session.send_message("gatehouse probe: case always, again", &left)?;
-    let asked_again = || session.events_for(&again.call.command) > 0;
-    let _ = wait_until(left.left(), || {
-        session.model.output_for(&again.call.call_id).is_some() || asked_again()
-    });
-    if asked_again() {
-        return Err(format!(
-            "{agent} asked again for `{}` after always had approved {shown}",
-            again.call.command
-        ));
-    }
-    if fs::read_to_string(&again.marker).ok().as_deref() != Some("always-again") {
-        return Err(format!("`{}` did not run after always", again.call.command));
-    }
-    session.wait_until_ready(&left)?;
-    Ok(format!(
-        "{agent} ran `{}` on gatehouse's always, then `{}` with no prompt: always approved {shown}",
-        first.call.command, again.call.command
-    ))
 }
 
 fn check_question(session: &Session<'_>, call: &ScriptedCall) -> Result<String, String> {
