@@ -1,5 +1,6 @@
 //! The command-line contract, against a real gateway: `status`, `list --json`, `answer`,
-//! `release`, `watch --json`, `hook claude` and `install claude`.
+//! `release`, `watch --json`, `hook claude` and `install claude`; in `cli_*.rs` beside it, the
+//! commands of the first ten minutes (`setup`'s preview).
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -8,6 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::common::{claude_bash, claude_fixture, finish, Gateway, Reaped, Sandbox};
+
+#[path = "cli_setup.rs"]
+mod setup;
 
 const HOOK_EXIT: Duration = Duration::from_secs(10);
 

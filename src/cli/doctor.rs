@@ -270,12 +270,13 @@ fn hooks_check(agent: &Agent, state: &HookState) -> Check {
                 Outcome::Fail,
                 format!(
                     "outdated in {file} (an install here {})",
-                    planned.join(", ")
+                    planned.changes.join(", ")
                 ),
             )
             .fixed_by(fix)
         }
-        HookState::Unusable(why) => Check::new(name, Outcome::Fail, why.clone()),
+        // The installer says what is wrong with the file; once it is fixed, the install.
+        HookState::Unusable(why) => Check::new(name, Outcome::Fail, why.clone()).fixed_by(install),
     }
 }
 

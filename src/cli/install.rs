@@ -150,7 +150,16 @@ fn accepted_in_terminal() -> anyhow::Result<bool> {
     Ok(answer.trim().eq_ignore_ascii_case("yes"))
 }
 
+/// Prints what changed, where the backup is, and the installer's notes.
 pub fn print_outcome(outcome: &InstallOutcome, what: &str) {
+    print_changes(outcome, what);
+    for note in &outcome.notes {
+        println!("{note}");
+    }
+}
+
+/// Prints what changed and where the backup is, without the notes.
+pub fn print_changes(outcome: &InstallOutcome, what: &str) {
     if outcome.changes.is_empty() {
         println!(
             "{}: nothing to change; gatehouse is already {what} there.",
@@ -164,8 +173,5 @@ pub fn print_outcome(outcome: &InstallOutcome, what: &str) {
         if let Some(backup) = &outcome.backup {
             println!("The previous settings are saved in {}.", backup.display());
         }
-    }
-    for note in &outcome.notes {
-        println!("{note}");
     }
 }

@@ -22,7 +22,7 @@ use clap::Args;
 use gatehouse_core::text::visible;
 use gatehouse_web::control::{self, ControlReply, ControlRequest};
 
-use self::agents::{Agent, HookState};
+use self::agents::{Agent, HookState, Plan};
 use self::user_service::{Manager, ServiceState};
 use crate::cli::install;
 use crate::cli::service::Done;
@@ -206,13 +206,7 @@ fn set_up_agent(
         println!("  gatehouse's hooks {what}; installing them:");
     } else {
         println!("  gatehouse's hooks {what}; installing them changes it so (tried on a copy):");
-        for change in &planned {
-            println!("    {}", visible(change));
-        }
-        println!(
-            "  Each hook runs {}; a backup of the file is kept.",
-            shown_path(&request.program)
-        );
+        print!("{}", preview(&planned));
     }
     if !accepted(
         consent,
@@ -228,9 +222,34 @@ fn set_up_agent(
             ..request.clone()
         })
         .map_err(|error| anyhow::anyhow!("{error}"))?;
-    install::print_outcome(&outcome, "installed");
+    if consent == Consent::Everything {
+        install::print_outcome(&outcome, "installed");
+    } else {
+        // The notes were in the preview, word for word.
+        install::print_changes(&outcome, "installed");
+    }
     tally.made += 1;
     Ok(())
+}
+
+/// What an install would do, as `gatehouse install AGENT` prints it when it does it: each change,
+/// the installer's notes (the hook command as written, the hold, what the agent needs next), and
+/// a backup only where there is a file to back up. Indented under the agent, made safe to show.
+fn preview(planned: &Plan) -> String {
+    let mut text = String::new();
+    for change in &planned.changes {
+        text.push_str(&format!("    {}\n", visible(change)));
+    }
+    for note in &planned.notes {
+        text.push_str(&format!("  {}\n", visible(note)));
+    }
+    if let Some(backup) = &planned.backup {
+        text.push_str(&format!(
+            "  The previous settings would be saved in {}.\n",
+            shown_path(backup)
+        ));
+    }
+    text
 }
 
 /// The gateway as a user service, or how to run it by hand.

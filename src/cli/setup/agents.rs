@@ -115,20 +115,30 @@ fn version_word(output: &str) -> Option<String> {
     })
 }
 
+/// What an install would do to one settings file, as the trial found it: the same words
+/// `gatehouse install AGENT` prints when it does it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Plan {
+    /// Each change, such as "added the Stop hook".
+    pub changes: Vec<String>,
+    /// The installer's notes: the hook command as written, how long a prompt is held, what the
+    /// agent needs next.
+    pub notes: Vec<String>,
+    /// Where the install saves the file as it was: only a file that is there has a backup.
+    pub backup: Option<PathBuf>,
+}
+
 /// Where gatehouse's hooks stand in one settings file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HookState {
     /// An install would change nothing. `answerable`: the file also holds the entries of an
     /// answerable install (`install AGENT --answerable`), which a plain install would remove.
     Current { answerable: bool },
-    /// None of gatehouse's entries is there; an install would make `planned`.
-    Absent { planned: Vec<String> },
+    /// None of gatehouse's entries is there; an install would do `planned`.
+    Absent { planned: Plan },
     /// gatehouse's entries are there but not as this binary installs them (another binary's
-    /// path, older arguments or events); an install would make `planned`.
-    Outdated {
-        planned: Vec<String>,
-        answerable: bool,
-    },
+    /// path, older arguments or events); an install would do `planned`.
+    Outdated { planned: Plan, answerable: bool },
     /// The file cannot be read or changed as it is: why, in the installer's words.
     Unusable(String),
 }
@@ -156,8 +166,8 @@ fn hook_state(
 struct Trial {
     /// What an uninstall removes from the file as it is: gatehouse's entries there now.
     present: Vec<String>,
-    /// What an install changes in the file as it is.
-    planned: Vec<String>,
+    /// What an install does to the file as it is.
+    planned: Plan,
     /// What an uninstall removes after that install: the entries an install leaves.
     kept: Vec<String>,
 }
@@ -178,18 +188,13 @@ impl Trial {
             .filter(|change| !kept.contains(change))
             .collect();
         let answerable = has_answerable_install && !beyond.is_empty();
-        let planned: Vec<String> = if answerable {
+        let mut planned = self.planned;
+        if answerable {
             // The removal of those entries is the plain install undoing the person's choice,
             // not a sign that the rest is out of date.
-            self.planned
-                .iter()
-                .filter(|change| !beyond.contains(change))
-                .cloned()
-                .collect()
-        } else {
-            self.planned
-        };
-        if planned.is_empty() {
+            planned.changes.retain(|change| !beyond.contains(change));
+        }
+        if planned.changes.is_empty() {
             HookState::Current { answerable }
         } else {
             HookState::Outdated {
@@ -241,9 +246,31 @@ fn trial(
         })
         .map_err(in_words)?;
     let kept = installer.uninstall(&planned_copy).map_err(in_words)?;
+    let naming_the_real_file = |text: String| {
+        text.replace(
+            &planned_copy.display().to_string(),
+            &settings.display().to_string(),
+        )
+    };
     Ok(Trial {
         present: present.changes,
-        planned: planned.changes,
+        planned: Plan {
+            changes: planned
+                .changes
+                .into_iter()
+                .map(naming_the_real_file)
+                .collect(),
+            notes: planned
+                .notes
+                .into_iter()
+                .map(naming_the_real_file)
+                .collect(),
+            // A missing file is made new: there is nothing to back up.
+            backup: planned
+                .backup
+                .filter(|_| original.is_some())
+                .map(|backup| naming_the_real_file(backup.display().to_string()).into()),
+        },
         kept: kept.changes,
     })
 }
@@ -310,8 +337,15 @@ mod tests {
         let words = |list: &[&str]| list.iter().map(|word| (*word).to_owned()).collect();
         Trial {
             present: words(present),
-            planned: words(planned),
+            planned: plan(planned),
             kept: words(kept),
+        }
+    }
+
+    fn plan(changes: &[&str]) -> Plan {
+        Plan {
+            changes: changes.iter().map(|change| (*change).to_owned()).collect(),
+            ..Plan::default()
         }
     }
 
@@ -321,7 +355,7 @@ mod tests {
         assert_eq!(
             trial(&[], &added, &["removed the Stop hook"]).state(false),
             HookState::Absent {
-                planned: vec!["added the Stop hook".into()]
+                planned: plan(&["added the Stop hook"])
             }
         );
         let removed = ["removed the Stop hook"];
@@ -332,7 +366,7 @@ mod tests {
         assert_eq!(
             trial(&removed, &["updated the Stop hook"], &removed).state(false),
             HookState::Outdated {
-                planned: vec!["updated the Stop hook".into()],
+                planned: plan(&["updated the Stop hook"]),
                 answerable: false
             }
         );
@@ -356,7 +390,7 @@ mod tests {
             )
             .state(true),
             HookState::Outdated {
-                planned: vec!["updated the Stop hook".into()],
+                planned: plan(&["updated the Stop hook"]),
                 answerable: true
             }
         );
@@ -364,7 +398,7 @@ mod tests {
         assert_eq!(
             trial(&present, &["removed the BeforeTool hook"], &kept).state(false),
             HookState::Outdated {
-                planned: vec!["removed the BeforeTool hook".into()],
+                planned: plan(&["removed the BeforeTool hook"]),
                 answerable: false
             }
         );
