@@ -149,6 +149,7 @@ enum Command {
     #[command(after_help = answer::AFTER_HELP)]
     Answer(answer::AnswerArgs),
     /// Read the audit log: every prompt and transition, who answered and what was delivered.
+    #[command(arg(socket_meaning_nothing()))]
     Log {
         /// Print the records as JSON, one a line.
         #[arg(long)]
@@ -171,11 +172,11 @@ enum Command {
     },
     /// Add gatehouse's hooks to an agent's settings; `install service` runs the gateway as a
     /// user service (systemd socket activation, or launchd on macOS).
-    #[command(after_help = install::after_help())]
+    #[command(after_help = install::after_help(), arg(socket_meaning_nothing()))]
     Install(InstallTarget),
     /// Remove gatehouse's hooks (and only those) from an agent's settings; `uninstall service`
     /// removes the service files.
-    #[command(after_help = install::after_help())]
+    #[command(after_help = install::after_help(), arg(socket_meaning_nothing()))]
     Uninstall(InstallTarget),
     /// Check, live and offline, whether the installed agent honours gatehouse's answers; a pass
     /// unlocks answering that agent version's prompts from gatehouse.
@@ -197,12 +198,41 @@ enum Command {
     Web(web::WebArgs),
     /// Print a shell completion script, e.g. `gatehouse completions bash >
     /// ~/.local/share/bash-completion/completions/gatehouse`.
+    #[command(arg(socket_meaning_nothing()))]
     Completions {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Print the man page in roff, e.g. `gatehouse man > ~/.local/share/man/man1/gatehouse.1`.
-    Man,
+    /// Print a man page in roff: gatehouse(1), or a command's, such as gatehouse-setup(1) for
+    /// `gatehouse man setup`.
+    ///
+    /// For example `gatehouse man > ~/.local/share/man/man1/gatehouse.1` and
+    /// `gatehouse man setup > ~/.local/share/man/man1/gatehouse-setup.1`, then `man gatehouse`.
+    /// The pages come from the same definitions as `--help`, so they always match this binary.
+    #[command(arg(socket_meaning_nothing()))]
+    Man {
+        /// The command whose page to print, such as `setup` or `web pair` [default: gatehouse(1)
+        /// itself, which lists the commands].
+        #[arg(value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+}
+
+/// The commands that never reach the gateway, whose `--socket` is [`socket_meaning_nothing`].
+const WITHOUT_SOCKET: &[&str] = &["log", "install", "uninstall", "completions", "man"];
+
+/// `--socket` for a command that never reaches the gateway (it reads a file, or prints): hidden
+/// from its `--help`, man page and completions, and still accepted, so that a script that passes
+/// it to every command keeps working. Clap gives a command the global `--socket` only where it
+/// has no argument of that id itself; this one is global too, so the commands under it
+/// (`install service`) take it as they did.
+fn socket_meaning_nothing() -> clap::Arg {
+    clap::Arg::new("socket")
+        .long("socket")
+        .value_name("PATH")
+        .value_parser(clap::value_parser!(PathBuf))
+        .global(true)
+        .hide(true)
 }
 
 impl Cli {
@@ -224,7 +254,7 @@ impl Cli {
                 | Command::Log { .. }
                 | Command::Doctor(_)
                 | Command::Completions { .. }
-                | Command::Man
+                | Command::Man { .. }
         )
     }
 
@@ -290,7 +320,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Setup(arguments) => setup::run(socket_path(socket)?, arguments),
         Command::Doctor(arguments) => doctor::run(socket_path(socket)?, arguments),
         Command::Completions { shell } => completions::completions(shell),
-        Command::Man => completions::man(),
+        Command::Man { command } => completions::man(&command),
     }
 }
 
