@@ -1,6 +1,7 @@
 //! The command-line contract, against a real gateway: `status`, `list --json`, `answer`,
 //! `release`, `watch --json`, `hook claude` and `install claude`; in `cli_*.rs` beside it, the
-//! commands of the first ten minutes (`setup`'s preview, `man`, the options each command takes).
+//! commands of the first ten minutes (`setup`'s preview, `doctor`'s page and push checks, `man`,
+//! the options each command takes, `serve`'s log).
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -10,8 +11,12 @@ use serde_json::{json, Value};
 
 use crate::common::{claude_bash, claude_fixture, finish, Gateway, Reaped, Sandbox};
 
+#[path = "cli_doctor.rs"]
+mod doctor;
 #[path = "cli_pages.rs"]
 mod pages;
+#[path = "cli_serve.rs"]
+mod serve;
 #[path = "cli_setup.rs"]
 mod setup;
 

@@ -1,6 +1,7 @@
 //! `gatehouse serve`: takes what systemd passed (before any thread starts), reads the socket
 //! path and `[serve]` settings, raises the open-file limit, and runs the gateway's life cycle
 //! (`gatehouse_gateway::run`) with the registered adapters; its typed errors get their hints here.
+//! Its log goes to stderr, coloured only for a terminal and without `NO_COLOR`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +18,10 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(log_in_colour(
+            std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            std::env::var_os("NO_COLOR").as_deref(),
+        ))
         .init();
     // Before any thread starts: the variables are removed so no child inherits them.
     let activated = gatehouse_gateway::activation::take_from_environment()?;
@@ -38,6 +43,13 @@ pub fn run(socket_flag: Option<PathBuf>) -> anyhow::Result<ExitCode> {
         .block_on(gatehouse_gateway::run(options))
         .map_err(with_hint)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Whether the log on stderr is coloured: only for a person at a terminal, and not when
+/// `NO_COLOR` is set to anything but the empty string (no-color.org). A file, a pipe or the
+/// journal gets plain text, with no escapes for the next program to trip on.
+fn log_in_colour(stderr_is_a_terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    stderr_is_a_terminal && no_color.is_none_or(|value| value.is_empty())
 }
 
 /// `$XDG_STATE_HOME/gatehouse/audit.jsonl`, for `gatehouse log`.
@@ -71,5 +83,20 @@ fn with_hint(error: RunError) -> anyhow::Error {
             "the gateway stopped accepting connections"
         }),
         other => other.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_in_colour;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn the_log_is_coloured_only_at_a_terminal_without_no_color() {
+        assert!(log_in_colour(true, None));
+        assert!(log_in_colour(true, Some(OsStr::new(""))));
+        assert!(!log_in_colour(true, Some(OsStr::new("1"))));
+        assert!(!log_in_colour(false, None));
+        assert!(!log_in_colour(false, Some(OsStr::new("1"))));
     }
 }
