@@ -34,7 +34,7 @@ pub fn describe(rule: &Rule) -> String {
     words.push('.');
     if let Some(pattern) = &spec.command {
         if allow {
-            words.push_str(" In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it.");
+            words.push_str(" In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it; copies between the standard outputs (`2>&1`) may come anywhere.");
             if let Some(unseen) = safe_words::unseen_code(&pattern.words_text()) {
                 words.push_str(&format!(
                     " The rule covers the command's words only, not {unseen}: whatever is there when it runs, runs without asking."

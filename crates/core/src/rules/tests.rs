@@ -398,9 +398,9 @@ fn a_rule_read_back_from_disk_is_checked_again() {
 
 #[test]
 fn descriptions_say_exactly_what_a_rule_lets_through() {
-    insta::assert_snapshot!(describe(&cargo_test_exact()), @"Allows the `Bash` command `cargo test` followed by nothing else, run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it. The rule covers the command's words only, not build scripts (build.rs), the crates' code and tests: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
-    insta::assert_snapshot!(describe(&allow("r2", "cargo test", FurtherWords::These(vec!["--all".into(), "--workspace".into()]))), @"Allows the `Bash` command `cargo test` followed by nothing else or only by the words `--all`, `--workspace` (any of them, any number of times, in any order), run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it. The rule covers the command's words only, not build scripts (build.rs), the crates' code and tests: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
-    insta::assert_snapshot!(describe(&allow("r3", "cat", FurtherWords::Any)), @"Allows the `Bash` command `cat` followed by any words (whatever they are, `cat` only reads files and prints them: it runs no other program and writes no file), run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it. Made by hand at 2025-11-24T16:00:00.000Z.");
+    insta::assert_snapshot!(describe(&cargo_test_exact()), @"Allows the `Bash` command `cargo test` followed by nothing else, run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it; copies between the standard outputs (`2>&1`) may come anywhere. The rule covers the command's words only, not build scripts (build.rs), the crates' code and tests: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
+    insta::assert_snapshot!(describe(&allow("r2", "cargo test", FurtherWords::These(vec!["--all".into(), "--workspace".into()]))), @"Allows the `Bash` command `cargo test` followed by nothing else or only by the words `--all`, `--workspace` (any of them, any number of times, in any order), run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it; copies between the standard outputs (`2>&1`) may come anywhere. The rule covers the command's words only, not build scripts (build.rs), the crates' code and tests: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
+    insta::assert_snapshot!(describe(&allow("r3", "cat", FurtherWords::Any)), @"Allows the `Bash` command `cat` followed by any words (whatever they are, `cat` only reads files and prints them: it runs no other program and writes no file), run in `/home/a/proj` or a folder below it (its words may name files anywhere), for any agent on any host, until removed. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it; copies between the standard outputs (`2>&1`) may come anywhere. Made by hand at 2025-11-24T16:00:00.000Z.");
     insta::assert_snapshot!(describe(&deny("d1", Some("rm"), "use trash instead")), @"Denies the `Bash` command `rm` followed by any words, run in `/home/a/proj` or a folder below it, for any agent on any host, until removed, telling the model `use trash instead`. It matches these words only: `rm` by another path, or run through another program, is not denied. Made by hand at 2025-11-24T16:00:00.000Z.");
     let mut anywhere = spec(
         "h1",
@@ -411,7 +411,7 @@ fn descriptions_say_exactly_what_a_rule_lets_through() {
     anywhere.host = Some("buildbox".into());
     anywhere.folder = Folder::root();
     anywhere.expiry = Expiry::Until(Timestamp::from_unix_millis(1_764_003_600_000));
-    insta::assert_snapshot!(describe(&Rule::new(anywhere).unwrap()), @"Allows the shell command `git status` followed by nothing else, run in any folder (its words may name files anywhere), for any agent on the host `buildbox`, until 2025-11-24T17:00:00.000Z. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
+    insta::assert_snapshot!(describe(&Rule::new(anywhere).unwrap()), @"Allows the shell command `git status` followed by nothing else, run in any folder (its words may name files anywhere), for any agent on the host `buildbox`, until 2025-11-24T17:00:00.000Z. In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it; copies between the standard outputs (`2>&1`) may come anywhere. The rule covers the command's words only, not the repository's hooks and the programs its configuration names: whatever is there when it runs, runs without asking. Made by hand at 2025-11-24T16:00:00.000Z.");
     let mut edits = spec("e1", RuleVerdict::Allow, None);
     edits.tool = Some("Edit".into());
     edits.agent = Some("codex".into());
@@ -446,39 +446,20 @@ fn agent_text_in_a_description_stays_quoted() {
     );
 }
 
-/// Pieces of shell text: words, the rules' own words, separators, quotes and every character the
-/// parser refuses, so that random joins come near the edges.
+/// Pieces of shell text: the rules' own commands, separators, words and quotes, weighted so that
+/// random joins are often allowed, and every character the parser refuses, so that they come near
+/// the edges.
 fn piece() -> impl Strategy<Value = String> {
+    let pick = |choices: &'static [&'static str]| {
+        prop::sample::select(choices).prop_map(|choice: &str| choice.to_owned())
+    };
     prop_oneof![
-        Just("cargo".to_owned()),
-        Just("test".to_owned()),
-        Just("--all".to_owned()),
-        Just("cat".to_owned()),
-        Just("git".to_owned()),
-        Just("status".to_owned()),
-        Just("rm".to_owned()),
-        Just("sh".to_owned()),
-        Just("cd".to_owned()),
-        Just("/usr/bin/cargo".to_owned()),
-        Just("A=1".to_owned()),
-        Just(" ".to_owned()),
-        Just("\t".to_owned()),
-        Just("\n".to_owned()),
-        Just(";".to_owned()),
-        Just("&".to_owned()),
-        Just("|".to_owned()),
-        Just("&&".to_owned()),
-        Just("||".to_owned()),
-        Just("'".to_owned()),
-        Just("\"".to_owned()),
-        Just("2>&1".to_owned()),
-        Just(">".to_owned()),
-        Just("<".to_owned()),
-        Just("*".to_owned()),
-        Just("#".to_owned()),
-        "[$`\\\\(){}!~<>=#*?\\[\\]\u{1b}\r\u{202e}a0-]".prop_map(|text: String| text),
-        "[ -~]{0,6}".prop_map(|text: String| text),
-        any::<String>(),
+        8 => pick(&["cargo test", "cargo test --all", "cat", "cat -n a", "git status", "rm x", "sh", "cd /tmp", "/usr/bin/cargo test", "A=1 cat", "cargo"]),
+        6 => pick(&[" ", "\t", "\n", ";", "; ", " && ", "&&", "||", "|", "|&", " & ", "&", " 2>&1", ">&2 "]),
+        4 => pick(&[" x", " --all", " test", " 'a b'", " \"c;d\"", " ''", " *.rs", " '", "\"", " #", " a#b", " ^x"]),
+        2 => "[$`\\\\(){}!~<>=#*?\\[\\]\u{1b}\r\u{202e}\u{0}a0-]".prop_map(|text: String| text),
+        1 => "[ -~]{0,6}".prop_map(|text: String| text),
+        1 => any::<String>(),
     ]
 }
 
