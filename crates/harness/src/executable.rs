@@ -124,37 +124,79 @@ pub fn installed(name: &str, probed: Option<&Path>) -> Option<PathBuf> {
 /// executable is called `name`: the agent that runs this hook. Only Linux tells this (through
 /// `/proc`); elsewhere, and when no ancestor is the agent, it is `None`.
 pub fn running_ancestor(name: &str) -> Option<(u32, PathBuf)> {
-    for pid in ancestors() {
-        let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-        if executable.file_name().is_some_and(|file| file == name) {
-            return Some((pid, executable));
+    let mut found = None;
+    nearest_ancestor(|pid| {
+        let executable = executable_of(pid)?;
+        let is_it = executable.file_name().is_some_and(|file| file == name);
+        if is_it {
+            found = Some((pid, executable));
         }
-    }
-    None
+        Some(is_it)
+    });
+    found
 }
 
 /// The process ids of this process's first few ancestors, nearest first (the parent first),
 /// through `/proc`; empty where there is none.
 pub fn ancestors() -> Vec<u32> {
     let mut found = Vec::new();
-    let mut next = parent_of("self");
-    while let Some(pid) = next {
+    nearest_ancestor(|pid| {
         found.push(pid);
-        if found.len() == ANCESTORS_LOOKED_AT {
-            break;
-        }
-        next = parent_of(&pid.to_string());
-    }
+        Some(false)
+    });
     found
 }
 
-/// The parent process id of `/proc/<process>`, from its `stat` line.
-fn parent_of(process: &str) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{process}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces; the parent id is the second field
-    // after the closing parenthesis.
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace()
+/// The nearest of this process's first [`ANCESTORS_LOOKED_AT`] ancestors for which `is_it`
+/// says `Some(true)`; `None` from it stops the walk there. One process at a time, so that the
+/// walk stops as soon as it is found (most often at the parent, or the one above a shell): the
+/// parent from `getppid`, then each one's parent from its `stat` only when it was not the one.
+fn nearest_ancestor(mut is_it: impl FnMut(u32) -> Option<bool>) -> Option<u32> {
+    let mut pid = Some(std::os::unix::process::parent_id()).filter(|pid| *pid > 1)?;
+    for looked_at in 1..=ANCESTORS_LOOKED_AT {
+        if is_it(pid)? {
+            return Some(pid);
+        }
+        if looked_at == ANCESTORS_LOOKED_AT {
+            break;
+        }
+        pid = parent_of(pid)?;
+    }
+    None
+}
+
+/// The executable process `pid` runs (`/proc/<pid>/exe`).
+fn executable_of(pid: u32) -> Option<PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+}
+
+/// The most of a `/proc/<pid>/stat` line that is read: its parent id comes within the first
+/// 60 bytes or so (the command name is at most 64 bytes), and the whole line is rarely over 400.
+const STAT_BYTES: usize = 1024;
+
+/// The parent process id of process `pid`, from its `stat` line, read in one read (the kernel
+/// writes the whole line at once; a longer one is cut where the parent id was read long before).
+fn parent_of(pid: u32) -> Option<u32> {
+    use std::io::ErrorKind;
+    let mut file = std::fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+    let mut stat = [0_u8; STAT_BYTES];
+    let read = loop {
+        match file.read(&mut stat) {
+            Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+            read => break read.ok()?,
+        }
+    };
+    parent_in_stat(&stat[..read])
+}
+
+/// The parent id in a `stat` line: the second field after the command name, which is in
+/// parentheses and may hold anything (spaces, parentheses, bytes that are not UTF-8) but its
+/// last `)`. Ids up to 1 are not parents worth looking at (none, or init).
+fn parent_in_stat(stat: &[u8]) -> Option<u32> {
+    let after_name = stat.iter().rposition(|&byte| byte == b')')? + 1;
+    std::str::from_utf8(&stat[after_name..])
+        .ok()?
+        .split_ascii_whitespace()
         .nth(1)?
         .parse()
         .ok()
@@ -305,29 +347,37 @@ fn looks_like_a_version(text: &str) -> bool {
 
 /// The program to ask for the version of the agent that runs this hook: `Ok(None)` when the
 /// installed one is to be asked instead (no `/proc`, or no ancestor is the agent and `agent`
-/// allows that), an error when no ancestor is the agent and it does not.
+/// allows that), an error when no ancestor is the agent and it does not. Each ancestor is
+/// looked at (its id against the agent's variable, its executable's name) before the next is
+/// read; whether there is a `/proc` at all is asked only when that finds nothing.
 fn running_program(agent: &AgentExecutable) -> Result<Option<PathBuf>, VersionError> {
-    if !Path::new("/proc/self/stat").exists() {
-        return Ok(None);
-    }
     let named = agent
         .pid_variable
         .and_then(|name| std::env::var(name).ok())
         .and_then(|pid| pid.trim().parse::<u32>().ok());
-    let ancestors = ancestors();
-    let is_the_agent = |pid: u32| {
-        Some(pid) == named
-            || std::fs::read_link(format!("/proc/{pid}/exe"))
-                .ok()
-                .and_then(|executable| executable.file_name().map(ToOwned::to_owned))
-                .is_some_and(|name| agent.names.iter().any(|known| name == *known))
-    };
+    // The executable of the last one looked at, when it was read to tell whether it is the
+    // agent (not when the agent's variable named it).
+    let mut executable = None;
+    let found = nearest_ancestor(|pid| {
+        if Some(pid) == named {
+            executable = None;
+            return Some(true);
+        }
+        executable = executable_of(pid);
+        Some(
+            executable
+                .as_deref()
+                .and_then(Path::file_name)
+                .is_some_and(|name| agent.names.iter().any(|known| name == *known)),
+        )
+    });
+    let no_proc = || !Path::new("/proc/self/stat").exists();
     let not_identified = |problem: String| VersionError::NotIdentified {
         program: agent.program,
         problem,
     };
-    let Some(pid) = ancestors.iter().copied().find(|&pid| is_the_agent(pid)) else {
-        if agent.installed_if_not_running {
+    let Some(pid) = found else {
+        if agent.installed_if_not_running || no_proc() {
             return Ok(None);
         }
         let variable = agent
@@ -344,17 +394,30 @@ fn running_program(agent: &AgentExecutable) -> Result<Option<PathBuf>, VersionEr
             ),
         }));
     };
-    program_of(pid)
-        .map(Some)
-        .ok_or_else(|| not_identified(format!("the executable of process {pid} cannot be read")))
+    let program = match executable {
+        Some(executable) => program_running(pid, executable),
+        None => program_of(pid),
+    };
+    match program {
+        Some(program) => Ok(Some(program)),
+        // The agent's variable named the parent, but processes cannot be looked at here.
+        None if no_proc() => Ok(None),
+        None => Err(not_identified(format!(
+            "the executable of process {pid} cannot be read"
+        ))),
+    }
 }
 
 /// What to run as `--version` for process `pid`: its executable (`/proc/<pid>/exe`, the very
 /// file it runs, even if an update has since replaced it on disk), or, when that is a script's
 /// interpreter, the script it runs (its first argument that is not an option).
 pub fn program_of(pid: u32) -> Option<PathBuf> {
+    program_running(pid, executable_of(pid)?)
+}
+
+/// [`program_of`] for process `pid`, whose executable was read as `executable`.
+fn program_running(pid: u32, executable: PathBuf) -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
-    let executable = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
     let name = executable.file_name()?.to_str()?;
     if !INTERPRETERS.contains(&name) {
         return Some(PathBuf::from(format!("/proc/{pid}/exe")));
@@ -612,6 +675,53 @@ mod tests {
                 Some(&std::os::unix::process::parent_id()),
                 "the parent comes first"
             );
+        }
+    }
+
+    #[test]
+    fn the_parent_is_read_after_the_last_parenthesis_of_any_command_name() {
+        assert_eq!(parent_in_stat(b"42 (node) S 7 42 42 0 -1"), Some(7));
+        // A name may hold spaces, parentheses and bytes that are not UTF-8.
+        assert_eq!(parent_in_stat(b"42 (a) S 9 (b\xff) S 8 1 1"), Some(8));
+        // A line cut after the parent still tells it.
+        assert_eq!(parent_in_stat(b"42 (x) R 1234"), Some(1234));
+        for no_parent in [
+            &b"42 (init child) S 1 1 1"[..],
+            b"42 (in a new namespace) S 0 0 0",
+            b"42 (cut) R",
+            b"42 (no parenthesis S 7 1",
+            b"",
+        ] {
+            assert_eq!(parent_in_stat(no_parent), None, "{no_parent:?}");
+        }
+        // This process's own line, read in one read, names the parent `getppid` names.
+        let parent = std::os::unix::process::parent_id();
+        if parent > 1 {
+            assert_eq!(parent_of(std::process::id()), Some(parent));
+        }
+    }
+
+    #[test]
+    fn the_agent_is_found_at_the_nearest_ancestor_whose_executable_is_named_so() {
+        let parent = std::os::unix::process::parent_id();
+        let Some(executable) = (parent > 1).then(|| executable_of(parent)).flatten() else {
+            return;
+        };
+        let name = executable.file_name().unwrap().to_str().unwrap().to_owned();
+        assert_eq!(running_ancestor(&name), Some((parent, executable.clone())));
+        let names: &'static [&'static str] =
+            Box::leak(Box::new([Box::leak(name.into_boxed_str()) as &str]));
+        let agent = AgentExecutable {
+            program: "the-parent",
+            names,
+            pid_variable: None,
+            version_variable: None,
+            installed_if_not_running: false,
+            parse: last_word,
+        };
+        let program = running_program(&agent).unwrap();
+        if !INTERPRETERS.contains(&names[0]) {
+            assert_eq!(program, Some(PathBuf::from(format!("/proc/{parent}/exe"))));
         }
     }
 

@@ -203,11 +203,29 @@ impl AgentDescription {
 
     /// The agent that runs this hook, and its version, as the hook reports it (see
     /// [`executable::report_running_agent`]); the probe record names the executable it checked.
+    /// Only a probe record unlocks anything, and only for its version: with no record (or none
+    /// that can be read, or no state folder to find it in) the agent is not looked for at all
+    /// (no process tree walked, no `PATH` searched, nothing run), and the hook reports why its
+    /// version is not known, which leaves the prompt read-only for the gateway and for the
+    /// hook's own check alike, as the missing record does.
     pub fn running_agent(&self, state_dir: Option<&Path>) -> RunningAgent {
-        let probed = state_dir
-            .and_then(|folder| self.record(folder).ok().flatten())
-            .map(|record| record.executable);
-        executable::report_running_agent(&self.executable, probed.as_deref(), state_dir)
+        let not_looked_up = |reason: String| RunningAgent::new(None, Err(reason));
+        let Some(state_dir) = state_dir else {
+            return not_looked_up(NO_STATE_FOLDER.into());
+        };
+        match self.record(state_dir) {
+            Ok(Some(record)) => executable::report_running_agent(
+                &self.executable,
+                Some(&record.executable),
+                Some(state_dir),
+            ),
+            Ok(None) => not_looked_up(format!(
+                "no probe record of {} was found as this hook ran, so its version was not looked up; run `{}`",
+                self.short_name,
+                self.words().probe_command()
+            )),
+            Err(error) => not_looked_up(error.to_string()),
+        }
     }
 
     /// The capability flags with no probe: every action exists, none is verified.

@@ -33,20 +33,27 @@ fn as_duration(time: libc::timespec) -> Duration {
     )
 }
 
+/// How much of `/proc/self/stat` is read: `starttime` ends within its first 500 bytes or so
+/// (21 numbers after a command name of at most 64 bytes), and the whole line is rarely over 400.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const STAT_BYTES: usize = 1024;
+
 /// When this process started, on the clock: `/proc/self/stat`'s `starttime`, in clock ticks
 /// since boot, counting suspend (the same clock as `CLOCK_BOOTTIME`), rounded up to the next tick
-/// (never before the real start) and not after now.
+/// (never before the real start) and not after now. The line is read in one read (the kernel
+/// writes it whole at once; a longer one is cut long after `starttime`), with no size asked first.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn process_started() -> Option<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // `PID (COMMAND) STATE ...`: COMMAND may hold anything but its last `)`; `starttime` is the
-    // 22nd field, the 20th after COMMAND.
-    let ticks = stat[stat.rfind(')')? + 1..]
-        .split_whitespace()
-        .nth(19)?
-        .parse::<u64>()
-        .ok()?
-        .saturating_add(1);
+    use std::io::Read;
+    let mut file = std::fs::File::open("/proc/self/stat").ok()?;
+    let mut stat = [0_u8; STAT_BYTES];
+    let read = loop {
+        match file.read(&mut stat) {
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            read => break read.ok()?,
+        }
+    };
+    let ticks = start_ticks(&stat[..read])?.saturating_add(1);
     // SAFETY: sysconf only reads a constant of the system.
     let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
     if per_second == 0 {
@@ -60,6 +67,20 @@ fn process_started() -> Option<Duration> {
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 fn process_started() -> Option<Duration> {
     None
+}
+
+/// `starttime` in a `stat` line: `PID (COMMAND) STATE ...`, where COMMAND may hold anything
+/// (spaces, parentheses, bytes that are not UTF-8) but its last `)`; `starttime` is the 22nd
+/// field, the 20th after COMMAND.
+#[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+fn start_ticks(stat: &[u8]) -> Option<u64> {
+    let after_command = stat.iter().rposition(|&byte| byte == b')')? + 1;
+    std::str::from_utf8(&stat[after_command..])
+        .ok()?
+        .split_ascii_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
 }
 
 /// A moment on the hook's clock, some time from when it was made.
@@ -156,7 +177,30 @@ mod tests {
     }
 
     #[test]
+    fn the_start_is_read_after_the_last_parenthesis_of_any_command_name() {
+        let fields = |command: &[u8], starttime: &str| {
+            let mut line = b"42 (".to_vec();
+            line.extend_from_slice(command);
+            line.extend_from_slice(b") S 1 42 42 0 -1 4194304 1 0 0 0 0 0 0 0 20 0 1 0 ");
+            line.extend_from_slice(starttime.as_bytes());
+            line.extend_from_slice(b" 9000 100 18446744073709551615\n");
+            line
+        };
+        assert_eq!(start_ticks(&fields(b"hook", "100939")), Some(100_939));
+        // A name may hold spaces, parentheses and bytes that are not UTF-8.
+        assert_eq!(start_ticks(&fields(b"a) S 1 2 (b\xff", "7")), Some(7));
+        // A line cut before `starttime`, or with none, tells nothing.
+        let whole = fields(b"hook", "100939");
+        assert_eq!(start_ticks(&whole[..40]), None);
+        assert_eq!(start_ticks(b"42 hook S 1"), None);
+        assert_eq!(start_ticks(&fields(b"hook", "-5")), None);
+    }
+
+    #[test]
     fn the_process_started_before_now_and_not_long_before_this_test() {
+        // Read from `/proc/self/stat`, not the fallback to now.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        assert!(process_started().is_some());
         let from_start = Deadline::after_the_process_started(Duration::ZERO);
         assert!(from_start.passed_by().is_some());
         #[cfg(any(target_os = "linux", target_os = "android"))]

@@ -238,6 +238,64 @@ fn a_hook_reports_its_agent_and_may_deliver_at_best_the_unlocked_actions_of_the_
 }
 
 #[test]
+fn a_hook_looks_for_its_agent_only_when_a_probe_record_could_unlock_its_version() {
+    let state = tempfile::tempdir().unwrap();
+    // The agent is found where its record says it was probed (it is not on PATH), and counts
+    // each time its `--version` runs.
+    let agent = crate::executable::testing::script(
+        state.path(),
+        "probed-agent",
+        "echo run >> \"$0.runs\"\necho \"agent-cli 1.2.3\"\n",
+    );
+    let runs = || {
+        std::fs::read_to_string(agent.with_extension("runs"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    // No record: nothing is looked up or run, and the reason says what to do; what the hook
+    // reports leaves the prompt read-only.
+    let unknown = AGENT.running_agent(Some(state.path()));
+    let reason = unknown.version().unwrap_err();
+    assert!(
+        reason.contains("no probe record of Agent") && reason.contains("gatehouse probe agent"),
+        "{reason}"
+    );
+    assert_eq!(unknown.executable, None);
+    assert_eq!(runs(), 0, "nothing was run without a record");
+    // A record written meanwhile does not unlock the version that was not looked up.
+    let mut probed = record(true);
+    probed.executable = agent.clone();
+    probed.write(state.path()).unwrap();
+    assert!(matches!(
+        &AGENT.reported_unlock(Some(state.path()), &unknown)[0],
+        Unlock::ReadOnly { reason } if reason.contains("no probe record of Agent")
+    ));
+    // With the record, the agent is looked up, and its version unlocks the record's actions.
+    let found = AGENT.running_agent(Some(state.path()));
+    assert_eq!(found.version(), Ok("1.2.3"), "{found:?}");
+    assert_eq!(runs(), 1);
+    assert!(matches!(
+        &AGENT.reported_unlock(Some(state.path()), &found)[0],
+        Unlock::Verified { .. }
+    ));
+    // A record that cannot be read is reported as such, with nothing looked up either.
+    std::fs::write(
+        state.path().join("agent-probe.json"),
+        "{\"agent_version\": 1}",
+    )
+    .unwrap();
+    assert!(AGENT.running_agent(Some(state.path())).version().is_err());
+    assert_eq!(runs(), 1);
+    // No state folder: no record can be found, so nothing is looked up.
+    let nowhere = AGENT.running_agent(None);
+    assert!(
+        nowhere.version().unwrap_err().contains("XDG_STATE_HOME"),
+        "{nowhere:?}"
+    );
+}
+
+#[test]
 fn an_agent_whose_probe_proves_answers_offers_them_for_questions_and_its_hook_reports_for_them() {
     let answering = AgentDescription {
         unlocks: Unlocks {
