@@ -3,8 +3,8 @@
 //! and every assertion made on the screen as `tmux capture-pane -p` prints it. What is checked:
 //! the command first under who asks, the hold in one line, every cut list cell ending in `…`, a
 //! refusal gone with its prompt, a gone prompt that says how it ended and waits no more, the
-//! cursor on the next pending prompt after an answer, Enter picking a question's option, and no
-//! notice left once its time is up.
+//! cursor on the next pending prompt after an answer, Enter picking a question's option, a long
+//! command approved once read to its end, and no notice left once its time is up.
 
 use std::time::Duration;
 
@@ -199,6 +199,36 @@ fn one_size(size: (u16, u16)) {
         json!({"Which color?": "Blue"})
     );
     console.wait_for_text("Answered: Blue (Which color?)");
+
+    // A long command is approved once every line of it has been on screen, as --help says.
+    let (long_hook, _) = gateway.hold_claude(&claude_bash(&long_command()));
+    console.wait_for("the long command, settled", |screen| {
+        screen.contains("more below, PgDn to read it all before approving")
+            && key_line(screen).starts_with(BASH_KEYS_READY)
+    });
+    // One page at a time, each once the last one is drawn, until nothing is left below.
+    for _ in 0..40 {
+        let before = console.screen();
+        if !before.contains("more below") {
+            break;
+        }
+        console.press(&["PageDown"]);
+        let first_line = detail(&before)[0].clone();
+        console.wait_for("the next page", |screen| detail(screen)[0] != first_line);
+    }
+    let screen = console.screen();
+    assert!(
+        screen.contains("When the hold ends") && !screen.contains("more below"),
+        "{at}: paged to the end: {screen}"
+    );
+    console.press(&["o"]);
+    assert_eq!(
+        verdict(&finish(long_hook, HOOK_EXIT))["hookSpecificOutput"]["decision"]["behavior"],
+        "allow",
+        "{at}: approved once read to its end"
+    );
+    console.wait_for_text("Allowed once: echo step 1 of the build");
+
     // A notice lasts about 8 s, then goes.
     let started = std::time::Instant::now();
     console.wait_for("the notice, gone in time", |screen| {
