@@ -452,6 +452,36 @@ fn push_test(reply: anyhow::Result<Option<ControlReply>>) -> Check {
 mod tests {
     use super::*;
 
+    /// Every hooks check that is not ok names the install that fixes it, a file the installer
+    /// cannot use included (once the file is fixed, as the installer's words say).
+    #[test]
+    fn a_hooks_check_that_is_not_ok_names_the_install_that_fixes_it() {
+        let agent = agents::all()
+            .into_iter()
+            .next()
+            .expect("an installable agent");
+        let install = format!("gatehouse install {}", agent.id());
+        let unusable = HookState::Unusable("the file is not valid JSON; fix the file".into());
+        let absent = HookState::Absent {
+            planned: agents::Plan::default(),
+        };
+        let outdated = HookState::Outdated {
+            planned: agents::Plan::default(),
+            answerable: true,
+        };
+        for (state, status, fix) in [
+            (&unusable, Outcome::Fail, install.clone()),
+            (&absent, Outcome::Warn, install.clone()),
+            (&outdated, Outcome::Fail, format!("{install} --answerable")),
+        ] {
+            let check = hooks_check(&agent, state);
+            assert_eq!(check.status, status, "{state:?}");
+            assert_eq!(check.fix.as_deref(), Some(fix.as_str()), "{state:?}");
+        }
+        let current = hooks_check(&agent, &HookState::Current { answerable: false });
+        assert_eq!((current.status, current.fix), (Outcome::Ok, None));
+    }
+
     #[test]
     fn each_check_is_one_line_within_80_columns_escaped_with_its_fix_below() {
         let checks = [
