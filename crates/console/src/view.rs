@@ -1,6 +1,7 @@
 //! Drawing the console with ratatui: a header with the connection's health, the list of pending
-//! prompts, a detail pane with everything the selected prompt says, the keys that apply, and a
-//! notice line. Reads the state; changes nothing.
+//! prompts (`list.rs`), a detail pane with everything the selected prompt says (its questions in
+//! `questions.rs`), the keys that apply and a notice line (`bar.rs`). Reads the state; changes
+//! nothing.
 //!
 //! Every text that came from an agent, the gateway or a key goes through `gatehouse_core::text`
 //! before it reaches the screen, so control, bidirectional and zero-width characters show as
@@ -8,54 +9,17 @@
 
 use std::time::Instant;
 
-use gatehouse_core::text::{truncate, visible, visible_lines};
-use gatehouse_core::{Action, Prompt, PromptKind, Timestamp};
-use ratatui::layout::{Constraint, Layout, Rect};
+use gatehouse_core::text::{visible, visible_lines};
+use gatehouse_core::{Prompt, PromptKind, Timestamp};
+use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Block, Borders, Cell, HighlightSpacing, Paragraph, Row as TableRow, Table, TableState, Wrap,
-};
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::answer_form::AnswerForm;
-use super::state::{
-    always_scope, scope_words, ConnectionState, ConsoleState, Mode, Row, Selection, Tone,
-};
+use super::state::{always_scope, scope_words, ConnectionState, ConsoleState, Mode, Selection};
 use crate::output;
 use detail_pane::AnswerFocus;
-
-/// The widest project folder shown in the list; longer ones keep their end.
-const FOLDER_WIDTH: usize = 28;
-/// The tool column's width.
-const TOOL_WIDTH: usize = 16;
-/// The age column's width (`59m`, `23h`).
-const AGE_WIDTH: usize = 4;
-/// The fewest characters of the summary the list keeps, however narrow the terminal.
-const SUMMARY_AT_LEAST: usize = 24;
-
-/// The widest cell of the actions column (`once,deny,always`, `read-only`), at least its
-/// header's width.
-fn table_rows_can_width(rows: &[Row<'_>]) -> usize {
-    rows.iter()
-        .map(|row| match row {
-            Row::Vanished(_) => 4,
-            Row::Pending(prompt) if prompt.is_read_only() => 9,
-            Row::Pending(prompt) => prompt
-                .actions
-                .iter()
-                .map(|action| action.as_str().len() + 1)
-                .sum::<usize>()
-                .saturating_sub(1),
-        })
-        .max()
-        .unwrap_or(0)
-        .max(3)
-}
-
-/// The most of a summary drawn in the list: more than any screen is wide, and a bound on the
-/// work of making a long one visible.
-const LIST_SUMMARY_CHARS: usize = 400;
 
 pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now: Instant) {
     let rows = state.rows();
@@ -73,7 +37,7 @@ pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now:
     ])
     .areas(area);
     frame.render_widget(header, header_area);
-    render_list(frame, state, &rows, wall_now, list_area);
+    list::render(frame, state, &rows, wall_now, list_area);
     detail_pane::render(frame, state, wall_now, detail_area);
     frame.render_widget(
         Paragraph::new(key_lines(&key_hints(state, now), keys_area.width))
@@ -84,36 +48,6 @@ pub fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, now:
         Paragraph::new(notice_line(state)).wrap(Wrap { trim: false }),
         notice_area,
     );
-}
-
-/// The key hints as lines of `width`, broken only between keys (at ` · `), so that no key is
-/// split; when they take two lines, the keys that move and quit keep a line of their own rather
-/// than leave one of them alone.
-fn key_lines(hints: &str, width: u16) -> Vec<Line<'static>> {
-    let width = usize::from(width).max(1);
-    let pack = |text: &str| {
-        let mut lines: Vec<String> = Vec::new();
-        for key in text.split(" · ") {
-            match lines.last_mut() {
-                Some(line) if line.chars().count() + 3 + key.chars().count() <= width => {
-                    line.push_str(" · ");
-                    line.push_str(key);
-                }
-                _ => lines.push(key.to_owned()),
-            }
-        }
-        lines
-    };
-    let mut lines = pack(hints);
-    if lines.len() > 1 {
-        if let Some(actions) = hints.strip_suffix(&format!(" · {MOVEMENT_KEYS}")) {
-            let actions = pack(actions);
-            if actions.len() == 1 && MOVEMENT_KEYS.chars().count() <= width {
-                lines = vec![actions[0].clone(), MOVEMENT_KEYS.to_owned()];
-            }
-        }
-    }
-    lines.into_iter().map(Line::raw).collect()
 }
 
 fn header_line(state: &ConsoleState, now: Instant) -> Line<'static> {
@@ -152,89 +86,6 @@ fn header_line(state: &ConsoleState, now: Instant) -> Line<'static> {
         }
     };
     Line::from(vec![title, health])
-}
-
-fn render_list(
-    frame: &mut Frame,
-    state: &ConsoleState,
-    rows: &[Row<'_>],
-    wall_now: Timestamp,
-    area: Rect,
-) {
-    // `claude@devbox` for prompts from other hosts: as wide as the widest, within reason.
-    let agent_width = rows
-        .iter()
-        .map(|row| output::agent(row.prompt()).chars().count())
-        .max()
-        .unwrap_or(0)
-        .clamp(8, 24);
-    // Every column fits a narrow terminal (80 columns): the actions column is as wide as its
-    // widest cell, and the folder gives way so that the summary keeps at least SUMMARY_AT_LEAST.
-    let can_width = table_rows_can_width(rows);
-    let inner = usize::from(area.width.saturating_sub(2 + 2));
-    let fixed = agent_width + TOOL_WIDTH + AGE_WIDTH + can_width + 5;
-    let folder_width = inner
-        .saturating_sub(fixed + SUMMARY_AT_LEAST)
-        .clamp(6, FOLDER_WIDTH);
-    // What is left for the summary: the other columns and the five spaces between the six.
-    let summary_width = inner.saturating_sub(fixed + folder_width);
-    let widths = [
-        Constraint::Length(agent_width as u16),
-        Constraint::Length(folder_width as u16),
-        Constraint::Length(TOOL_WIDTH as u16),
-        Constraint::Length(AGE_WIDTH as u16),
-        Constraint::Length(can_width as u16),
-        Constraint::Fill(1),
-    ];
-    let header = TableRow::new(["AGENT", "FOLDER", "TOOL", "AGE", "CAN", "SUMMARY"])
-        .style(Style::default().add_modifier(Modifier::BOLD));
-    let table_rows = rows.iter().map(|row| {
-        let prompt = row.prompt();
-        let can = match row {
-            Row::Vanished(vanished) if vanished.has_verdict() => "DONE".to_owned(),
-            Row::Vanished(_) => "GONE".to_owned(),
-            Row::Pending(prompt) => output::offered_actions(prompt),
-        };
-        // An ended prompt waits no more: it has no age.
-        let age = match row {
-            Row::Vanished(_) => String::new(),
-            Row::Pending(prompt) => output::age(wall_now.millis_since(prompt.held_since)),
-        };
-        // Every cell that does not fit its column ends in `…`.
-        let cells = vec![
-            Cell::from(wrap::fit(&output::agent(prompt), agent_width)),
-            Cell::from(keep_end(&visible(&prompt.prompt.cwd), folder_width)),
-            Cell::from(wrap::fit(&visible(&prompt.prompt.tool), TOOL_WIDTH)),
-            Cell::from(wrap::fit(&age, AGE_WIDTH)),
-            Cell::from(can),
-            Cell::from(wrap::fit(
-                &truncate(&prompt.prompt.summary, LIST_SUMMARY_CHARS),
-                summary_width,
-            )),
-        ];
-        let style = match row {
-            Row::Vanished(_) => Style::default()
-                .fg(Color::DarkGray)
-                .add_modifier(Modifier::CROSSED_OUT),
-            Row::Pending(prompt) if prompt.is_read_only() => Style::default().fg(Color::Yellow),
-            Row::Pending(_) => Style::default(),
-        };
-        TableRow::new(cells).style(style)
-    });
-
-    let title = if rows.is_empty() {
-        " Prompts ".to_owned()
-    } else {
-        format!(" Prompts ({} pending, newest last) ", state.prompts.len())
-    };
-    let table = Table::new(table_rows, widths)
-        .header(header)
-        .block(Block::default().borders(Borders::ALL).title(title))
-        .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED))
-        .highlight_symbol("> ")
-        .highlight_spacing(HighlightSpacing::Always);
-    let mut table_state = TableState::default().with_selected(state.selected_row_index());
-    frame.render_stateful_widget(table, area, &mut table_state);
 }
 
 /// Everything the selected prompt says, in full, in lines of `width`; with the answer form open,
@@ -470,191 +321,16 @@ fn input_lines(prompt: &Prompt, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
-/// The questions and their options; with the form open, what is chosen and where the cursor is.
-fn question_lines(
-    prompt: &Prompt,
-    form: Option<&AnswerForm>,
-) -> (Vec<Line<'static>>, Option<AnswerFocus>) {
-    let mut lines = Vec::new();
-    let mut focus = None;
-    for (question_index, question) in prompt.prompt.questions.iter().enumerate() {
-        let focused = form.is_some_and(|form| form.question_index == question_index);
-        let start = lines.len();
-        let choose = crate::output::how_many_to_choose(question);
-        // The agent's own header names the question (its id is for scripts); a question
-        // without one is named by its text alone.
-        let header = if question.header.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", visible(&question.header))
-        };
-        let heading = format!(
-            "{}{header}{} ({choose})",
-            if focused { "▸ " } else { "" },
-            visible(&question.text)
-        );
-        lines.push(Line::raw(heading).bold());
-        let draft = form.and_then(|form| form.drafts.get(question_index));
-        for (option_index, option) in question.options.iter().enumerate() {
-            let cursor = if focused && form.is_some_and(|form| form.row == option_index) {
-                "> "
-            } else {
-                "  "
-            };
-            let mark = match (draft, question.multi) {
-                (None, _) => "-".to_owned(),
-                (Some(draft), true) => if draft.chosen[option_index] {
-                    "[x]"
-                } else {
-                    "[ ]"
-                }
-                .to_owned(),
-                (Some(draft), false) => if draft.chosen[option_index] {
-                    "(•)"
-                } else {
-                    "( )"
-                }
-                .to_owned(),
-            };
-            let description = if option.description.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", visible(&option.description))
-            };
-            lines.push(Line::raw(format!(
-                "  {cursor}{mark} {}{description}",
-                visible(&option.label)
-            )));
-        }
-        if let Some(draft) = draft {
-            let on_text_row =
-                focused && form.is_some_and(|form| form.row == question.options.len());
-            let cursor = if on_text_row { "> " } else { "  " };
-            let caret = if on_text_row { "_" } else { "" };
-            lines.push(Line::raw(format!(
-                "  {cursor}Other (type your own): {}{caret}",
-                visible(&draft.text)
-            )));
-        }
-        if let Some(form) = form.filter(|_| focused) {
-            focus = Some(AnswerFocus {
-                question: question_index,
-                row: form.row,
-                block: start..lines.len(),
-                cursor: {
-                    let row = (start + 1 + form.row).min(lines.len().saturating_sub(1));
-                    row..row + 1
-                },
-            });
-        }
-    }
-    (lines, focus)
-}
-
-/// The keys that move, scroll and quit: the end of every key bar while browsing.
-const MOVEMENT_KEYS: &str = "↑↓ move · PgUp/PgDn scroll · q quit";
-
-/// The keys that apply now, drawn from the selected prompt's own actions.
-pub fn key_hints(state: &ConsoleState, now: Instant) -> String {
-    match &state.mode {
-        Mode::DenyMessage { .. } => return "type a message for the agent (optional) · Enter deny · Esc cancel".into(),
-        Mode::Answering(_) => return "↑↓ option · Tab/←→ question · Space choose · type on the Other row · Enter pick/send · Esc cancel".into(),
-        Mode::Browsing => {}
-    }
-    let movement = MOVEMENT_KEYS;
-    match &state.selection {
-        Selection::Nothing => movement.into(),
-        Selection::Vanished(vanished) if vanished.has_verdict() => {
-            format!("answered: no action keys · {movement}")
-        }
-        Selection::Vanished(_) => format!("gone: no action keys · {movement}"),
-        Selection::Pending(_) => {
-            let actions = state.available_actions();
-            if actions.is_empty() {
-                format!("read-only: answer it in the agent's terminal · {movement}")
-            } else if state.is_settling(now) {
-                format!("the list just changed: look again before acting · {movement}")
-            } else {
-                // A prompt the gateway sent cut is approved with `gatehouse show`.
-                let whole = state
-                    .selected_pending_prompt()
-                    .is_none_or(output::detail_shows_whole);
-                let mut keys: Vec<String> = actions
-                    .iter()
-                    .filter(|action| whole || !matches!(action, Action::Once | Action::Always))
-                    .map(|action| match action {
-                        Action::Once => "o allow once".to_owned(),
-                        Action::Deny => "d deny".to_owned(),
-                        Action::Answer => "a answer".to_owned(),
-                        Action::Always => always_key(state),
-                    })
-                    .collect();
-                if let Some(prompt) = state.selected_pending_prompt().filter(|_| !whole) {
-                    if actions.contains(&Action::Once) || actions.contains(&Action::Always) {
-                        keys.insert(
-                            0,
-                            format!(
-                                "too long to approve here: gatehouse show {}",
-                                output::shown_id(prompt)
-                            ),
-                        );
-                    }
-                }
-                keys.push("r release to terminal".into());
-                if state.can_switch_to_pane() {
-                    keys.push("t go to its pane".into());
-                }
-                format!("{} · {movement}", keys.join(" · "))
-            }
-        }
-    }
-}
-
-/// The hint of `A`: for how long, or where, it keeps the agent's first suggestion.
-fn always_key(state: &ConsoleState) -> String {
-    let scope = state
-        .selected_pending_prompt()
-        .and_then(|prompt| prompt.prompt.extra.suggestions.first())
-        .map_or(gatehouse_core::AlwaysScope::Session, always_scope);
-    let words = scope_words(scope);
-    format!("A always ({})", words.strip_prefix("for ").unwrap_or(words))
-}
-
-fn notice_line(state: &ConsoleState) -> Line<'static> {
-    if let Mode::DenyMessage { message, .. } = &state.mode {
-        return Line::from(vec![
-            Span::raw("Deny message (optional): ").bold(),
-            Span::raw(format!("{}_", visible(message))),
-        ]);
-    }
-    let Some(notice) = &state.notice else {
-        return Line::raw("");
-    };
-    let color = match notice.tone {
-        Tone::Info => Color::Reset,
-        Tone::Success => Color::Green,
-        Tone::Warning => Color::Yellow,
-        Tone::Error => Color::Red,
-    };
-    Line::styled(
-        visible(&notice.text).into_owned(),
-        Style::default().fg(color),
-    )
-}
-
-/// The end of a path that fits `width` characters, with `…` where the start was cut.
-fn keep_end(text: &str, width: usize) -> String {
-    let length = text.chars().count();
-    if length <= width {
-        return text.to_owned();
-    }
-    let kept: String = text.chars().skip(length - (width - 1)).collect();
-    format!("…{kept}")
-}
-
+mod bar;
 mod detail_pane;
 mod extra;
+mod list;
+mod questions;
 mod wrap;
+
+pub use bar::key_hints;
+use bar::{key_lines, notice_line};
+use questions::question_lines;
 
 #[cfg(test)]
 mod tests;
