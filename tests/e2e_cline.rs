@@ -117,7 +117,8 @@ impl World {
         assert!(world.agent.home.hook_files().is_empty());
         let stdout = world.install(&[]);
         let said = [
-            "PreToolUse, PostToolUse, TaskComplete, TaskCancel, TaskError, SessionShutdown",
+            "gatehouse's PreToolUse hook file",
+            "beside it for PostToolUse, TaskComplete, TaskCancel, TaskError, SessionShutdown",
             "read-only",
             "[y] Approve, [n] Deny",
             "\"Auto-approve all\" on",

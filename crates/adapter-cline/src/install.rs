@@ -146,22 +146,18 @@ impl HookInstaller for ClineInstaller {
                 written.push(*event);
             }
         }
-        let changes = match written.is_empty() {
-            true => Vec::new(),
-            false => vec![format!(
-                "wrote gatehouse's hook files for {}, which run {command} for each event",
-                written.join(", ")
-            )],
-        };
+        let (changes, beside) = in_words(&written, "wrote", &format!(", which runs {command}"));
+        let mut notes = beside;
+        notes.extend([
+            "Cline runs these files (as `bash FILE`) for its events; each hands the event to gatehouse and returns at once, printing nothing, so gatehouse never answers for Cline and never delays its dialog. Restart a Cline that is running for it to find them.".into(),
+            "gatehouse only watches Cline: its prompts are listed read-only, because Cline's hooks cannot allow a call, only cancel the whole turn. Answer them in Cline's own dialog ([y] Approve, [n] Deny); gatehouse then withdraws them.".into(),
+            auto_approve_note(auto_approve::saved_setting()),
+        ]);
         Ok(InstallOutcome {
             path: request.settings.clone(),
             changes,
             backup: None,
-            notes: vec![
-                "Cline runs these files (as `bash FILE`) for its events; each hands the event to gatehouse and returns at once, printing nothing, so gatehouse never answers for Cline and never delays its dialog. Restart a Cline that is running for it to find them.".into(),
-                "gatehouse only watches Cline: its prompts are listed read-only, because Cline's hooks cannot allow a call, only cancel the whole turn. Answer them in Cline's own dialog ([y] Approve, [n] Deny); gatehouse then withdraws them.".into(),
-                auto_approve_note(auto_approve::saved_setting()),
-            ],
+            notes,
         })
     }
 
@@ -176,23 +172,38 @@ impl HookInstaller for ClineInstaller {
                 removed.push(*event);
             }
         }
-        let changes = match removed.is_empty() {
-            true => Vec::new(),
-            false => vec![format!(
-                "removed gatehouse's hook files for {}",
-                removed.join(", ")
-            )],
-        };
+        let (changes, mut notes) = in_words(&removed, "removed", "");
+        if !removed.is_empty() {
+            notes.push("Cline no longer hands its events to gatehouse; its own dialog and \"Auto-approve all\" decide, as without gatehouse.".into());
+        }
         Ok(InstallOutcome {
             path: settings.to_path_buf(),
-            notes: match removed.is_empty() {
-                true => Vec::new(),
-                false => vec!["Cline no longer hands its events to gatehouse; its own dialog and \"Auto-approve all\" decide, as without gatehouse.".into()],
-            },
             changes,
             backup: None,
+            notes,
         })
     }
+}
+
+/// What was `done` (`wrote`, `removed`) to the hook files of `events`, in words: the change to
+/// the settings file the binary names (the `PreToolUse` file, with `more` after it), and a note
+/// for the files beside it. Only the first is a change: the binary (and `setup`'s and
+/// `doctor`'s trial installs on a copy of that one file) count changes to that file alone.
+fn in_words(events: &[&str], done: &str, more: &str) -> (Vec<String>, Vec<String>) {
+    let (main, beside): (Vec<&str>, Vec<&str>) =
+        events.iter().partition(|event| **event == EVENTS[0]);
+    let changes = main
+        .iter()
+        .map(|event| format!("{done} gatehouse's {event} hook file{more}"))
+        .collect();
+    let notes = match beside.is_empty() {
+        true => Vec::new(),
+        false => vec![format!(
+            "Also {done} gatehouse's hook files beside it for {}, which settle its prompts.",
+            beside.join(", ")
+        )],
+    };
+    (changes, notes)
 }
 
 #[cfg(test)]

@@ -55,10 +55,15 @@ fn install_writes_one_private_file_per_event_and_uninstall_removes_exactly_them(
         .unwrap();
     assert_eq!(installed.changes.len(), 1, "{installed:?}");
     assert!(
-        installed.changes[0].contains(&format!("for {}", EVENTS.join(", "))),
+        installed.changes[0].starts_with("wrote gatehouse's PreToolUse hook file, which runs '/"),
         "{installed:?}"
     );
     let notes = installed.notes.join("\n");
+    let beside = EVENTS[1..].join(", ");
+    assert!(
+        notes.contains(&format!("beside it for {beside}, which")),
+        "{notes}"
+    );
     for said in [
         "read-only",
         "Auto-approve all",
@@ -95,11 +100,10 @@ fn install_writes_one_private_file_per_event_and_uninstall_removes_exactly_them(
     let removed = ClineInstaller.uninstall(&settings).unwrap();
     assert_eq!(
         removed.changes,
-        [format!(
-            "removed gatehouse's hook files for {}",
-            EVENTS.join(", ")
-        )]
+        ["removed gatehouse's PreToolUse hook file"]
     );
+    let said = format!("removed gatehouse's hook files beside it for {beside}");
+    assert!(removed.notes[0].contains(&said), "{removed:?}");
     assert_eq!(
         names_in(&hooks),
         ["PreToolUse.sh"],
@@ -110,6 +114,32 @@ fn install_writes_one_private_file_per_event_and_uninstall_removes_exactly_them(
         .unwrap()
         .changes
         .is_empty());
+}
+
+/// `setup` and `doctor` try an install on a copy of the one file the binary names: a copy of a
+/// current `PreToolUse` file is current there, though the files beside it are not copied.
+#[test]
+fn a_copy_of_the_current_pre_tool_use_file_alone_is_current_and_only_it_is_a_change() {
+    let folder = tempfile::tempdir().unwrap();
+    let program = folder.path().join("gatehouse");
+    let settings = folder.path().join("real/PreToolUse.bash");
+    ClineInstaller
+        .install(&request(&settings, &program))
+        .unwrap();
+    let copy = folder.path().join("copy/PreToolUse.bash");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(&settings, &copy).unwrap();
+    let planned = ClineInstaller.install(&request(&copy, &program)).unwrap();
+    assert!(planned.changes.is_empty(), "{planned:?}");
+    assert!(planned.notes[0].starts_with("Also wrote"), "{planned:?}");
+    let moved = folder.path().join("moved/gatehouse");
+    let other = ClineInstaller.install(&request(&copy, &moved)).unwrap();
+    assert_eq!(
+        other.changes.len(),
+        1,
+        "another program is a change: {other:?}"
+    );
+    assert_eq!(ClineInstaller.uninstall(&copy).unwrap().changes.len(), 1);
 }
 
 #[test]
