@@ -9,7 +9,9 @@
 //!   `/question/{requestID}/reply`.
 //!
 //! Anything else prints `{}`, which the plugin ignores (OpenCode's own prompt decides): a verdict
-//! that does not fit its prompt never allows anything.
+//! that does not fit its prompt never allows anything. So does an `always` for a `bash` prompt,
+//! which gatehouse never offers ([`crate::bash_always_withheld!`]): should one reach the hook
+//! all the same, OpenCode's `always` would approve a pattern that lets any script run.
 
 use gatehouse_core::answer::deny_message;
 use gatehouse_core::{Answer, NewPrompt, PromptKind, Verdict};
@@ -19,6 +21,11 @@ use serde_json::{json, Value};
 pub fn render(prompt: &NewPrompt, verdict: &Verdict) -> String {
     match (prompt.kind, &verdict.0) {
         (PromptKind::Permission, Answer::Once) => json!({ "reply": "once" }),
+        (PromptKind::Permission, Answer::Always { .. })
+            if prompt.tool == crate::events::ANSWERABLE_PERMISSION =>
+        {
+            json!({})
+        }
         (PromptKind::Permission, Answer::Always { .. }) => json!({ "reply": "always" }),
         (PromptKind::Permission, Answer::Deny { message }) => {
             json!({ "reply": "reject", "message": deny_message(message) })
@@ -105,16 +112,17 @@ mod tests {
             render(&permission, &Verdict(Answer::Once)),
             r#"{"reply":"once"}"#
         );
-        assert_eq!(
-            render(
-                &permission,
-                &Verdict(Answer::Always {
-                    suggestion: Some("s1".into()),
-                    scope: Default::default()
-                })
-            ),
-            r#"{"reply":"always"}"#
-        );
+        let always = Verdict(Answer::Always {
+            suggestion: Some("s1".into()),
+            scope: Default::default(),
+        });
+        // Never for bash (OpenCode's `cat *` lets any script run): the agent's own prompt decides.
+        assert_eq!(render(&permission, &always), "{}");
+        let edit = NewPrompt {
+            tool: "edit".into(),
+            ..permission.clone()
+        };
+        assert_eq!(render(&edit, &always), r#"{"reply":"always"}"#);
         assert_eq!(
             render(
                 &permission,
