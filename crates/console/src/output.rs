@@ -210,13 +210,21 @@ pub fn size_in_words(bytes: u64) -> String {
 /// What the console says of a prompt the gateway sent cut: how much of it there is, how much is
 /// shown, that allowing is not offered here, and where it is read whole. Nothing for a whole one.
 pub fn cut_in_words(prompt: &Prompt) -> Option<String> {
+    Some(format!(
+        "{} Allow is not offered on a cut prompt: read it whole with `gatehouse show {}` and approve it there.",
+        cut_shown_in_words(prompt)?,
+        shown_id(prompt)
+    ))
+}
+
+/// How much of a cut prompt is shown, in words, without the advice (for one that has ended).
+pub fn cut_shown_in_words(prompt: &Prompt) -> Option<String> {
     let cut = prompt.cut.as_ref()?;
     let shown = serde_json::to_vec(&prompt.prompt).map_or(0, |shown| shown.len() as u64);
     Some(format!(
-        "Only the start is shown ({} of {}). Allow is not offered on a cut prompt: read it whole with `gatehouse show {}` and approve it there.",
+        "Only the start is shown ({} of {}).",
         size_in_words(shown.min(cut.full_bytes)),
-        size_in_words(cut.full_bytes),
-        shown_id(prompt)
+        size_in_words(cut.full_bytes)
     ))
 }
 

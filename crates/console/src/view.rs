@@ -168,7 +168,13 @@ fn detail_lines(
                 .add_modifier(Modifier::BOLD),
         ));
     }
-    if let Some(note) = output::cut_in_words(prompt) {
+    // How to approve a cut prompt is advice for a pending one only.
+    let cut_note = if pending {
+        output::cut_in_words(prompt)
+    } else {
+        output::cut_shown_in_words(prompt)
+    };
+    if let Some(note) = cut_note {
         lines.extend(wrap::hanging(
             Span::styled("Cut: ", Style::default().fg(Color::Yellow).bold()),
             &note,
@@ -198,10 +204,12 @@ fn detail_lines(
     let extra = &prompt.prompt.extra;
     lines.extend(extra::preview_lines(extra, width));
     lines.extend(input_lines(prompt, width));
+    // The agent's suggestions are for the A key: an ended prompt offers none.
     let always_scope = extra
         .suggestions
         .first()
-        .map_or("", |first| scope_words(always_scope(first)));
+        .map(|first| scope_words(always_scope(first)))
+        .filter(|_| pending);
     let context = extra::context_lines(extra, always_scope, width);
     if !context.is_empty() {
         lines.push(Line::raw(""));

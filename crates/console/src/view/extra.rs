@@ -51,10 +51,15 @@ pub fn preview_lines(extra: &PromptExtra, width: usize) -> Vec<Line<'static>> {
 }
 
 /// Where the agent runs and the agent's own suggestions that `always` picks from, after what
-/// the prompt asks. `always_scope` says for how long `A` keeps the first one.
-pub fn context_lines(extra: &PromptExtra, always_scope: &str, width: usize) -> Vec<Line<'static>> {
+/// the prompt asks. `always_scope` says for how long `A` keeps the first one; without it (an
+/// ended prompt) the suggestions are not shown.
+pub fn context_lines(
+    extra: &PromptExtra,
+    always_scope: Option<&str>,
+    width: usize,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    if let Some(first) = extra.suggestions.first() {
+    if let (Some(first), Some(always_scope)) = (extra.suggestions.first(), always_scope) {
         lines.extend(hanging(
             Span::raw(format!("Always (A, {always_scope}): ")),
             &visible(&first.describe()),

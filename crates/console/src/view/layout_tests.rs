@@ -223,3 +223,42 @@ fn always_says_the_scope_the_key_keeps_the_rule_for() {
         "{whole}"
     );
 }
+
+#[test]
+fn a_prompt_that_ended_says_how_and_offers_no_advice_for_keys_that_no_longer_work() {
+    let mut edit = with_always(FIRST, "Edit", "/home/dev/project/e.txt");
+    edit.prompt.extra = edit_extras("main:2");
+    edit.cut = Some(gatehouse_core::CutNote {
+        full_bytes: 1_300_000,
+        digest: None,
+    });
+    let (mut state, now) = alone(edit);
+    let pending = whole_detail(&state, 80, now).join("\n");
+    for words in [
+        "waiting 12s",
+        "Always (A, for this session)",
+        "gatehouse show",
+    ] {
+        assert!(pending.contains(words), "{words} while pending: {pending}");
+    }
+    state.apply_update(crate::state::tests::withdrawn(FIRST), now);
+    for size in SIZES {
+        let screen = rows(&state, size, now).join("\n");
+        let ended = whole_detail(&state, size.0, now).join("\n");
+        assert!(ended.starts_with("GONE: withdrawn"), "{ended}");
+        assert!(ended.contains("Only the start is shown"), "{ended}");
+        for stale in [
+            "waiting",
+            "Always (A",
+            "gatehouse show",
+            "Held ",
+            "When the hold",
+        ] {
+            assert!(
+                !ended.contains(stale),
+                "{stale} on an ended prompt: {ended}"
+            );
+        }
+        assert!(!screen.contains("12s"), "no age in the list: {screen}");
+    }
+}
