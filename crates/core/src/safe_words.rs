@@ -144,6 +144,17 @@ const INTERPRETERS: &[(&[&str], &[&str])] = &[
     (&["tclsh"], &[]),
 ];
 
+/// Whether `program` (by its bare name, `/bin/sh` is `sh`, and without a version, `python3.12`
+/// is `python`) is one of the shells or interpreters: each runs code given in its words, in a
+/// script it names, or on its standard input.
+pub fn is_shell_or_interpreter(program: &str) -> bool {
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let unversioned =
+        name.trim_end_matches(|character: char| character.is_ascii_digit() || character == '.');
+    let named = |names: &[&str]| names.contains(&name) || names.contains(&unversioned);
+    named(SHELLS) || INTERPRETERS.iter().any(|(names, _)| named(names))
+}
+
 /// Runners and build tools, and the files whose code they run.
 const RUNNERS: &[(&str, &str)] = &[
     ("make", "the Makefile"),
@@ -341,6 +352,31 @@ mod tests {
             assert_eq!(read_only_program(not_on_it), None, "{not_on_it}");
         }
         assert!(read_only_names().starts_with("`cat`, `head`, "));
+    }
+
+    #[test]
+    fn shells_and_interpreters_are_known_by_bare_name_and_without_version() {
+        for name in [
+            "sh",
+            "bash",
+            "/bin/sh",
+            "zsh",
+            "fish",
+            "python3",
+            "python3.12",
+            "/usr/bin/perl",
+            "node",
+            "deno",
+            "tclsh",
+            "Rscript",
+        ] {
+            assert!(is_shell_or_interpreter(name), "{name}");
+        }
+        for name in [
+            "cargo", "make", "cat", "git", "env", "", "shx", "pythonic", "bashful",
+        ] {
+            assert!(!is_shell_or_interpreter(name), "{name}");
+        }
     }
 
     #[test]

@@ -236,23 +236,12 @@ pub fn refusal(program: &str) -> Option<Refusal> {
             "runs another program or code given in its words",
         ));
     }
-    if is_shell_or_interpreter(name) {
+    if safe_words::is_shell_or_interpreter(name) {
         return Some(Refusal::RunsOtherCode(
             "is a shell or an interpreter, which runs code given in its words or in a script",
         ));
     }
     None
-}
-
-/// Whether `safe_words` counts `name` among its shells and interpreters. Its lists are private,
-/// so this asks [`safe_words::unseen_code`]: alone, a shell or an interpreter runs what standard
-/// input gives it (no unseen code named); with a word after it, it runs that word as a script.
-/// A runner (`make`, `cargo`) names unseen code even alone, and is not one.
-fn is_shell_or_interpreter(name: &str) -> bool {
-    shell::is_plain_program(name)
-        && safe_words::unseen_code(name).is_none()
-        && safe_words::unseen_code(&format!("{name} script")).as_deref()
-            == Some("the contents of `script`")
 }
 
 impl CommandPattern {

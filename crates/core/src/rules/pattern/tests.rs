@@ -158,15 +158,35 @@ fn shells_interpreters_wrappers_and_state_builtins_are_refused() {
 }
 
 #[test]
-fn safe_words_shells_and_interpreters_are_found_by_name() {
+fn safe_words_shells_and_interpreters_are_refused_by_bare_name() {
     for name in [
-        "sh", "bash", "dash", "zsh", "fish", "python", "python3", "pypy3", "perl", "ruby", "node",
-        "bun", "deno", "php", "lua", "tclsh",
+        "sh",
+        "bash",
+        "dash",
+        "zsh",
+        "fish",
+        "python",
+        "python3",
+        "python3.12",
+        "pypy3",
+        "perl",
+        "ruby",
+        "node",
+        "bun",
+        "deno",
+        "php",
+        "lua",
+        "tclsh",
+        "/bin/sh",
+        "/usr/bin/python3",
     ] {
-        assert!(is_shell_or_interpreter(name), "{name}");
+        assert!(
+            matches!(refusal(name), Some(Refusal::RunsOtherCode(what)) if what.contains("interpreter")),
+            "{name}"
+        );
     }
     for name in ["cargo", "make", "cat", "git", "ls", "x", "", "a b"] {
-        assert!(!is_shell_or_interpreter(name), "{name}");
+        assert_eq!(refusal(name), None, "{name}");
     }
 }
 
