@@ -210,7 +210,7 @@ fn detail_lines(
         .first()
         .map(|first| scope_words(always_scope(first)))
         .filter(|_| pending);
-    let context = extra::context_lines(extra, always_scope, width);
+    let context = extra::context_lines(extra, always_scope, &output::shown_id(prompt), width);
     if !context.is_empty() {
         lines.push(Line::raw(""));
         lines.extend(context);

@@ -3,11 +3,12 @@
 //! the agent runs. Agent text, made visible line by line.
 
 use gatehouse_core::text::visible;
-use gatehouse_core::{PreviewFormat, PromptExtra};
+use gatehouse_core::{AlwaysScope, PreviewFormat, PromptExtra};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 use super::wrap::hanging;
+use crate::state::always_scope as always_scope_of;
 
 /// How far the continuation of a wrapped line of a multi-line text is indented: deeper than the
 /// text's own lines (at two), so that a wrap never reads as a line of its own.
@@ -52,10 +53,12 @@ pub fn preview_lines(extra: &PromptExtra, width: usize) -> Vec<Line<'static>> {
 
 /// Where the agent runs and the agent's own suggestions that `always` picks from, after what
 /// the prompt asks. `always_scope` says for how long `A` keeps the first one; without it (an
-/// ended prompt) the suggestions are not shown.
+/// ended prompt) the suggestions are not shown. The others are named by the command that keeps
+/// them, with `shown_id` for the prompt.
 pub fn context_lines(
     extra: &PromptExtra,
     always_scope: Option<&str>,
+    shown_id: &str,
     width: usize,
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
@@ -68,9 +71,18 @@ pub fn context_lines(
             width,
         ));
         for other in &extra.suggestions[1..] {
+            // The other suggestions' ids are handles for the command line: said as the command.
             lines.extend(hanging(
-                Span::raw(format!("  also suggested ({}): ", visible(&other.id))),
-                &visible(&other.describe()),
+                Span::raw("  also suggested: "),
+                &format!(
+                    "{} (`gatehouse answer {shown_id} always --suggestion {}{}`)",
+                    visible(&other.describe()),
+                    visible(&other.id),
+                    match always_scope_of(other) {
+                        AlwaysScope::Session => String::new(),
+                        scope => format!(" --scope {}", scope.as_str()),
+                    }
+                ),
                 Style::default(),
                 CONTINUATION_INDENT,
                 width,

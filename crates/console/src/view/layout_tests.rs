@@ -262,3 +262,30 @@ fn a_prompt_that_ended_says_how_and_offers_no_advice_for_keys_that_no_longer_wor
         assert!(!screen.contains("12s"), "no age in the list: {screen}");
     }
 }
+
+#[test]
+fn the_other_suggestions_are_named_by_the_command_that_keeps_them_not_by_a_bare_id() {
+    let mut edit = with_always(FIRST, "Edit", "/home/dev/project/e.txt");
+    edit.short_id = "d68d".into();
+    edit.prompt.extra = edit_extras("main:2");
+    edit.prompt.extra.suggestions.push(Suggestion {
+        id: "s2".into(),
+        summary: "accept edits in every session of this project".into(),
+        allows: Vec::new(),
+        scopes: vec![AlwaysScope::Project],
+        native: serde_json::json!({}),
+    });
+    let (state, now) = alone(edit);
+    for size in SIZES {
+        let whole = whole_detail(&state, size.0, now)
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            whole.contains("also suggested: accept edits in every session of this project (`gatehouse answer d68d always --suggestion s2 --scope project`)"),
+            "{whole}"
+        );
+        assert!(!whole.contains("(s2)"), "{whole}");
+    }
+}
