@@ -256,6 +256,51 @@ fn read_only_until_probed_kilos_prompt_decides_and_its_answer_withdraws_the_prom
     assert_eq!(world.config_files(), left);
 }
 
+/// Why gatehouse offers no `always` for bash, shown with the real Kilo: answered "Allow always"
+/// in Kilo's own prompt for `cat README.md`, Kilo saves `cat *` in kilo.json, and the next
+/// command, ``cat ${x:-`touch ran`}``, runs `touch ran` with no prompt at all. Should a later Kilo
+/// ask again, this fails: then the reason every bash prompt gives is no longer true.
+#[test]
+fn kilos_own_always_for_cat_lets_a_script_run_unasked_which_is_why_gatehouse_offers_none() {
+    let Some(world) = World::new(cat_calls()) else {
+        return;
+    };
+    let tmux = world.agent.start();
+    std::fs::write(world.agent.marker("README.md"), "read me\n").unwrap();
+    world.agent.submit(&tmux, "please read README.md");
+    let prompt = world.the_one_listed(&tmux, DEADLINE);
+    assert_eq!(prompt["summary"], "cat README.md");
+    tmux.wait_for_text(PERMISSION_PROMPT_TEXT, DEADLINE);
+    // "Allow always" is right of the selected "Allow once"; Kilo asks to confirm the pattern.
+    tmux.send_keys(&["Right"]);
+    tmux.send_keys(&["Enter"]);
+    let confirm = tmux.wait_for_text("Always allow", DEADLINE);
+    assert!(confirm.contains("- cat *"), "{confirm}");
+    tmux.send_keys(&["Enter"]);
+    let output = world.output_for("call_readme", DEADLINE);
+    assert!(output.contains("read me"), "{output}");
+    let what = "the prompt answered in Kilo to be withdrawn";
+    world.withdrawn(&prompt, what, "deny", DEADLINE);
+    world.wait_until_ready(&tmux);
+    assert_eq!(
+        world.bash_permission()["cat *"],
+        "allow",
+        "Kilo saved the rule"
+    );
+
+    // The next command runs `touch ran` (and then `cat` with no file), asked nowhere.
+    world.agent.submit(&tmux, "please read it once more");
+    wait_for(DEADLINE, "Kilo to run `touch ran` unasked", || {
+        world.agent.marker("ran").exists()
+    });
+    assert!(world.gateway.list().is_empty(), "nothing was asked");
+    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
+    assert!(
+        !log.contains(&format!(r#""summary":"{EXPANSION}""#)),
+        "Kilo asked for it after all: {log}"
+    );
+}
+
 /// (4) With the gateway down Kilo's own prompt decides, as if gatehouse were not installed.
 #[test]
 fn with_the_gateway_down_kilos_prompt_works_as_if_gatehouse_were_not_installed() {

@@ -382,6 +382,49 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_no_
     assert_eq!(world.written_by("bye"), None);
 }
 
+/// Why gatehouse offers no `always` for bash, shown with the real OpenCode: answered "Allow
+/// always" in OpenCode's own prompt for `cat README.md` (OpenCode's `cat *`), the next command,
+/// ``cat ${x:-`touch ran`}``, runs `touch ran` with no prompt at all. Should a later OpenCode ask
+/// again, this fails: then the reason every bash prompt gives is no longer true.
+#[test]
+fn opencodes_own_always_for_cat_lets_a_script_run_unasked_which_is_why_gatehouse_offers_none() {
+    let Some(world) = World::new(cat_calls()) else {
+        return;
+    };
+    let tmux = world.agent.start();
+    std::fs::write(world.agent.marker("README.md"), "read me\n").unwrap();
+    world.agent.submit(&tmux, "please read README.md");
+    let prompt = world.the_one_listed(&tmux, DEADLINE);
+    assert_eq!(prompt["summary"], "cat README.md");
+    tmux.wait_for_text(PERMISSION_PROMPT_TEXT, DEADLINE);
+    // "Allow always" is right of the selected "Allow once"; OpenCode asks to confirm the pattern.
+    tmux.send_keys(&["Right"]);
+    tmux.send_keys(&["Enter"]);
+    let confirm = tmux.wait_for_text(
+        "This will allow the following patterns until OpenCode is restarted",
+        DEADLINE,
+    );
+    assert!(confirm.contains("- cat *"), "{confirm}");
+    tmux.send_keys(&["Enter"]);
+    let output = world.output_for("call_readme", DEADLINE);
+    assert!(output.contains("read me"), "{output}");
+    let what = "the prompt answered in OpenCode to be withdrawn";
+    world.withdrawn(&prompt, what, "deny", DEADLINE);
+    world.wait_until_ready(&tmux);
+
+    // The next command runs `touch ran` (and then `cat` with no file), asked nowhere.
+    world.agent.submit(&tmux, "please read it once more");
+    wait_for(DEADLINE, "OpenCode to run `touch ran` unasked", || {
+        world.agent.marker("ran").exists()
+    });
+    assert!(world.gateway.list().is_empty(), "nothing was asked");
+    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
+    assert!(
+        !log.contains(&format!(r#""summary":"{EXPANSION}""#)),
+        "OpenCode asked for it after all: {log}"
+    );
+}
+
 /// What the plugin hands the hook is untrusted: a model can put anything in a command, a pattern
 /// or a question. Escapes and bidirectional controls are listed made visible, never raw; an
 /// event larger than the hook reads is left to OpenCode (nothing printed, nothing listed); the
