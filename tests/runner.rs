@@ -46,6 +46,7 @@ mod hook_paused;
 mod hook_work_bounds;
 mod hooks_peer;
 mod hosts;
+mod install_output;
 mod load;
 mod remote;
 mod restart;

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context};
 use clap::Args;
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, SettingsScope};
+use gatehouse_core::text::visible;
 
 use crate::{adapters, config};
 
@@ -109,7 +110,7 @@ pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
                 arguments.agent
             );
         };
-        println!("{price}");
+        println!("{}", visible(price));
         if !arguments.yes && !accepted_in_terminal()? {
             println!("Nothing was changed.");
             return Ok(ExitCode::from(1));
@@ -122,7 +123,7 @@ pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
     print_outcome(&outcome, "installed");
     println!(
         "Start the gateway with `gatehouse serve`; without it, {} behaves as if gatehouse were not installed.",
-        adapter.name()
+        visible(adapter.name())
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -150,28 +151,33 @@ fn accepted_in_terminal() -> anyhow::Result<bool> {
     Ok(answer.trim().eq_ignore_ascii_case("yes"))
 }
 
-/// Prints what changed, where the backup is, and the installer's notes.
+/// Prints what changed, where the backup is, and the installer's notes, each through
+/// [`visible`]: a path (a project folder, a HOME) may hold terminal escapes.
 pub fn print_outcome(outcome: &InstallOutcome, what: &str) {
     print_changes(outcome, what);
     for note in &outcome.notes {
-        println!("{note}");
+        println!("{}", visible(note));
     }
 }
 
-/// Prints what changed and where the backup is, without the notes.
+/// Prints what changed and where the backup is, without the notes, through [`visible`].
 pub fn print_changes(outcome: &InstallOutcome, what: &str) {
+    let path = outcome.path.display().to_string();
     if outcome.changes.is_empty() {
         println!(
             "{}: nothing to change; gatehouse is already {what} there.",
-            outcome.path.display()
+            visible(&path)
         );
     } else {
-        println!("{}:", outcome.path.display());
+        println!("{}:", visible(&path));
         for change in &outcome.changes {
-            println!("  {change}");
+            println!("  {}", visible(change));
         }
         if let Some(backup) = &outcome.backup {
-            println!("The previous settings are saved in {}.", backup.display());
+            println!(
+                "The previous settings are saved in {}.",
+                visible(&backup.display().to_string())
+            );
         }
     }
 }
