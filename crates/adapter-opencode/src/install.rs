@@ -6,15 +6,18 @@
 //! person's configuration is read or changed.
 //!
 //! The plugin ([`PLUGIN_SOURCE`], embedded in the binary) is the same for every agent but for
-//! its name and adapter id. It runs the hook by the absolute path of the gatehouse binary that
-//! installed it, written into the file as a JSON string literal, as other agents' hook commands
-//! name it. A file of that name that is not gatehouse's (its first line is not
-//! `// gatehouse's NAME plugin: ...`, [`PLUGIN_MARKER`]) is never overwritten or removed.
+//! its name and adapter id. It runs the hook by an absolute path written into the file as a JSON
+//! string literal, as other agents' hook commands name it: the small hook executable
+//! `gatehouse-hook` beside the gatehouse binary that installed it, when it is there, else that
+//! binary (`gatehouse hook`, as plugins written before run it). The plugin's words,
+//! `hook ADAPTER EVENT`, suit both. A file of that name that is not gatehouse's (its first line
+//! is not `// gatehouse's NAME plugin: ...`, [`PLUGIN_MARKER`]) is never overwritten or removed.
 
 use std::path::{Path, PathBuf};
 
 use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
 use gatehouse_harness::own_file::{remove_own_file, write_own_file, OwnFileError};
+use gatehouse_hook_settings::command::hook_executable_beside;
 
 use crate::PluginAgent;
 
@@ -112,6 +115,12 @@ pub fn install_plugin(
     Ok(write_own_file(path, &plugin, is_gatehouse_plugin)?)
 }
 
+/// What the plugin runs for the gatehouse binary `program`: the hook executable beside it, when
+/// it is there (it starts in a fraction of the binary's time), else `program` itself.
+pub fn hook_program(program: &Path) -> PathBuf {
+    hook_executable_beside(program).unwrap_or_else(|| program.to_path_buf())
+}
+
 /// Removes the plugin at `path` if it is gatehouse's. Returns whether a file was removed.
 pub fn uninstall_plugin(path: &Path) -> Result<bool, InstallError> {
     Ok(remove_own_file(path, is_gatehouse_plugin)?)
@@ -144,13 +153,14 @@ impl HookInstaller for PluginInstaller {
     fn install(&self, request: &InstallRequest) -> Result<InstallOutcome, KitError> {
         let agent = self.agent;
         let (name, id) = (agent.name, agent.id);
-        let changed = install_plugin(agent, &request.settings, &request.program)?;
+        let hook = hook_program(&request.program);
+        let changed = install_plugin(agent, &request.settings, &hook)?;
         Ok(InstallOutcome {
             path: request.settings.clone(),
             changes: if changed {
                 vec![format!(
                     "wrote gatehouse's plugin, which runs {} hook {id} for each permission prompt and question",
-                    request.program.display()
+                    hook.display()
                 )]
             } else {
                 Vec::new()

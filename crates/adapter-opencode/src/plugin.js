@@ -4,7 +4,8 @@
 //
 // One plugin for OpenCode and the agents built from it: they load it alike, send the same bus
 // events and take the same replies. For each `permission.asked` and `question.asked` it runs
-// `gatehouse hook @ADAPTER_ID@ <event>` as a child process (no shell: an argument array), with
+// `gatehouse-hook hook @ADAPTER_ID@ <event>` (or `gatehouse hook @ADAPTER_ID@ <event>` where
+// there is no `gatehouse-hook`) as a child process (no shell: an argument array), with
 // the event as JSON on stdin, and reads the verdict the hook prints. Only then does it reply,
 // in-process, through the agent's own client: `/permission/{id}/reply` (`once`, `always` or
 // `reject` with a message) or `/question/{id}/reply`. The agent's own prompt stays live
@@ -18,7 +19,8 @@
 // run: it is only written to the hook's stdin.
 import { spawn } from "node:child_process"
 
-// The gatehouse binary, as `gatehouse install @ADAPTER_ID@` found it, and the adapter it runs.
+// The hook, as `gatehouse install @ADAPTER_ID@` found it (`gatehouse-hook` beside the gatehouse
+// binary, else that binary), and the adapter it runs.
 const GATEHOUSE = "@GATEHOUSE_PROGRAM@"
 const ADAPTER = "@ADAPTER_ID@"
 // How many hooks may run at once; a prompt beyond that is left to the agent.

@@ -175,3 +175,52 @@ fn an_install_replaces_gatehouses_plugin_of_another_agent() {
     assert!(!is_gatehouse_plugin("// gatehouse's plugin: no name\n"));
     assert!(!is_gatehouse_plugin("x\n// gatehouse's OpenCode plugin:\n"));
 }
+
+/// The plugin runs the small hook executable beside the gatehouse binary that installs it, with
+/// the same words (`gatehouse-hook` takes `hook ADAPTER EVENT` too); without one there, or one
+/// that may not be run, it runs the binary, as plugins written before do.
+#[test]
+fn the_plugin_runs_the_hook_executable_beside_gatehouse_when_it_is_there() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().unwrap();
+    let program = folder.path().join("gatehouse");
+    let hook = folder.path().join("gatehouse-hook");
+    std::fs::write(&program, "").unwrap();
+    let installer = PluginInstaller { agent: &KILO };
+    let install = |settings: &str| {
+        let request = InstallRequest {
+            settings: folder.path().join(settings),
+            program: program.clone(),
+            hold_seconds: 60,
+            timeout_margin_seconds: 30,
+        };
+        let outcome = installer.install(&request).unwrap();
+        let plugin = std::fs::read_to_string(&request.settings).unwrap();
+        (plugin, outcome.changes.join("\n"))
+    };
+    let runs = |plugin: &str, path: &Path| {
+        plugin.contains(&format!(
+            "const GATEHOUSE = {}",
+            serde_json::to_string(path.to_str().unwrap()).unwrap()
+        ))
+    };
+    let (alone, said) = install("alone.js");
+    assert!(runs(&alone, &program), "{alone}");
+    assert!(
+        said.contains(&format!("{} hook kilo", program.display())),
+        "{said}"
+    );
+    // A file that may not be run is not the hook executable.
+    std::fs::write(&hook, "").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert!(runs(&install("not-runnable.js").0, &program));
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (beside, said) = install("beside.js");
+    assert!(runs(&beside, &hook), "{beside}");
+    assert!(
+        said.contains(&format!("{} hook kilo", hook.display())),
+        "{said}"
+    );
+    assert!(beside.contains(r#"spawn(GATEHOUSE, ["hook", ADAPTER, word]"#));
+    assert_eq!(hook_program(&program), hook);
+}
