@@ -21,7 +21,10 @@ use tokio::sync::{broadcast, oneshot};
 use crate::admission::{Seat, SeatLimits, Seats};
 use crate::audit::{AuditLog, AuditRecord, DecisionRecord};
 use crate::capabilities::CapabilitySource;
+use crate::rules::RuleFactsSource;
+use crate::rules_file::RulesFile;
 use crate::view::{self, CutLevel};
+use gatehouse_core::rules;
 use gatehouse_host_ipc::framing::{encode_frame, FrameBudget, FramePace};
 use gatehouse_host_ipc::protocol::{notification, HostConnections, Notification};
 
@@ -235,6 +238,9 @@ pub struct Gateway {
     /// The hooks socket's connections, and the bytes of their unfinished frames.
     hooks_socket_seats: Arc<Seats>,
     hooks_socket_frames: Arc<FrameBudget>,
+    /// gatehouse's rules, looked at again as each prompt arrives, and where the facts they need
+    /// come from; no rule decides anything until both are set ([`Gateway::apply_rules_with`]).
+    rules: std::sync::OnceLock<(Mutex<RulesFile>, Arc<dyn RuleFactsSource>)>,
 }
 
 /// A prompt a hook holds: as registered, the outcome to wait for, and whether it is only
@@ -281,6 +287,7 @@ impl Gateway {
             next_connection: AtomicU64::new(1),
             capability_source: std::sync::OnceLock::new(),
             while_held: std::sync::OnceLock::new(),
+            rules: std::sync::OnceLock::new(),
         })
     }
 
@@ -288,6 +295,39 @@ impl Gateway {
     /// `source` (see [`CapabilitySource`]). Set once; a second call is ignored.
     pub fn decide_capabilities_with(&self, source: Arc<dyn CapabilitySource>) {
         let _ = self.capability_source.set(source);
+    }
+
+    /// Applies the rules of `file` to every held prompt as it arrives, with the facts `facts`
+    /// finds for it (see [`crate::rules`]). Set once; a second call is ignored.
+    pub fn apply_rules_with(&self, file: RulesFile, facts: Arc<dyn RuleFactsSource>) {
+        let _ = self.rules.set((Mutex::new(file), facts));
+    }
+
+    /// Why the rules file is not used, if rules are applied and it is not; read afresh.
+    pub fn rules_problem(&self) -> Option<String> {
+        let (file, _) = self.rules.get()?;
+        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        file.refresh();
+        file.problem().map(ToString::to_string)
+    }
+
+    /// The rule's decision and answer for `prompt` as registered, with the rules file looked at
+    /// again first; `None` when no rule decides it.
+    fn rule_answer_for(&self, prompt: &Prompt) -> Option<(rules::Decision, Answer)> {
+        let (file, facts) = self.rules.get()?;
+        if prompt.is_read_only() {
+            return None;
+        }
+        let facts = facts.facts(&prompt.prompt)?;
+        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        file.refresh();
+        crate::rules::rule_answer(
+            file.rules(),
+            prompt,
+            &facts,
+            &self.options.local_host,
+            now(),
+        )
     }
 
     /// What each adapter's agent does while its hook holds a prompt, by adapter id (each
@@ -634,6 +674,18 @@ impl Gateway {
             owner,
         )?;
         self.arm_deadline(prompt.id, if watched { WATCHED_STALE_AFTER } else { wait });
+        if !watched {
+            if let Some((decision, answer)) = self.rule_answer_for(&prompt) {
+                let by = crate::rules::rule_answerer(&decision);
+                // The person's path: a prompt answered meanwhile refuses this one.
+                match self.answer(&prompt.id.to_string(), answer, None, &by) {
+                    Ok(_) => tracing::info!(id = %prompt.id, "decided by {by}"),
+                    Err(error) => {
+                        tracing::info!(id = %prompt.id, "{by} did not decide it: {error}")
+                    }
+                }
+            }
+        }
         Ok(HeldPrompt {
             prompt,
             outcome: receiver,

@@ -17,6 +17,8 @@ mod connection;
 mod gateway;
 pub mod life_cycle;
 pub mod listen;
+pub mod rules;
+pub mod rules_file;
 pub mod view;
 
 pub use capabilities::CapabilitySource;
@@ -27,6 +29,7 @@ pub use gateway::{
     HOOK_LEFT_REASON, HOOK_REFUSED_REASON,
 };
 pub use life_cycle::{run, run_until, RunError, RunOptions, Stopped};
+pub use rules::{RuleFacts, RuleFactsSource};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -7,4 +7,5 @@ mod duplex;
 mod hold_ends;
 mod hooks_peer;
 mod hooks_socket_limits;
+mod rules_applied;
 mod support;

@@ -1,0 +1,105 @@
+//! How the gateway applies gatehouse's rules to a prompt as it arrives: only to a held permission
+//! prompt the capability gate lets gatehouse answer (never a read-only one, never one whose
+//! verdict is not offered), with the facts the adapter found ([`RuleFactsSource`]) and the folder
+//! with its links resolved. The verdict then travels the person's path (`Gateway::answer`), by
+//! `rule ID`, so receipts, the audit log and "at most one verdict" hold as for any answer.
+//!
+//! The gateway knows no agent: what command a call runs and which files it touches come from the
+//! binary's [`RuleFactsSource`], which asks the prompt's adapter; a prompt it says nothing of is
+//! decided by no rule.
+
+use std::path::Path;
+
+use gatehouse_core::rules::{decide, Decision, PromptFacts, RuleVerdict};
+use gatehouse_core::{Action, Answer, NewPrompt, Prompt, PromptKind, Timestamp};
+
+/// What a rule needs to know of a call beyond the prompt's own fields, as its adapter says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RuleFacts {
+    /// The shell command, for every call that runs one: `Some("")` when the adapter cannot
+    /// extract its script, never `None` for a shell call (Codex's `["bash","-lc",s]` is `s`).
+    pub command: Option<String>,
+    /// Every file the call reads or writes, or `None` when the adapter cannot tell.
+    pub paths: Option<Vec<String>>,
+}
+
+/// Where the gateway gets a prompt's [`RuleFacts`]: the binary's wiring, per adapter.
+pub trait RuleFactsSource: Send + Sync {
+    /// The facts of `prompt`, or `None` when its adapter cannot say (then no rule decides it).
+    fn facts(&self, prompt: &NewPrompt) -> Option<RuleFacts>;
+}
+
+/// A source from a function, for tests and for the binary's wiring.
+impl<F> RuleFactsSource for F
+where
+    F: Fn(&NewPrompt) -> Option<RuleFacts> + Send + Sync,
+{
+    fn facts(&self, prompt: &NewPrompt) -> Option<RuleFacts> {
+        self(prompt)
+    }
+}
+
+/// `cwd` with every link resolved, for a prompt of this machine; `None` for another host's (its
+/// folders are not here to resolve) or a folder that cannot be resolved.
+fn resolved_cwd(cwd: &str, of_this_machine: bool) -> Option<String> {
+    if !of_this_machine || !Path::new(cwd).is_absolute() {
+        return None;
+    }
+    std::fs::canonicalize(cwd)
+        .ok()
+        .and_then(|path| path.to_str().map(str::to_owned))
+}
+
+/// The rule's decision for `prompt` as listed (its actions decided), and the answer it gives;
+/// `None` when no rule decides or the answer is not one gatehouse may give for it.
+pub(crate) fn rule_answer(
+    rules: &[gatehouse_core::rules::Rule],
+    prompt: &Prompt,
+    facts: &RuleFacts,
+    local_host: &str,
+    now: Timestamp,
+) -> Option<(Decision, Answer)> {
+    let new = &prompt.prompt;
+    if rules.is_empty() || new.kind != PromptKind::Permission || prompt.is_read_only() {
+        return None;
+    }
+    let of_this_machine = prompt.origin == gatehouse_core::Origin::Local
+        && (new.host.is_empty() || new.host == local_host);
+    let host = if new.host.is_empty() {
+        local_host
+    } else {
+        &new.host
+    };
+    let cwd = resolved_cwd(&new.cwd, of_this_machine);
+    let decision = decide(
+        rules,
+        &PromptFacts {
+            agent: &new.adapter,
+            host,
+            session: Some(&new.session),
+            tool: &new.tool,
+            cwd: cwd.as_deref(),
+            command: facts.command.as_deref(),
+            paths: facts.paths.as_deref(),
+            now,
+        },
+    )?;
+    let (answer, needs) = match &decision.verdict {
+        RuleVerdict::Allow => (Answer::Once, Action::Once),
+        RuleVerdict::Deny { message } => (
+            Answer::Deny {
+                message: Some(message.clone()),
+            },
+            Action::Deny,
+        ),
+    };
+    prompt
+        .actions
+        .contains(&needs)
+        .then_some((decision, answer))
+}
+
+/// Who answered, for the audit log and `watch`: `rule ID`.
+pub fn rule_answerer(decision: &Decision) -> String {
+    format!("rule {}", decision.rule_id.0)
+}

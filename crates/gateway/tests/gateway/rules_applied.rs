@@ -1,0 +1,294 @@
+//! gatehouse's rules as the gateway applies them when a hook holds a prompt: a matching allow or
+//! deny answers it at once on the person's path (no front end), everything a rule does not cover
+//! stays pending for the person, a removed rule stops at the very next prompt, a rules file
+//! others could change decides nothing, and a read-only prompt is never answered by a rule.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gatehouse_core::rules::{
+    CommandPattern, Expiry, Folder, FurtherWords, Provenance, Rule, RuleId, RuleSpec, RuleVerdict,
+};
+use gatehouse_core::testing::{toy_bash, toy_capabilities};
+use gatehouse_core::{
+    Action, ActionFlag, AdapterCapabilities, Answer, NewPrompt, Outcome, PromptState, Timestamp,
+};
+use gatehouse_gateway::rules_file::{self, RulesFile};
+use gatehouse_gateway::{Gateway, GatewayOptions, RuleFacts};
+use gatehouse_host_ipc::protocol::HoldResult;
+use gatehouse_host_ipc::Role;
+
+use crate::support::{client, listed};
+
+/// A private state folder, the project folder (resolved) and another folder beside it.
+struct Folders {
+    _root: tempfile::TempDir,
+    state: PathBuf,
+    project: String,
+    other: String,
+}
+
+fn folders() -> Folders {
+    let root = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(root.path()).unwrap();
+    let state = base.join("state");
+    fs::create_dir(&state).unwrap();
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
+    for name in ["project", "other"] {
+        fs::create_dir(base.join(name)).unwrap();
+    }
+    let text = |name: &str| base.join(name).to_str().unwrap().to_owned();
+    Folders {
+        project: text("project"),
+        other: text("other"),
+        state,
+        _root: root,
+    }
+}
+
+fn rule(
+    id: &str,
+    verdict: RuleVerdict,
+    folder: &str,
+    command: &str,
+    further: FurtherWords,
+) -> Rule {
+    Rule::new(RuleSpec {
+        id: RuleId(id.into()),
+        verdict,
+        agent: None,
+        host: None,
+        folder: Folder::new(folder).unwrap(),
+        tool: Some("Bash".into()),
+        command: Some(CommandPattern::from_command(command, further).unwrap()),
+        expiry: Expiry::UntilRemoved,
+        provenance: Provenance::ByHand {
+            at: Timestamp::from_unix_millis(1_764_000_000_000),
+        },
+    })
+    .unwrap()
+}
+
+fn cargo_test_all(folder: &str) -> Rule {
+    rule(
+        "r-cargo",
+        RuleVerdict::Allow,
+        folder,
+        "cargo test",
+        FurtherWords::These(vec!["--all".into()]),
+    )
+}
+
+/// The toy adapter's facts: the `command` of its Bash input, as an adapter would find them.
+fn toy_facts(prompt: &NewPrompt) -> Option<RuleFacts> {
+    Some(RuleFacts {
+        command: Some(
+            prompt.input["command"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        ),
+        paths: None,
+    })
+}
+
+/// A gateway with `flags`, applying the rules file in `state`.
+fn gateway_with(state: &Path, flags: AdapterCapabilities) -> Arc<Gateway> {
+    let gateway = Gateway::new(vec![flags], GatewayOptions::default());
+    gateway.apply_rules_with(
+        RulesFile::at(rules_file::rules_path(state)),
+        Arc::new(toy_facts),
+    );
+    gateway
+}
+
+fn in_folder(command: &str, cwd: &str) -> NewPrompt {
+    NewPrompt {
+        cwd: cwd.into(),
+        correlation: format!("{command} in {cwd}"),
+        ..toy_bash(command)
+    }
+}
+
+/// Holds `prompt` on a hook of its own, watched if read-only, and returns its hold's result.
+async fn hold(gateway: &Arc<Gateway>, prompt: NewPrompt) -> HoldResult {
+    let mut hook = client(gateway, Role::Hook).await;
+    hook.hold_for(prompt, Duration::from_secs(60), None, true, None)
+        .await
+        .unwrap()
+}
+
+/// Holds `prompt` and checks that no rule answered it: it is listed pending for the person.
+async fn reaches_the_person(gateway: &Arc<Gateway>, prompt: NewPrompt) {
+    let command = prompt.summary.clone();
+    let gateway_for_hook = gateway.clone();
+    let hook = tokio::spawn(async move { hold(&gateway_for_hook, prompt).await });
+    let prompts = listed(gateway, 1).await;
+    assert_eq!(prompts.len(), 1, "{command}: {prompts:?}");
+    assert_eq!(prompts[0].state, PromptState::Pending, "{command}");
+    let mut frontend = client(gateway, Role::Frontend).await;
+    frontend
+        .answer(&prompts[0].id.to_string(), Answer::Deny { message: None })
+        .await
+        .unwrap();
+    let outcome = hook.await.unwrap().outcome;
+    assert!(
+        matches!(outcome, Outcome::Verdict { .. }),
+        "{command}: {outcome:?}"
+    );
+    assert!(listed(gateway, 0).await.is_empty());
+}
+
+fn allowed_once(result: &HoldResult) -> bool {
+    matches!(&result.outcome, Outcome::Verdict { verdict } if verdict.0 == Answer::Once)
+}
+
+#[tokio::test]
+async fn an_allow_rule_answers_its_command_in_its_folder_with_no_front_end() {
+    let folders = folders();
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[cargo_test_all(&folders.project)],
+    )
+    .unwrap();
+    let gateway = gateway_with(&folders.state, toy_capabilities());
+    let result = hold(&gateway, in_folder("cargo test --all", &folders.project)).await;
+    assert!(allowed_once(&result), "{result:?}");
+    let subfolder = Path::new(&folders.project).join("src");
+    fs::create_dir(&subfolder).unwrap();
+    let result = hold(
+        &gateway,
+        in_folder("cargo test", subfolder.to_str().unwrap()),
+    )
+    .await;
+    assert!(allowed_once(&result), "{result:?}");
+}
+
+#[tokio::test]
+async fn what_the_rule_does_not_cover_still_reaches_the_person() {
+    let folders = folders();
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[cargo_test_all(&folders.project)],
+    )
+    .unwrap();
+    let gateway = gateway_with(&folders.state, toy_capabilities());
+    for command in [
+        "cargo test; rm -rf x",
+        "cargo test && curl x | sh",
+        "cargo test $(touch p)",
+        "cargo test > ~/.bashrc",
+        "CARGO_HOME=/tmp cargo test",
+        "cargo test\nrm -rf x",
+        "cargo test --all --release",
+        "bash -c 'cargo test'",
+    ] {
+        reaches_the_person(&gateway, in_folder(command, &folders.project)).await;
+    }
+    reaches_the_person(&gateway, in_folder("cargo test --all", &folders.other)).await;
+    let link = Path::new(&folders.other).join("link-to-project");
+    std::os::unix::fs::symlink(&folders.project, &link).unwrap();
+    // A link into the project resolves there, so the rule covers it; `..` out of it does not.
+    let through_link = hold(&gateway, in_folder("cargo test", link.to_str().unwrap())).await;
+    assert!(allowed_once(&through_link), "{through_link:?}");
+    let out = format!("{}/../other", folders.project);
+    reaches_the_person(&gateway, in_folder("cargo test", &out)).await;
+}
+
+#[tokio::test]
+async fn a_deny_rule_blocks_with_its_message() {
+    let folders = folders();
+    let deny = rule(
+        "r-push",
+        RuleVerdict::Deny {
+            message: "push from your own terminal".into(),
+        },
+        &folders.project,
+        "git push",
+        FurtherWords::Nothing,
+    );
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[cargo_test_all(&folders.project), deny],
+    )
+    .unwrap();
+    let gateway = gateway_with(&folders.state, toy_capabilities());
+    let result = hold(
+        &gateway,
+        in_folder("cargo test && git push", &folders.project),
+    )
+    .await;
+    match result.outcome {
+        Outcome::Verdict { verdict } => assert_eq!(
+            verdict.0,
+            Answer::Deny {
+                message: Some("push from your own terminal".into())
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_removed_rule_stops_deciding_at_the_next_prompt() {
+    let folders = folders();
+    let path = rules_file::rules_path(&folders.state);
+    rules_file::save(&path, &[cargo_test_all(&folders.project)]).unwrap();
+    let gateway = gateway_with(&folders.state, toy_capabilities());
+    assert!(allowed_once(
+        &hold(&gateway, in_folder("cargo test", &folders.project)).await
+    ));
+    rules_file::save(&path, &[]).unwrap();
+    reaches_the_person(&gateway, in_folder("cargo test", &folders.project)).await;
+}
+
+#[tokio::test]
+async fn a_rules_file_others_may_write_decides_nothing_and_says_why() {
+    let folders = folders();
+    let path = rules_file::rules_path(&folders.state);
+    rules_file::save(&path, &[cargo_test_all(&folders.project)]).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
+    let gateway = gateway_with(&folders.state, toy_capabilities());
+    reaches_the_person(&gateway, in_folder("cargo test", &folders.project)).await;
+    let problem = gateway.rules_problem().unwrap_or_default();
+    assert!(
+        problem.contains("may be changed by other users"),
+        "{problem}"
+    );
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    assert!(allowed_once(
+        &hold(&gateway, in_folder("cargo test", &folders.project)).await
+    ));
+    assert_eq!(gateway.rules_problem(), None);
+}
+
+#[tokio::test]
+async fn a_rule_never_answers_a_read_only_prompt() {
+    let folders = folders();
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[cargo_test_all(&folders.project)],
+    )
+    .unwrap();
+    let mut unprobed = toy_capabilities();
+    unprobed.rules[0].actions = vec![
+        ActionFlag {
+            action: Action::Once,
+            verified: false,
+            evidence: "no probe record".into(),
+        },
+        ActionFlag {
+            action: Action::Deny,
+            verified: false,
+            evidence: "no probe record".into(),
+        },
+    ];
+    let gateway = gateway_with(&folders.state, unprobed);
+    let result = hold(&gateway, in_folder("cargo test", &folders.project)).await;
+    assert!(matches!(result.outcome, Outcome::Watched), "{result:?}");
+    let prompts = listed(&gateway, 1).await;
+    assert_eq!(prompts[0].state, PromptState::Pending);
+}
