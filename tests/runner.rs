@@ -47,6 +47,7 @@ mod hook_work_bounds;
 mod hooks_peer;
 mod hosts;
 mod install_output;
+mod install_program;
 mod load;
 mod remote;
 mod restart;

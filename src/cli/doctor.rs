@@ -3,7 +3,8 @@
 //! agent's hooks (there, and as this binary installs them: a trial install on a copy of the
 //! settings, [`super::setup::agents`]), each agent's probe against the version in use (the
 //! capability flags `gatehouse status` shows), the page (`gatehouse web`'s control socket), the
-//! paired browsers and, when some get pushes, a test push.
+//! paired browsers and, when some get pushes, a test push; and, only when it fails, whether
+//! another user could replace the program the hooks run ([`install::hook_program_replaceable`]).
 //!
 //! One line per check, `ok`, `warn` or `FAIL` (`-` for what does not apply here, such as an agent
 //! that is not installed), cut to fit the terminal (whole into a pipe or file); `--json` prints them
@@ -162,6 +163,7 @@ fn checks(socket: &Path) -> anyhow::Result<Vec<Check>> {
     checks.push(gateway_check(socket, &status));
     let flags_from_gateway = status.as_ref().ok().map(|status| &status.adapters);
     let request = install::request_for(PathBuf::new())?;
+    checks.extend(hook_program_check(&request.program));
     let mut not_installed = Vec::new();
     for agent in agents::all() {
         let state = agent.hook_state(&request);
@@ -181,6 +183,14 @@ fn checks(socket: &Path) -> anyhow::Result<Vec<Check>> {
     }
     checks.extend(web_checks(socket));
     Ok(checks)
+}
+
+/// A failed check when another user could replace the program the hooks run (see
+/// [`install::hook_program_replaceable`]); nothing when only the person and root can, as for
+/// every binary in a folder of the person's.
+fn hook_program_check(program: &Path) -> Option<Check> {
+    let why = install::hook_program_replaceable(program)?;
+    Some(Check::new("hook program", Outcome::Fail, why).fixed_by(install::MOVE_TO_A_PRIVATE_FOLDER))
 }
 
 fn gateway_check(

@@ -13,6 +13,8 @@ use gatehouse_core::text::visible;
 
 use crate::{adapters, config};
 
+mod replaceable;
+
 #[derive(Debug, Args)]
 pub struct InstallArgs {
     /// The agent whose settings to change.
@@ -98,9 +100,28 @@ pub fn request_for(settings: PathBuf) -> anyhow::Result<InstallRequest> {
     })
 }
 
+/// What to do when another user could replace the program a hook would run.
+pub const MOVE_TO_A_PRIVATE_FOLDER: &str =
+    "move gatehouse and gatehouse-hook to a folder only you can write, e.g. ~/.cargo/bin, and run `gatehouse install` from there";
+
+/// Why another user could replace a program the hooks of `program` run (`program` itself, and
+/// the `gatehouse-hook` beside it that `install` writes where it is there), naming the file or
+/// folder; `None` when only the person and root can.
+pub fn hook_program_replaceable(program: &std::path::Path) -> Option<String> {
+    let beside = program.with_file_name("gatehouse-hook");
+    let beside = (beside != program && beside.exists()).then_some(beside);
+    std::iter::once(program)
+        .chain(beside.as_deref())
+        .find_map(replaceable::why_others_could_replace)
+        .map(|why| format!("another user could replace the program the hooks run: {why}"))
+}
+
 pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
     let (adapter, settings) = arguments.installer_and_path()?;
     let request = request_for(settings)?;
+    if let Some(why) = hook_program_replaceable(&request.program) {
+        bail!("{why}; nothing was changed: {MOVE_TO_A_PRIVATE_FOLDER}");
+    }
     let installer = installer_of(adapter.as_ref());
     let outcome = if arguments.answerable {
         let Some(price) = installer.answerable_price() else {
