@@ -13,6 +13,7 @@ mod log;
 mod probe;
 mod prompt_json;
 mod remote;
+mod rules;
 mod service;
 mod setup;
 mod show;
@@ -158,6 +159,19 @@ enum Command {
         #[arg(long, value_name = "WHEN")]
         since: Option<String>,
     },
+    /// List gatehouse's rules, each with its id and what it lets through (or blocks).
+    #[command(after_help = rules::RULE_AFTER_HELP, arg(socket_meaning_nothing()))]
+    Rules {
+        /// Print a JSON array: each rule's id, description and the rule itself.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make or remove one of gatehouse's rules, which answer matching prompts for every agent.
+    #[command(after_help = rules::RULE_AFTER_HELP, arg(socket_meaning_nothing()))]
+    Rule {
+        #[command(subcommand)]
+        command: RuleCommand,
+    },
     /// Hand a pending prompt back to the agent's own terminal.
     Release {
         /// The prompt's short id, as `gatehouse list` shows it, or its full id.
@@ -219,7 +233,15 @@ enum Command {
 }
 
 /// The commands that never reach the gateway, whose `--socket` is [`socket_meaning_nothing`].
-const WITHOUT_SOCKET: &[&str] = &["log", "install", "uninstall", "completions", "man"];
+const WITHOUT_SOCKET: &[&str] = &[
+    "log",
+    "install",
+    "uninstall",
+    "completions",
+    "man",
+    "rules",
+    "rule",
+];
 
 /// `--socket` for a command that never reaches the gateway (it reads a file, or prints): hidden
 /// from its `--help`, man page and completions, and still accepted, so that a script that passes
@@ -252,6 +274,7 @@ impl Cli {
                 | Command::List { .. }
                 | Command::Show { .. }
                 | Command::Log { .. }
+                | Command::Rules { .. }
                 | Command::Doctor(_)
                 | Command::Completions { .. }
                 | Command::Man { .. }
@@ -265,6 +288,19 @@ impl Cli {
             _ => None,
         }
     }
+}
+
+#[derive(Debug, Subcommand)]
+enum RuleCommand {
+    /// Add a rule; prints its id and what it lets through (or blocks).
+    #[command(after_help = rules::RULE_AFTER_HELP)]
+    Add(rules::AddArgs),
+    /// Remove a rule by its id (`gatehouse rules` lists them); the very next prompt is decided
+    /// without it.
+    Remove {
+        /// The rule's id, as `gatehouse rules` shows it.
+        id: String,
+    },
 }
 
 /// `install AGENT [flags]`, or `install service`: the word `service` is a subcommand, and the
@@ -307,6 +343,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Watch { json } => block_on(watch::run(socket_path(socket)?, json)),
         Command::Answer(arguments) => block_on(answer::run(socket_path(socket)?, arguments)),
         Command::Log { json, since } => log::run(json, since.as_deref()),
+        Command::Rules { json } => rules::list(json),
+        Command::Rule {
+            command: RuleCommand::Add(arguments),
+        } => rules::add(arguments),
+        Command::Rule {
+            command: RuleCommand::Remove { id },
+        } => rules::remove(&id),
         Command::Release { id } => block_on(answer::release(socket_path(socket)?, id)),
         Command::Remote(arguments) => block_on(remote::run(socket_path(socket)?, arguments)),
         Command::Console { notify } => {

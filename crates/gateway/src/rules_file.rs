@@ -40,7 +40,7 @@ pub enum RulesFileError {
     NotRegular { path: String },
     #[error("the rules file {path} belongs to user {owner}, not to you ({me}); remove it and make rules with `gatehouse rule add`")]
     OtherOwner { path: String, owner: u32, me: u32 },
-    #[error("the rules file {path} may be changed by other users (mode {mode:04o}); run `chmod 600 {path}` after checking its rules with `gatehouse rules`")]
+    #[error("the rules file {path} may be changed by other users (mode {mode:04o}); read it (`cat {path}`) for rules you did not make, then run `chmod 600 {path}`")]
     OthersMayWrite { path: String, mode: u32 },
     #[error("the folder {path} of the rules file belongs to user {owner}, not to you ({me}), so its owner could swap the file: keep gatehouse's state in a folder of your own")]
     FolderOtherOwner { path: String, owner: u32, me: u32 },
