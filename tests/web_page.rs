@@ -41,6 +41,11 @@ mod truth;
 #[path = "web_page_edges.rs"]
 mod edges;
 
+/// The findings of a cold review on a phone: then?, notices that stay, notification notes, the
+/// answered card, code words, ended cards (issue 26).
+#[path = "web_page_phone.rs"]
+mod phone;
+
 fn bash_event(input: Value) -> Value {
     let mut event = claude_fixture("PermissionRequest-Bash");
     event["tool_input"] = input;
@@ -262,7 +267,14 @@ fn the_real_claude_code_edit_is_allowed_from_its_diff_and_always_shows_its_exact
         let meaning = phone.text(&format!("{card} [data-rule-meaning]")).await;
         assert_eq!(
             meaning,
-            format!("It lets through only the Bash command `{command}`, exactly as written.")
+            format!("It lets through only the Bash command {command}, exactly as written.")
+        );
+        // The command in it is code, not backticks.
+        assert_eq!(
+            phone
+                .text(&format!("{card} [data-rule-meaning] code"))
+                .await,
+            command
         );
         phone.screenshot("always-rule-phone", PHONE).await;
         phone.click(&format!("{card} [data-action='always']")).await;
@@ -950,7 +962,7 @@ fn a_held_prompts_card_counts_down_says_what_happens_then_and_offers_nothing_onc
         // One short line, then what happens then one tap away, in the gateway's words.
         let hold = phone.text(&format!("{card} [data-hold]")).await;
         assert!(hold.contains("left to answer here"), "{hold}");
-        phone.click(&format!("{card} [data-hold] summary")).await;
+        phone.click(&format!("{card} [data-then]")).await;
         let then = phone.text(&format!("{card} [data-after-hold]")).await;
         assert!(then.contains(after.trim_start_matches("then ")), "{then}");
         // It counts down while the page is open.
@@ -1020,7 +1032,7 @@ fn a_tap_that_lands_as_the_list_moves_answers_nothing() {
         let settling = tapped.await.expect("the tap ran");
         assert_eq!(settling, json!(true), "the card had just moved");
         let status = phone.text(&format!("{} [data-status]", card(&second_id))).await;
-        assert!(status.contains("Not sent: the list just moved"), "{status}");
+        assert!(status.contains("Not sent: this card just came or moved"), "{status}");
         assert!(
             front.list().iter().any(|prompt| prompt["id"] == second["id"]),
             "the tap answered nothing"

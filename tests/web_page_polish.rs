@@ -1,5 +1,5 @@
 //! The page after a new user's review on a 390x844 phone (in the real Chromium): an answer is
-//! confirmed where the person tapped (a notice at the top that moves no card), a question says
+//! confirmed where the person tapped (a notice at the foot that moves no card), a question says
 //! which answer was chosen; the "New" banner goes once its prompt is shown or ends and never
 //! covers a card's header; a patch's raw input is labelled; an OpenCode card shows what runs
 //! first and its ids last; a cut prompt's start reads as lines and its buttons say which one
@@ -50,13 +50,17 @@ fn an_answer_is_confirmed_at_the_top_without_moving_a_card_and_a_question_names_
         phone.wait_for("[data-outcome]:not([hidden])").await;
         let notice = phone.text("[data-outcome]").await;
         assert!(notice.contains("Bash") && notice.contains("deny"), "{notice}");
+        // Over the foot of the list, clear of the header; a tap on it reaches nothing under it.
         let style = script(
             phone,
-            "const s = getComputedStyle(document.querySelector('[data-outcome]')); return [s.position, s.pointerEvents, document.querySelector('[data-outcome]').getAttribute('role')]",
+            "const outcome = document.querySelector('[data-outcome]');
+             const s = getComputedStyle(outcome.parentElement);
+             const [o, bar] = [outcome.getBoundingClientRect(), document.querySelector('.bar').getBoundingClientRect()];
+             return [s.position, getComputedStyle(outcome).pointerEvents, outcome.getAttribute('role'), o.top >= bar.bottom];",
             vec![],
         )
         .await;
-        assert_eq!(style, json!(["fixed", "none", "status"]), "over the list, taking no tap");
+        assert_eq!(style, json!(["fixed", "auto", "status", true]), "over the list, clear of the header");
         // The notice itself moves no card: hiding it leaves the second card where it is.
         phone.screenshot("outcome-notice-phone", PHONE).await;
         let second_card = card(&id_of(&second));
@@ -70,7 +74,7 @@ fn an_answer_is_confirmed_at_the_top_without_moving_a_card_and_a_question_names_
         phone.wait_for(&blue).await;
         phone.click(&blue).await;
         phone.click(&format!("{question_card} [data-action='answer']")).await;
-        wait_until_ended(phone, &id_of(&question), "Answered (answer): “Blue”").await;
+        wait_until_ended(phone, &id_of(&question), "Answered: “Blue”").await;
         phone
             .wait_until(DEADLINE, "the notice to name the choice", async |page| {
                 page.text("[data-outcome]").await.contains("“Blue”")

@@ -82,7 +82,7 @@ async fn bar_holds(phone: &Browser, state: &str) {
 }
 
 /// A gateway and `gatehouse web` that take subscriptions of `service` (as `web_push` makes them).
-fn push_front(service: &PushService) -> Option<Front> {
+pub(super) fn push_front(service: &PushService) -> Option<Front> {
     if !browser_available() {
         return None;
     }
@@ -188,7 +188,7 @@ fn the_header_stays_one_short_row_and_says_each_notification_state_in_a_few_word
             .wait_for("[data-notify][data-notify-state='on']")
             .await;
         let (_, short, help) = notify_state(phone).await;
-        assert_eq!(short, "Notifications on");
+        assert_eq!(short, "Notifying");
         assert_eq!(help, "", "nothing to do when it is on");
         bar_holds(phone, "on").await;
     });

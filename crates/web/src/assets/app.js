@@ -12,7 +12,7 @@
 // (`openFeed`), since EventSource cannot set a header. The service worker (sw.js) never sees it.
 'use strict';
 const gatehouseApp = (() => {
-  const { $, $$, el, age } = gatehouseDom;
+  const { $, $$, el, age, withCode } = gatehouseDom;
   const { visible } = gatehouseText;
   const { APPROVING } = gatehouseCards;
 
@@ -31,18 +31,37 @@ const gatehouseApp = (() => {
   // How long the notice of an ended prompt stays, and how long a banner for a new one.
   const OUTCOME_FOR_MS = 8000;
   const BANNER_FOR_MS = 20000;
+  // The banner goes once its card has been on the screen this long (in a visible tab): it
+  // called the person, who has had it in front of them since.
+  const BANNER_SEEN_MS = 3000;
+  // A refusal goes once the card's buttons take taps again, and at the latest after this long.
+  const REFUSAL_FOR_MS = 5000;
   let outcomeTimer = null;
   let bannerTimer = null;
-  // Hides the banner (over the top bar: it moves nothing) once the person scrolls the card it names onto the screen (a card that came
-  // on screen keeps its banner: it calls a person who was not looking).
-  let bannerCardSeen = true;
+  let bannerSeenTimer = null;
+  // Hides the banner (over the top bar: it moves nothing) once the card it names has been on
+  // the screen for BANNER_SEEN_MS: a third of it, or half the screen for a card taller than that.
   const bannerWatch = 'IntersectionObserver' in window ? new IntersectionObserver((entries) => {
     for (const entry of entries) {
       if ($('[data-banner]').dataset.for !== entry.target.dataset.promptId) continue;
-      if (!entry.isIntersecting) bannerCardSeen = false;
-      else if (!bannerCardSeen) hideBanner();
+      clearTimeout(bannerSeenTimer);
+      const inView = entry.isIntersecting && (entry.intersectionRatio >= 0.3
+        || entry.intersectionRect.height >= innerHeight / 2);
+      if (inView) bannerSeenTimer = setTimeout(bannerCardSeen, BANNER_SEEN_MS);
     }
-  }, { threshold: 0.3 }) : null;
+  }, { threshold: [0, 0.1, 0.2, 0.3, 0.5, 1] }) : null;
+
+  function bannerCardSeen() {
+    // A tab in the background showed nothing: it is looked at again when the tab comes back.
+    if (document.hidden) {
+      document.addEventListener('visibilitychange', () => {
+        clearTimeout(bannerSeenTimer);
+        bannerSeenTimer = setTimeout(bannerCardSeen, BANNER_SEEN_MS);
+      }, { once: true });
+      return;
+    }
+    hideBanner();
+  }
   const TITLE = 'gatehouse';
 
   // The device token, kept per origin (scheme, host and port) by the browser.
@@ -109,10 +128,13 @@ const gatehouseApp = (() => {
     }
   }
 
-  function setConnection(up, text) {
+  // The connection's state in a word or two that is never cut (`[data-connection-state]`),
+  // and its detail (which device this is) after it, cut short where the header has no room.
+  function setConnection(up, state, detail = '') {
     const label = $('[data-connection]');
     label.dataset.up = up ? 'true' : 'false';
-    label.textContent = text;
+    label.replaceChildren(el('span', { class: 'state', 'data-connection-state': true, text: state }),
+      detail ? el('span', { class: 'detail', text: detail }) : '');
   }
 
   function closeFeed() {
@@ -130,7 +152,7 @@ const gatehouseApp = (() => {
     closeFeed();
     device = null;
     for (const id of cards.keys()) removeCard(id);
-    $('[data-unpaired-reason]').textContent = reason || '';
+    $('[data-unpaired-reason]').replaceChildren(...(reason ? withCode(reason) : []));
     setConnection(false, 'not paired');
     knowledge = 'starting';
     updateCalls();
@@ -183,7 +205,7 @@ const gatehouseApp = (() => {
     if (reply && reply.status === 401) {
       return loggedOut(device ? 'This browser is no longer paired (it was logged out).' : '');
     }
-    setConnection(false, 'gatehouse web unreachable · retrying…');
+    setConnection(false, 'unreachable', 'gatehouse web does not answer · retrying…');
     knowledge = 'unreachable';
     updateCalls();
     setTimeout(checkSession, 2000);
@@ -236,7 +258,7 @@ const gatehouseApp = (() => {
     }
     knowledge = 'unreachable';
     endAll('gatehouse web is unreachable; this prompt may come back when it is.');
-    setConnection(false, 'gatehouse web unreachable · retrying…');
+    setConnection(false, 'unreachable', 'gatehouse web does not answer · retrying…');
     setTimeout(checkSession, 1000);
   }
 
@@ -253,7 +275,7 @@ const gatehouseApp = (() => {
       if (event.type === 'added') addCard(event.prompt, true);
       else if (event.type === 'changed' && event.state !== 'pending') {
       const known = cards.get(event.id);
-      endCard(event.id, event.state, describe(event, known && { ...known.prompt, answered: known.answered }), true);
+      endCard(event.id, event.state, describe(event, known && { ...known.prompt, answered: known.answered, denied: known.denied }), true);
     }
     } else if (message.type === 'unpaired') {
       loggedOut('This browser was logged out (`gatehouse web revoke`). Pair it again to answer here.');
@@ -264,12 +286,12 @@ const gatehouseApp = (() => {
   function gatewayState(gateway) {
     if (gateway.up) {
       knowledge = 'live';
-      setConnection(true, `live · paired as ${visible(device ? device.name : '')}`);
+      setConnection(true, 'live', `paired as ${visible(device ? device.name : '')}`);
     } else {
       knowledge = 'gateway-down';
       endAll('The gateway went away; the agent asks again when it is back.');
       // One short line: the reason may name a socket path, which says nothing on a phone.
-      setConnection(false, 'gateway down · retrying');
+      setConnection(false, 'gateway down', 'retrying…');
     }
   }
 
@@ -281,7 +303,8 @@ const gatehouseApp = (() => {
       case 'resolved':
       case 'delivered':
       case 'unconfirmed':
-        if (event.action === 'answer' && prompt && prompt.answered) return `Answered (answer): “${prompt.answered}”${by}.`;
+        if (event.action === 'answer' && prompt && prompt.answered) return `Answered: “${prompt.answered}”${by}.`;
+        if (event.action === 'deny' && prompt && prompt.denied) return `Answered (deny)${by}, with the message: “${prompt.denied}”.`;
         return `Answered${event.action ? ` (${visible(event.action)})` : ''}${by}.`;
       case 'released':
         return `Handed back to the agent's terminal${by}.`;
@@ -318,7 +341,7 @@ const gatehouseApp = (() => {
     if (!card || card.ended || card.node !== node) return;
     if (!reply.ok || !whole || !whole.prompt || whole.prompt.id !== prompt.id || whole.prompt.cut || typeof whole.digest !== 'string') {
       const why = whole && whole.error ? visible(whole.error) : 'it could not be loaded';
-      status.textContent = `Not loaded: ${why}. Deny still works here.`;
+      status.replaceChildren(...withCode(`Not loaded: ${why}. Deny still works here.`));
       return;
     }
     const fresh = gatehouseCards.render(whole.prompt, cardContext());
@@ -366,21 +389,21 @@ const gatehouseApp = (() => {
     card.why = why;
     gatehouseSteady.forget(card.node);
     card.node.dataset.state = state;
-    $('[data-status]', card.node).textContent = why;
+    $('[data-status]', card.node).replaceChildren(...withCode(why));
     if ($('[data-banner]').dataset.for === id) hideBanner();
     const height = card.node.getBoundingClientRect().height;
     if (card.node.isConnected && height > 0 && !card.node.closest('[data-ended-items]')) keepInPlace(card, height);
     else fileEnded(card);
   }
 
-  // The ended card keeps its place and its very height, showing only who asked and what
-  // happened (its buttons are gone), so that nothing slides under the finger that just tapped.
+  // The ended card keeps its place and its very height, showing who asked, how it ended and
+  // what it asked (its buttons and everything that invited a tap are gone, as in "Recently
+  // ended"), so that nothing slides under the finger that just tapped.
   function keepInPlace(card, height) {
     const node = card.node;
     node.style.height = `${height}px`;
     node.dataset.endedHere = 'true';
-    card.parts = Array.from(node.children);
-    node.replaceChildren($('.meta', node), $('[data-status]', node));
+    gatehouseCards.ended(node);
     if (!inPlace.size) scrolledFrom = scrollY;
     inPlace.add(card);
     card.fileTimer = setTimeout(() => fileEnded(card), ENDED_IN_PLACE_MS);
@@ -393,16 +416,12 @@ const gatehouseApp = (() => {
     clearTimeout(card.fileTimer);
     inPlace.delete(card);
     const node = card.node;
-    const status = $('[data-status]', node);
-    if (card.parts) node.replaceChildren(...card.parts);
-    card.parts = null;
-    ($('[data-where]', node) || $('.meta', node)).after(status);
     node.style.height = '';
     delete node.dataset.endedHere;
     gatehouseCards.ended(node);
     const ended = $('[data-ended-items]');
     ended.prepend(node);
-    $('[data-ended-last]').textContent = `last: ${visible(card.prompt.adapter)} ${visible(card.prompt.tool)}: ${card.why}`;
+    $('[data-ended-last]').replaceChildren(...withCode(`last: ${visible(card.prompt.adapter)} ${visible(card.prompt.tool)}: ${card.why}`));
     const items = $$(':scope > [data-prompt-id]', ended);
     for (const extra of items.slice(ENDED_KEPT)) removeCard(extra.dataset.promptId);
     const id = card.prompt.id;
@@ -457,10 +476,11 @@ const gatehouseApp = (() => {
   function outcome(prompt, why) {
     const node = $('[data-outcome]');
     const what = prompt.kind === 'question' ? 'question' : visible(prompt.tool);
-    node.textContent = `${visible(prompt.adapter)} ${what} (${visible(prompt.short_id || prompt.id)}): ${why}`;
+    node.replaceChildren(...withCode(`${visible(prompt.adapter)} ${what} (${visible(prompt.short_id || prompt.id)}): ${why}`));
     node.hidden = false;
     clearTimeout(outcomeTimer);
     outcomeTimer = setTimeout(() => { node.hidden = true; }, OUTCOME_FOR_MS);
+    node.onclick = () => { node.hidden = true; };
   }
 
   // A banner at the top for a new prompt, until it is looked at, ends, or a while has passed.
@@ -476,7 +496,7 @@ const gatehouseApp = (() => {
     const card = cards.get(prompt.id);
     if (bannerWatch && card) {
       bannerWatch.disconnect();
-      bannerCardSeen = true;
+      clearTimeout(bannerSeenTimer);
       // Only once the banner is drawn, so that the card's place is final.
       requestAnimationFrame(() => { if (node.dataset.for === prompt.id) bannerWatch.observe(card.node); });
     }
@@ -487,6 +507,7 @@ const gatehouseApp = (() => {
     node.hidden = true;
     delete node.dataset.for;
     clearTimeout(bannerTimer);
+    clearTimeout(bannerSeenTimer);
     if (bannerWatch) bannerWatch.disconnect();
   }
 
@@ -504,11 +525,26 @@ const gatehouseApp = (() => {
   // line is off the screen (the button lay at its very edge), the page scrolls just enough to
   // show it: only that card's own parts come under the finger, and the refusal has just started
   // their wait again (steady.js).
-  function refuse(node, button, text) {
+  // The refusal goes once its moment has passed: when the card's buttons take taps again, at the
+  // latest after REFUSAL_FOR_MS (unless something else has been said there since).
+  // `untilSteady`: the refusal of a card that just came or moved, which goes with its wait.
+  function refuse(node, button, text, untilSteady = false) {
     const row = button && button.closest('[data-suggestion]');
     const line = (row && $('[data-row-status]', row)) || $('[data-status]', node);
     line.textContent = text;
     node.dataset.refused = 'true';
+    const said = performance.now();
+    clearInterval(line.refusalTimer);
+    line.refusalTimer = setInterval(() => {
+      const since = performance.now() - said;
+      const passed = since >= REFUSAL_FOR_MS || (untilSteady && !node.dataset.settling && since >= 400);
+      if (line.textContent !== text) clearInterval(line.refusalTimer);
+      else if (passed) {
+        clearInterval(line.refusalTimer);
+        line.textContent = '';
+        delete node.dataset.refused;
+      }
+    }, 100);
     const box = line.getBoundingClientRect();
     if (box.top < $('.bar').getBoundingClientRect().bottom || box.bottom > innerHeight) {
       line.scrollIntoView({ block: 'nearest' });
@@ -527,7 +563,7 @@ const gatehouseApp = (() => {
     // into this very card: they were looking at it.
     const wait = gatehouseSteady.left(node);
     if (wait > 0 && !(action === 'deny' && message)) {
-      refuse(node, extra.button, `Not sent: the list just moved under your finger. Read this card; tap again in ${Math.ceil(wait / 1000)} s.`);
+      refuse(node, extra.button, `Not sent: this card just came or moved. Read it; tap again in ${Math.ceil(wait / 1000)} s.`, true);
       return;
     }
     if (APPROVING.includes(action)) {
@@ -547,6 +583,8 @@ const gatehouseApp = (() => {
         body = { id: prompt.id };
       } else if (action === 'deny') {
         body = { id: prompt.id, answer: message ? { action: 'deny', message } : { action: 'deny' } };
+        const entry = cards.get(prompt.id);
+        if (entry && message) entry.denied = visible(message);
       } else if (action === 'answer') {
         body = { id: prompt.id, answer: gatehouseCards.collectAnswer(prompt, node) };
         const entry = cards.get(prompt.id);
@@ -577,9 +615,9 @@ const gatehouseApp = (() => {
     delete node.dataset.sending;
     buttons.forEach((button) => { button.disabled = false; });
     gatehouseCards.updateGate(node);
-    status.textContent = reply
+    status.replaceChildren(...withCode(reply
       ? `Not accepted: ${visible(result.error || `error ${reply.status}`)}`
-      : 'Could not reach gatehouse web; nothing was sent. Try again.';
+      : 'Could not reach gatehouse web; nothing was sent. Try again.'));
     node.dataset.refused = 'true';
   }
 

@@ -8,15 +8,16 @@
 // The order is the order of reading: agent, host and folder, then at once what it asks (the
 // command, the diff, the plan or the question), its flags, then the buttons; the terminal pane
 // and the id come last. A prompt its hook holds (`hold_ends_at`) counts down in one short line
-// above the buttons (`[data-hold]`), with what happens then in the gateway's words
-// (`after_hold`) under "then?"; once the hold has ended, the card offers nothing: the gateway
+// above the buttons (`[data-hold]`); what happens then, in the gateway's words (`after_hold`),
+// opens under "then?" below every button, so that opening it moves none; once the hold has
+// ended, the card offers nothing: the gateway
 // refuses any answer after it. An ended card (`ended`) says how it ended and shows what it
 // asked, nothing more.
 //
 // Agent text is hostile: it is set only with textContent after `visible` (see dom.js).
 'use strict';
 const gatehouseCards = (() => {
-  const { $, $$, el, visibleLineNodes, appendLines, age } = gatehouseDom;
+  const { $, $$, el, visibleLineNodes, appendLines, age, withCode } = gatehouseDom;
   const { visible } = gatehouseText;
 
   // A text longer than this is collapsed behind `[data-expand]`.
@@ -162,19 +163,32 @@ const gatehouseCards = (() => {
   // A hold that ends within this long says so louder.
   const URGENT_MS = 20000;
 
-  // The countdown of a prompt its hook holds for an answer, in one short line above the buttons
-  // (what happens then one tap away, under "then?"); none for a watched or read-only one. The
-  // line keeps its height as it counts, so the buttons under it never move.
+  // The countdown of a prompt its hook holds for an answer, in one short line above the buttons,
+  // with a "then?" toggle (`[data-then]`); none for a watched or read-only one. The line keeps
+  // its height as it counts, so the buttons under it never move.
   function renderHold(prompt) {
     if (typeof prompt.hold_ends_at !== 'string' || !(prompt.actions || []).length) return null;
     if (!Number.isFinite(Date.parse(prompt.hold_ends_at))) return null;
-    const after = afterHold(prompt);
-    return el('div', { class: 'hold', 'data-hold': true, 'data-hold-ends': prompt.hold_ends_at },
+    return el('div', { class: 'hold', 'data-hold': true, 'data-hold-ends': prompt.hold_ends_at, 'data-hold-after': afterHold(prompt) },
       el('p', { class: 'hold-line' },
         el('strong', { class: 'left', 'data-hold-left': true, text: '' }),
         el('span', { 'data-hold-lead': true, text: ' left to answer here' })),
-      el('details', { class: 'then' }, el('summary', { text: 'then?' }),
-        el('p', { 'data-after-hold': after, text: `When it ends, ${after.replace(/^then /, '')}.` })));
+      el('button', { type: 'button', class: 'then', 'data-then': true, 'aria-expanded': 'false', text: 'then?' }));
+  }
+
+  // What happens when the hold ends, in the gateway's words: shown by "then?" below everything
+  // that takes a tap, so that opening it moves no button of the card (a tap on "Hand back" right
+  // after it is the person's, on a card that did not move).
+  function renderThen(hold) {
+    const after = hold.dataset.holdAfter;
+    const text = el('p', { class: 'then-text', 'data-after-hold': after, hidden: true },
+      ...withCode(`When the hold ends, ${after.replace(/^then /, '')}.`));
+    const toggle = $('[data-then]', hold);
+    toggle.addEventListener('click', () => {
+      text.hidden = !text.hidden;
+      toggle.setAttribute('aria-expanded', String(!text.hidden));
+    });
+    return text;
   }
 
   // Counts the card's hold down; when it has ended, takes the card's answers away (the gateway
@@ -189,12 +203,12 @@ const gatehouseCards = (() => {
       return;
     }
     card.dataset.holdEnded = 'true';
-    const after = $('[data-after-hold]', note).dataset.afterHold;
+    const after = note.dataset.holdAfter;
     note.replaceChildren(el('p', { class: 'hold-ended' },
       el('span', { 'data-hold-lead': true, text: 'The hold has ended' }),
-      el('span', { 'data-after-hold': after, text: `: nothing can be answered here any more; ${after}.` })));
+      el('span', { 'data-after-hold': after }, ...withCode(`: nothing can be answered here any more; ${after}.`))));
     keepStatus(card);
-    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note]', card)) node.remove();
+    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], .then-text', card)) node.remove();
     for (const node of $$('[data-answer-form] input, [data-answer-form] textarea', card)) node.disabled = true;
   }
 
@@ -211,7 +225,7 @@ const gatehouseCards = (() => {
   // card's advice (a read-only card's "answer it in the agent's terminal" and its "Why").
   function ended(card) {
     keepStatus(card);
-    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-hold], [data-load-whole], [data-cut], [data-plan-effect], [data-read-only]', card)) node.remove();
+    for (const node of $$('[data-actions], [data-suggestions], [data-gate-note], [data-hold], .then-text, [data-load-whole], [data-cut], [data-plan-effect], [data-read-only]', card)) node.remove();
     for (const node of $$('[data-answer-form] input, [data-answer-form] textarea', card)) node.disabled = true;
     for (const button of $$('[data-expand]', card)) button.textContent = `Show ${button.dataset.what}`;
     delete card.dataset.settling;
@@ -272,11 +286,6 @@ const gatehouseCards = (() => {
       if (code in simple) return simple[code];
       return String.fromCharCode(parseInt(code.slice(1), 16));
     });
-  }
-
-  // `text` with its `backticked` parts as code elements (never parsed as markup).
-  function withCode(text) {
-    return String(text).split(/`([^`]*)`/).map((part, index) => (index % 2 ? el('code', { text: part }) : document.createTextNode(part)));
   }
 
   // The words up to the first `.`, `:` or `;` followed by a space, outside brackets and backticks.
@@ -394,7 +403,7 @@ const gatehouseCards = (() => {
     if (preview.title) root.append(el('h3', { class: 'preview-title', 'data-preview-title': true }, ...withCode(visible(preview.title))));
     if (repeatsContent(prompt)) {
       // Its start again, cut short, above the whole of it: said once, below.
-      root.append(el('p', { class: 'incomplete', 'data-incomplete': true, text: `Preview incomplete: ${visible(preview.incomplete)}; the whole new content is below, as sent.` }));
+      root.append(el('p', { class: 'incomplete', 'data-incomplete': true }, ...withCode(`Preview incomplete: ${visible(preview.incomplete)}; the whole new content is below, as sent.`)));
       return root;
     }
     if (preview.format === 'diff') {
@@ -405,7 +414,7 @@ const gatehouseCards = (() => {
       root.append(textBlock(card, preview.text, { class: 'input', 'data-preview-text': true }));
     }
     if (preview.incomplete) {
-      root.append(el('p', { class: 'incomplete', 'data-incomplete': true, text: `Preview incomplete: ${visible(preview.incomplete)}` }));
+      root.append(el('p', { class: 'incomplete', 'data-incomplete': true }, ...withCode(`Preview incomplete: ${visible(preview.incomplete)}`)));
     }
     return root;
   }
@@ -442,7 +451,7 @@ const gatehouseCards = (() => {
       const box = el('div', { class: 'suggestion', 'data-suggestion': suggestion.id });
       box.append(el('p', { class: 'rule' }, el('span', { class: 'muted', text: 'Always allow, by the rule ' }),
         el('code', { 'data-rule': true, text: visible(nativeRule(suggestion.native)) })));
-      box.append(el('p', { class: 'meaning', 'data-rule-meaning': true, text: `It lets through ${visible(describeSuggestion(suggestion))}.` }));
+      box.append(el('p', { class: 'meaning', 'data-rule-meaning': true }, ...withCode(`It lets through ${visible(describeSuggestion(suggestion))}.`)));
       const scopes = Array.isArray(suggestion.scopes) && suggestion.scopes.length ? suggestion.scopes : ['session', 'project', 'user'];
       const select = el('select', { 'data-scope': true, 'aria-label': 'Where the rule is kept' });
       const words = { session: 'for this session', project: 'for this project', user: 'for every project' };
@@ -516,11 +525,12 @@ const gatehouseCards = (() => {
       }
     }
 
+    let hold = null;
     if (!actions.length) {
       card.append(renderReadOnly(prompt.read_only_reason));
       card.append(el('p', { class: 'status', 'data-status': true, role: 'status', 'aria-live': 'polite' }));
     } else {
-      const hold = renderHold(prompt);
+      hold = renderHold(prompt);
       if (hold) card.append(hold);
       const words = answerWords(prompt);
       if (words.effect) card.append(el('p', { class: 'plan-effect', 'data-plan-effect': true, text: words.effect }));
@@ -552,6 +562,8 @@ const gatehouseCards = (() => {
       const suggestions = renderSuggestions(prompt, act);
       if (suggestions) card.append(suggestions);
     }
+    // What happens when the hold ends, below every button (see renderThen).
+    if (hold) card.append(renderThen(hold));
     // The rest of where it runs, last: the terminal pane and the id.
     const more = el('dl', { class: 'where more' });
     const pane = terminalWords(prompt.terminal);

@@ -101,5 +101,24 @@ const gatehouseDom = (() => {
     return `${Math.floor(seconds / 3600)}h ago`;
   }
 
-  return Object.freeze({ $, $$, el, visibleLineNodes, lineNodes, appendLines, age });
+  // `text` with its code words as `<code>` elements, never as backticks and never parsed as
+  // markup: a run of backticks opens a code span that the same run closes (as
+  // gatehouse_core::rule_match::code quotes, with one space of padding when the code itself
+  // starts or ends with a backtick). Text nodes only; the caller makes the text visible first.
+  function withCode(text) {
+    const source = String(text ?? '');
+    const nodes = [];
+    let last = 0;
+    for (const match of source.matchAll(/(?<!`)(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g)) {
+      let inner = match[2];
+      if (inner.length > 2 && inner.startsWith(' ') && inner.endsWith(' ') && inner.trim()) inner = inner.slice(1, -1);
+      if (match.index > last) nodes.push(document.createTextNode(source.slice(last, match.index)));
+      nodes.push(el('code', { text: inner }));
+      last = match.index + match[0].length;
+    }
+    if (last < source.length || !nodes.length) nodes.push(document.createTextNode(source.slice(last)));
+    return nodes;
+  }
+
+  return Object.freeze({ $, $$, el, visibleLineNodes, lineNodes, appendLines, age, withCode });
 })();

@@ -7,9 +7,9 @@
 // IndexedDB (a service worker cannot read localStorage) and deletes there when the page is no
 // longer paired; the worker deletes it too on a 401.
 //
-// The header says the state in a few words on one line (on, blocked by the browser, no push
-// service), and a line at the top of the page what to do about it, ntfy included, for wherever
-// Web Push cannot work. Every step after the person's permission has STEP_MS to finish: a push
+// The header says the state in one short word of a fixed width (on, blocked, no push service:
+// the connection's state beside it is never cut), and a sheet at the foot of the screen what
+// to do about it, ntfy included, for wherever Web Push cannot work: it moves no card. Every step after the person's permission has STEP_MS to finish: a push
 // service that cannot be reached says so instead of "asking" for ever.
 'use strict';
 (() => {
@@ -101,11 +101,11 @@
     $('[data-notify-again]').setAttribute('aria-expanded', String(shown));
   }
 
-  // The notification state, in the header in a few words (`[data-notify-status]`, one line),
-  // with what to do about it in a short panel at the top of the page (`[data-notify-help]`) when
-  // it is not on. The panel comes with each new state; dismissed, a tap on the header's words
+  // The notification state, in the header in a short word (`[data-notify-status]`; `long` says it
+  // whole to a screen reader and on hover), with what to do about it in a sheet at the foot of
+  // the screen (`[data-notify-help]`) when it is not on. The panel comes with each new state; dismissed, a tap on the header's words
   // (`[data-notify-again]`) brings it back, "Try again" with it.
-  function state(which, short, help = '') {
+  function state(which, short, help = '', long = short) {
     const button = $('[data-notify]');
     if (!button) return;
     button.dataset.notifyState = which;
@@ -114,12 +114,14 @@
     const again = $('[data-notify-again]');
     $('[data-notify-status]').textContent = short;
     again.hidden = !short;
+    again.title = long;
+    again.setAttribute('aria-label', `Notifications: ${long}`);
     // Words with nothing to do behind them ("Notifications on") are only words.
     again.toggleAttribute('data-plain', !help);
     again.tabIndex = help ? 0 : -1;
     const box = $('[data-notify-help]');
     box.querySelector('[data-notify-retry]').hidden = which === 'unsupported';
-    box.querySelector('[data-notify-help-text]').textContent = help;
+    box.querySelector('[data-notify-help-text]').replaceChildren(...gatehouseDom.withCode(help));
     box.querySelector('[data-notify-ntfy-text]').replaceChildren(NTFY[0],
       Object.assign(document.createElement('code'), { textContent: NTFY[1] }), NTFY[2]);
     showHelp(Boolean(help));
@@ -140,23 +142,23 @@
   async function turnOn() {
     const cannot = unsupported();
     if (cannot) {
-      state('unsupported', 'No Web Push here', cannot);
+      state('unsupported', 'No push', cannot, 'no Web Push here');
       return;
     }
     state('asking', 'Asking…');
     try {
       const permission = await Notification.requestPermission();
       if (permission === 'denied') {
-        state('blocked', 'Blocked by the browser', 'Blocked for this page: allow notifications in the browser\'s site settings, then try again.');
+        state('blocked', 'Blocked', 'Blocked for this page: allow notifications in the browser\'s site settings, then try again.', 'blocked by the browser');
         return;
       }
       if (permission !== 'granted') {
-        state('blocked', 'Not allowed', 'Notifications were not allowed: try again and allow them.');
+        state('blocked', 'Not allowed', 'Notifications were not allowed: try again and allow them.', 'not allowed');
         return;
       }
       const info = await within(api('/api/push'), 'gatehouse web did not answer');
       if (!info.ok || typeof info.json.public_key !== 'string') {
-        state('failed', 'Push is off', `Push is not available: ${info.json.error || 'gatehouse web did not answer'}.`);
+        state('failed', 'Push off', `Push is not available: ${info.json.error || 'gatehouse web did not answer'}.`, 'push is off');
         return;
       }
       const key = bytesFromBase64url(info.json.public_key);
@@ -174,16 +176,16 @@
       await keepForWorker(token());
       const reply = await within(api('/api/push/subscribe', { endpoint: json.endpoint, keys: json.keys }), 'gatehouse web did not answer');
       if (!reply.ok) {
-        state('failed', 'Not on', `Not accepted: ${reply.json.error || `error ${reply.status}`}.`);
+        state('failed', 'Not on', `Not accepted: ${reply.json.error || `error ${reply.status}`}.`, 'not on');
         return;
       }
-      state('on', 'Notifications on');
+      state('on', 'Notifying', '', 'on');
     } catch (error) {
       const why = error && error.message ? error.message : String(error);
       if (error && error.late && why === 'no push service reachable') {
-        state('unreachable', 'No push service', `This browser reached no push service within ${STEP_MS / 1000} s (Web Push goes through its maker's servers).`);
+        state('unreachable', 'No push', `This browser reached no push service within ${STEP_MS / 1000} s (Web Push goes through its maker's servers).`, 'no push service reachable');
       } else {
-        state('failed', 'Not on', `Could not turn notifications on: ${why}.`);
+        state('failed', 'Not on', `Could not turn notifications on: ${why}.`, 'not on');
       }
     }
   }
@@ -206,7 +208,7 @@
     await keepForWorker(token());
     const info = await api('/api/push');
     if (!info.ok) return;
-    if ((info.json.services || []).length) state('on', 'Notifications on');
+    if ((info.json.services || []).length) state('on', 'Notifying', '', 'on');
     else state('off', '');
   }
 

@@ -10,6 +10,11 @@
 // on the screen still when something above it goes) moves it in the page only. Neither puts
 // another button under a finger that stayed where it was. Where the buttons are is looked at
 // every LOOK_MS, and again at the very tap (`left`), so a move just before a tap is never missed.
+//
+// A button that something lies over (the notification sheet, the outcome notice: anything but
+// the top bar and the banner over it, under which the person's own scrolling puts it) is not on
+// the screen: when what covered it goes, its wait starts then, so that a second tap where the
+// sheet's × was lands on no button it uncovered.
 'use strict';
 const gatehouseSteady = (() => {
   const READ_MS = 2500;
@@ -21,14 +26,25 @@ const gatehouseSteady = (() => {
   function where(card) {
     const view = [];
     const page = [];
+    let covered = false;
     for (const button of card.querySelectorAll('[data-action]')) {
       const box = button.getBoundingClientRect();
       view.push(`${Math.round(box.left)},${Math.round(box.top)},${Math.round(box.width)}`);
       page.push(`${Math.round(box.left + scrollX)},${Math.round(box.top + scrollY)},${Math.round(box.width)}`);
+      covered = covered || isCovered(button, box);
     }
     const box = card.getBoundingClientRect();
-    const shown = box.height > 0 && box.bottom > 0 && box.top < innerHeight && !document.hidden;
+    const shown = box.height > 0 && box.bottom > 0 && box.top < innerHeight && !document.hidden && !covered;
     return { view: view.join(' '), page: page.join(' '), shown };
+  }
+
+  // Whether something other than the top bar lies over the middle of `button` (on the screen).
+  function isCovered(button, box) {
+    const x = box.left + box.width / 2;
+    const y = box.top + box.height / 2;
+    if (box.width === 0 || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return false;
+    const hit = document.elementFromPoint(x, y);
+    return Boolean(hit) && !button.contains(hit) && !hit.closest('.bar, [data-banner]');
   }
 
   // Looks at the card now; how many ms are left before its buttons take a tap.
