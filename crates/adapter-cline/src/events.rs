@@ -16,9 +16,12 @@
 //!   task's turn and is nothing for gatehouse. `session_shutdown` (`SessionShutdown`): the session
 //!   ended.
 //! - Anything else (`agent_start`, `prompt_submit`, ...): nothing for gatehouse.
+//!
+//! Cline's hooks inherit its `TMUX` and `TMUX_PANE` and name no process of Cline's: the hook
+//! names the pane from them, as for every agent whose adapter says nothing of its terminal.
 
 use gatehouse_core::correlation::correlation_key;
-use gatehouse_core::{HoldMode, HookEvent, ParseError, TerminalLocation};
+use gatehouse_core::{HoldMode, HookEvent, ParseError};
 use gatehouse_harness::events::{read, session_ended, tool_finished, turn_ended, PermissionParts};
 use serde::Deserialize;
 use serde_json::Value;
@@ -75,29 +78,9 @@ struct ToolResult {
     id: String,
 }
 
-/// What the hook's environment says of the Cline that runs it: Cline's hooks inherit its
-/// `TMUX` and `TMUX_PANE` (and name no process of Cline's).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HookEnvironment {
-    pub tmux: Option<String>,
-    pub tmux_pane: Option<String>,
-}
-
-impl HookEnvironment {
-    /// This process's environment.
-    pub fn current() -> Self {
-        let variable = |name: &str| std::env::var(name).ok();
-        HookEnvironment {
-            tmux: variable("TMUX"),
-            tmux_pane: variable("TMUX_PANE"),
-        }
-    }
-}
-
 /// Reads one Cline hook event; `auto_approve` (Cline's saved setting) is read only for a call.
 pub fn parse(
     stdin: &[u8],
-    environment: &HookEnvironment,
     auto_approve: impl FnOnce() -> AutoApprove,
 ) -> Result<HookEvent, ParseError> {
     let (_, payload) = read::<Payload>(stdin)?;
@@ -133,11 +116,6 @@ pub fn parse(
             if let Some(commands) = commands {
                 prompt.summary = commands;
             }
-            prompt.extra.terminal = TerminalLocation::from_values(
-                environment.tmux.as_deref(),
-                environment.tmux_pane.as_deref(),
-                None,
-            );
             Ok(HookEvent::Prompt {
                 prompt,
                 hold: HoldMode::RegisterOnly,

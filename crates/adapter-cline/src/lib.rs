@@ -83,11 +83,7 @@ impl Adapter for ClineAdapter {
         stdin: &[u8],
         _event: Option<&str>,
     ) -> Result<HookEvent, ParseError> {
-        events::parse(
-            stdin,
-            &events::HookEnvironment::current(),
-            auto_approve::saved_setting,
-        )
+        events::parse(stdin, auto_approve::saved_setting)
     }
 
     /// Nothing: no verdict is ever deliverable, and Cline reads an empty answer as no opinion.

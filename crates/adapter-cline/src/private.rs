@@ -42,6 +42,7 @@ pub const DIALOG_TEXT: &str = "Approve tool call?";
 /// hook's verdicts are nothing: a Cline hook never answers.
 pub const SCREEN: AgentScreen = AgentScreen {
     busy_texts: &[BUSY_TEXT, DIALOG_TEXT],
+    still_typed,
     yes_keys: &["y"],
     quit: Quit::Command("/exit"),
     arguments: &["-i"],
@@ -49,7 +50,7 @@ pub const SCREEN: AgentScreen = AgentScreen {
         "Cline",
         "PreToolUse",
         (DIALOG_TEXT, READY_TEXT),
-        |stdin| crate::events::parse(stdin, &Default::default(), || AutoApprove::Off),
+        |stdin| crate::events::parse(stdin, || AutoApprove::Off),
         |_| String::new(),
     )
 };
@@ -59,6 +60,17 @@ pub const RUN_COMMANDS: Tool = Tool {
     name: SHELL_TOOL,
     arguments: |call| json!({ "commands": [call.command] }),
 };
+
+/// Whether `message` still sits in Cline's input box (its line right above the box's lower
+/// rule), not taken: a busy TUI may drop the Enter. A message taken shows in the transcript,
+/// with no rule under it.
+pub fn still_typed(screen: &str, message: &str) -> bool {
+    let typed = format!("❯ {message}");
+    let lines: Vec<&str> = screen.lines().map(str::trim).collect();
+    lines
+        .windows(2)
+        .any(|pair| pair[0] == typed && pair[1].starts_with('─'))
+}
 
 /// Starts the scripted chat-completions model on a free loopback port with the calls to hand
 /// out, in order; its [`ScriptedModel::base_url`] is the provider's `baseUrl`.
@@ -166,6 +178,16 @@ mod tests {
         ));
         let joined = line(&["/x/cline", "--cline-hub-daemon", "--port=25999"]);
         assert!(!is_hub_daemon(&joined, 25999));
+    }
+
+    #[test]
+    fn a_message_still_typed_sits_above_the_input_boxs_rule() {
+        let rule = "─".repeat(20);
+        let typed = format!("  ❯ please write a.txt\n  {rule}\n  footer");
+        assert!(still_typed(&typed, "please write a.txt"));
+        let taken = format!("  ❯ please write a.txt\n  ⠧ Thinking... (esc to cancel)\n  {rule}");
+        assert!(!still_typed(&taken, "please write a.txt"));
+        assert!(!still_typed(&typed, "please write b.txt"));
     }
 
     #[test]

@@ -3,22 +3,15 @@
 
 use gatehouse_core::{HoldMode, HookEvent, Observation, ParseError};
 use gatehouse_harness::captured_payload;
-use gatehouse_harness::events::testing::{assert_permission_prompt, held_as};
+use gatehouse_harness::events::testing::{assert_not_events, assert_permission_prompt, held_as};
 use serde_json::{json, Value};
 
 use super::*;
 
 const TASK: &str = "conv_1796199710823_ht71ts4";
 
-fn environment() -> HookEnvironment {
-    HookEnvironment {
-        tmux: Some("/tmp/tmux-1000/default,42,0".into()),
-        tmux_pane: Some("%1".into()),
-    }
-}
-
 fn parse_with(stdin: &[u8], auto_approve: AutoApprove) -> Result<HookEvent, ParseError> {
-    parse(stdin, &environment(), || auto_approve)
+    parse(stdin, || auto_approve)
 }
 
 fn never_read() -> AutoApprove {
@@ -45,15 +38,7 @@ fn a_shell_call_is_a_read_only_prompt_only_registered_summed_up_as_its_command()
     );
     assert_eq!(prompt.correlation, call_correlation("call_fake_1"));
     assert_eq!(prompt.read_only_reason.as_deref(), Some(ASKED_IN_CLINE));
-    let terminal = prompt.extra.terminal.unwrap();
-    assert_eq!(
-        (
-            terminal.tmux_socket.as_str(),
-            terminal.tmux_pane.as_str(),
-            terminal.pid
-        ),
-        ("/tmp/tmux-1000/default", "%1", None)
-    );
+    assert_eq!(prompt.extra.terminal, None, "the hook's to say");
 
     let unasked = held_as(
         parse_with(stdin, AutoApprove::On).unwrap(),
@@ -109,7 +94,7 @@ fn a_result_after_an_approve_or_a_deny_settles_the_call_of_the_same_id() {
     ];
     for (name, stdin) in captured {
         let session: Value = serde_json::from_slice(stdin).unwrap();
-        let settled = parse(stdin, &environment(), never_read).unwrap();
+        let settled = parse(stdin, never_read).unwrap();
         assert_eq!(
             settled,
             HookEvent::Observe(Observation::ToolFinished {
@@ -126,7 +111,7 @@ fn a_result_after_an_approve_or_a_deny_settles_the_call_of_the_same_id() {
 fn the_tasks_end_settles_its_prompts_and_a_sub_agents_end_does_not() {
     let stdin = captured_payload!("cline-cli-3.0.65", "TaskComplete-after-deny");
     assert_eq!(
-        parse(stdin, &environment(), never_read).unwrap(),
+        parse(stdin, never_read).unwrap(),
         HookEvent::Observe(Observation::TurnEnded {
             adapter: "cline".into(),
             session: TASK.into()
@@ -137,21 +122,11 @@ fn the_tasks_end_settles_its_prompts_and_a_sub_agents_end_does_not() {
     };
     for hook in ["agent_abort", "agent_error"] {
         assert!(matches!(
-            parse(
-                event(hook, Value::Null).as_bytes(),
-                &environment(),
-                never_read
-            )
-            .unwrap(),
+            parse(event(hook, Value::Null).as_bytes(), never_read).unwrap(),
             HookEvent::Observe(Observation::TurnEnded { .. })
         ));
         assert_eq!(
-            parse(
-                event(hook, json!("agent_1")).as_bytes(),
-                &environment(),
-                never_read
-            )
-            .unwrap(),
+            parse(event(hook, json!("agent_1")).as_bytes(), never_read).unwrap(),
             HookEvent::Ignore,
             "a sub-agent's {hook}"
         );
@@ -159,7 +134,6 @@ fn the_tasks_end_settles_its_prompts_and_a_sub_agents_end_does_not() {
     assert_eq!(
         parse(
             event("session_shutdown", Value::Null).as_bytes(),
-            &environment(),
             never_read
         )
         .unwrap(),
@@ -169,42 +143,28 @@ fn the_tasks_end_settles_its_prompts_and_a_sub_agents_end_does_not() {
         })
     );
     let started = captured_payload!("cline-cli-3.0.65", "TaskStart");
-    assert_eq!(
-        parse(started, &environment(), never_read).unwrap(),
-        HookEvent::Ignore
-    );
+    assert_eq!(parse(started, never_read).unwrap(), HookEvent::Ignore);
 }
 
 #[test]
 fn bad_input_is_an_error_never_a_prompt() {
-    let cases: [&[u8]; 7] = [
-        b"not json",
-        b"{}",
+    let parse = |stdin: &[u8]| parse_with(stdin, AutoApprove::Off);
+    assert_not_events(parse, br#"{"hookName": "tool_call", "taskId": "t"}"#);
+    let lacking: [&[u8]; 4] = [
         br#"{"hookName": "tool_call"}"#,
-        br#"{"hookName": "tool_call", "taskId": "t"}"#,
         br#"{"hookName": "tool_call", "taskId": "t", "tool_call": {"id": "", "name": "run_commands"}}"#,
         br#"{"hookName": "tool_call", "taskId": "t", "tool_call": {"id": "c", "name": ""}}"#,
         br#"{"hookName": "tool_result", "taskId": "t", "tool_result": {"id": ""}}"#,
     ];
-    for stdin in cases {
-        let parsed = parse_with(stdin, AutoApprove::Off);
-        assert!(
-            matches!(
-                parsed,
-                Err(ParseError::NotJson(_) | ParseError::NotAnEvent(_))
-            ),
-            "{}: {parsed:?}",
-            String::from_utf8_lossy(stdin)
-        );
+    for stdin in lacking {
+        let error = parse(stdin).unwrap_err();
+        assert!(matches!(error, ParseError::NotAnEvent(_)), "{error}");
     }
-    let error = parse_with(
-        br#"{"hookName": "tool_call", "taskId": "t"}"#,
-        AutoApprove::Off,
-    )
-    .unwrap_err()
-    .to_string();
+    let error = parse(br#"{"hookName": "tool_call", "taskId": "t"}"#).unwrap_err();
     assert!(
-        error.contains("a Cline tool_call event without `tool_call` with an `id` and a `name`"),
+        error
+            .to_string()
+            .contains("a Cline tool_call event without `tool_call` with an `id` and a `name`"),
         "{error}"
     );
 }
