@@ -99,7 +99,12 @@ pub(crate) fn rule_answer(
         .then_some((decision, answer))
 }
 
-/// Who answered, for the audit log and `watch`: `rule ID`.
+/// Who answered, for the audit log and `watch`: `rule ID`, then the ids of the rules that
+/// allowed the other parts of a compound command (`rule r1, r2`).
 pub fn rule_answerer(decision: &Decision) -> String {
-    format!("rule {}", decision.rule_id.0)
+    let ids: Vec<&str> = std::iter::once(&decision.rule_id)
+        .chain(&decision.also_by)
+        .map(|id| id.0.as_str())
+        .collect();
+    format!("rule {}", ids.join(", "))
 }

@@ -292,3 +292,50 @@ async fn a_rule_never_answers_a_read_only_prompt() {
     let prompts = listed(&gateway, 1).await;
     assert_eq!(prompts[0].state, PromptState::Pending);
 }
+
+#[tokio::test]
+async fn the_audit_log_names_every_rule_that_decided() {
+    let folders = folders();
+    let status = rule(
+        "r-status",
+        RuleVerdict::Allow,
+        &folders.project,
+        "git status",
+        FurtherWords::Nothing,
+    );
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[cargo_test_all(&folders.project), status],
+    )
+    .unwrap();
+    let log_path = folders.state.join("audit.jsonl");
+    let log = gatehouse_gateway::audit::AuditLog::open(&log_path, 1 << 20).unwrap();
+    let gateway = Gateway::with_audit_log(
+        vec![toy_capabilities()],
+        GatewayOptions::default(),
+        Some(log),
+    );
+    gateway.apply_rules_with(
+        RulesFile::at(rules_file::rules_path(&folders.state)),
+        Arc::new(toy_facts),
+    );
+    let result = hold(
+        &gateway,
+        in_folder("cargo test && git status", &folders.project),
+    )
+    .await;
+    assert!(allowed_once(&result), "{result:?}");
+    let records = gatehouse_gateway::audit::read_all(&log_path).unwrap();
+    let by: Vec<String> = records
+        .iter()
+        .filter_map(|record| match &record.event {
+            gatehouse_core::Event::Changed {
+                state: PromptState::Resolved,
+                by,
+                ..
+            } => by.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(by, vec!["rule r-cargo, r-status".to_owned()], "{records:?}");
+}
