@@ -26,7 +26,9 @@ use crate::common::{wait_for, Gateway};
 use crate::support::leftovers;
 use crate::support::scenarios::write_calls;
 use crate::support::tmux::Tmux;
-use crate::support::world::{refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld};
+use crate::support::world::{
+    adapter_rule, refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld,
+};
 
 /// Generous: Kilo starts slowly (15 to 25 s idle) and this machine is busy.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -341,6 +343,20 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_no_always_for_b
         &["allow", "deny", "no-verdict", "question"],
     );
     world.wait_until_verified("Kilo 7.7.7");
+    // `status` says the truth of bash's always: not verified, and why.
+    let bash = adapter_rule(&world.gateway, world.adapter, Some("bash"));
+    let always = bash["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|flag| flag["action"] == "always")
+        .unwrap();
+    assert_eq!(always["verified"], false, "{bash}");
+    let evidence = always["evidence"].as_str().unwrap();
+    assert!(
+        evidence.starts_with("Kilo checks a bash pattern only against the commands it finds"),
+        "{evidence}"
+    );
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
     assert!(
         status.contains("the probe proves bash prompts only; answer the others in Kilo's terminal"),

@@ -23,7 +23,9 @@ use serde_json::{json, Value};
 use crate::common::{wait_for, Gateway};
 use crate::support::leftovers;
 use crate::support::tmux::Tmux;
-use crate::support::world::{refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld};
+use crate::support::world::{
+    adapter_rule, refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld,
+};
 
 /// Generous: OpenCode starts slowly on a busy machine.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -291,6 +293,20 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_no_
     let probed = world.probe(&world.agent.bin);
     assert!(probed.contains("case question:"), "{probed}");
     world.wait_until_verified("OpenCode 1.18.33");
+    // `status` says the truth of bash's always: not verified, and why.
+    let bash = adapter_rule(&world.gateway, world.adapter, Some("bash"));
+    let always = bash["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|flag| flag["action"] == "always")
+        .unwrap();
+    assert_eq!(always["verified"], false, "{bash}");
+    let evidence = always["evidence"].as_str().unwrap();
+    assert!(
+        evidence.starts_with("OpenCode checks a bash pattern only against the commands it finds"),
+        "{evidence}"
+    );
     let tmux = world.agent.start();
 
     // Once from the gateway: the command runs.
