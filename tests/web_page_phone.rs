@@ -124,22 +124,20 @@ fn opening_then_moves_no_button_and_hand_back_takes_the_next_tap() {
                 !rect(page, &after_hold).await.is_null()
             })
             .await;
+        // Hand back is tapped at once, well within the 2.5 s a card that moved waits.
         let opened = Instant::now();
-        phone.screenshot("then-opened-phone", PHONE).await;
         let after = buttons(phone, &this).await;
-        eprintln!("buttons before {before}, after {after}");
-        assert_eq!(before, after, "opening then? moved the card's buttons");
         let text = dom_text(phone, &after_hold).await;
-        assert!(text.contains("When the hold ends"), "{text}");
         assert_eq!(script(phone, WATCH_POSTS, vec![]).await, json!(true));
         phone
             .tap(centre(phone, &format!("{this} [data-action='release']")).await)
             .await;
-        assert!(
-            opened.elapsed() < Duration::from_secs(3),
-            "tapped within 3 s: {:?}",
-            opened.elapsed()
-        );
+        let tapped_after = opened.elapsed();
+        phone.screenshot("then-hand-back-phone", PHONE).await;
+        eprintln!("buttons before {before}, after {after}; Hand back tapped {tapped_after:?} after then? opened");
+        assert_eq!(before, after, "opening then? moved the card's buttons");
+        assert!(text.contains("When the hold ends"), "{text}");
+        assert!(tapped_after < Duration::from_secs(3), "tapped within 3 s: {tapped_after:?}");
         phone
             .wait_until(DEADLINE, "the tap to be sent or refused", async |page| {
                 let posts = script(page, "return window.posts", vec![]).await;
@@ -147,7 +145,6 @@ fn opening_then_moves_no_button_and_hand_back_takes_the_next_tap() {
             })
             .await;
         let refused = refusal_in(phone, &this).await;
-        phone.screenshot("then-hand-back-phone", PHONE).await;
         assert_eq!(refused, "", "the tap on Hand back was refused");
         let posts = script(phone, "return window.posts", vec![]).await;
         assert_eq!(posts[0][0], "/api/release", "{posts}");
