@@ -493,10 +493,18 @@ impl Connection {
         }
     }
 
+    /// The name this connection's answers are recorded by: its hello's, never one that reads as
+    /// a rule's (`rule ID` is the gateway's own, see `crate::rules`).
     fn caller_name(&self) -> String {
-        self.caller
+        let name = self
+            .caller
             .as_ref()
-            .map_or_else(String::new, |caller| caller.name.clone())
+            .map_or_else(String::new, |caller| caller.name.clone());
+        if name.trim_start().to_lowercase().starts_with("rule") {
+            format!("front end {name}")
+        } else {
+            name
+        }
     }
 
     /// The host stamped on this connection's prompts (see the module's doc).

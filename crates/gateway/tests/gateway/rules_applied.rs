@@ -339,3 +339,27 @@ async fn the_audit_log_names_every_rule_that_decided() {
         .collect();
     assert_eq!(by, vec!["rule r-cargo, r-status".to_owned()], "{records:?}");
 }
+
+#[tokio::test]
+async fn a_front_end_cannot_pass_its_answer_off_as_a_rules() {
+    let gateway = crate::support::toy_gateway();
+    let hook_gateway = gateway.clone();
+    let hook = tokio::spawn(async move { hold(&hook_gateway, toy_bash("make")).await });
+    let prompt = listed(&gateway, 1).await.remove(0);
+    let (_prompts, mut events) = gateway.subscribe();
+    let mut frontend = gatehouse_host_ipc::Client::over(
+        crate::support::connection(&gateway, gatehouse_gateway::Roles::Any),
+        Role::Frontend,
+        "rule r-cargo",
+    )
+    .await
+    .unwrap();
+    frontend
+        .answer(&prompt.id.to_string(), Answer::Once)
+        .await
+        .unwrap();
+    hook.await.unwrap();
+    let frame = events.recv().await.unwrap();
+    let text = String::from_utf8_lossy(&frame);
+    assert!(text.contains("\"by\":\"front end rule r-cargo\""), "{text}");
+}
