@@ -171,10 +171,19 @@ impl World {
         });
     }
 
+    /// Types `message` and sends it, pressing Enter again while Cline has not taken it.
+    fn submit(&self, tmux: &Tmux, message: &str) {
+        self.agent
+            .submit_surely(tmux, message, private::still_typed);
+    }
+
     /// Submits "please write NAME.txt" and returns the one prompt listed for it: read-only with
     /// the reason, from the pane Cline runs in; Cline's dialog shows meanwhile.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        let prompt = self.prompt_for_writing(tmux, name, Some(SHELL_TOOL), DEADLINE);
+        self.submit(tmux, &format!("please write {name}.txt"));
+        let prompt = self.the_one_listed(tmux, DEADLINE);
+        assert_eq!(prompt["tool"], SHELL_TOOL, "{prompt}");
+        assert_eq!(prompt["summary"], format!("printf {name} > {name}.txt"));
         assert_eq!(prompt["actions"], json!([]), "read-only: {prompt}");
         assert_eq!(prompt["read_only_reason"], ASKED_IN_CLINE, "{prompt}");
         assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
@@ -309,7 +318,7 @@ fn watched_read_only_clines_dialog_answers_withdraw_it_and_hostile_text_shows_as
 
     // The model's escapes reach gatehouse's list as text, not as escapes to run, and the
     // prompt keeps the command exact.
-    world.agent.submit(&tmux, "please write hostile.txt");
+    world.submit(&tmux, "please write hostile.txt");
     let prompt = world.the_one_listed(&tmux, DEADLINE);
     assert_eq!(prompt["summary"], hostile.command);
     assert_eq!(prompt["actions"], json!([]));
@@ -334,12 +343,12 @@ fn watched_read_only_clines_dialog_answers_withdraw_it_and_hostile_text_shows_as
 }
 
 /// The hook never delays Cline's dialog, whatever the gateway does: with the gateway stopped
-/// (SIGSTOP), Cline asks at once and its Approve runs the command (and once the gateway goes on,
-/// the late prompt is withdrawn, never answerable); with the gateway gone, Cline asks and
-/// decides as if gatehouse were not installed.
+/// (SIGSTOP), Cline asks at once and its Approve runs the command (once the gateway goes on, a
+/// late prompt is read-only, and the next turn's end withdraws it); with the gateway gone, Cline
+/// asks and decides as if gatehouse were not installed.
 #[test]
 fn with_the_gateway_stopped_or_down_clines_dialog_asks_at_once_and_decides() {
-    let script = vec![write_call("stopped"), write_call("down")];
+    let script = write_calls(&["stopped", "after", "down"]);
     let Some(mut world) = World::new(script, AutoApprove::Off) else {
         return;
     };
@@ -348,7 +357,7 @@ fn with_the_gateway_stopped_or_down_clines_dialog_asks_at_once_and_decides() {
     let pid = world.gateway.pid() as libc::pid_t;
     // SAFETY: kill only sends a signal, to the gateway this test started and still owns.
     unsafe { libc::kill(pid, libc::SIGSTOP) };
-    world.agent.submit(&tmux, "please write stopped.txt");
+    world.submit(&tmux, "please write stopped.txt");
     let asked = Instant::now();
     tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
     let waited = asked.elapsed();
@@ -362,13 +371,36 @@ fn with_the_gateway_stopped_or_down_clines_dialog_asks_at_once_and_decides() {
     world.wait_until_ready(&tmux, DEADLINE);
     // SAFETY: as above.
     unsafe { libc::kill(pid, libc::SIGCONT) };
-    // Whatever the stopped gateway took in meanwhile, nothing stays listed.
-    crate::support::wait_until(DEADLINE, "nothing listed after SIGCONT", || {
+    // What the stopped gateway took in meanwhile is read-only, and the end of the next turn
+    // (a Deny in Cline's dialog) withdraws it, if it is still listed: the hook registers a
+    // watched prompt with no `held_since`, so the call's end, read first, may not settle it.
+    world.submit(&tmux, "please write after.txt");
+    let mut listed = Vec::new();
+    let after = poll_until(DEADLINE, || {
+        listed = world.gateway.list();
+        listed
+            .iter()
+            .any(|prompt| prompt["summary"] == "printf after > after.txt")
+    });
+    assert!(
+        after,
+        "the next prompt listed: {listed:?}; Cline's screen:\n{}",
+        tmux.screen()
+    );
+    assert!(
+        listed.iter().all(|prompt| prompt["actions"] == json!([])),
+        "all read-only: {listed:?}"
+    );
+    tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+    world.press_in_dialog(&tmux, "n");
+    world.output_for("call_after", DEADLINE);
+    crate::support::wait_until(DEADLINE, "nothing listed after the turn", || {
         world.gateway.list().is_empty()
     });
+    world.wait_until_ready(&tmux, DEADLINE);
 
     world.gateway.kill();
-    world.agent.submit(&tmux, "please write down.txt");
+    world.submit(&tmux, "please write down.txt");
     tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
     assert_eq!(world.written_by("down"), None, "asked first");
     world.press_in_dialog(&tmux, "y");
@@ -386,7 +418,7 @@ fn with_auto_approve_on_cline_runs_the_call_unasked_and_gatehouse_says_so() {
         return;
     };
     let tmux = world.start();
-    world.agent.submit(&tmux, "please write unasked.txt");
+    world.submit(&tmux, "please write unasked.txt");
     world.output_for("call_unasked", DEADLINE);
     assert_eq!(world.written_by("unasked").as_deref(), Some("unasked"));
     world.wait_until_ready(&tmux, DEADLINE);
