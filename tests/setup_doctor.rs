@@ -65,7 +65,8 @@ fn run(sandbox: &Sandbox, path: &str, arguments: &[&str]) -> Output {
         .expect("gatehouse runs")
 }
 
-/// `doctor`'s lines without those of agents that are not installed (one a line, as many as the
+/// `doctor`'s lines without those of agents that are not installed, with a reason or without one
+/// (an agent with no probe says only "not installed"; one a line, as many as the
 /// registry has agents not on `PATH`, so that adding an agent changes no snapshot); panics
 /// unless there is at least one, for Copilot CLI, which no test puts on `PATH`.
 fn installed_only(text: &str) -> String {
@@ -74,7 +75,11 @@ fn installed_only(text: &str) -> String {
         "{text}"
     );
     text.lines()
-        .filter(|line| !(line.starts_with("-    ") && line.contains(" not installed (no `")))
+        .filter(|line| {
+            let not_installed =
+                line.ends_with(" not installed") || line.contains(" not installed (");
+            !(line.starts_with("-    ") && not_installed)
+        })
         .map(|line| format!("{line}\n"))
         .collect()
 }
