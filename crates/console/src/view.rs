@@ -92,13 +92,14 @@ fn header_line(state: &ConsoleState, now: Instant) -> Line<'static> {
 /// where its cursor is. In the order of reading: how it stands (answered, gone, read-only), who
 /// asks and where, how long it is held, then at once what it asks (the diff, the input, the
 /// questions), and after it the agent's suggestions, its terminal and the hold's words in full.
-fn detail_lines(
-    state: &ConsoleState,
-    wall_now: Timestamp,
-    width: usize,
-) -> (Vec<Line<'static>>, Option<AnswerFocus>) {
+fn detail_lines(state: &ConsoleState, wall_now: Timestamp, width: usize) -> DetailLines {
     let Some(prompt) = state.selected_prompt() else {
-        return (empty_detail(state), None);
+        let lines = empty_detail(state);
+        return DetailLines {
+            asked: lines.len(),
+            lines,
+            focus: None,
+        };
     };
     let mut lines = Vec::new();
     let pending = matches!(state.selection, Selection::Pending(_));
@@ -197,9 +198,14 @@ fn detail_lines(
             cursor: focus.cursor.start + offset..focus.cursor.end + offset,
             ..focus
         });
+        let asked = lines.len();
         lines.extend(hold_ends_lines(prompt, hold.is_some(), width));
         lines.extend(read_only_lines(state, prompt, pending, width));
-        return (lines, focus);
+        return DetailLines {
+            lines,
+            focus,
+            asked,
+        };
     }
     let extra = &prompt.prompt.extra;
     lines.extend(extra::preview_lines(extra, width));
@@ -215,9 +221,25 @@ fn detail_lines(
         lines.push(Line::raw(""));
         lines.extend(context);
     }
+    let asked = lines.len();
     lines.extend(hold_ends_lines(prompt, hold.is_some(), width));
     lines.extend(read_only_lines(state, prompt, pending, width));
-    (lines, None)
+    DetailLines {
+        lines,
+        focus: None,
+        asked,
+    }
+}
+
+/// The detail of the selected prompt, as [`detail_lines`] writes it.
+struct DetailLines {
+    lines: Vec<Line<'static>>,
+    /// With the answer form open, where its cursor is.
+    focus: Option<AnswerFocus>,
+    /// How many of `lines` say what the prompt asks and what an answer would allow; those after
+    /// them are gatehouse's own closing words (what happens when the hold ends, why it is
+    /// read-only), which need not have been on screen for an approval.
+    asked: usize,
 }
 
 /// Why a pending prompt is read-only, at the end of its detail (its first line says that it is

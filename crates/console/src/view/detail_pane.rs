@@ -18,7 +18,11 @@ use crate::state::{ConsoleState, DetailDrawn};
 /// question with the cursor is on screen.
 pub(super) fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestamp, area: Rect) {
     let width = area.width.saturating_sub(2);
-    let (lines, focus) = detail_lines(state, wall_now, usize::from(width));
+    let super::DetailLines {
+        lines,
+        focus,
+        asked,
+    } = detail_lines(state, wall_now, usize::from(width));
     let height = usize::from(area.height.saturating_sub(2));
     let wrapped_lines_before = |index: usize| {
         Paragraph::new(lines[..index].to_vec())
@@ -30,6 +34,7 @@ pub(super) fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestam
         cursor: wrapped_lines_before(focus.cursor.start)..wrapped_lines_before(focus.cursor.end),
         ..focus
     });
+    let asked = wrapped_lines_before(asked);
     let detail = Paragraph::new(lines).wrap(Wrap { trim: false });
     let total = detail.line_count(width);
     let mut scroll = usize::from(state.detail_scroll).min(total.saturating_sub(height));
@@ -57,6 +62,7 @@ pub(super) fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestam
         width,
         height,
         total,
+        asked,
         scroll,
         answer_focus,
     );
@@ -72,7 +78,7 @@ pub(super) fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestam
         " Detail: lines above were not all on screen, PgUp to read them ".to_owned()
     } else if end_shown {
         " Detail (PgUp/PgDn scroll) ".to_owned()
-    } else if can_approve {
+    } else if can_approve && !all_seen {
         " Detail: more below, PgDn to read it all before approving ".to_owned()
     } else {
         " Detail: more below, PgDn to read more ".to_owned()
@@ -85,12 +91,16 @@ pub(super) fn render(frame: &mut Frame, state: &ConsoleState, wall_now: Timestam
 
 /// Notes in the state what this drawing showed of the selected prompt's detail, adding the
 /// lines on screen to those seen before (which start over when the lines are not the same).
+/// The lines from `asked` on are gatehouse's own closing words, counted as seen: only what the
+/// prompt asks must have been on screen before it is approved.
+#[allow(clippy::too_many_arguments)]
 fn record_drawn(
     state: &ConsoleState,
     id: Option<DecisionId>,
     width: u16,
     height: usize,
     total: usize,
+    asked: usize,
     scroll: usize,
     answer_focus: Option<(usize, usize, bool)>,
 ) {
@@ -103,7 +113,7 @@ fn record_drawn(
         Some(before) if before.id == id && before.width == width && before.total == total => {
             before.seen
         }
-        _ => vec![false; total],
+        _ => (0..total).map(|line| line >= asked).collect(),
     };
     seen[scroll.min(total)..(scroll + height).min(total)]
         .iter_mut()

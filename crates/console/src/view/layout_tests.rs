@@ -289,3 +289,37 @@ fn the_other_suggestions_are_named_by_the_command_that_keeps_them_not_by_a_bare_
         assert!(!whole.contains("(s2)"), "{whole}");
     }
 }
+
+#[test]
+fn a_one_line_held_command_is_seen_whole_without_paging_at_80x24() {
+    // As the cold review met it: with its description, in a tmux pane, two others waiting.
+    let mut claude = claude_held(FIRST, "printf hi > hi.txt");
+    claude.prompt.input = serde_json::json!({
+        "command": "printf hi > hi.txt", "description": "Write hi to hi.txt",
+    });
+    claude.prompt.extra.terminal = edit_extras("@3").terminal;
+    let start = Instant::now();
+    let mut state = connected(
+        vec![
+            claude,
+            codex_held("01a22a7c-7184-7520-bb65-4d44b4eba60c"),
+            claude_held("01a22a7c-7184-7520-bb65-4d44b4eba60d", "ls"),
+        ],
+        start,
+    );
+    state.adapters = vec![claude_capabilities()];
+    let now = settled(start);
+    let screen = rows(&state, (80, 24), now);
+    let drawn = state
+        .detail_drawn
+        .borrow()
+        .clone()
+        .expect("the detail was drawn");
+    assert!(drawn.all_seen(), "{screen:#?}");
+    // The hold's whole words are on that screen too, not left for a second page.
+    let joined = detail(&screen).join(" ");
+    assert!(
+        joined.contains("first answer wins") || joined.contains("answer it"),
+        "{screen:#?}"
+    );
+}
