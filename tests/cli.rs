@@ -81,7 +81,49 @@ fn status_reports_the_adapters_and_their_capability_flags() {
         .map(|flag| flag["action"].as_str().unwrap())
         .collect();
     assert_eq!(verified, ["once", "deny"]);
-    assert!(stdout(&gateway.run(&["status"])).contains("Claude Code (claude)"));
+    // Every adapter in the JSON, whatever is installed: scripts rely on it.
+    the_one_where(&status["adapters"], "adapter", "codex");
+}
+
+#[test]
+fn status_shows_the_agents_installed_here_in_full_and_names_the_others_on_one_line() {
+    let gateway = Gateway::start();
+    // Claude Code on PATH, nothing else (and no hooks in the sandbox's HOME).
+    let bin = gateway.home().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\necho 2.1.332\n").unwrap();
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let output = gateway
+        .command(&["status"])
+        .env("PATH", &bin)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("\nClaude Code (claude)\n"), "{text}");
+    assert!(!text.contains("Codex (codex)"), "{text}");
+    assert!(!text.contains("gatehouse probe codex"), "{text}");
+    let others = text
+        .lines()
+        .find(|line| line.starts_with("also known, not installed here: "))
+        .unwrap_or_else(|| panic!("one line for the others: {text}"));
+    assert!(others.contains("codex, "), "{others}");
+    assert!(!others.contains("claude"), "{others}");
+    assert!(
+        others.ends_with("(`gatehouse status --json` has each)"),
+        "{others}"
+    );
+
+    let json = gateway
+        .command(&["status", "--json"])
+        .env("PATH", &bin)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&json.stdout).unwrap();
+    the_one_where(&status["adapters"], "adapter", "codex");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! `gatehouse status`: whether the gateway is up, and each adapter's capability flags, and
+//! `gatehouse status`: whether the gateway is up, the capability flags of each agent installed
+//! here (the others on one line; `--json` has every adapter's), and
 //! the dangers this command can see from where it runs that the gateway cannot (see
 //! [`local_dangers`]).
 
@@ -37,7 +38,13 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         value["dangers"] = serde_json::json!(dangers);
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        let shown = output::status(&status, gatehouse_host_ipc::now());
+        let installed = installed_agents();
+        let shown = output::status_for(
+            &status,
+            gatehouse_host_ipc::now(),
+            |id| installed.contains(id),
+            SEE_EVERY_AGENT,
+        );
         print!("{shown}");
         // The gateway refreshes its flags every few seconds; a danger it has said already is
         // not said twice.
@@ -51,6 +58,27 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How to see what `status` says of the agents that are not installed here.
+const SEE_EVERY_AGENT: &str = "`gatehouse status --json` has each";
+
+/// The ids of the agents installed on this machine, as `gatehouse setup` finds them: the
+/// executable on `PATH`, or gatehouse's hooks in its settings. Adapters that install nothing
+/// are not agents of this machine's and so are never among them.
+fn installed_agents() -> std::collections::BTreeSet<String> {
+    let Ok(request) = super::install::request_for(PathBuf::new()) else {
+        // Without the request the hooks cannot be looked for: say every agent in full.
+        return crate::adapters::registry()
+            .iter()
+            .map(|adapter| adapter.id().to_owned())
+            .collect();
+    };
+    super::setup::agents::all()
+        .into_iter()
+        .filter(|agent| agent.executable.is_some() || agent.hook_state(&request).installed())
+        .map(|agent| agent.id().to_owned())
+        .collect()
 }
 
 /// What makes an agent run commands unasked, as this command sees it now: a Gemini policy

@@ -106,6 +106,53 @@ pub fn short_hold_note(prompt: &Prompt, now: Timestamp) -> Option<String> {
     })
 }
 
+/// A plan's title and length, as the line above it in `list` says: its first line that has
+/// text, without markdown's heading marks or a leading "Plan:", and how many lines it has
+/// ("migrate config (8 lines)"). Made visible and cut to one short line.
+pub fn plan_title(plan: &str) -> String {
+    let first = plan.lines().map(str::trim).find(|line| !line.is_empty());
+    let heading = first.unwrap_or("").trim_start_matches('#').trim_start();
+    let title = match heading.get(..5) {
+        Some(word) if word.eq_ignore_ascii_case("plan:") => heading[5..].trim_start(),
+        _ => heading,
+    };
+    let title = if title.is_empty() {
+        "untitled".to_owned()
+    } else {
+        gatehouse_core::text::one_line(title, SUMMARY_WIDTH / 2)
+    };
+    format!("{title} ({})", input::count_of_lines(plan.lines().count()))
+}
+
+/// A prompt's one-line summary as `list`, `watch` and `log` print it: the agent's summary, cut
+/// to the table's width; for a plan (a markdown preview), its first line and how many lines
+/// follow, not the whole plan run together with `\n` between its lines.
+pub fn summary_line(prompt: &Prompt) -> String {
+    let plan = prompt
+        .prompt
+        .extra
+        .preview
+        .as_ref()
+        .filter(|preview| preview.format == gatehouse_core::PreviewFormat::Markdown);
+    let Some(plan) = plan else {
+        return truncate(&prompt.prompt.summary, SUMMARY_WIDTH);
+    };
+    let count = plan.text.lines().count();
+    let first = plan
+        .text
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
+    let first = gatehouse_core::text::one_line(first, SUMMARY_WIDTH - 20);
+    if count > 1 {
+        let more = count - 1;
+        let lines = if more == 1 { "line" } else { "lines" };
+        format!("{first} … ({more} more {lines})")
+    } else {
+        first
+    }
+}
+
 /// The ids that lines of events show: the short ids learnt so far, else the full id.
 #[derive(Debug, Default)]
 pub struct ShownIds(HashMap<DecisionId, String>);
@@ -314,7 +361,7 @@ pub fn prompt_table(prompts: &[Prompt], now: Timestamp) -> String {
                 visible(&prompt.prompt.tool).into_owned(),
                 age(now.millis_since(prompt.held_since)),
                 actions,
-                truncate(&prompt.prompt.summary, SUMMARY_WIDTH),
+                summary_line(prompt),
             ]
         })
         .collect();
@@ -365,6 +412,18 @@ pub(crate) fn how_many_to_choose(question: &gatehouse_core::Question) -> &'stati
 
 /// What `gatehouse status` prints.
 pub fn status(status: &StatusResult, now: Timestamp) -> String {
+    status_for(status, now, |_| true, "")
+}
+
+/// [`status`] with only the adapters whose id `in_full` accepts shown in full (the agents
+/// installed on this machine); the others are named on one line, followed by `see_all` (how to
+/// see each of them).
+pub fn status_for(
+    status: &StatusResult,
+    now: Timestamp,
+    in_full: impl Fn(&str) -> bool,
+    see_all: &str,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -401,9 +460,24 @@ pub fn status(status: &StatusResult, now: Timestamp) -> String {
             .collect();
         let _ = writeln!(out, "hooks connected from: {}", hosts.join(", "));
     }
-    for adapter in &status.adapters {
+    let (full, others): (Vec<_>, Vec<_>) = status
+        .adapters
+        .iter()
+        .partition(|adapter| in_full(&adapter.adapter));
+    for adapter in full {
         out.push('\n');
         out.push_str(&capabilities(adapter));
+    }
+    if !others.is_empty() {
+        let names: Vec<String> = others
+            .iter()
+            .map(|adapter| visible(&adapter.adapter).into_owned())
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nalso known, not installed here: {} ({see_all})",
+            names.join(", ")
+        );
     }
     out
 }
@@ -449,7 +523,7 @@ pub fn event_line(event: &Event, ids: &ShownIds) -> String {
                 ids.of(prompt.id),
                 agent(prompt),
                 visible(&prompt.prompt.tool),
-                truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
+                summary_line(prompt)
             );
             if let Some(note) = cut_note(prompt) {
                 let _ = write!(line, "  [{note}]");
@@ -501,7 +575,7 @@ pub fn what_was_answered(result: &gatehouse_host_ipc::protocol::StateResult) -> 
         visible(&prompt.prompt.tool),
         shown_id(prompt),
         result.state,
-        truncate(&prompt.prompt.summary, SUMMARY_WIDTH)
+        summary_line(prompt)
     );
     let under = lines_under_the_summary(prompt);
     if under.is_empty() {

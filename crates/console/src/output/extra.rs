@@ -34,7 +34,11 @@ pub fn lines(out: &mut String, extra: &PromptExtra) {
             PreviewFormat::Markdown => "plan",
             PreviewFormat::Text => "content",
         };
-        let _ = writeln!(out, "    {what}: {}", visible(&preview.title));
+        let title = match preview.format {
+            PreviewFormat::Markdown => super::plan_title(&preview.text),
+            PreviewFormat::Diff | PreviewFormat::Text => visible(&preview.title).into_owned(),
+        };
+        let _ = writeln!(out, "    {what}: {title}");
         if let Some(reason) = &preview.incomplete {
             let _ = writeln!(out, "    (incomplete: {})", visible(reason));
         }

@@ -115,18 +115,30 @@ impl BoundedLines {
 
 /// The lines of one input field: `name: value` when it is one line of text or JSON; else
 /// `name: (N lines)` and each line of the value beneath it after a `|`, so that blank lines and
-/// where each line starts show. Every line is made visible.
+/// where each line starts show. A newline that ends the text ends its last line and is not a
+/// line of its own (`a\nb\n` is 2 lines). Every line is made visible.
 pub fn field_lines(name: &str, value: &Value) -> Vec<String> {
     let name = visible(name);
     let text = match value {
         Value::String(text) => text.clone(),
         other => serde_json::to_string_pretty(other).unwrap_or_default(),
     };
-    let lines: Vec<&str> = text.split('\n').collect();
-    if lines.len() == 1 {
+    let ends_with_newline = text.ends_with('\n');
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let lines: Vec<&str> = body.split('\n').collect();
+    if lines.len() == 1 && !ends_with_newline {
         return vec![format!("{name}: {}", visible(&text))];
     }
-    let mut out = vec![format!("{name}: ({} lines)", lines.len())];
+    let mut out = vec![format!("{name}: ({})", count_of_lines(lines.len()))];
     out.extend(lines.iter().map(|line| format!("  | {}", visible(line))));
     out
+}
+
+/// `1 line`, `8 lines`.
+pub fn count_of_lines(count: usize) -> String {
+    if count == 1 {
+        "1 line".into()
+    } else {
+        format!("{count} lines")
+    }
 }

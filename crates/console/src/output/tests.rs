@@ -172,6 +172,28 @@ fn status_lists_each_adapter_and_what_it_offers() {
     Codex (codex)
       permission (any tool)        read-only: no probe has checked that this Codex honours gatehouse's answers
     ");
+
+    // Only the installed agents in full; the others on one line, with how to see each.
+    let installed_only = status_for(
+        &report,
+        NOW,
+        |id| id == "codex",
+        "`gatehouse status --json` has each",
+    );
+    assert!(
+        !installed_only.contains("Claude Code (claude)\n"),
+        "{installed_only}"
+    );
+    assert!(
+        installed_only.contains("\nCodex (codex)\n"),
+        "{installed_only}"
+    );
+    assert!(
+        installed_only.ends_with(
+            "\nalso known, not installed here: claude (`gatehouse status --json` has each)\n"
+        ),
+        "{installed_only}"
+    );
 }
 
 #[test]
@@ -579,4 +601,52 @@ fn a_long_hold_counts_in_minutes_and_a_watched_prompt_says_nothing_of_a_hold() {
     held_read_only.after_hold = Some("then only Claude Code's own prompt can answer it".into());
     assert!(!prompt_table(std::slice::from_ref(&held_read_only), NOW).contains("held:"));
     assert!(!whole_prompt(&held_read_only, NOW).contains("held:"));
+}
+
+/// A plan prompt as Claude Code's ExitPlanMode sends it: eight lines and a trailing newline.
+fn plan_prompt() -> Prompt {
+    let plan = "# Plan: migrate config\n\n1. Read config.toml\n2. Write config.json\n3. Remove config.toml\n\nNo other file changes.\nDone.\n";
+    let mut plan_prompt = prompt(
+        "01a22a7c-7184-7520-bb65-4d44b4eba60f",
+        "ExitPlanMode",
+        &gatehouse_core::text::one_line(plan, 200),
+        vec![Action::Once, Action::Deny],
+        3,
+    );
+    plan_prompt.prompt.input = serde_json::json!({ "plan": plan });
+    plan_prompt.prompt.extra.preview = Some(gatehouse_core::Preview {
+        format: gatehouse_core::PreviewFormat::Markdown,
+        title: "the plan".into(),
+        text: plan.into(),
+        incomplete: None,
+    });
+    plan_prompt
+}
+
+#[test]
+fn a_plan_is_summed_up_by_its_first_line_and_titled_by_its_title_and_length() {
+    let plan = plan_prompt();
+    let table = prompt_table(std::slice::from_ref(&plan), NOW);
+    assert!(!table.contains("\\n"), "{table}");
+    assert!(
+        table.contains("# Plan: migrate config … (7 more lines)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("    plan: migrate config (8 lines)\n"),
+        "{table}"
+    );
+    let added = event_line(
+        &Event::Added {
+            prompt: plan.clone(),
+        },
+        &ShownIds::default(),
+    );
+    assert!(added.contains(": # Plan: migrate config … (7 "), "{added}");
+    assert!(!added.contains("\\n"), "{added}");
+
+    // `show` counts the lines of the plan's input: a trailing newline is not a line.
+    let whole = whole_prompt(&plan, NOW);
+    assert!(whole.contains("plan: (8 lines)\n"), "{whole}");
+    assert!(!whole.contains("(9 lines)"), "{whole}");
 }
