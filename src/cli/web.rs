@@ -197,7 +197,7 @@ fn push_test(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         println!("{}", serde_json::to_string_pretty(&outcomes)?);
     } else if outcomes.is_empty() {
-        println!("No browser gets pushes and no ntfy topic is set: press \"Notify me\" on the page of a paired browser, or set [notify] ntfy_url in config.toml.");
+        eprintln!("{NO_PUSH_ADVICE}");
     } else {
         for outcome in &outcomes {
             println!(
@@ -209,12 +209,22 @@ fn push_test(control: &Path, json: bool) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let all_sent = outcomes.iter().all(|outcome| outcome.delivered);
-    Ok(if all_sent {
+    Ok(if every_push_was_accepted(&outcomes) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// What `push-test` says when there is nobody to push to.
+const NO_PUSH_ADVICE: &str = "No browser gets pushes and no ntfy topic is set, so nothing was \
+sent. Pair a browser (`gatehouse web pair`) and press \"Notify me\" on its page, or set \
+[notify] ntfy_url in config.toml to get them through ntfy (see `gatehouse web --help`).";
+
+/// Whether `push-test` succeeded: at least one push was sent and every one was accepted (none
+/// sent is a failure: no notification reaches anyone).
+fn every_push_was_accepted(outcomes: &[gatehouse_web::push::notifier::PushOutcome]) -> bool {
+    !outcomes.is_empty() && outcomes.iter().all(|outcome| outcome.delivered)
 }
 
 fn revoke(control: &Path, id: Option<String>) -> anyhow::Result<ExitCode> {
@@ -256,6 +266,21 @@ mod tests {
             "{advice}"
         );
         assert!(advice.contains("ssh -L 7780:127.0.0.1:7780"), "{advice}");
+    }
+
+    #[test]
+    fn push_test_fails_when_nothing_was_sent_or_a_push_was_refused() {
+        let outcome = |delivered| gatehouse_web::push::notifier::PushOutcome {
+            device: "phone".into(),
+            service: "web.push.apple.com".into(),
+            delivered,
+            detail: String::new(),
+        };
+        assert!(!every_push_was_accepted(&[]));
+        assert!(!every_push_was_accepted(&[outcome(true), outcome(false)]));
+        assert!(every_push_was_accepted(&[outcome(true)]));
+        assert!(NO_PUSH_ADVICE.contains("\"Notify me\""));
+        assert!(NO_PUSH_ADVICE.contains("ntfy"));
     }
 
     #[test]
