@@ -30,6 +30,7 @@ mod common;
 mod console;
 mod e2e_claude;
 mod e2e_claude_more;
+mod e2e_cline;
 mod e2e_codex;
 mod e2e_copilot;
 mod e2e_droid;
