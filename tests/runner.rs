@@ -52,6 +52,7 @@ mod install_program;
 mod load;
 mod remote;
 mod restart;
+mod rules_cli;
 mod security;
 mod service;
 mod setup_doctor;
