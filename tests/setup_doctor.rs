@@ -147,8 +147,11 @@ fn setup_yes_installs_the_hooks_of_exactly_the_agents_on_path_and_a_second_run_c
             "added the PermissionRequest hook",
             "2 changes made",
             // No systemd user manager in the sandbox: how to run the gateway by hand.
-            "No user service here",
+            "No gateway runs, and no user service here",
             "`gatehouse serve`",
+            // What each agent's probe unlocks, from the registry's flags.
+            "Until `gatehouse probe claude` has checked this Claude Code, these are answered only in its terminal: always for Bash, Write, Edit, MultiEdit and plans.",
+            "Until `gatehouse probe codex` has checked this Codex",
             "start `gatehouse web`",
         ],
     );

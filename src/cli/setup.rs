@@ -85,7 +85,7 @@ pub fn run(socket: PathBuf, arguments: SetupArgs) -> anyhow::Result<ExitCode> {
         Consent::Nobody
     };
     let mut tally = Tally::default();
-    set_up_agents(consent, &mut tally)?;
+    set_up_agents(&socket, consent, &mut tally)?;
     if !arguments.no_service {
         set_up_service(&socket, consent, &mut tally)?;
     }
@@ -112,9 +112,14 @@ pub fn run(socket: PathBuf, arguments: SetupArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The hooks of every agent found on `PATH`.
-fn set_up_agents(consent: Consent, tally: &mut Tally) -> anyhow::Result<()> {
+fn set_up_agents(socket: &Path, consent: Consent, tally: &mut Tally) -> anyhow::Result<()> {
     // The settings file is each agent's own; the rest (this binary, the wait) is the same.
     let request = install::request_for(PathBuf::new())?;
+    // What the running gateway offers (with the probes it found), else this process's flags.
+    let flags_from_gateway = user_service::gateway_status(socket)
+        .ok()
+        .and_then(Result::ok)
+        .map(|status| status.adapters);
     let (found, missing): (Vec<Agent>, Vec<Agent>) = agents::all()
         .into_iter()
         .partition(|agent| agent.executable.is_some());
@@ -123,6 +128,7 @@ fn set_up_agents(consent: Consent, tally: &mut Tally) -> anyhow::Result<()> {
     }
     for agent in &found {
         set_up_agent(agent, &request, consent, tally)?;
+        say_what_the_probe_unlocks(agent, flags_from_gateway.as_ref());
     }
     if !missing.is_empty() {
         let names: Vec<String> = missing
@@ -232,6 +238,42 @@ fn set_up_agent(
     Ok(())
 }
 
+/// Under an agent, what its probe unlocks, while that is still read-only ("Until `gatehouse
+/// probe claude` has checked this Claude Code, these are answered only in its terminal: always
+/// for Bash, Write, ..."). Nothing for an agent with no probe or nothing waiting.
+fn say_what_the_probe_unlocks(
+    agent: &Agent,
+    from_gateway: Option<&Vec<gatehouse_core::capability::AdapterCapabilities>>,
+) {
+    let Some(command) = agent.probe_command() else {
+        return;
+    };
+    let flags = from_gateway
+        .and_then(|all| {
+            all.iter()
+                .find(|flags| flags.adapter == agent.id())
+                .cloned()
+        })
+        .unwrap_or_else(|| agent.capabilities());
+    let waiting = agent.read_only_until_probed(&flags);
+    if let Some(text) = probe_sentence(agent.name(), &command, &waiting) {
+        println!("  {text}");
+    }
+}
+
+/// The sentence [`say_what_the_probe_unlocks`] prints; `None` when nothing waits.
+fn probe_sentence(name: &str, command: &str, waiting: &[String]) -> Option<String> {
+    let (last, first) = waiting.split_last()?;
+    let listed = if first.is_empty() {
+        last.clone()
+    } else {
+        format!("{} and {last}", first.join(", "))
+    };
+    Some(format!(
+        "Until `{command}` has checked this {name}, these are answered only in its terminal: {listed}. Run it to answer them here too."
+    ))
+}
+
 /// What an install would do, as `gatehouse install AGENT` prints it when it does it: each change,
 /// the installer's notes (the hook command as written, the hold, what the agent needs next), and
 /// a backup only where there is a file to back up. Indented under the agent, made safe to show.
@@ -252,23 +294,41 @@ fn preview(planned: &Plan) -> String {
     text
 }
 
+/// What setup says of the gateway where no user service can run it (`why`): that one runs now
+/// (`running`: its pid and what started it, as the gateway says), and that nothing starts it
+/// after a restart; or, when none runs, how to run one and what the agents do meanwhile.
+fn no_service_words(why: &str, socket: &str, running: Option<(u32, String)>) -> String {
+    match running {
+        Some((pid, started_by)) => {
+            let how = if started_by.is_empty() {
+                "by hand".to_owned()
+            } else {
+                format!("by {}", visible(&started_by))
+            };
+            format!(
+                "A gateway runs on {socket} now (pid {pid}), started {how}. No user service here ({why}), so nothing starts it again after a logout or a restart: run `gatehouse serve` then (e.g. in a tmux window); where a user service manager runs (systemd --user, launchd), `gatehouse install service` starts it at login."
+            )
+        }
+        None => format!(
+            "No gateway runs, and no user service here: {why}. Run the gateway by hand, e.g. in a tmux window: `gatehouse serve`. Until it runs, every agent behaves as if gatehouse were not installed."
+        ),
+    }
+}
+
 /// The gateway as a user service, or how to run it by hand.
 fn set_up_service(socket: &Path, consent: Consent, tally: &mut Tally) -> anyhow::Result<()> {
     println!("\nThe gateway");
     let manager = user_service::manager();
     let default_socket = gatehouse_host_ipc::socket::default_socket_path();
     if let Manager::Missing(why) = &manager {
+        let running = user_service::gateway_status(socket)
+            .ok()
+            .and_then(Result::ok)
+            .map(|status| (status.pid, status.started_by));
         println!(
-            "  No user service here: {}. Run the gateway by hand, e.g. in a tmux window: `gatehouse serve`. Until it runs, every agent behaves as if gatehouse were not installed.",
-            visible(why)
+            "  {}",
+            no_service_words(&visible(why), &shown_path(socket), running)
         );
-        if let Ok(Ok(status)) = user_service::gateway_status(socket) {
-            println!(
-                "  A gateway runs on {} now (pid {}).",
-                shown_path(socket),
-                status.pid
-            );
-        }
         return Ok(());
     }
     let state = match ServiceState::now(&manager) {
@@ -375,7 +435,7 @@ fn offer_pairing(socket: &Path, consent: Consent) {
             if at_a_terminal && accepted(consent, "Pair a phone now?").unwrap_or(false) {
                 pair(socket);
             } else {
-                println!("  `gatehouse web` runs; pair a phone with `gatehouse web pair --qr`.");
+                println!("  {WEB_RUNS_PAIRING_WORDS}");
             }
         }
         Ok(None) => println!(
@@ -387,6 +447,14 @@ fn offer_pairing(socket: &Path, consent: Consent) {
         ),
     }
 }
+
+/// How to pair when `gatehouse web` runs: setup cannot tell where it listens, and on loopback
+/// (its default) a phone cannot open its link, so `--qr` says how instead of drawing a code.
+const WEB_RUNS_PAIRING_WORDS: &str = "`gatehouse web` runs. `gatehouse web pair` prints a link \
+that pairs a browser on this machine. A phone reaches the page only when `gatehouse web` \
+listens on the network (`gatehouse web --listen 0.0.0.0:7780 --tls-self-signed`, see \
+`gatehouse web --help`) or through an SSH tunnel or `gatehouse remote`; then \
+`gatehouse web pair --qr` draws a code to scan (on loopback it prints these ways instead).";
 
 /// Runs `gatehouse web pair --qr` for this socket, its output the person's.
 fn pair(socket: &Path) {
@@ -416,5 +484,51 @@ fn accepted(consent: Consent, question: &str) -> anyhow::Result<bool> {
             let answer = answer.trim();
             Ok(answer.eq_ignore_ascii_case("y") || answer.eq_ignore_ascii_case("yes"))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_whose_probe_unlocks_actions_says_which_and_the_command() {
+        let waiting = ["always for Bash", "Write", "plans"].map(String::from);
+        let text = probe_sentence("Claude Code", "gatehouse probe claude", &waiting).unwrap();
+        assert_eq!(
+            text,
+            "Until `gatehouse probe claude` has checked this Claude Code, these are answered only in its terminal: always for Bash, Write and plans. Run it to answer them here too."
+        );
+        assert!(probe_sentence("Codex", "gatehouse probe codex", &[]).is_none());
+    }
+
+    #[test]
+    fn a_gateway_started_by_hand_is_said_to_run_without_a_service() {
+        let running = no_service_words(
+            "no systemd user manager",
+            "/run/gatehouse.sock",
+            Some((23760, "gatehouse serve".into())),
+        );
+        assert!(
+            running.starts_with("A gateway runs on /run/gatehouse.sock now (pid 23760), started by gatehouse serve."),
+            "{running}"
+        );
+        assert!(
+            !running.contains("as if gatehouse were not installed"),
+            "{running}"
+        );
+        assert!(running.contains("`gatehouse install service`"), "{running}");
+        let down = no_service_words("no systemd user manager", "/run/gatehouse.sock", None);
+        assert!(
+            down.contains("as if gatehouse were not installed"),
+            "{down}"
+        );
+        assert!(down.contains("`gatehouse serve`"), "{down}");
+    }
+
+    #[test]
+    fn pairing_words_say_how_a_phone_reaches_a_page_on_loopback() {
+        assert!(WEB_RUNS_PAIRING_WORDS.contains("--listen 0.0.0.0:7780 --tls-self-signed"));
+        assert!(WEB_RUNS_PAIRING_WORDS.contains("on loopback"));
     }
 }

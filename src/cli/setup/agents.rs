@@ -78,6 +78,50 @@ impl Agent {
             .map(|_| format!("gatehouse probe {}", self.id()))
     }
 
+    /// What stays read-only until this agent's probe passes, in `flags` (the gateway's, else
+    /// [`Agent::capabilities`]): each rule with an action whose reason is the missing probe
+    /// (it names the probe command, or says no probe has checked), by its tool, or its kind
+    /// for every other tool ("Write", "plans"), or by the actions that wait where others are
+    /// offered already ("always for Bash"). Empty for an agent without a probe.
+    pub fn read_only_until_probed(
+        &self,
+        flags: &gatehouse_core::capability::AdapterCapabilities,
+    ) -> Vec<String> {
+        let Some(command) = self.probe_command() else {
+            return Vec::new();
+        };
+        let waits_for_the_probe = |flag: &gatehouse_core::capability::ActionFlag| {
+            !flag.verified
+                && (flag.evidence.contains(&command) || flag.evidence.contains("no probe"))
+        };
+        let mut names: Vec<String> = Vec::new();
+        for rule in &flags.rules {
+            if !rule.actions.iter().any(waits_for_the_probe) {
+                continue;
+            }
+            let what = match &rule.tool {
+                Some(tool) => gatehouse_core::text::one_line(tool, 40),
+                None => format!("{}s", rule.kind.as_str()),
+            };
+            // A rule that offers some actions already waits only for the others ("always").
+            let name = if rule.offered().is_empty() {
+                what
+            } else {
+                let actions: Vec<&str> = rule
+                    .actions
+                    .iter()
+                    .filter(|flag| waits_for_the_probe(flag))
+                    .map(|flag| flag.action.as_str())
+                    .collect();
+                format!("{} for {what}", actions.join(", "))
+            };
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names
+    }
+
     /// The capability flags as this process finds them (what the gateway computes too).
     pub fn capabilities(&self) -> gatehouse_core::capability::AdapterCapabilities {
         self.adapter.capabilities()
@@ -314,6 +358,27 @@ fn read_settings(path: &Path) -> Result<Option<Vec<u8>>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_waits_for_the_probe_is_read_from_the_registry_s_flags() {
+        let claude = all()
+            .into_iter()
+            .find(|agent| agent.id() == "claude")
+            .expect("claude is in the registry");
+        let waiting = claude.read_only_until_probed(&claude.capabilities());
+        assert_eq!(
+            waiting,
+            ["always for Bash", "Write", "Edit", "MultiEdit", "plans"]
+        );
+        let codex = all()
+            .into_iter()
+            .find(|agent| agent.id() == "codex")
+            .expect("codex is in the registry");
+        assert_eq!(
+            codex.read_only_until_probed(&codex.capabilities()),
+            ["permissions"]
+        );
+    }
 
     #[test]
     fn the_version_is_the_first_word_that_looks_like_one() {
