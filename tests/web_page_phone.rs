@@ -18,6 +18,7 @@ use crate::common::web_front::{card, dom_text, script, Front, Paired};
 use crate::common::{claude_bash, claude_fixture, finish, id_of};
 use crate::support::browser::{Browser, Theme, PHONE};
 use crate::support::push_service::PushService;
+use crate::web_push::{deliver, notifications};
 
 /// Installed in the page: `window.posts` records the path and body of every POST it makes.
 const WATCH_POSTS: &str = r#"
@@ -432,7 +433,7 @@ return found;
 
 /// Code words the page or the gateway writes between backticks are shown as `<code>`, never as
 /// backticks: what an "always" rule lets through, a read-only reason, what happens after a hold,
-/// and the page's own words when the browser is logged out.
+/// and the page's own words when the browser is logged out; a notification (plain text) has none.
 #[test]
 fn code_words_are_shown_as_code_never_as_backticks() {
     let Some((front, [(hook, prompt)])) = Front::holding([claude_bash("make deploy")]) else {
@@ -479,6 +480,21 @@ fn code_words_are_shown_as_code_never_as_backticks() {
             assert_eq!(found[0], json!([]), "{name}: backticks as text");
             assert!(!found[1].as_array().unwrap().is_empty(), "{name}: code as <code>: {found}");
         }
+
+        // A notification is plain text: the push test's names its command without backticks.
+        phone
+            .cdp(
+                "Browser.grantPermissions",
+                json!({ "origin": front.web.base, "permissions": ["notifications"] }),
+            )
+            .await;
+        deliver(phone, &front.web.base, r#"{"type":"test"}"#, |shown| {
+            shown.iter().any(|shown| shown["title"] == "gatehouse")
+        })
+        .await;
+        let shown = notifications(phone).await;
+        let body = shown[0]["body"].as_str().unwrap_or_default();
+        assert!(body.contains("gatehouse web push-test") && !body.contains('`'), "{shown:?}");
 
         // Logged out: the page's own words name the command as code.
         let revoked = front.run(&["web", "revoke", "--all"]);

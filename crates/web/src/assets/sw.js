@@ -92,7 +92,8 @@ const gatehousePush = (() => {
   async function show(message) {
     if (message.type === 'test') {
       return self.registration.showNotification('gatehouse', {
-        body: 'A test from `gatehouse web push-test`: this device is called when a prompt waits.',
+        // A notification is plain text: no backticks around the command.
+        body: 'A test from gatehouse web push-test: this device is called when a prompt waits.',
         tag: 'gatehouse-test',
       });
     }
