@@ -47,6 +47,7 @@ mod hook_paused;
 mod hook_work_bounds;
 mod hooks_peer;
 mod hosts;
+mod install_hold;
 mod install_output;
 mod install_program;
 mod load;

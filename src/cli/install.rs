@@ -8,7 +8,9 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context};
 use clap::Args;
-use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, SettingsScope};
+use gatehouse_core::kit::{
+    HoldLimits, HookInstaller, InstallOutcome, InstallRequest, SettingsScope,
+};
 use gatehouse_core::text::visible;
 
 use crate::{adapters, config};
@@ -35,21 +37,56 @@ pub struct InstallArgs {
     /// With --answerable: accept the printed price without being asked (for scripts).
     #[arg(long, requires = "answerable")]
     yes: bool,
+    /// For an agent that shows no dialog of its own while gatehouse holds its prompt: hold each
+    /// prompt this long, then hand it to the agent's own dialog [default: the agent's, or the
+    /// wait installed before; the list below gives each agent's default and longest].
+    #[arg(long, value_name = "SECONDS", conflicts_with = "answerable")]
+    hold: Option<u64>,
 }
 
-/// For `--help`: where each agent's settings are.
+/// For `--help`: where each agent's settings are, and how long the agents that show nothing
+/// while their hook waits are held (`--hold`).
 pub fn after_help() -> String {
     let mut text = String::from("Settings, by agent:\n");
+    let mut holds = String::new();
     for adapter in adapters::registry().iter() {
-        if let Some(installer) = adapter.installer() {
-            text.push_str(&format!(
+        let Some(installer) = adapter.installer() else {
+            continue;
+        };
+        text.push_str(&format!(
+            "  {:<8} {}\n",
+            adapter.id(),
+            installer.settings_described()
+        ));
+        if let Some(limits) = installer.hold_limits() {
+            holds.push_str(&format!(
                 "  {:<8} {}\n",
                 adapter.id(),
-                installer.settings_described()
+                hold_described(&limits)
             ));
         }
     }
+    if !holds.is_empty() {
+        text.push_str(
+            "\nHeld prompts, by agent (--hold SECONDS; the agent shows no dialog of its own meanwhile):\n",
+        );
+        text.push_str(&holds);
+    }
     text
+}
+
+/// One agent's hold for `--help`, such as "60 s by default, at most 600 s".
+fn hold_described(limits: &HoldLimits) -> String {
+    match limits.why_fixed {
+        Some(_) => format!(
+            "{} s when answerable, fixed (not --hold)",
+            limits.default_seconds
+        ),
+        None => format!(
+            "{} s by default, at most {} s",
+            limits.default_seconds, limits.max_seconds
+        ),
+    }
 }
 
 impl InstallArgs {
@@ -123,6 +160,12 @@ pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
         bail!("{why}; nothing was changed: {MOVE_TO_A_PRIVATE_FOLDER}");
     }
     let installer = installer_of(adapter.as_ref());
+    if arguments.hold.is_some() && installer.hold_limits().is_none() {
+        bail!(
+            "{} shows its own prompt while gatehouse holds one (or is only watched), so --hold does not apply; drop it (hook.wait_seconds in gatehouse's config sets how long such a prompt is held); `gatehouse install --help` lists the agents --hold is for",
+            visible(adapter.name())
+        );
+    }
     let outcome = if arguments.answerable {
         let Some(price) = installer.answerable_price() else {
             bail!(
@@ -137,6 +180,8 @@ pub fn install(arguments: InstallArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
         installer.install_answerable(&request)
+    } else if let Some(hold) = arguments.hold {
+        installer.install_holding(&request, hold)
     } else {
         installer.install(&request)
     }

@@ -37,8 +37,13 @@ pub const CODEX_WAIT_SECONDS: u64 = 60;
 /// that gatehouse's own deadline always comes first.
 pub const TIMEOUT_MARGIN_SECONDS: u64 = 30;
 
-/// The timeout of the PermissionRequest hook, which holds the prompt.
+/// The timeout of the PermissionRequest hook, which holds the prompt, for the default wait.
 pub const HOLD_TIMEOUT_SECONDS: u64 = CODEX_WAIT_SECONDS + TIMEOUT_MARGIN_SECONDS;
+
+/// The longest wait `gatehouse install codex --hold` takes. Codex 0.171.0 set no limit on the
+/// PermissionRequest hook's timeout that its fixtures or notes show; ten minutes is gatehouse's,
+/// since Codex shows nothing meanwhile and looks hung.
+pub const CODEX_MAX_WAIT_SECONDS: u64 = 600;
 
 /// The events gatehouse installs a hook for, in order: the prompt, and what settles it. Codex
 /// 0.171.0 caps the timeout of `Interrupt` and `SessionEnd` hooks at 3 seconds.
@@ -63,14 +68,17 @@ pub const CODEX_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
     described:
         "$CODEX_HOME/hooks.json (else ~/.codex/hooks.json), or a project's .codex/hooks.json",
     wait_seconds: CODEX_WAIT_SECONDS,
-    hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
+    max_wait_seconds: CODEX_MAX_WAIT_SECONDS,
+    why_max:
+        "Codex shows nothing of its own while its hook holds a prompt, and looks hung for longer",
+    timeout_margin_seconds: TIMEOUT_MARGIN_SECONDS,
     notes,
     uninstall_notes,
 };
 
 /// What the person should know after an install: Codex's review of new hooks, and how prompts
-/// are held.
-pub fn notes(command: &str, changed: &InstallReport) -> Vec<String> {
+/// are held (for `wait` seconds).
+pub fn notes(command: &str, wait: u64, changed: &InstallReport) -> Vec<String> {
     let mut notes = vec![format!("Codex runs `{command}`.")];
     if !changed.changes.is_empty() {
         notes.push(
@@ -81,7 +89,8 @@ pub fn notes(command: &str, changed: &InstallReport) -> Vec<String> {
     }
     notes.push(format!(
         "Codex's prompts are listed read-only until `gatehouse probe codex` passes for the installed Codex version; \
-         then a Bash or apply_patch prompt is held for up to {CODEX_WAIT_SECONDS} s, during which Codex shows no prompt of its own."
+         then a Bash or apply_patch prompt is held for up to {wait} s, during which Codex shows no prompt of its own \
+         (`gatehouse install codex --hold SECONDS` changes that, up to {CODEX_MAX_WAIT_SECONDS} s; the default is {CODEX_WAIT_SECONDS} s)."
     ));
     notes
 }

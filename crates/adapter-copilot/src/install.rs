@@ -25,8 +25,13 @@ pub const COPILOT_WAIT_SECONDS: u64 = 60;
 /// How much longer Copilot lets the permissionRequest hook run than gatehouse holds the prompt.
 pub const TIMEOUT_MARGIN_SECONDS: u64 = 30;
 
-/// The `timeoutSec` of the permissionRequest hook, which holds the prompt.
+/// The `timeoutSec` of the permissionRequest hook, which holds the prompt, for the default wait.
 pub const HOLD_TIMEOUT_SECONDS: u64 = COPILOT_WAIT_SECONDS + TIMEOUT_MARGIN_SECONDS;
+
+/// The longest wait `gatehouse install copilot --hold` takes. Copilot CLI 1.0.102 set no limit on
+/// `timeoutSec` that its fixtures or notes show; ten minutes is gatehouse's, since Copilot shows
+/// nothing meanwhile and looks hung.
+pub const COPILOT_MAX_WAIT_SECONDS: u64 = 600;
 
 /// The events gatehouse installs a hook for: the prompt, and what settles it. `preToolUse` is
 /// not needed: a call it lets through reaches `permissionRequest`.
@@ -54,19 +59,22 @@ pub const COPILOT_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
     project_file: ".github/copilot/settings.json",
     described: "~/.copilot/settings.json ($COPILOT_HOME/settings.json), or a project's .github/copilot/settings.json",
     wait_seconds: COPILOT_WAIT_SECONDS,
-    hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
+    max_wait_seconds: COPILOT_MAX_WAIT_SECONDS,
+    why_max: "Copilot CLI shows no dialog of its own while its hook holds a prompt, and looks hung for longer",
+    timeout_margin_seconds: TIMEOUT_MARGIN_SECONDS,
     notes,
     uninstall_notes: installer::no_notes,
 };
 
-/// What the person should know after an install.
-pub fn notes(command: &str, _changed: &InstallReport) -> Vec<String> {
+/// What the person should know after an install, prompts being held for `wait` seconds.
+pub fn notes(command: &str, wait: u64, _changed: &InstallReport) -> Vec<String> {
     vec![
         format!("Copilot CLI runs `{command} EVENT` for each event."),
         format!(
             "Copilot's prompts are listed read-only until `gatehouse probe copilot` passes for the installed Copilot CLI version; \
-             then a bash prompt is held for up to {COPILOT_WAIT_SECONDS} s, during which Copilot shows no dialog of its own, \
-             and a release or the end of that wait hands it to Copilot's dialog."
+             then a bash prompt is held for up to {wait} s, during which Copilot shows no dialog of its own, \
+             and a release or the end of that wait hands it to Copilot's dialog \
+             (`gatehouse install copilot --hold SECONDS` changes the wait, up to {COPILOT_MAX_WAIT_SECONDS} s; the default is {COPILOT_WAIT_SECONDS} s)."
         ),
     ]
 }

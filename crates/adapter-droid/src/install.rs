@@ -27,13 +27,22 @@ use crate::events::ANSWERABLE_TOOL;
 /// back at once.
 pub const DROID_WAIT_SECONDS: u64 = 40;
 
-/// The `timeout` of the `PreToolUse` hook, which holds the prompt: Droid's own default, well
-/// above the wait, so that gatehouse's own deadline always comes first.
-pub const HOLD_TIMEOUT_SECONDS: u64 = 60;
+/// How much longer the `PreToolUse` hook's `timeout` is than the wait.
+pub const TIMEOUT_MARGIN_SECONDS: u64 = 20;
+
+/// The `timeout` of the `PreToolUse` hook, which holds the prompt, for the default wait: Droid's
+/// own default, well above the wait, so that gatehouse's own deadline always comes first.
+pub const HOLD_TIMEOUT_SECONDS: u64 = DROID_WAIT_SECONDS + TIMEOUT_MARGIN_SECONDS;
+
+/// The longest wait `gatehouse install droid --hold` takes. Droid 0.225.2 applied the hook's
+/// `timeout` as written in its fixtures and notes, with no limit seen; ten minutes is
+/// gatehouse's, since Droid shows only "Executing..." meanwhile and looks hung.
+pub const DROID_MAX_WAIT_SECONDS: u64 = 600;
 
 /// How long an unlocked prompt is held, in words for people (in the flags' evidence).
 pub const HELD: &str = "Droid shows no dialog while gatehouse holds its prompt: \
-    answer within 40 s, or release it to Droid's own dialog (which comes by itself after 40 s)";
+    answer within 40 s (or the wait `gatehouse install droid --hold` set), or release it to \
+    Droid's own dialog (which comes by itself when that wait ends)";
 
 /// The events gatehouse installs a hook for: the prompt, and what settles it.
 pub const EVENTS: [HookEvent; 4] = [
@@ -55,19 +64,21 @@ pub const DROID_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
     project_file: ".factory/settings.json",
     described: "~/.factory/settings.json ($FACTORY_HOME_OVERRIDE/.factory/settings.json), or a project's .factory/settings.json",
     wait_seconds: DROID_WAIT_SECONDS,
-    hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
+    max_wait_seconds: DROID_MAX_WAIT_SECONDS,
+    why_max: "Droid shows only \"Executing...\" while its hook holds a prompt, and looks hung for longer",
+    timeout_margin_seconds: TIMEOUT_MARGIN_SECONDS,
     notes,
     uninstall_notes: installer::no_notes,
 };
 
 /// What the person should know after an install: how prompts are held, and which calls Droid
 /// runs by itself.
-pub fn notes(command: &str, _changed: &InstallReport) -> Vec<String> {
+pub fn notes(command: &str, wait: u64, _changed: &InstallReport) -> Vec<String> {
     vec![
         format!("Factory Droid runs `{command}` for each event (for its Execute tool alone, before and after each call)."),
         format!(
             "Droid's prompts are listed read-only until `gatehouse probe droid` passes for the installed Droid version; \
-             then a shell prompt is held for up to {DROID_WAIT_SECONDS} s, during which Droid shows no dialog of its own \
+             then a shell prompt is held for up to {wait} s (`--hold` changes it, up to {DROID_MAX_WAIT_SECONDS} s), during which Droid shows no dialog of its own \
              (it shows \"Executing...\"; Esc there cancels the turn), and a release or the end of that wait hands it to \
              Droid's dialog. There is no \"always\" from gatehouse: choose it in Droid's own dialog."
         ),

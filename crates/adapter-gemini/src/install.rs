@@ -40,7 +40,9 @@
 
 use std::path::{Path, PathBuf};
 
-use gatehouse_core::kit::{HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope};
+use gatehouse_core::kit::{
+    HoldLimits, HookInstaller, InstallOutcome, InstallRequest, KitError, SettingsScope,
+};
 use gatehouse_hook_settings::{installer, AgentHooks, EntryStyle, TimeoutUnit};
 use serde_json::Value;
 
@@ -120,6 +122,16 @@ pub const BEFORE_TOOL_TIMEOUT_SECONDS: u64 = 24 * 24 * 60 * 60;
 // every shell command unasked after 1 ms), and days beyond the hook's own deadline.
 const _: () = assert!(BEFORE_TOOL_TIMEOUT_SECONDS * 1000 <= GEMINI_LONGEST_TIMEOUT_MS);
 const _: () = assert!(BEFORE_TOOL_TIMEOUT_SECONDS >= 20 * 86_400 + ANSWER_WITHIN_SECONDS);
+
+/// How long answerable Gemini's hook holds a shell command: its deadline less what it keeps for
+/// connecting and printing ([`gatehouse_core::WithoutVerdict::SPARE`]).
+pub const ANSWERABLE_HOLD_SECONDS: u64 =
+    ANSWER_WITHIN_SECONDS - gatehouse_core::WithoutVerdict::SPARE.as_secs();
+
+/// Why `gatehouse install gemini --hold` is refused.
+pub const WHY_THE_HOLD_IS_FIXED: &str = "answerable Gemini's hook holds a shell command for 170 s, fixed: its deadline (180 s from its start, counting any time Gemini is suspended) is the adapter's, since Gemini runs the command unasked if the hook does not answer, and watched Gemini holds nothing";
+
+const _: () = assert!(ANSWERABLE_HOLD_SECONDS == 170);
 
 /// The suffix of the answerable hook's command, which names its event so that the hook knows,
 /// before it reads anything, that it must answer (see [`gatehouse_core::WithoutVerdict`]).
@@ -501,6 +513,23 @@ impl HookInstaller for GeminiInstaller {
 
     fn answerable_price(&self) -> Option<&'static str> {
         Some(ANSWERABLE_PRICE)
+    }
+
+    /// Answerable Gemini holds a shell command until the hook's own deadline, which is fixed.
+    fn hold_limits(&self) -> Option<HoldLimits> {
+        Some(HoldLimits {
+            default_seconds: ANSWERABLE_HOLD_SECONDS,
+            max_seconds: ANSWERABLE_HOLD_SECONDS,
+            why_fixed: Some(WHY_THE_HOLD_IS_FIXED),
+        })
+    }
+
+    fn install_holding(
+        &self,
+        _request: &InstallRequest,
+        _hold_seconds: u64,
+    ) -> Result<InstallOutcome, KitError> {
+        Err(format!("--hold does not apply to Gemini CLI: {WHY_THE_HOLD_IS_FIXED}").into())
     }
 
     /// The watched hooks, the answerable `BeforeTool` hook, then the policy. Only into the

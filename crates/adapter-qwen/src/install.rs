@@ -23,14 +23,25 @@ use gatehouse_hook_settings::{AgentHooks, HookEvent, InstallReport};
 /// its own dialog and ignores a later answer. `release` hands the prompt back at once.
 pub const QWEN_WAIT_SECONDS: u64 = 40;
 
-/// The `timeout` of the `PermissionRequest` hook, which holds the prompt: above the wait, under
-/// Qwen's 60 s.
-pub const HOLD_TIMEOUT_SECONDS: u64 = 55;
+/// How much longer the `PermissionRequest` hook's `timeout` is than the wait.
+pub const TIMEOUT_MARGIN_SECONDS: u64 = 15;
+
+/// The `timeout` of the `PermissionRequest` hook, which holds the prompt, for the default wait:
+/// above the wait, under Qwen's 60 s.
+pub const HOLD_TIMEOUT_SECONDS: u64 = QWEN_WAIT_SECONDS + TIMEOUT_MARGIN_SECONDS;
+
+/// The longest wait `gatehouse install qwen --hold` takes: its timeout (the wait plus the
+/// margin, 59 s) stays under the 60 s after which Qwen ignores its hook, and the hook's own
+/// deadline (the wait, and 2 s for a verdict that arrives then) comes well before.
+pub const QWEN_MAX_WAIT_SECONDS: u64 = 44;
+
+const _: () = assert!(QWEN_MAX_WAIT_SECONDS + TIMEOUT_MARGIN_SECONDS < 60);
 
 /// How long an unlocked prompt is held, in words for people (in the flags' evidence).
 pub const HELD: &str = "Qwen Code shows no dialog while gatehouse holds its prompt: \
-    answer within 40 s, or release it to Qwen's own dialog (which comes by itself after 40 s; \
-    Qwen gives up on its hook at 60 s and ignores a later answer)";
+    answer within 40 s (or the wait `gatehouse install qwen --hold` set), or release it to Qwen's \
+    own dialog (which comes by itself when that wait ends; Qwen gives up on its hook at 60 s and \
+    ignores a later answer)";
 
 /// The events gatehouse installs a hook for: the prompt, and what settles it.
 pub const EVENTS: [HookEvent; 5] = [
@@ -53,19 +64,22 @@ pub const QWEN_INSTALLER: HeldHooksInstaller = HeldHooksInstaller {
     described:
         "~/.qwen/settings.json ($QWEN_HOME/settings.json), or a project's .qwen/settings.json",
     wait_seconds: QWEN_WAIT_SECONDS,
-    hold_timeout_seconds: HOLD_TIMEOUT_SECONDS,
+    max_wait_seconds: QWEN_MAX_WAIT_SECONDS,
+    why_max:
+        "Qwen Code gives up on its hook at 60 s, whatever its timeout, and ignores a later answer",
+    timeout_margin_seconds: TIMEOUT_MARGIN_SECONDS,
     notes,
     uninstall_notes: installer::no_notes,
 };
 
 /// What the person should know after an install: how prompts are held, and Qwen's own approval
 /// mode.
-pub fn notes(command: &str, _changed: &InstallReport) -> Vec<String> {
+pub fn notes(command: &str, wait: u64, _changed: &InstallReport) -> Vec<String> {
     vec![
         format!("Qwen Code runs `{command}` for each event."),
         format!(
             "Qwen's prompts are listed read-only until `gatehouse probe qwen` passes for the installed Qwen Code version; \
-             then a shell prompt is held for up to {QWEN_WAIT_SECONDS} s, during which Qwen shows no dialog of its own \
+             then a shell prompt is held for up to {wait} s (`--hold` changes it, up to {QWEN_MAX_WAIT_SECONDS} s), during which Qwen shows no dialog of its own \
              (Qwen stops waiting for its hook at 60 s and ignores a later answer), and a release or the end of that wait \
              hands it to Qwen's dialog. Qwen ignores a hook's \"always\": choose \"Always allow\" in Qwen's own dialog."
         ),

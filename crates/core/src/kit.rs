@@ -37,6 +37,19 @@ pub struct InstallRequest {
     pub timeout_margin_seconds: u64,
 }
 
+/// How long an installer's holding hook may hold a prompt, for `gatehouse install AGENT --hold
+/// SECONDS` and its `--help`: for agents that show no dialog of their own while their hook
+/// waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HoldLimits {
+    /// The wait installed when none is asked for (and none is installed yet).
+    pub default_seconds: u64,
+    /// The longest wait that may be asked for.
+    pub max_seconds: u64,
+    /// Why the wait cannot be chosen at all, when it cannot; `--hold` is then refused with it.
+    pub why_fixed: Option<&'static str>,
+}
+
 /// What an install or an uninstall did, for the binary to print.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct InstallOutcome {
@@ -67,6 +80,24 @@ pub trait HookInstaller: Send + Sync {
     /// Removes gatehouse's hook entries, and only those (and whatever
     /// [`HookInstaller::install_answerable`] wrote, first).
     fn uninstall(&self, settings: &std::path::Path) -> Result<InstallOutcome, KitError>;
+
+    /// How long this agent's holding hook may hold a prompt, for `--hold`; `None` for an agent
+    /// whose hook holds no prompt while the agent shows nothing (its own prompt stays live, or
+    /// it is only watched).
+    fn hold_limits(&self) -> Option<HoldLimits> {
+        None
+    }
+
+    /// [`HookInstaller::install`] with the hook's wait set to `hold_seconds`, which the person
+    /// asked for (`--hold`): refused with the reason above [`HoldLimits::max_seconds`], or when
+    /// the wait is fixed.
+    fn install_holding(
+        &self,
+        _request: &InstallRequest,
+        _hold_seconds: u64,
+    ) -> Result<InstallOutcome, KitError> {
+        Err("this agent's hook holds no prompt while the agent shows nothing, so there is no wait to set: drop --hold".into())
+    }
 
     /// For an agent that can be made answerable only at a price (its own safety net changes:
     /// Gemini CLI runs a call unasked when a hook that decides fails), that price in words,

@@ -204,6 +204,31 @@ impl AgentHooks {
 
     /// Tells whether a hook entry (one element of a matcher group's `hooks` array, or of an
     /// event's array in the flat shape) is gatehouse's.
+    /// The commands of gatehouse's entries of `event` in `settings`, in order (none when the
+    /// settings do not have the expected shape).
+    #[must_use]
+    pub fn gatehouse_commands(&self, settings: &Value, event: &str) -> Vec<String> {
+        let entries_of_event = settings
+            .get("hooks")
+            .and_then(|hooks| hooks.get(event))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        let entries: Vec<&Value> = match self.entry_shape {
+            EntryShape::MatcherGroups => entries_of_event
+                .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+                .flatten()
+                .collect(),
+            EntryShape::Flat { .. } => entries_of_event.collect(),
+        };
+        entries
+            .into_iter()
+            .filter(|entry| self.is_gatehouse_entry(entry))
+            .filter_map(|entry| entry.get(self.entry_shape.command_key())?.as_str())
+            .map(str::to_owned)
+            .collect()
+    }
+
     fn is_gatehouse_entry(&self, entry: &Value) -> bool {
         entry
             .get(self.entry_shape.command_key())

@@ -10,9 +10,10 @@ use serde_json::{json, Value};
 use super::*;
 
 fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
-    CODEX_INSTALLER
-        .hooks
-        .plan_install(settings, &CODEX_INSTALLER.plan_for(command))
+    CODEX_INSTALLER.hooks.plan_install(
+        settings,
+        &CODEX_INSTALLER.plan_for(command, CODEX_WAIT_SECONDS),
+    )
 }
 
 fn plan_uninstall(settings: &Value) -> Result<(Value, Vec<Change>), InstallError> {
@@ -22,7 +23,7 @@ fn plan_uninstall(settings: &Value) -> Result<(Value, Vec<Change>), InstallError
 fn install_file(path: &Path, command: &str) -> Result<InstallReport, InstallError> {
     CODEX_INSTALLER
         .hooks
-        .install_file(path, &CODEX_INSTALLER.plan_for(command))
+        .install_file(path, &CODEX_INSTALLER.plan_for(command, CODEX_WAIT_SECONDS))
 }
 
 fn uninstall_file(path: &Path) -> Result<InstallReport, InstallError> {
@@ -38,7 +39,7 @@ fn foreign_hook() -> Value {
 #[test]
 fn the_hook_command_sets_the_short_wait_and_is_recognised() {
     let command = assert_hook_command(
-        |program| CODEX_INSTALLER.hook_command(program),
+        |program| CODEX_INSTALLER.hook_command(program, CODEX_WAIT_SECONDS),
         "/home/me/.cargo/bin/gatehouse",
         "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook codex",
     );

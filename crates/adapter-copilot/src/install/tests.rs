@@ -11,9 +11,10 @@ use serde_json::{json, Value};
 use super::*;
 
 fn plan_install(settings: &Value, command: &str) -> Result<(Value, Vec<Change>), InstallError> {
-    COPILOT_INSTALLER
-        .hooks
-        .plan_install(settings, &COPILOT_INSTALLER.plan_for(command))
+    COPILOT_INSTALLER.hooks.plan_install(
+        settings,
+        &COPILOT_INSTALLER.plan_for(command, COPILOT_WAIT_SECONDS),
+    )
 }
 
 fn plan_uninstall(settings: &Value) -> Result<(Value, Vec<Change>), InstallError> {
@@ -33,7 +34,7 @@ fn foreign() -> Value {
 #[test]
 fn the_hook_command_sets_the_short_wait_and_is_recognised_with_any_event() {
     let command = assert_hook_command(
-        |program| COPILOT_INSTALLER.hook_command(program),
+        |program| COPILOT_INSTALLER.hook_command(program, COPILOT_WAIT_SECONDS),
         "/home/me/.cargo/bin/gatehouse",
         "GATEHOUSE_HOOK__WAIT_SECONDS=60 '/home/me/.cargo/bin/gatehouse' hook copilot",
     );

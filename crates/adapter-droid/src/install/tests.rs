@@ -23,7 +23,7 @@ fn captured_settings() -> Value {
 #[test]
 fn the_hook_command_sets_a_wait_under_the_hooks_timeout_and_is_recognised() {
     assert_hook_command(
-        |path| DROID_INSTALLER.hook_command(path),
+        |path| DROID_INSTALLER.hook_command(path, DROID_WAIT_SECONDS),
         "/opt/bin/gatehouse",
         COMMAND,
     );
@@ -47,7 +47,10 @@ fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_
     let settings = captured_settings();
     let (installed, changes) = DROID_INSTALLER
         .hooks
-        .plan_install(&settings, &DROID_INSTALLER.plan_for(COMMAND))
+        .plan_install(
+            &settings,
+            &DROID_INSTALLER.plan_for(COMMAND, DROID_WAIT_SECONDS),
+        )
         .unwrap();
     assert_eq!(changes.len(), EVENTS.len());
     let groups = installed["hooks"]["PreToolUse"].as_array().unwrap();
@@ -75,7 +78,10 @@ fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_
     );
     let (again, changes) = DROID_INSTALLER
         .hooks
-        .plan_install(&installed, &DROID_INSTALLER.plan_for(COMMAND))
+        .plan_install(
+            &installed,
+            &DROID_INSTALLER.plan_for(COMMAND, DROID_WAIT_SECONDS),
+        )
         .unwrap();
     assert_eq!(again, installed);
     assert!(

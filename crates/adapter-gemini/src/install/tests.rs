@@ -536,3 +536,32 @@ fn a_short_missing_or_overflowing_timeout_is_named_until_installed_again() {
         assert_eq!(answer_hook_timeout_problem(&settings), None, "{timeout:?}");
     }
 }
+
+#[test]
+fn a_chosen_hold_is_refused_saying_that_the_answerable_hooks_deadline_decides() {
+    let folder = tempfile::tempdir().unwrap();
+    let settings = folder.path().join("settings.json");
+    let limits = GeminiInstaller
+        .hold_limits()
+        .expect("answerable Gemini holds");
+    assert_eq!(limits.default_seconds, limits.max_seconds);
+    assert!(limits.why_fixed.is_some_and(|why| why.contains("180 s")));
+    let refused = GeminiInstaller
+        .install_holding(
+            &InstallRequest {
+                settings: settings.clone(),
+                program: folder.path().join("bin/gatehouse"),
+                hold_seconds: 600,
+                timeout_margin_seconds: 30,
+            },
+            60,
+        )
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .starts_with("--hold does not apply to Gemini CLI: "),
+        "{refused}"
+    );
+    assert!(!settings.exists(), "nothing written");
+}

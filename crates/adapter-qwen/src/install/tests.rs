@@ -20,7 +20,11 @@ fn captured_settings() -> Value {
 #[test]
 fn the_hook_command_sets_a_wait_well_under_qwens_60_seconds_and_is_recognised() {
     let program = "/opt/bin/gatehouse";
-    assert_hook_command(|path| QWEN_INSTALLER.hook_command(path), program, COMMAND);
+    assert_hook_command(
+        |path| QWEN_INSTALLER.hook_command(path, QWEN_WAIT_SECONDS),
+        program,
+        COMMAND,
+    );
     assert_recognised(
         |command| QWEN_INSTALLER.hooks.is_gatehouse_command(command),
         &[
@@ -41,7 +45,10 @@ fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_
     let settings = captured_settings();
     let (installed, changes) = QWEN_INSTALLER
         .hooks
-        .plan_install(&settings, &QWEN_INSTALLER.plan_for(COMMAND))
+        .plan_install(
+            &settings,
+            &QWEN_INSTALLER.plan_for(COMMAND, QWEN_WAIT_SECONDS),
+        )
         .unwrap();
     assert_eq!(changes.len(), EVENTS.len());
     let groups = installed["hooks"]["PermissionRequest"].as_array().unwrap();
@@ -64,7 +71,10 @@ fn install_adds_gatehouses_entries_beside_the_persons_changing_nothing_else_and_
     );
     let (again, changes) = QWEN_INSTALLER
         .hooks
-        .plan_install(&installed, &QWEN_INSTALLER.plan_for(COMMAND))
+        .plan_install(
+            &installed,
+            &QWEN_INSTALLER.plan_for(COMMAND, QWEN_WAIT_SECONDS),
+        )
         .unwrap();
     assert_eq!(again, installed);
     assert!(
@@ -129,5 +139,34 @@ fn the_installer_writes_the_file_with_a_backup_and_says_what_auto_mode_means() {
             .settings_path(&SettingsScope::Project(folder.path().into()))
             .unwrap(),
         folder.path().join(".qwen/settings.json")
+    );
+}
+
+#[test]
+fn a_chosen_wait_keeps_qwens_timeout_under_its_60_seconds_and_a_longer_one_is_refused_naming_them()
+{
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join(".qwen/settings.json");
+    let request = InstallRequest {
+        settings: path.clone(),
+        program: folder.path().join("bin/gatehouse"),
+        hold_seconds: 600,
+        timeout_margin_seconds: 30,
+    };
+    let limits = QWEN_INSTALLER.hold_limits().expect("Qwen's hook holds");
+    assert_eq!((limits.default_seconds, limits.max_seconds), (40, 44));
+    let outcome = QWEN_INSTALLER.install_holding(&request, 44).unwrap();
+    let written: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let entry = &written["hooks"]["PermissionRequest"][0]["hooks"][0];
+    assert!(entry["command"]
+        .as_str()
+        .unwrap()
+        .starts_with("GATEHOUSE_HOOK__WAIT_SECONDS=44 "));
+    assert!(entry["timeout"].as_u64().unwrap() < 60, "{entry}");
+    assert!(outcome.notes.join("\n").contains("held for up to 44 s"));
+    let refused = QWEN_INSTALLER.install_holding(&request, 45).unwrap_err();
+    assert!(
+        refused.to_string().contains("gives up on its hook at 60 s"),
+        "{refused}"
     );
 }
