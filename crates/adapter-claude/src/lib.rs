@@ -20,6 +20,7 @@ pub mod preview;
 pub mod probe;
 mod questions;
 pub mod record;
+pub mod rule_facts;
 pub mod suggestions;
 pub mod verdict;
 pub mod version;
@@ -150,6 +151,12 @@ impl Adapter for ClaudeAdapter {
 
     fn render_verdict(&self, prompt: &NewPrompt, verdict: &Verdict) -> String {
         (AGENT.verdicts)(prompt, verdict)
+    }
+
+    /// The script a Bash call runs and the file an edit, write or read touches
+    /// ([`rule_facts::rule_facts`]).
+    fn rule_facts(&self, prompt: &NewPrompt) -> Option<gatehouse_core::adapter::RuleFacts> {
+        rule_facts::rule_facts(prompt)
     }
 
     fn installer(&self) -> Option<&dyn HookInstaller> {

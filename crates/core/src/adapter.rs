@@ -151,6 +151,18 @@ pub enum ParseError {
     NotAnEvent(String),
 }
 
+/// What gatehouse's rules need to know of a call beyond the prompt's own fields, as its adapter
+/// reads the agent's input ([`Adapter::rule_facts`]; see [`crate::rules::PromptFacts`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RuleFacts {
+    /// The shell command, for every call that runs one: `Some("")` when the adapter cannot
+    /// extract its script (no rule allows that), never `None` for a shell call (Codex's
+    /// `["bash","-lc",s]` is `s`).
+    pub command: Option<String>,
+    /// Every file the call reads or writes, or `None` when the adapter cannot tell.
+    pub paths: Option<Vec<String>>,
+}
+
 /// One agent. An adapter owns everything about its agent: reading its hook events, writing its
 /// verdicts, its capability flags, installing its hooks ([`Adapter::installer`]) and proving what
 /// it can do ([`Adapter::probe`]). It knows nothing of the socket. The binary registers adapters
@@ -239,6 +251,13 @@ pub trait Adapter: Send + Sync {
     /// gateway words it for each held prompt ([`crate::Prompt::after_hold`]); `None`, the
     /// default, gets words true of every agent ("then its own prompt decides").
     fn while_held(&self) -> Option<crate::WhileHeld> {
+        None
+    }
+
+    /// What gatehouse's rules need to know of `prompt` ([`RuleFacts`]): the command a shell call
+    /// runs (always `Some` for one, `Some("")` when its script cannot be taken) and the files a
+    /// file tool touches. `None`, the default: the adapter cannot say, and no rule decides it.
+    fn rule_facts(&self, _prompt: &NewPrompt) -> Option<RuleFacts> {
         None
     }
 

@@ -10,18 +10,9 @@
 
 use std::path::Path;
 
+pub use gatehouse_core::adapter::RuleFacts;
 use gatehouse_core::rules::{decide, Decision, PromptFacts, RuleVerdict};
 use gatehouse_core::{Action, Answer, NewPrompt, Prompt, PromptKind, Timestamp};
-
-/// What a rule needs to know of a call beyond the prompt's own fields, as its adapter says.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RuleFacts {
-    /// The shell command, for every call that runs one: `Some("")` when the adapter cannot
-    /// extract its script, never `None` for a shell call (Codex's `["bash","-lc",s]` is `s`).
-    pub command: Option<String>,
-    /// Every file the call reads or writes, or `None` when the adapter cannot tell.
-    pub paths: Option<Vec<String>>,
-}
 
 /// Where the gateway gets a prompt's [`RuleFacts`]: the binary's wiring, per adapter.
 pub trait RuleFactsSource: Send + Sync {
