@@ -168,10 +168,15 @@ fn json_start(value: &Value, max_bytes: usize) -> String {
 
 /// The key that recognises the same tool call across events: PermissionRequest carries no
 /// `tool_use_id`, so it is a digest of the tool and its input. For AskUserQuestion only the
-/// questions count, since PostToolUse adds the answers to the input.
+/// questions count, since PostToolUse adds the answers to the input. For ExitPlanMode only the
+/// tool counts: Claude Code fills the PermissionRequest's input from the plan file (the model's
+/// own input is dropped, often `{}`), so a PostToolUse need not carry the same input, and a
+/// session shows one plan dialog at a time; its PostToolUse means the plan was approved in
+/// Claude Code's terminal (a rejected plan runs no tool, and the turn's end settles it).
 pub fn correlation(tool: &str, input: &Value) -> String {
     let relevant = match (tool, input.get("questions")) {
         ("AskUserQuestion", Some(questions)) => questions,
+        ("ExitPlanMode", _) => &Value::Null,
         _ => input,
     };
     correlation_key(tool, relevant)

@@ -109,6 +109,28 @@ fn post_tool_use_settles_the_matching_permission_request() {
 }
 
 #[test]
+fn a_plan_approved_in_claudes_terminal_is_settled_by_its_post_tool_use_whatever_its_input() {
+    let prompt = held_prompt(fixture!("PermissionRequest-ExitPlanMode"));
+    assert!(prompt.input.get("plan").is_some(), "{:?}", prompt.input);
+    // No PostToolUse of ExitPlanMode was captured: the Bash one, renamed, with the model's own
+    // input (`{}`, as the end-to-end tests' model sends it) and with the plan the request had.
+    let mut finished: Value = serde_json::from_slice(fixture!("PostToolUse-Bash")).unwrap();
+    finished["session_id"] = json!(prompt.session);
+    finished["tool_name"] = json!("ExitPlanMode");
+    for input in [json!({}), prompt.input.clone()] {
+        finished["tool_input"] = input;
+        let HookEvent::Observe(Observation::ToolFinished { correlation, .. }) =
+            parse(finished.to_string().as_bytes()).unwrap()
+        else {
+            panic!("PostToolUse is an observation");
+        };
+        assert_eq!(correlation, prompt.correlation);
+    }
+    // Another tool of the same session does not settle the plan.
+    assert_ne!(correlation("Bash", &json!({})), prompt.correlation);
+}
+
+#[test]
 fn a_different_command_does_not_correlate() {
     let prompt = held_prompt(fixture!("PermissionRequest-Bash"));
     assert_ne!(
