@@ -79,6 +79,19 @@ fn a_codex_hook_installed_with_hold_120_holds_its_prompt_for_120_seconds() {
         "{command}"
     );
     assert_eq!(timeout, 150, "Codex's timeout is the wait and 30 s more");
+    // The wait chosen is current for doctor (and setup), and an install without --hold keeps it.
+    let doctor = String::from_utf8_lossy(&gateway.run(&["doctor"]).stdout).into_owned();
+    assert!(
+        doctor
+            .lines()
+            .any(|line| line.starts_with("ok   codex hooks      current")),
+        "{doctor}"
+    );
+    let again = gateway.run(&["install", "codex"]);
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("nothing to change"),
+        "{again:?}"
+    );
 
     // A prompt of the Codex version on PATH is held, once a probe passed for it.
     write_passing_record(&gateway, "codex", "0.171.0", "/nonexistent/codex");
