@@ -243,6 +243,14 @@ pub struct Gateway {
     rules: std::sync::OnceLock<(Mutex<RulesFile>, Arc<dyn RuleFactsSource>)>,
 }
 
+/// A prompt as [`Gateway::register`] left it: whether it is only watched (nothing offered and
+/// the hook asked to be let go then), and whether a rule answered it there.
+struct Registered {
+    prompt: Prompt,
+    watched: bool,
+    decided_by_rule: bool,
+}
+
 /// A prompt a hook holds: as registered, the outcome to wait for, and whether it is only
 /// watched (nothing was offered and the hook asked to be let go then): a watched prompt's hook
 /// leaves at once, and its leaving says nothing about the prompt.
@@ -397,6 +405,19 @@ impl Gateway {
         answer: Option<&Answer>,
         decided: Option<(NewPrompt, Option<CutNote>)>,
     ) {
+        let event = self.record_decided_locked(state, event, answer, decided);
+        self.send_to_subscribers(event);
+    }
+
+    /// The audit log's half of [`Gateway::publish_decided`]: records the event (and lets a
+    /// prompt that ended go), and returns it as subscribers are sent it.
+    fn record_decided_locked(
+        &self,
+        state: &mut State,
+        event: Event,
+        answer: Option<&Answer>,
+        decided: Option<(NewPrompt, Option<CutNote>)>,
+    ) -> Event {
         let event = match event {
             Event::Added { prompt } => Event::Added {
                 prompt: Self::listed_locked(state, prompt, true),
@@ -436,6 +457,11 @@ impl Gateway {
                 Self::let_go_locked(state, *id);
             }
         }
+        event
+    }
+
+    /// Sends an event, as recorded, to every subscriber. Called with the state locked.
+    fn send_to_subscribers(&self, event: Event) {
         if self.events.receiver_count() > 0 {
             // Subscribers learn a cut prompt's digest only from `prompt.get`.
             let mut event = event;
@@ -666,25 +692,17 @@ impl Gateway {
     ) -> Result<HeldPrompt, GatewayError> {
         let (sender, receiver) = oneshot::channel();
         let for_this_prompt = self.capabilities_for(&prompt.adapter, agent);
-        let (prompt, watched) = self.register(
+        let registered = self.register(
             prompt,
             held_since,
             Some((sender, watch_if_read_only, wait)),
             for_this_prompt,
             owner,
         )?;
+        let (prompt, watched) = (registered.prompt, registered.watched);
         self.arm_deadline(prompt.id, if watched { WATCHED_STALE_AFTER } else { wait });
-        if !watched {
-            if let Some((decision, answer)) = self.rule_answer_for(&prompt) {
-                let by = crate::rules::rule_answerer(&decision);
-                // The person's path: a prompt answered meanwhile refuses this one.
-                match self.answer(&prompt.id.to_string(), answer, None, &by) {
-                    Ok(_) => tracing::info!(id = %prompt.id, "decided by {by}"),
-                    Err(error) => {
-                        tracing::info!(id = %prompt.id, "{by} did not decide it: {error}")
-                    }
-                }
-            }
+        if registered.decided_by_rule {
+            self.await_receipt(prompt.id);
         }
         Ok(HeldPrompt {
             prompt,
@@ -705,13 +723,14 @@ impl Gateway {
         if prompt.read_only_reason.is_none() {
             prompt.read_only_reason = Some("it is only watched: no hook waits to deliver an answer; answer it in the agent's terminal".into());
         }
-        let (prompt, _) = self.register(prompt, None, None, None, owner)?;
-        self.arm_deadline(prompt.id, stale_after);
-        Ok(prompt)
+        let registered = self.register(prompt, None, None, None, owner)?;
+        self.arm_deadline(registered.prompt.id, stale_after);
+        Ok(registered.prompt)
     }
 
-    /// Registers a prompt and, for a hook that waits, keeps its waiter. Returns the prompt and
-    /// whether it is only watched (`watch_if_read_only` and nothing offered).
+    /// Registers a prompt and, for a hook that waits, keeps its waiter; a held prompt one of
+    /// gatehouse's rules decides is answered here, under the same lock, so that subscribers learn
+    /// of it only as resolved by that rule (the audit log records it added, then resolved).
     fn register(
         &self,
         prompt: NewPrompt,
@@ -719,7 +738,7 @@ impl Gateway {
         hook: Option<(oneshot::Sender<Outcome>, bool, Duration)>,
         for_this_prompt: Option<AdapterCapabilities>,
         owner: Owner,
-    ) -> Result<(Prompt, bool), GatewayError> {
+    ) -> Result<Registered, GatewayError> {
         let bytes = view::json_size(&prompt);
         let now = now();
         let mut state = self.lock();
@@ -764,6 +783,7 @@ impl Gateway {
             state.hooks_socket.bytes += bytes;
         }
         let mut watched = false;
+        let held = hook.is_some();
         if let Some((waiter, watch_if_read_only, wait)) = hook {
             match events.get(1) {
                 // Settled while no gateway ran: the hook learns at once, with no verdict.
@@ -793,10 +813,58 @@ impl Gateway {
                 }
             }
         }
+        if held && !watched && events.len() == 1 {
+            if let Some(prompt) = self.decide_by_rule_locked(&mut state, &prompt, &events[0]) {
+                return Ok(Registered {
+                    prompt,
+                    watched,
+                    decided_by_rule: true,
+                });
+            }
+        }
         for event in events {
             self.publish(&mut state, event, None);
         }
-        Ok((prompt, watched))
+        Ok(Registered {
+            prompt,
+            watched,
+            decided_by_rule: false,
+        })
+    }
+
+    /// Answers a just registered, held `prompt` by the rule that decides it, if one does: its
+    /// `added` event goes to the audit log alone, then its `resolved` event (by `rule ID`) to
+    /// the log and every subscriber, and the verdict to its hook, as a person's answer goes.
+    /// Returns the prompt as resolved; `None` (nothing published) when no rule decides it.
+    fn decide_by_rule_locked(
+        &self,
+        state: &mut State,
+        prompt: &Prompt,
+        added: &Event,
+    ) -> Option<Prompt> {
+        let (decision, answer) = self.rule_answer_for(prompt)?;
+        let by = crate::rules::rule_answerer(&decision);
+        let at = now();
+        let listed = self.record_decided_locked(state, added.clone(), None, None);
+        let (verdict, event) = match state.arbiter.answer(prompt.id, answer, &by, at) {
+            Ok(answered) => answered,
+            Err(error) => {
+                // The arbiter refuses before it changes anything: the prompt stays pending, and
+                // subscribers learn of it as of any other.
+                tracing::warn!(id = %prompt.id, "{by} did not decide it: {error}");
+                self.send_to_subscribers(listed);
+                return None;
+            }
+        };
+        tracing::info!(id = %prompt.id, "decided by {by}");
+        let mut resolved = Self::listed_locked(state, prompt.clone(), false);
+        resolved.state = PromptState::Resolved;
+        // The record is on disk before the verdict leaves, as for a person's answer.
+        self.publish(state, event, Some(&verdict.0));
+        if let Some(waiter) = state.waiters.remove(&prompt.id) {
+            let _ = waiter.send(Outcome::Verdict { verdict });
+        }
+        Some(resolved)
     }
 
     /// Refuses a prompt of `bytes` that would take `owner` past a limit, saying which.
@@ -901,6 +969,13 @@ impl Gateway {
             }
             (id, prompt)
         };
+        self.await_receipt(id);
+        Ok((prompt, PromptState::Resolved))
+    }
+
+    /// Marks the answered prompt `id` unconfirmed if its hook's delivery receipt has not come
+    /// within the receipt timeout.
+    fn await_receipt(self: &Arc<Self>, id: DecisionId) {
         let gateway = Arc::clone(self);
         let receipt_timeout = self.options.receipt_timeout;
         tokio::spawn(async move {
@@ -911,7 +986,6 @@ impl Gateway {
                 gateway.publish(&mut state, event, None);
             }
         });
-        Ok((prompt, PromptState::Resolved))
     }
 
     /// Hands the pending prompt that `typed_id` names back to the agent's terminal: its hook

@@ -89,6 +89,9 @@ pub async fn run_until(
             .filter_map(|adapter| Some((adapter.id().to_owned(), adapter.while_held()?)))
             .collect(),
     );
+    if let Some(folder) = &state_dir {
+        apply_rules(&gateway, &registry, folder);
+    }
     let refresh = tokio::spawn(refresh_capabilities(
         registry.clone(),
         gateway.clone(),
@@ -236,6 +239,32 @@ impl crate::CapabilitySource for RegistryCapabilities {
         agent: &gatehouse_core::RunningAgent,
     ) -> Option<gatehouse_core::AdapterCapabilities> {
         Some(self.0.get(adapter)?.capabilities_for_agent(agent))
+    }
+}
+
+/// Applies gatehouse's rules (the state folder's `rules.json`, as `gatehouse rule add` writes it)
+/// to every held prompt, with the facts its adapter finds ([`RegistryRuleFacts`]); a rules file
+/// that cannot be used is said now, and looked at again at each prompt.
+fn apply_rules(gateway: &Gateway, registry: &AdapterRegistry, state_dir: &Path) {
+    let path = crate::rules_file::rules_path(state_dir);
+    gateway.apply_rules_with(
+        crate::rules_file::RulesFile::at(path.clone()),
+        Arc::new(RegistryRuleFacts(registry.clone())),
+    );
+    match gateway.rules_problem() {
+        Some(problem) => tracing::warn!("gatehouse's rules decide nothing: {problem}"),
+        None => tracing::info!("rules: {}", path.display()),
+    }
+}
+
+/// What a prompt's adapter says its call runs or touches, for the rules: handed to the gateway,
+/// which knows no adapters. A prompt of an adapter not registered here gets no facts, so no
+/// rule decides it.
+struct RegistryRuleFacts(AdapterRegistry);
+
+impl crate::RuleFactsSource for RegistryRuleFacts {
+    fn facts(&self, prompt: &gatehouse_core::NewPrompt) -> Option<crate::RuleFacts> {
+        self.0.get(&prompt.adapter)?.rule_facts(prompt)
     }
 }
 

@@ -363,3 +363,60 @@ async fn a_front_end_cannot_pass_its_answer_off_as_a_rules() {
     let text = String::from_utf8_lossy(&frame);
     assert!(text.contains("\"by\":\"front end rule r-cargo\""), "{text}");
 }
+
+/// Each event's `type`, `state` and `by`, as a subscriber reads it from a frame.
+fn event_of(frame: &[u8]) -> (String, Option<String>, Option<String>) {
+    let notification: serde_json::Value = serde_json::from_slice(frame).unwrap();
+    let event = &notification["params"];
+    let text = |field: &str| event[field].as_str().map(str::to_owned);
+    (text("type").unwrap(), text("state"), text("by"))
+}
+
+#[tokio::test]
+async fn a_rule_decided_prompt_reaches_subscribers_only_as_resolved_by_its_rule() {
+    let folders = folders();
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[cargo_test_all(&folders.project)],
+    )
+    .unwrap();
+    let log_path = folders.state.join("audit.jsonl");
+    let log = gatehouse_gateway::audit::AuditLog::open(&log_path, 1 << 20).unwrap();
+    let gateway = Gateway::with_audit_log(
+        vec![toy_capabilities()],
+        GatewayOptions::default(),
+        Some(log),
+    );
+    gateway.apply_rules_with(
+        RulesFile::at(rules_file::rules_path(&folders.state)),
+        Arc::new(toy_facts),
+    );
+    let (pending, mut events) = gateway.subscribe();
+    assert!(pending.is_empty());
+    let result = hold(&gateway, in_folder("cargo test --all", &folders.project)).await;
+    assert!(allowed_once(&result), "{result:?}");
+    // Published under the lock that registered it: an `added` would come before this.
+    let frame = tokio::time::timeout(Duration::from_secs(30), events.recv())
+        .await
+        .expect("an event within 30 s")
+        .unwrap();
+    assert_eq!(
+        event_of(&frame),
+        (
+            "changed".to_owned(),
+            Some("resolved".to_owned()),
+            Some("rule r-cargo".to_owned())
+        ),
+        "a subscriber's first word of it is its rule's answer, never `added`"
+    );
+    // The audit log keeps the whole story: added (with what it asked), then resolved by the rule.
+    let records = gatehouse_gateway::audit::read_all(&log_path).unwrap();
+    assert!(
+        matches!(&records[0].event, gatehouse_core::Event::Added { prompt } if prompt.prompt.summary.contains("cargo test --all")),
+        "{records:?}"
+    );
+    assert!(
+        matches!(&records[1].event, gatehouse_core::Event::Changed { state: PromptState::Resolved, by: Some(by), .. } if by == "rule r-cargo"),
+        "{records:?}"
+    );
+}
