@@ -21,6 +21,11 @@
 
 use thiserror::Error;
 
+mod never_allowed;
+
+#[doc(hidden)]
+pub use never_allowed::never_allowed_in_text;
+
 /// The longest command text read, in bytes; longer text is [`Unsure::TooLong`].
 pub const MAX_COMMAND_BYTES: usize = 16 * 1024;
 

@@ -227,3 +227,34 @@ fn reasons_say_what_was_found() {
     insta::assert_snapshot!(unsure("A=1 ls").to_string(), @"the command starts with an assignment `A=1` (such as `A=b cmd`), which changes what runs");
     insta::assert_snapshot!(unsure("ls > f").to_string(), @"the command redirects to or from a file (only `2>&1`-style copies are read)");
 }
+
+/// The raw-text scan the parser is held to finds each thing allowed text must never hold, and
+/// nothing in text the rules allow.
+#[test]
+fn the_raw_text_scan_finds_what_allowed_text_never_holds() {
+    for (text, problem) in [
+        ("echo $x", "holds '$'"),
+        ("echo '`x`'", "holds '`'"),
+        ("echo a\\ b", "holds '\\\\'"),
+        ("echo \u{1b}[2J", "holds '\\u{1b}'"),
+        ("echo (x)", "holds '(' outside quotes"),
+        ("cat ~/x", "holds '~' outside quotes"),
+        ("cat < x", "holds '<' outside quotes"),
+        ("echo x > out", "redirects to a file"),
+        ("echo x 2>&1 >out", "redirects to a file"),
+    ] {
+        assert_eq!(
+            never_allowed_in_text(text).as_deref(),
+            Some(problem),
+            "{text:?}"
+        );
+    }
+    for text in [
+        "cargo test",
+        "cat 'a (b) ~c' \"{d}\"",
+        "cat a 2>&1 | cat >&2",
+        "",
+    ] {
+        assert_eq!(never_allowed_in_text(text), None, "{text:?}");
+    }
+}
