@@ -112,9 +112,20 @@ fn status_shows_the_agents_installed_here_in_full_and_names_the_others_on_one_li
     assert!(others.contains("codex, "), "{others}");
     assert!(!others.contains("claude"), "{others}");
     assert!(
-        others.ends_with("(`gatehouse status --json` has each)"),
+        others.ends_with("(`gatehouse status --all` for each)"),
         "{others}"
     );
+
+    let all = gateway
+        .command(&["status", "--all"])
+        .env("PATH", &bin)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(all.status.success(), "{}", stderr(&all));
+    let all = stdout(&all);
+    assert!(all.contains("\nCodex (codex)\n"), "{all}");
+    assert!(!all.contains("also known, not installed here"), "{all}");
 
     let json = gateway
         .command(&["status", "--json"])

@@ -340,7 +340,7 @@ fn a_plan_approved_from_the_gateway_is_approved_in_claude() {
     );
     let listed = world.gateway.list_text();
     assert!(
-        listed.contains("    plan: the plan\n      # Plan\n"),
+        listed.contains("    plan: Plan (2 lines)\n      # Plan\n"),
         "{listed}"
     );
     world.answered(&prompt["id"], &["once"]);

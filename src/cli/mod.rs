@@ -123,6 +123,9 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Show every agent gatehouse knows in full, not only those installed here.
+        #[arg(long)]
+        all: bool,
     },
     /// List the prompts that are pending, from every agent.
     #[command(after_help = prompt_json::INPUT_HELP)]
@@ -337,7 +340,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }) => install::uninstall(arguments),
         Command::Uninstall(InstallTarget { .. }) => service::uninstall(),
         Command::Probe(arguments) => probe::run(socket, arguments),
-        Command::Status { json } => block_on(status::run(socket_path(socket)?, json)),
+        Command::Status { json, all } => block_on(status::run(socket_path(socket)?, json, all)),
         Command::List { json } => block_on(list::run(socket_path(socket)?, json)),
         Command::Show { id, json } => block_on(show::run(socket_path(socket)?, id, json)),
         Command::Watch { json } => block_on(watch::run(socket_path(socket)?, json)),

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use gatehouse_console::output;
 
-pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
+pub async fn run(socket: PathBuf, json: bool, all: bool) -> anyhow::Result<ExitCode> {
     let mut client = match super::connect_frontend(&socket).await {
         Ok(client) => client,
         Err(error) => {
@@ -42,7 +42,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
         let shown = output::status_for(
             &status,
             gatehouse_host_ipc::now(),
-            |id| installed.contains(id),
+            |id| all || installed.contains(id),
             SEE_EVERY_AGENT,
         );
         print!("{shown}");
@@ -61,7 +61,7 @@ pub async fn run(socket: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// How to see what `status` says of the agents that are not installed here.
-const SEE_EVERY_AGENT: &str = "`gatehouse status --json` has each";
+const SEE_EVERY_AGENT: &str = "`gatehouse status --all` for each";
 
 /// The ids of the agents installed on this machine, as `gatehouse setup` finds them: the
 /// executable on `PATH`, or gatehouse's hooks in its settings. Adapters that install nothing
