@@ -6,6 +6,7 @@
 //! a 0755 folder under it (still refused: the folder above lets others rename it), one of mode
 //! 0755 and a sticky 1777 one holding the person's own files (installed). Judged by owners and
 //! mode bits, so it holds as root too (CI runs as root, for whom `access(2)` says yes to all).
+//! `setup` refuses such a program too, before it shows or changes anything.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -55,6 +56,17 @@ fn assert_refused(sandbox: &Sandbox, program: &Path, folder: &Path) {
     assert!(
         !claude_settings(sandbox).exists(),
         "nothing was written: {stderr}"
+    );
+    let setup = run(sandbox, program, &["setup", "--yes", "--no-service"]);
+    let setup_said = String::from_utf8_lossy(&setup.stderr);
+    assert_eq!(setup.status.code(), Some(1), "setup refused: {setup:?}");
+    assert!(
+        setup_said.contains("writable by every user") && setup_said.contains("nothing was changed"),
+        "{setup_said}"
+    );
+    assert!(
+        !claude_settings(sandbox).exists(),
+        "setup wrote nothing: {setup_said}"
     );
     let doctor = run(sandbox, program, &["doctor"]);
     let said = String::from_utf8_lossy(&doctor.stdout);

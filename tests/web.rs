@@ -282,7 +282,7 @@ fn clicks_on_options_answer_a_single_and_a_multi_select_question() {
             ))
             .await;
         phone.click(&format!("{card} [data-action='answer']")).await;
-        wait_until_ended(phone, &color, "Answered (answer)").await;
+        wait_until_ended(phone, &color, "Answered: “").await;
         let text = tool_result_text(&world.fake.wait_for_tool_results(1, DEADLINE)[0]);
         assert!(text.contains(r#""Which color?"="Blue""#), "{text}");
 
@@ -304,7 +304,7 @@ fn clicks_on_options_answer_a_single_and_a_multi_select_question() {
             .await;
         phone.screenshot("multi-question-desktop", DESKTOP).await;
         phone.click(&format!("{card} [data-action='answer']")).await;
-        wait_until_ended(phone, &toppings, "Answered (answer)").await;
+        wait_until_ended(phone, &toppings, "Answered: “").await;
     });
     let text = tool_result_text(&world.fake.wait_for_tool_results(2, DEADLINE)[1]);
     assert!(

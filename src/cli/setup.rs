@@ -77,6 +77,15 @@ struct Tally {
 }
 
 pub fn run(socket: PathBuf, arguments: SetupArgs) -> anyhow::Result<ExitCode> {
+    // Every hook and the service would name this program: one another user can replace is
+    // refused before anything is shown or changed, as `install` refuses it.
+    let program = install::request_for(PathBuf::new())?.program;
+    if let Some(why) = install::hook_program_replaceable(&program) {
+        anyhow::bail!(
+            "{why}; nothing was changed: {}",
+            install::MOVE_TO_A_PRIVATE_FOLDER
+        );
+    }
     let consent = if arguments.yes {
         Consent::Everything
     } else if std::io::stdin().is_terminal() {

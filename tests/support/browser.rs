@@ -335,12 +335,14 @@ impl Browser {
             .expect("the window is resized");
     }
 
-    /// Clicks the first element matching `css`; an answer button only once its card has stood
-    /// still on the screen long enough to be read (the page takes no answer while the card is
-    /// `[data-settling]`, as a person's finger would wait): it is scrolled onto the screen first.
+    /// Clicks the first element matching `css`, scrolled to the middle of the screen first (as a
+    /// person scrolls to what they tap, out from under the notices at the screen's foot); an
+    /// answer button only once its card has stood still on the screen long enough to be read
+    /// (the page takes no answer while the card is `[data-settling]`, as a person's finger would
+    /// wait).
     pub async fn click(&self, css: &str) {
         const ON_SCREEN: &str = "const node = document.querySelector(arguments[0]);
-             if (node && node.matches('[data-action]')) node.scrollIntoView({ block: 'center' });
+             if (node) node.scrollIntoView({ block: 'center' });
              return true";
         self.wait_for(css).await;
         let _ = self.client.execute(ON_SCREEN, vec![json!(css)]).await;
