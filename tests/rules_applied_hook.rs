@@ -3,7 +3,7 @@
 //! the command it covers in its folder with no front end (the hook prints Claude Code's allow,
 //! and the audit log names the rule), everything it does not cover is listed for the person, a
 //! deny rule's message reaches the hook's output, and `gatehouse rule remove` stops it at the
-//! very next prompt.
+//! very next prompt; and the real Claude Code runs a command a rule allows with no one asked.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -230,4 +230,46 @@ fn a_removed_rule_stops_deciding_at_the_next_prompt() {
     assert_eq!(resolved.len(), 2, "{resolved:?}");
     assert_eq!(resolved[1].0, id_of(&prompt));
     assert!(!resolved[1].1.starts_with("rule "), "{resolved:?}");
+}
+
+/// End to end: the real Claude Code in tmux (see tests/e2e_claude.rs) against a scripted model
+/// that asks for `cargo test --all` in its workspace, where a rule allows it: the command runs,
+/// the gateway lists nothing for the person, and the audit log names the rule. Skipped without
+/// Claude Code locally; fails under CI.
+#[test]
+fn the_real_claude_code_runs_what_a_rule_allows_with_no_one_asked() {
+    use crate::support::claude_env::find_claude_bin;
+    use crate::support::claude_world::{bash_turn, ClaudeWorld};
+    use crate::support::fake_anthropic::tool_result_text;
+    use crate::support::world::required_bin;
+
+    let Some(bin) = required_bin("Claude Code", find_claude_bin()) else {
+        return;
+    };
+    let mut world = ClaudeWorld::with_claude(
+        &bin,
+        Gateway::start(),
+        vec![bash_turn("cargo test --all")],
+        |_| {},
+    );
+    let workspace = world.workspace_file(".");
+    let id = allow_cargo_test_all(&world.gateway, &std::fs::canonicalize(workspace).unwrap());
+    world.start("run the tests");
+    let result = world.tool_result(1);
+    let text = tool_result_text(&result);
+    assert!(
+        text.contains("Cargo.toml") || text.contains("cargo"),
+        "cargo ran (rustup's or cargo's own error in a bare workspace): {result}"
+    );
+    assert!(
+        !text.contains("denied") && !text.contains("permission"),
+        "{result}"
+    );
+    world
+        .tmux()
+        .wait_for_text("Allowed by PermissionRequest hook", VERDICT_WITHIN);
+    assert!(world.gateway.list().is_empty(), "nothing for the person");
+    let resolved = resolved_by(&world.gateway);
+    assert_eq!(resolved.len(), 1, "{resolved:?}");
+    assert_eq!(resolved[0].1, format!("rule {id}"));
 }
