@@ -53,6 +53,7 @@ mod install_program;
 mod load;
 mod remote;
 mod restart;
+mod rules_applied_hook;
 mod rules_cli;
 mod security;
 mod service;
