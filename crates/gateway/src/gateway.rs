@@ -844,6 +844,15 @@ impl Gateway {
     ) -> Option<Prompt> {
         let (decision, answer) = self.rule_answer_for(prompt)?;
         let by = crate::rules::rule_answerer(&decision);
+        let cut = state
+            .held
+            .get(&prompt.id)
+            .is_some_and(|held| held.cut.is_some());
+        if cut && !matches!(answer, Answer::Deny { .. }) {
+            // Too large to list whole: only a person who read it all approves it.
+            tracing::info!(id = %prompt.id, "{by} would allow it, but it is too large to list whole: it waits for the person");
+            return None;
+        }
         let at = now();
         let listed = self.record_decided_locked(state, added.clone(), None, None);
         let (verdict, event) = match state.arbiter.answer(prompt.id, answer, &by, at) {

@@ -420,3 +420,18 @@ async fn a_rule_decided_prompt_reaches_subscribers_only_as_resolved_by_its_rule(
         "{records:?}"
     );
 }
+
+#[tokio::test]
+async fn a_prompt_too_large_to_list_whole_is_never_allowed_by_a_rule() {
+    let folders = folders();
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[cargo_test_all(&folders.project)],
+    )
+    .unwrap();
+    let gateway = gateway_with(&folders.state, toy_capabilities());
+    let mut prompt = in_folder("cargo test --all", &folders.project);
+    // The command is the rule's; what else the call carries is more than a list shows.
+    prompt.input["description"] = "x".repeat(64 * 1024).into();
+    reaches_the_person(&gateway, prompt).await;
+}
