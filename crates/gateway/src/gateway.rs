@@ -853,18 +853,17 @@ impl Gateway {
             tracing::info!(id = %prompt.id, "{by} would allow it, but it is too large to list whole: it waits for the person");
             return None;
         }
-        let at = now();
-        let listed = self.record_decided_locked(state, added.clone(), None, None);
-        let (verdict, event) = match state.arbiter.answer(prompt.id, answer, &by, at) {
+        let (verdict, event) = match state.arbiter.answer(prompt.id, answer, &by, now()) {
             Ok(answered) => answered,
             Err(error) => {
                 // The arbiter refuses before it changes anything: the prompt stays pending, and
-                // subscribers learn of it as of any other.
+                // the caller publishes it as any other.
                 tracing::warn!(id = %prompt.id, "{by} did not decide it: {error}");
-                self.send_to_subscribers(listed);
                 return None;
             }
         };
+        // The audit log tells it in order: added, then resolved by the rule.
+        self.record_decided_locked(state, added.clone(), None, None);
         tracing::info!(id = %prompt.id, "decided by {by}");
         let mut resolved = Self::listed_locked(state, prompt.clone(), false);
         resolved.state = PromptState::Resolved;
