@@ -20,41 +20,29 @@ use gatehouse_adapter_opencode::probe::model::{self, ScriptedCall};
 use gatehouse_adapter_opencode::probe::{
     PERMISSION_PROMPT_TEXT, QUESTION_PROMPT_TEXT, REJECTED_WITH_FEEDBACK,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use crate::common::{wait_for, Gateway};
+use crate::common::Gateway;
 use crate::support::leftovers;
+use crate::support::opencode_family::{cat_calls, config_files, Family};
 use crate::support::scenarios::write_calls;
 use crate::support::tmux::Tmux;
-use crate::support::world::{
-    adapter_rule, refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld,
-};
+use crate::support::world::{refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld};
 
 /// Generous: Kilo starts slowly (15 to 25 s idle) and this machine is busy.
 const DEADLINE: Duration = Duration::from_secs(60);
 const START_DEADLINE: Duration = Duration::from_secs(180);
 
-/// What every bash prompt's preview says of `always`.
-const ALWAYS_WITHHELD: &str = "always: not offered, because Kilo checks a bash pattern only against the commands it finds in a script";
-
-/// `cat README.md`, then a `cat` whose `${x:-`…`}` runs `touch ran`: Kilo's parser finds only
-/// the `cat` command in it, so its `cat *` (an `always` for the first) would run it unasked.
-fn cat_calls() -> Vec<ScriptedCall> {
-    [
-        ("call_readme", "cat README.md"),
-        ("call_expansion", EXPANSION),
-    ]
-    .into_iter()
-    .map(|(call_id, command)| ScriptedCall {
-        call_id: call_id.into(),
-        command: command.into(),
-        reason: command.into(),
-    })
-    .collect()
-}
-
-/// The command that runs `touch ran` where Kilo sees only `cat`.
-const EXPANSION: &str = "cat ${x:-`touch ran`}";
+/// What Kilo says and shows where the family's scenarios look.
+const KILO: Family = Family {
+    name: "Kilo",
+    is_ready: probe::is_ready,
+    permission_prompt: PERMISSION_PROMPT_TEXT,
+    question_prompt: QUESTION_PROMPT_TEXT,
+    always_confirmation: "Always allow",
+    always_answer: &["always", "--scope", "user"],
+    deadline: DEADLINE,
+};
 
 /// Kilo's private home: its own `HOME` (and `TMPDIR` inside it), removed with whatever still
 /// runs there, and its configuration folder, where `install` adds the plugin.
@@ -135,24 +123,9 @@ impl World {
         self.agent.home.config.join("plugin/gatehouse.js")
     }
 
-    /// The files of Kilo's configuration folder, relative to it (`node_modules` is a link, not
-    /// followed).
+    /// The files of Kilo's configuration folder, relative to it.
     fn config_files(&self) -> Vec<String> {
-        let root = &self.agent.home.config;
-        let mut files = Vec::new();
-        let mut folders = vec![root.clone()];
-        while let Some(folder) = folders.pop() {
-            for entry in std::fs::read_dir(&folder).unwrap() {
-                let path = entry.unwrap().path();
-                if std::fs::symlink_metadata(&path).unwrap().is_dir() {
-                    folders.push(path);
-                } else {
-                    files.push(path.strip_prefix(root).unwrap().display().to_string());
-                }
-            }
-        }
-        files.sort();
-        files
+        config_files(&self.agent.home.config)
     }
 
     /// Kilo's `permission.bash` in its kilo.json, as it is now.
@@ -163,57 +136,16 @@ impl World {
 
     /// Submits a turn and returns the one prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.prompt_for_writing(tmux, name, Some("bash"), DEADLINE)
+        self.family_prompt_for(&KILO, tmux, name)
     }
 
     /// Answers "Allow once" (selected) in Kilo's own prompt and waits for the command to run.
     fn allow_once_in_the_terminal(&self, tmux: &Tmux, name: &str) {
-        self.yes_in_the_terminal(tmux, name, PERMISSION_PROMPT_TEXT, DEADLINE);
+        self.family_allow_once_in_the_terminal(&KILO, tmux, name);
     }
 
     fn wait_until_ready(&self, tmux: &Tmux) {
-        tmux.wait_for_screen(DEADLINE, "Kilo to finish the turn", probe::is_ready);
-    }
-
-    /// The scripted [`cat_calls`]: the prompt for `cat README.md` offers no `always` and says
-    /// why, an `always` is refused, and `once` runs it; then the next cat command, which Kilo's
-    /// `cat *` would have run unasked, is listed again, and denied it never runs.
-    fn once_for_cat_then_the_expansion_is_asked_again(&self, tmux: &Tmux) {
-        std::fs::write(self.agent.marker("README.md"), "read me\n").unwrap();
-        self.agent.submit(tmux, "please read README.md");
-        let prompt = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(prompt["summary"], "cat README.md");
-        assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
-        assert_eq!(prompt["suggestions"], Value::Null, "{prompt}");
-        let preview = prompt["preview"]["text"].as_str().unwrap();
-        assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
-        assert!(
-            preview.contains("`cat *` would let a script run any code"),
-            "{preview}"
-        );
-        assert!(!preview.contains("only reads files"), "{preview}");
-        refused(
-            &self.answer(&prompt["id"], &["always", "--scope", "user"]),
-            "action_not_offered",
-        );
-        assert!(self.answer(&prompt["id"], &["once"]).status.success());
-        let output = self.output_for("call_readme", DEADLINE);
-        assert!(output.contains("read me"), "{output}");
-        self.wait_until_ready(tmux);
-
-        self.agent.submit(tmux, "please read it once more");
-        let again = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(again["summary"], EXPANSION, "asked again");
-        assert!(
-            !self.agent.marker("ran").exists(),
-            "ran before it was answered"
-        );
-        let denied = self.answer(&again["id"], &["deny", "--message", "not that one"]);
-        assert!(denied.status.success(), "{denied:?}");
-        let output = self.output_for("call_expansion", DEADLINE);
-        assert!(output.contains("not that one"), "{output}");
-        self.wait_until_ready(tmux);
-        assert!(!self.agent.marker("ran").exists(), "ran though denied");
+        self.family_ready(&KILO, tmux);
     }
 }
 
@@ -238,24 +170,16 @@ fn read_only_until_probed_kilos_prompt_decides_and_its_answer_withdraws_the_prom
     world.assert_read_only_until_probed(&prompt);
     assert_eq!(prompt["adapter"], "kilo");
     let preview = prompt["preview"]["text"].as_str().unwrap();
-    assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
+    assert!(preview.contains(&KILO.always_withheld()), "{preview}");
     assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
 
     world.allow_once_in_the_terminal(&tmux, "tui");
-    let what = "the prompt answered in Kilo to be withdrawn";
-    world.withdrawn(&prompt, what, "deny", DEADLINE);
+    world.family_withdrawn(&KILO, &prompt, "deny", DEADLINE);
     world.wait_until_ready(&tmux);
 
     // Uninstall removes exactly the plugin file (Kilo wrote files of its own meanwhile).
-    let installed = world.config_files();
-    let uninstalled = world.gateway.run(&["uninstall", "kilo"]);
-    assert!(uninstalled.status.success(), "{uninstalled:?}");
-    let left: Vec<String> = installed
-        .into_iter()
-        .filter(|file| file != "plugin/gatehouse.js")
-        .collect();
-    assert_eq!(world.config_files(), left);
+    world.uninstall_removes_exactly_the_plugin(&world.agent.home.config);
 }
 
 /// Why gatehouse offers no `always` for bash, shown with the real Kilo: answered "Allow always"
@@ -264,43 +188,17 @@ fn read_only_until_probed_kilos_prompt_decides_and_its_answer_withdraws_the_prom
 /// ask again, this fails: then the reason every bash prompt gives is no longer true.
 #[test]
 fn kilos_own_always_for_cat_lets_a_script_run_unasked_which_is_why_gatehouse_offers_none() {
-    let Some(world) = World::new(cat_calls()) else {
+    let Some(world) = World::new(cat_calls(true)) else {
         return;
     };
     let tmux = world.agent.start();
-    std::fs::write(world.agent.marker("README.md"), "read me\n").unwrap();
-    world.agent.submit(&tmux, "please read README.md");
-    let prompt = world.the_one_listed(&tmux, DEADLINE);
-    assert_eq!(prompt["summary"], "cat README.md");
-    tmux.wait_for_text(PERMISSION_PROMPT_TEXT, DEADLINE);
-    // "Allow always" is right of the selected "Allow once"; Kilo asks to confirm the pattern.
-    tmux.send_keys(&["Right"]);
-    tmux.send_keys(&["Enter"]);
-    let confirm = tmux.wait_for_text("Always allow", DEADLINE);
-    assert!(confirm.contains("- cat *"), "{confirm}");
-    tmux.send_keys(&["Enter"]);
-    let output = world.output_for("call_readme", DEADLINE);
-    assert!(output.contains("read me"), "{output}");
-    let what = "the prompt answered in Kilo to be withdrawn";
-    world.withdrawn(&prompt, what, "deny", DEADLINE);
-    world.wait_until_ready(&tmux);
+    world.always_for_cat_in_the_terminal(&KILO, &tmux);
     assert_eq!(
         world.bash_permission()["cat *"],
         "allow",
         "Kilo saved the rule"
     );
-
-    // The next command runs `touch ran` (and then `cat` with no file), asked nowhere.
-    world.agent.submit(&tmux, "please read it once more");
-    wait_for(DEADLINE, "Kilo to run `touch ran` unasked", || {
-        world.agent.marker("ran").exists()
-    });
-    assert!(world.gateway.list().is_empty(), "nothing was asked");
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
-    assert!(
-        !log.contains(&format!(r#""summary":"{EXPANSION}""#)),
-        "Kilo asked for it after all: {log}"
-    );
+    world.the_expansion_runs_unasked(&KILO, &tmux);
 }
 
 /// (4) With the gateway down Kilo's own prompt decides, as if gatehouse were not installed.
@@ -329,7 +227,7 @@ fn with_the_gateway_down_kilos_prompt_works_as_if_gatehouse_were_not_installed()
 fn after_the_probe_once_reject_the_terminal_first_a_question_and_no_always_for_bash() {
     let mut script = write_calls(&["once", "reject", "first"]);
     script.push(model::question_call("color", "Which color?"));
-    script.extend(cat_calls());
+    script.extend(cat_calls(true));
     script.push(ScriptedCall {
         call_id: "call_bye".into(),
         command: "touch bye.txt".into(),
@@ -344,19 +242,7 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_no_always_for_b
     );
     world.wait_until_verified("Kilo 7.7.7");
     // `status` says the truth of bash's always: not verified, and why.
-    let bash = adapter_rule(&world.gateway, world.adapter, Some("bash"));
-    let always = bash["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|flag| flag["action"] == "always")
-        .unwrap();
-    assert_eq!(always["verified"], false, "{bash}");
-    let evidence = always["evidence"].as_str().unwrap();
-    assert!(
-        evidence.starts_with("Kilo checks a bash pattern only against the commands it finds"),
-        "{evidence}"
-    );
+    world.bash_always_is_not_verified(&KILO);
     let status = String::from_utf8_lossy(&world.gateway.run(&["status"]).stdout).into_owned();
     assert!(
         status.contains("the probe proves bash prompts only; answer the others in Kilo's terminal"),
@@ -364,51 +250,18 @@ fn after_the_probe_once_reject_the_terminal_first_a_question_and_no_always_for_b
     );
     let tmux = world.agent.start();
 
-    // Once from the gateway: the command runs.
-    let prompt = world.prompt_for(&tmux, "once");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
-    assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    world.output_for("call_once", DEADLINE);
-    assert_eq!(world.written_by("once").as_deref(), Some("once"));
-    world.wait_until_ready(&tmux);
-    wait_for(DEADLINE, "nothing to be listed", || {
-        world.gateway.list().is_empty()
-    });
-
-    // Reject with a message: not run, and the model reads the message.
-    let prompt = world.prompt_for(&tmux, "reject");
-    let output = world.deny_from_the_gateway(&prompt, "reject", "use a dry run first", DEADLINE);
-    assert_eq!(
-        output,
-        format!("{REJECTED_WITH_FEEDBACK}use a dry run first")
-    );
-    world.wait_until_ready(&tmux);
-
+    // Once from the gateway runs the command; a reject reaches the model with its message;
     // Kilo's own prompt stays live while gatehouse holds: answered there first, the gateway's
     // prompt is withdrawn at once and a late answer is refused.
-    let prompt = world.prompt_for(&tmux, "first");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
-    world.allow_once_in_the_terminal(&tmux, "first");
-    let what = "the prompt answered in Kilo to be withdrawn";
-    world.withdrawn(&prompt, what, "once", Duration::from_secs(10));
-    world.wait_until_ready(&tmux);
+    world.family_once_reject_and_the_terminal_first(&KILO, &tmux, REJECTED_WITH_FEEDBACK, "once");
 
     // A question, answered from gatehouse.
-    world.agent.submit(&tmux, "please ask me");
-    let question = world.the_one_listed(&tmux, DEADLINE);
-    assert_eq!(question["kind"], "question");
-    assert_eq!(question["actions"], json!(["answer"]));
-    tmux.wait_for_text(QUESTION_PROMPT_TEXT, DEADLINE);
-    let answered = world.answer(&question["id"], &["--pick", "q1=Blue"]);
-    assert!(answered.status.success(), "{answered:?}");
-    let output = world.output_for("call_question_color", DEADLINE);
-    assert!(output.contains(r#""Which color?"="Blue""#), "{output}");
-    world.wait_until_ready(&tmux);
+    world.family_question_answered_from_gatehouse(&KILO, &tmux);
 
     // No always for bash: `once` for `cat README.md`, and the next cat command is asked again;
     // Kilo saved no rule.
     assert_eq!(world.bash_permission(), "ask");
-    world.once_for_cat_then_the_expansion_is_asked_again(&tmux);
+    world.once_for_cat_then_the_expansion_is_asked_again(&KILO, &tmux);
     assert_eq!(world.bash_permission(), "ask", "Kilo saved no rule");
 
     // Kilo ends (SIGTERM: Ctrl-C does not end it) while gatehouse holds a prompt: the plugin

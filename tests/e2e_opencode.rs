@@ -22,10 +22,9 @@ use serde_json::{json, Value};
 
 use crate::common::{wait_for, Gateway};
 use crate::support::leftovers;
+use crate::support::opencode_family::{cat_calls, config_files, Family};
 use crate::support::tmux::Tmux;
-use crate::support::world::{
-    adapter_rule, refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld,
-};
+use crate::support::world::{refused, sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld};
 
 /// Generous: OpenCode starts slowly on a busy machine.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -43,27 +42,16 @@ fn calls(names: &[&str]) -> Vec<ScriptedCall> {
     names.iter().map(|name| call(name)).collect()
 }
 
-/// What every bash prompt's preview says of `always`.
-const ALWAYS_WITHHELD: &str = "always: not offered, because OpenCode checks a bash pattern only against the commands it finds in a script";
-
-/// `cat README.md`, then a `cat` whose `${x:-`…`}` runs `touch ran`: OpenCode's parser finds
-/// only the `cat` command in it, so its `cat *` (an `always` for the first) would run it unasked.
-fn cat_calls() -> Vec<ScriptedCall> {
-    [
-        ("call_readme", "cat README.md"),
-        ("call_expansion", EXPANSION),
-    ]
-    .into_iter()
-    .map(|(call_id, command)| ScriptedCall {
-        call_id: call_id.into(),
-        command: command.into(),
-        reason: String::new(),
-    })
-    .collect()
-}
-
-/// The command that runs `touch ran` where OpenCode sees only `cat`.
-const EXPANSION: &str = "cat ${x:-`touch ran`}";
+/// What OpenCode says and shows where the family's scenarios look.
+const OPENCODE: Family = Family {
+    name: "OpenCode",
+    is_ready: probe::is_ready,
+    permission_prompt: PERMISSION_PROMPT_TEXT,
+    question_prompt: QUESTION_PROMPT_TEXT,
+    always_confirmation: "This will allow the following patterns until OpenCode is restarted",
+    always_answer: &["always"],
+    deadline: DEADLINE,
+};
 
 /// OpenCode's private home: its own `HOME`, removed with whatever still runs there, and the
 /// plugin `install` adds to its configuration folder.
@@ -141,79 +129,28 @@ impl World {
         Some(world)
     }
 
-    /// The files of OpenCode's configuration folder, relative to it (`node_modules` is a link,
-    /// not followed).
+    /// OpenCode's configuration folder.
+    fn config(&self) -> &Path {
+        self.agent.home.plugin.parent().unwrap().parent().unwrap()
+    }
+
+    /// The files of OpenCode's configuration folder, relative to it.
     fn config_files(&self) -> Vec<String> {
-        let root = self.agent.home.plugin.parent().unwrap().parent().unwrap();
-        let mut files = Vec::new();
-        let mut folders = vec![root.to_path_buf()];
-        while let Some(folder) = folders.pop() {
-            for entry in std::fs::read_dir(&folder).unwrap() {
-                let path = entry.unwrap().path();
-                if std::fs::symlink_metadata(&path).unwrap().is_dir() {
-                    folders.push(path);
-                } else {
-                    files.push(path.strip_prefix(root).unwrap().display().to_string());
-                }
-            }
-        }
-        files.sort();
-        files
+        config_files(self.config())
     }
 
     /// Submits a turn and returns the one prompt the gateway lists for it.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        self.prompt_for_writing(tmux, name, Some("bash"), DEADLINE)
+        self.family_prompt_for(&OPENCODE, tmux, name)
     }
 
     /// Answers "Allow once" (selected) in OpenCode's own prompt and waits for the command to run.
     fn allow_once_in_the_terminal(&self, tmux: &Tmux, name: &str) {
-        self.yes_in_the_terminal(tmux, name, PERMISSION_PROMPT_TEXT, DEADLINE);
+        self.family_allow_once_in_the_terminal(&OPENCODE, tmux, name);
     }
 
     fn wait_until_ready(&self, tmux: &Tmux) {
-        tmux.wait_for_screen(DEADLINE, "OpenCode to finish the turn", probe::is_ready);
-    }
-
-    /// The scripted [`cat_calls`]: the prompt for `cat README.md` offers no `always` and says
-    /// why, an `always` is refused, and `once` runs it; then the next cat command, which
-    /// OpenCode's `cat *` would have run unasked, is listed again, and denied it never runs.
-    fn once_for_cat_then_the_expansion_is_asked_again(&self, tmux: &Tmux) {
-        std::fs::write(self.agent.marker("README.md"), "read me\n").unwrap();
-        self.agent.submit(tmux, "please read README.md");
-        let prompt = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(prompt["summary"], "cat README.md");
-        assert_eq!(prompt["actions"], json!(["once", "deny"]), "{prompt}");
-        assert_eq!(prompt["suggestions"], Value::Null, "{prompt}");
-        let preview = prompt["preview"]["text"].as_str().unwrap();
-        assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
-        assert!(
-            preview.contains("`cat *` would let a script run any code"),
-            "{preview}"
-        );
-        assert!(!preview.contains("only reads files"), "{preview}");
-        refused(
-            &self.answer(&prompt["id"], &["always"]),
-            "action_not_offered",
-        );
-        assert!(self.answer(&prompt["id"], &["once"]).status.success());
-        let output = self.output_for("call_readme", DEADLINE);
-        assert!(output.contains("read me"), "{output}");
-        self.wait_until_ready(tmux);
-
-        self.agent.submit(tmux, "please read it once more");
-        let again = self.the_one_listed(tmux, DEADLINE);
-        assert_eq!(again["summary"], EXPANSION, "asked again");
-        assert!(
-            !self.agent.marker("ran").exists(),
-            "ran before it was answered"
-        );
-        let denied = self.answer(&again["id"], &["deny", "--message", "not that one"]);
-        assert!(denied.status.success(), "{denied:?}");
-        let output = self.output_for("call_expansion", DEADLINE);
-        assert!(output.contains("not that one"), "{output}");
-        self.wait_until_ready(tmux);
-        assert!(!self.agent.marker("ran").exists(), "ran though denied");
+        self.family_ready(&OPENCODE, tmux);
     }
 }
 
@@ -230,25 +167,17 @@ fn read_only_until_probed_opencodes_prompt_decides_and_its_answer_withdraws_the_
     // What OpenCode would do with each answer is shown, and where it runs: no `always` for a
     // bash command, and why.
     let preview = prompt["preview"]["text"].as_str().unwrap();
-    assert!(preview.contains(ALWAYS_WITHHELD), "{preview}");
+    assert!(preview.contains(&OPENCODE.always_withheld()), "{preview}");
     assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
     let listed = world.gateway.list_text();
     assert!(listed.contains("always: not offered"), "{listed}");
     refused(&world.answer(&prompt["id"], &["once"]), "read_only");
 
     world.allow_once_in_the_terminal(&tmux, "tui");
-    let what = "the prompt answered in OpenCode to be withdrawn";
-    world.withdrawn(&prompt, what, "deny", DEADLINE);
+    world.family_withdrawn(&OPENCODE, &prompt, "deny", DEADLINE);
 
     // Uninstall removes exactly the plugin file.
-    let installed = world.config_files();
-    let uninstalled = world.gateway.run(&["uninstall", "opencode"]);
-    assert!(uninstalled.status.success(), "{uninstalled:?}");
-    let left: Vec<String> = installed
-        .into_iter()
-        .filter(|file| file != "plugin/gatehouse.js")
-        .collect();
-    assert_eq!(world.config_files(), left);
+    world.uninstall_removes_exactly_the_plugin(world.config());
 }
 
 #[test]
@@ -281,7 +210,7 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_no_
         "printf pair2 > pair2.txt",
     ));
     script.push(model::question_call("color", "Which color?"));
-    script.extend(cat_calls());
+    script.extend(cat_calls(false));
     script.push(ScriptedCall {
         call_id: "call_bye".into(),
         command: "touch bye.txt".into(),
@@ -294,49 +223,18 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_no_
     assert!(probed.contains("case question:"), "{probed}");
     world.wait_until_verified("OpenCode 1.18.33");
     // `status` says the truth of bash's always: not verified, and why.
-    let bash = adapter_rule(&world.gateway, world.adapter, Some("bash"));
-    let always = bash["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|flag| flag["action"] == "always")
-        .unwrap();
-    assert_eq!(always["verified"], false, "{bash}");
-    let evidence = always["evidence"].as_str().unwrap();
-    assert!(
-        evidence.starts_with("OpenCode checks a bash pattern only against the commands it finds"),
-        "{evidence}"
-    );
+    world.bash_always_is_not_verified(&OPENCODE);
     let tmux = world.agent.start();
 
-    // Once from the gateway: the command runs.
-    let prompt = world.prompt_for(&tmux, "once");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
-    assert!(world.answer(&prompt["id"], &["once"]).status.success());
-    world.output_for("call_once", DEADLINE);
-    assert_eq!(world.written_by("once").as_deref(), Some("once"));
-    world.wait_until_ready(&tmux);
-    wait_for(DEADLINE, "nothing to be listed", || {
-        world.gateway.list().is_empty()
-    });
-
-    // Reject with a message: not run, and the model reads the message.
-    let prompt = world.prompt_for(&tmux, "reject");
-    let output = world.deny_from_the_gateway(&prompt, "reject", "use a dry run first", DEADLINE);
-    assert_eq!(
-        output,
-        format!("{REJECTED_WITH_FEEDBACK}use a dry run first")
-    );
-    world.wait_until_ready(&tmux);
-
+    // Once from the gateway runs the command; a reject reaches the model with its message;
     // OpenCode's own prompt stays live while gatehouse holds: answered there first, the
     // gateway's prompt is withdrawn at once and a late answer is refused.
-    let prompt = world.prompt_for(&tmux, "first");
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
-    world.allow_once_in_the_terminal(&tmux, "first");
-    let what = "the prompt answered in OpenCode to be withdrawn";
-    world.withdrawn(&prompt, what, "deny", Duration::from_secs(10));
-    world.wait_until_ready(&tmux);
+    world.family_once_reject_and_the_terminal_first(
+        &OPENCODE,
+        &tmux,
+        REJECTED_WITH_FEEDBACK,
+        "deny",
+    );
 
     // Two requests wait at once (two calls in one answer). One reject rejects both, as each
     // prompt says, and the other one's prompt is withdrawn from gatehouse.
@@ -366,20 +264,10 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_no_
     assert_eq!(world.written_by("pair2"), None);
 
     // A question, answered from gatehouse.
-    world.agent.submit(&tmux, "please ask me");
-    let question = world.the_one_listed(&tmux, DEADLINE);
-    assert_eq!(question["kind"], "question");
-    assert_eq!(question["actions"], json!(["answer"]));
-    assert_eq!(question["questions"][0]["options"][0]["label"], "Red");
-    tmux.wait_for_text(QUESTION_PROMPT_TEXT, DEADLINE);
-    let answered = world.answer(&question["id"], &["--pick", "q1=Blue"]);
-    assert!(answered.status.success(), "{answered:?}");
-    let output = world.output_for("call_question_color", DEADLINE);
-    assert!(output.contains(r#""Which color?"="Blue""#), "{output}");
-    world.wait_until_ready(&tmux);
+    world.family_question_answered_from_gatehouse(&OPENCODE, &tmux);
 
     // No always for bash: `once` for `cat README.md`, and the next cat command is asked again.
-    world.once_for_cat_then_the_expansion_is_asked_again(&tmux);
+    world.once_for_cat_then_the_expansion_is_asked_again(&OPENCODE, &tmux);
 
     // OpenCode ends while gatehouse holds a prompt: the plugin ends its hook, and the prompt is
     // withdrawn rather than left answerable for nobody.
@@ -404,41 +292,12 @@ fn after_the_probe_once_reject_the_terminal_first_two_waiting_a_question_and_no_
 /// again, this fails: then the reason every bash prompt gives is no longer true.
 #[test]
 fn opencodes_own_always_for_cat_lets_a_script_run_unasked_which_is_why_gatehouse_offers_none() {
-    let Some(world) = World::new(cat_calls()) else {
+    let Some(world) = World::new(cat_calls(false)) else {
         return;
     };
     let tmux = world.agent.start();
-    std::fs::write(world.agent.marker("README.md"), "read me\n").unwrap();
-    world.agent.submit(&tmux, "please read README.md");
-    let prompt = world.the_one_listed(&tmux, DEADLINE);
-    assert_eq!(prompt["summary"], "cat README.md");
-    tmux.wait_for_text(PERMISSION_PROMPT_TEXT, DEADLINE);
-    // "Allow always" is right of the selected "Allow once"; OpenCode asks to confirm the pattern.
-    tmux.send_keys(&["Right"]);
-    tmux.send_keys(&["Enter"]);
-    let confirm = tmux.wait_for_text(
-        "This will allow the following patterns until OpenCode is restarted",
-        DEADLINE,
-    );
-    assert!(confirm.contains("- cat *"), "{confirm}");
-    tmux.send_keys(&["Enter"]);
-    let output = world.output_for("call_readme", DEADLINE);
-    assert!(output.contains("read me"), "{output}");
-    let what = "the prompt answered in OpenCode to be withdrawn";
-    world.withdrawn(&prompt, what, "deny", DEADLINE);
-    world.wait_until_ready(&tmux);
-
-    // The next command runs `touch ran` (and then `cat` with no file), asked nowhere.
-    world.agent.submit(&tmux, "please read it once more");
-    wait_for(DEADLINE, "OpenCode to run `touch ran` unasked", || {
-        world.agent.marker("ran").exists()
-    });
-    assert!(world.gateway.list().is_empty(), "nothing was asked");
-    let log = String::from_utf8_lossy(&world.gateway.run(&["log", "--json"]).stdout).into_owned();
-    assert!(
-        !log.contains(&format!(r#""summary":"{EXPANSION}""#)),
-        "OpenCode asked for it after all: {log}"
-    );
+    world.always_for_cat_in_the_terminal(&OPENCODE, &tmux);
+    world.the_expansion_runs_unasked(&OPENCODE, &tmux);
 }
 
 /// What the plugin hands the hook is untrusted: a model can put anything in a command, a pattern

@@ -1,7 +1,8 @@
 //! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]; with Claude
 //! Code, [`claude_world`]), the agent in it ([`agent`]), the scenarios the agents' files share
-//! ([`scenarios`]), a scripted fake Anthropic API, each agent's private home, a private tmux
-//! session, a polling helper with a deadline, and a hook fed its event ([`spawn_fed`]).
+//! ([`scenarios`]; the OpenCode family's, [`opencode_family`]), a scripted fake Anthropic API,
+//! each agent's private home, a private tmux session, a polling helper with a deadline, and a
+//! hook fed its event ([`spawn_fed`]).
 
 // Each test uses only some of these helpers, so unused ones must not warn.
 #![allow(dead_code)]
@@ -15,6 +16,7 @@ pub mod copilot_env;
 pub mod fake_anthropic;
 pub mod gemini_env;
 pub mod leftovers;
+pub mod opencode_family;
 pub mod push_service;
 pub mod scenarios;
 pub mod tmux;
