@@ -1,11 +1,48 @@
 //! OpenCode's flags and record through the kit: what a passing probe offers, the flags exactly as
-//! before the kit held OpenCode's rule, and a record as OpenCode's probe wrote it before.
+//! before the kit held OpenCode's rule, and a record as OpenCode's probe wrote it before; and
+//! what the family's event tests share ([`captured`], [`from_plugin`], [`in_tmux`]).
 
 use gatehouse_core::{Action, PromptKind, Timestamp};
 use gatehouse_harness::probe::CaseResult;
 use gatehouse_harness::record::{ProbeRecord, Unlock};
 
+use serde_json::{json, Value};
+
+use crate::events::HookEnvironment;
 use crate::{capabilities, AGENT};
+
+/// The text of an event captured from an agent of the family: `tests/data/FOLDER/NAME.json`.
+macro_rules! captured {
+    ($folder:literal, $name:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/",
+            $folder,
+            "/",
+            $name,
+            ".json"
+        ))
+    };
+}
+pub(crate) use captured;
+
+/// What the plugin writes on the hook's stdin for `event`, in the project `/home/dev/project`.
+pub(crate) fn from_plugin(event: &str) -> Vec<u8> {
+    let event: Value = serde_json::from_str(event).unwrap();
+    json!({ "directory": "/home/dev/project", "payload": event })
+        .to_string()
+        .into_bytes()
+}
+
+/// The hook's environment in the tmux pane `pane` of the server `tmux`, started by the agent's
+/// process `agent_pid`.
+pub(crate) fn in_tmux(tmux: &str, pane: &str, agent_pid: &str) -> HookEnvironment {
+    HookEnvironment {
+        tmux: Some(tmux.into()),
+        tmux_pane: Some(pane.into()),
+        agent_pid: Some(agent_pid.into()),
+    }
+}
 
 fn verified(evidence: &str) -> Unlock {
     Unlock::Verified {

@@ -4,32 +4,10 @@ use gatehouse_core::{Action, AdapterCapabilities};
 use serde_json::{json, Value};
 
 use super::*;
-
-macro_rules! fixture {
-    ($name:literal) => {
-        include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/opencode-1.18.33/",
-            $name,
-            ".json"
-        ))
-    };
-}
-
-/// What the plugin writes on the hook's stdin for `event`.
-fn from_plugin(event: &str) -> Vec<u8> {
-    let event: Value = serde_json::from_str(event).unwrap();
-    json!({ "directory": "/home/dev/project", "payload": event })
-        .to_string()
-        .into_bytes()
-}
+use crate::tests::{captured, from_plugin};
 
 fn in_tmux() -> HookEnvironment {
-    HookEnvironment {
-        tmux: Some("/tmp/tmux-1000/default,18779,0".into()),
-        tmux_pane: Some("%0".into()),
-        agent_pid: Some("18849".into()),
-    }
+    crate::tests::in_tmux("/tmp/tmux-1000/default,18779,0", "%0", "18849")
 }
 
 use gatehouse_harness::events::testing::{assert_permission_prompt, prompt_of};
@@ -43,7 +21,7 @@ fn verified() -> AdapterCapabilities {
 
 #[test]
 fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
-    let stdin = from_plugin(fixture!("permission.asked"));
+    let stdin = from_plugin(captured!("opencode-1.18.33", "permission.asked"));
     let (prompt, hold) = prompt_of(
         parse(
             &crate::OPENCODE,
@@ -90,7 +68,7 @@ fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
     // The bare event (the SSE form) reads the same, without the folder.
     let bare = parse(
         &crate::OPENCODE,
-        fixture!("permission.asked.sse-event").as_bytes(),
+        captured!("opencode-1.18.33", "permission.asked.sse-event").as_bytes(),
         None,
         &in_tmux(),
     )
@@ -100,7 +78,8 @@ fn a_bash_permission_is_held_with_its_command_patterns_and_terminal() {
 
 #[test]
 fn another_permission_is_only_watched_with_the_reason() {
-    let mut event: Value = serde_json::from_str(fixture!("permission.asked")).unwrap();
+    let mut event: Value =
+        serde_json::from_str(captured!("opencode-1.18.33", "permission.asked")).unwrap();
     event["properties"]["permission"] = "edit".into();
     event["properties"]["metadata"] = json!({ "filepath": "/etc/passwd" });
     event["properties"]["patterns"] = json!(["/etc/passwd"]);
@@ -126,7 +105,7 @@ fn another_permission_is_only_watched_with_the_reason() {
 
 #[test]
 fn a_question_is_held_with_its_options() {
-    let stdin = from_plugin(fixture!("question.asked"));
+    let stdin = from_plugin(captured!("opencode-1.18.33", "question.asked"));
     let (prompt, hold) =
         prompt_of(parse(&crate::OPENCODE, &stdin, Some("question.asked"), &in_tmux()).unwrap());
     assert_eq!(hold, HoldMode::WhileActionable);
@@ -147,7 +126,7 @@ fn a_question_is_held_with_its_options() {
 fn answers_settle_their_request_and_rejects_the_session() {
     let replied = parse(
         &crate::OPENCODE,
-        fixture!("permission.replied").as_bytes(),
+        captured!("opencode-1.18.33", "permission.replied").as_bytes(),
         None,
         &in_tmux(),
     )
@@ -160,7 +139,8 @@ fn answers_settle_their_request_and_rejects_the_session() {
             correlation: request_correlation("per_231e3ebcd001DDV59Lb7r2I5ZQ"),
         })
     );
-    let mut rejected: Value = serde_json::from_str(fixture!("permission.replied")).unwrap();
+    let mut rejected: Value =
+        serde_json::from_str(captured!("opencode-1.18.33", "permission.replied")).unwrap();
     rejected["properties"]["reply"] = "reject".into();
     assert_eq!(
         parse(
@@ -177,7 +157,7 @@ fn answers_settle_their_request_and_rejects_the_session() {
     );
     let answered = parse(
         &crate::OPENCODE,
-        &from_plugin(fixture!("question.replied")),
+        &from_plugin(captured!("opencode-1.18.33", "question.replied")),
         Some("question.replied"),
         &in_tmux(),
     )
@@ -187,7 +167,7 @@ fn answers_settle_their_request_and_rejects_the_session() {
     );
     let dismissed = parse(
         &crate::OPENCODE,
-        fixture!("question.rejected").as_bytes(),
+        captured!("opencode-1.18.33", "question.rejected").as_bytes(),
         None,
         &in_tmux(),
     )
@@ -198,7 +178,7 @@ fn answers_settle_their_request_and_rejects_the_session() {
     ));
     let other = parse(
         &crate::OPENCODE,
-        fixture!("tool.execute.before-bash").as_bytes(),
+        captured!("opencode-1.18.33", "tool.execute.before-bash").as_bytes(),
         Some("session.idle"),
         &in_tmux(),
     )
@@ -244,7 +224,8 @@ fn malformed_events_are_errors_never_prompts() {
 #[test]
 fn hostile_commands_are_kept_whole_and_unshowable_patterns_offer_no_always() {
     let hostile = "printf ok \u{202e}txt.exe\u{1b}[2J > x; rm -rf ~ `whoami`";
-    let mut event: Value = serde_json::from_str(fixture!("permission.asked")).unwrap();
+    let mut event: Value =
+        serde_json::from_str(captured!("opencode-1.18.33", "permission.asked")).unwrap();
     event["properties"]["metadata"]["command"] = hostile.into();
     event["properties"]["always"] = json!(["printf *", 7]);
     let (prompt, _) = prompt_of(

@@ -12,32 +12,10 @@ use serde_json::{json, Value};
 
 use super::{capabilities, AGENT, KILO};
 use crate::events::{parse, request_correlation, HookEnvironment};
-
-macro_rules! fixture {
-    ($name:literal) => {
-        include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/kilo-cli-7.7.7/",
-            $name,
-            ".json"
-        ))
-    };
-}
-
-/// What the plugin writes on the hook's stdin for `event`.
-fn from_plugin(event: &str) -> Vec<u8> {
-    let event: Value = serde_json::from_str(event).unwrap();
-    json!({ "directory": "/home/dev/project", "payload": event })
-        .to_string()
-        .into_bytes()
-}
+use crate::tests::{captured, from_plugin};
 
 fn in_tmux() -> HookEnvironment {
-    HookEnvironment {
-        tmux: Some("/tmp/tmux-1000/default,3001,0".into()),
-        tmux_pane: Some("%1".into()),
-        agent_pid: Some("3014".into()),
-    }
+    crate::tests::in_tmux("/tmp/tmux-1000/default,3001,0", "%1", "3014")
 }
 
 fn verified() -> Unlock {
@@ -49,7 +27,7 @@ fn verified() -> Unlock {
 
 #[test]
 fn kilos_bash_permission_is_a_kilo_prompt_held_with_its_command_and_terminal() {
-    let stdin = from_plugin(fixture!("permission.asked"));
+    let stdin = from_plugin(captured!("kilo-cli-7.7.7", "permission.asked"));
     let (prompt, hold) =
         prompt_of(parse(&KILO, &stdin, Some("permission.asked"), &in_tmux()).unwrap());
     assert_eq!(hold, HoldMode::WhileActionable);
@@ -92,7 +70,8 @@ fn kilos_bash_permission_is_a_kilo_prompt_held_with_its_command_and_terminal() {
 
 #[test]
 fn another_kilo_permission_is_watched_and_says_to_answer_it_in_kilo() {
-    let mut event: Value = serde_json::from_str(fixture!("permission.asked")).unwrap();
+    let mut event: Value =
+        serde_json::from_str(captured!("kilo-cli-7.7.7", "permission.asked")).unwrap();
     event["properties"]["permission"] = "edit".into();
     event["properties"]["metadata"] = json!({ "filepath": "/etc/passwd" });
     let stdin = from_plugin(&event.to_string());
@@ -119,7 +98,8 @@ fn another_kilo_permission_is_watched_and_says_to_answer_it_in_kilo() {
 
 #[test]
 fn kilos_answers_settle_their_request_as_kilos() {
-    let replied: Value = serde_json::from_str(fixture!("permission.replied")).unwrap();
+    let replied: Value =
+        serde_json::from_str(captured!("kilo-cli-7.7.7", "permission.replied")).unwrap();
     let observed = parse(&KILO, replied[0].to_string().as_bytes(), None, &in_tmux()).unwrap();
     assert_eq!(
         observed,
