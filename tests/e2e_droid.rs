@@ -17,8 +17,12 @@ use gatehouse_adapter_droid::probe::{fake_chat, APPROVAL_PROMPT_TEXT, BUSY_TEXT,
 use gatehouse_harness::model::ScriptedModel;
 use serde_json::{json, Value};
 
-use crate::common::{wait_for, Gateway};
-use crate::support::scenarios::write_calls;
+use crate::common::Gateway;
+use crate::support::fed_hook::{
+    captured_event, hostile_command_is_listed_escaped, not_an_event_is_left_alone,
+    the_probed_prompt_denied_prints, HOSTILE_COMMAND,
+};
+use crate::support::scenarios::{assert_holding_hook, write_calls};
 use crate::support::tmux::Tmux;
 use crate::support::world::{
     refused, sandbox_env, workspace_in, write_passing_record, Agent, AgentTerminal, AgentWorld,
@@ -79,15 +83,7 @@ impl World {
         );
         let group = &settings["hooks"]["PreToolUse"][0];
         assert_eq!(group["matcher"], "Execute", "{group}");
-        let hook = &group["hooks"][0];
-        assert!(
-            hook["command"]
-                .as_str()
-                .unwrap()
-                .starts_with("GATEHOUSE_HOOK__WAIT_SECONDS=40 "),
-            "{hook}"
-        );
-        assert_eq!(hook["timeout"], 60, "seconds, above the wait");
+        assert_holding_hook(&group["hooks"][0], 40, 60, "seconds, above the wait");
         Some(world)
     }
 
@@ -98,17 +94,14 @@ impl World {
     /// Starts Droid in tmux (keeping the `TMUX` variables its hooks report) and waits for its
     /// input box; dropping the terminal ends Droid with `/quit`.
     fn start(&self) -> QuittingTmux {
-        let tmux = self.agent.launch(true);
-        tmux.wait_for_text(READY_TEXT, self.agent.start_deadline);
-        QuittingTmux::new(tmux, gatehouse_adapter_droid::probe::SCREEN)
+        self.agent
+            .start_quitting(READY_TEXT, gatehouse_adapter_droid::probe::SCREEN)
     }
 
     /// Submits a turn and returns the prompt the gateway lists for it: the command whole, from
     /// the pane Droid runs in.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        let prompt = self.prompt_for_writing(tmux, name, Some("Execute"), DEADLINE);
-        assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
-        prompt
+        self.prompt_for_writing_in_its_pane(tmux, name, "Execute", DEADLINE)
     }
 
     /// Types `message` into Droid's input box until it shows whole, then sends it: after a
@@ -162,12 +155,12 @@ fn read_only_until_probed_droids_dialog_decides_and_its_answers_withdraw_the_pro
     // Yes in Droid's dialog: the command runs, and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
     let list = world.gateway.list_text();
-    assert!(
-        list.contains("printf yes > yes.txt")
-            && list.contains("read-only: ")
-            && list.contains("gatehouse probe droid"),
-        "{list}"
-    );
+    let said = [
+        "printf yes > yes.txt",
+        "read-only: ",
+        "gatehouse probe droid",
+    ];
+    crate::common::assert_says_all("list", &list, &said);
     let texts = (APPROVAL_PROMPT_TEXT, READY_TEXT);
     world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
 
@@ -180,15 +173,7 @@ fn read_only_until_probed_droids_dialog_decides_and_its_answers_withdraw_the_pro
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // `uninstall droid` removes gatehouse's entries and only those.
-    let uninstalled = world.gateway.run(&["uninstall", "droid"]);
-    assert!(uninstalled.status.success(), "{uninstalled:?}");
-    let settings = world.settings();
-    // Neither the hook executable's command nor `gatehouse hook droid`.
-    let text = settings.to_string();
-    assert!(
-        !text.contains("gatehouse-hook") && !text.contains("hook droid"),
-        "{settings}"
-    );
+    let settings = world.uninstall_removes_the_hooks(&world.agent.home.settings);
     assert_eq!(settings["customModels"][0]["model"], "gatehouse-scripted");
 }
 
@@ -222,14 +207,8 @@ fn the_probe_unlocks_once_and_deny_an_unanswered_hold_ends_in_droids_dialog_and_
     let tmux = world.start();
     // Once from the gateway: Droid shows no dialog of its own, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    let list = world.gateway.list_text();
-    assert!(
-        list.contains("once,deny") && list.contains("printf once > once.txt"),
-        "{list}"
-    );
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
-    world.once_from_the_gateway_runs_it(&tmux, &prompt, "once", screens, DEADLINE);
+    world.once_offered_and_from_the_gateway_runs_it(&tmux, &prompt, screens, DEADLINE);
 
     // Deny with a message: the command does not run and the model reads the message.
     let prompt = world.prompt_for(&tmux, "deny");
@@ -280,25 +259,18 @@ fn the_probe_unlocks_once_and_deny_an_unanswered_hold_ends_in_droids_dialog_and_
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // The gateway down: the hook leaves it to Droid at once, as if gatehouse were not installed.
-    world.gateway.kill();
-    let asked_at = Instant::now();
-    world.agent.submit(&tmux, "please write down.txt");
-    world.yes_in_droid(&tmux, "down");
-    assert!(
-        asked_at.elapsed() < hold,
-        "Droid's dialog came only after {:?}",
-        asked_at.elapsed()
+    world.with_the_gateway_down_the_dialog_asks_at_once(
+        &tmux,
+        APPROVAL_PROMPT_TEXT,
+        hold,
+        DEADLINE,
     );
 }
 
 /// Droid 0.225.2's PreToolUse for `command` in `session`.
 fn droid_pre_tool_use(session: &str, command: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("crates/adapter-droid/tests/data/factory-droid-0.225.2/PreToolUse-Execute.json");
-    let mut event: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    event["session_id"] = json!(session);
-    event["tool_input"]["command"] = json!(command);
-    event.to_string().into_bytes()
+    let captured = "crates/adapter-droid/tests/data/factory-droid-0.225.2/PreToolUse-Execute.json";
+    captured_event(captured, session, command)
 }
 
 /// Without Droid itself (this runs everywhere): a folder `name` in the sandbox with a `droid`
@@ -332,25 +304,12 @@ fn hostile_droid_text_is_shown_as_escapes_and_only_the_probed_version_is_answera
     write_passing_record(&gateway, "droid", "0.225.2", "/nonexistent/droid");
     let older = fake_droid(&gateway, "older-bin", "0.224.0");
     let path = format!("{}:/usr/bin:/bin", older.display());
-    let hostile = "printf \u{1b}[2Jgone\u{202e} > x.txt";
     let watched = gateway.spawn_hook(
         "droid",
-        &droid_pre_tool_use("older", hostile),
+        &droid_pre_tool_use("older", HOSTILE_COMMAND),
         &[("PATH", &path)],
     );
-    crate::common::finished_silently(
-        watched,
-        DEADLINE,
-        "read-only: the hook returns with nothing",
-    );
-    let listed = gateway.wait_for_pending(1);
-    assert_eq!(listed[0]["actions"], json!([]), "{}", listed[0]);
-    assert_eq!(listed[0]["summary"], hostile, "the JSON stays exact");
-    let list = gateway.list_text();
-    assert!(
-        list.contains("\\e[2Jgone\\u{202e}") && !list.contains('\u{1b}'),
-        "{list}"
-    );
+    let list = hostile_command_is_listed_escaped(&gateway, watched, DEADLINE);
     assert!(
         list.contains("0.224.0"),
         "the reason names the version: {list}"
@@ -371,36 +330,9 @@ fn hostile_droid_text_is_shown_as_escapes_and_only_the_probed_version_is_answera
         &droid_pre_tool_use("probed", "printf fine > fine.txt"),
         &[("PATH", &path)],
     );
-    let mut answerable = Vec::new();
-    wait_for(
-        DEADLINE,
-        "the probed version's prompt to be answerable",
-        || {
-            answerable = gateway
-                .list()
-                .into_iter()
-                .filter(|prompt| prompt["session"] == "probed")
-                .collect();
-            answerable.len() == 1
-        },
-    );
-    assert_eq!(answerable[0]["actions"], json!(["once", "deny"]));
-    let denied = gateway.run(&[
-        "answer",
-        answerable[0]["id"].as_str().unwrap(),
-        "deny",
-        "--message",
-        "not today",
-    ]);
-    assert!(denied.status.success(), "{denied:?}");
-    let probed = crate::common::finish(probed, DEADLINE);
-    assert!(probed.status.success());
-    let printed: Value = serde_json::from_slice(&probed.stdout).unwrap();
-    assert_eq!(
-        printed,
-        json!({ "hookSpecificOutput": { "hookEventName": "PreToolUse",
-            "permissionDecision": "deny", "permissionDecisionReason": "not today" } })
-    );
+    let verdict = json!({ "hookSpecificOutput": { "hookEventName": "PreToolUse",
+        "permissionDecision": "deny", "permissionDecisionReason": "not today" } });
+    the_probed_prompt_denied_prints(&gateway, probed, verdict, DEADLINE);
     let watched_ones: Vec<Value> = gateway
         .list()
         .into_iter()
@@ -416,12 +348,11 @@ fn hostile_droid_text_is_shown_as_escapes_and_only_the_probed_version_is_answera
         watched_ones[0]
     );
 
-    for not_an_event in [&b"not json"[..], br#"{"hook_event_name": "PreToolUse"}"#] {
-        let left_alone = crate::common::finish(
-            gateway.spawn_hook("droid", not_an_event, &[("PATH", &path)]),
-            DEADLINE,
-        );
-        assert!(left_alone.status.success());
-        assert!(left_alone.stdout.is_empty());
-    }
+    not_an_event_is_left_alone(
+        &gateway,
+        "droid",
+        "PreToolUse",
+        &[("PATH", &path)],
+        DEADLINE,
+    );
 }

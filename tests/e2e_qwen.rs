@@ -17,8 +17,12 @@ use gatehouse_adapter_qwen::probe::{scripted_model, APPROVAL_PROMPT_TEXT, READY_
 use gatehouse_harness::model::ScriptedModel;
 use serde_json::{json, Value};
 
-use crate::common::{wait_for, Gateway};
-use crate::support::scenarios::write_calls;
+use crate::common::Gateway;
+use crate::support::fed_hook::{
+    captured_event, hostile_command_is_listed_escaped, not_an_event_is_left_alone,
+    the_probed_prompt_denied_prints, HOSTILE_COMMAND,
+};
+use crate::support::scenarios::{assert_holding_hook, write_calls};
 use crate::support::tmux::Tmux;
 use crate::support::world::{
     refused, sandbox_env, workspace_in, write_passing_record, Agent, AgentTerminal, AgentWorld,
@@ -84,31 +88,21 @@ impl World {
             "install keeps the person's settings"
         );
         let hook = &settings["hooks"]["PermissionRequest"][0]["hooks"][0];
-        assert!(
-            hook["command"]
-                .as_str()
-                .unwrap()
-                .starts_with("GATEHOUSE_HOOK__WAIT_SECONDS=40 "),
-            "{hook}"
-        );
-        assert_eq!(hook["timeout"], 55, "seconds, under Qwen's 60");
+        assert_holding_hook(hook, 40, 55, "seconds, under Qwen's 60");
         Some(world)
     }
 
     /// Starts Qwen in tmux (keeping the `TMUX` variables its hooks report) and waits for its
     /// input box; dropping the terminal ends Qwen with `/quit`.
     fn start(&self) -> QuittingTmux {
-        let tmux = self.agent.launch(true);
-        tmux.wait_for_text(READY_TEXT, self.agent.start_deadline);
-        QuittingTmux::new(tmux, gatehouse_adapter_qwen::probe::SCREEN)
+        self.agent
+            .start_quitting(READY_TEXT, gatehouse_adapter_qwen::probe::SCREEN)
     }
 
     /// Submits a turn and returns the prompt the gateway lists for it: the command whole, from
     /// the pane Qwen runs in.
     fn prompt_for(&self, tmux: &Tmux, name: &str) -> Value {
-        let prompt = self.prompt_for_writing(tmux, name, Some("run_shell_command"), DEADLINE);
-        assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
-        prompt
+        self.prompt_for_writing_in_its_pane(tmux, name, "run_shell_command", DEADLINE)
     }
 
     /// Answers Yes in Qwen's dialog ("1. Yes, allow once" is selected) and waits for the command
@@ -129,12 +123,12 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     // Yes in Qwen's dialog: the command runs, and PostToolUse withdraws the prompt.
     let prompt = world.prompt_for(&tmux, "yes");
     let list = world.gateway.list_text();
-    assert!(
-        list.contains("printf yes > yes.txt")
-            && list.contains("read-only: ")
-            && list.contains("gatehouse probe qwen"),
-        "{list}"
-    );
+    let said = [
+        "printf yes > yes.txt",
+        "read-only: ",
+        "gatehouse probe qwen",
+    ];
+    crate::common::assert_says_all("list", &list, &said);
     let texts = (APPROVAL_PROMPT_TEXT, READY_TEXT);
     world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
 
@@ -146,16 +140,7 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     assert_eq!(world.written_by("esc"), None);
 
     // `uninstall qwen` removes gatehouse's entries and only those.
-    let uninstalled = world.gateway.run(&["uninstall", "qwen"]);
-    assert!(uninstalled.status.success(), "{uninstalled:?}");
-    let settings: Value =
-        serde_json::from_slice(&std::fs::read(&world.agent.home.settings).unwrap()).unwrap();
-    // Neither the hook executable's command nor `gatehouse hook qwen`.
-    let text = settings.to_string();
-    assert!(
-        !text.contains("gatehouse-hook") && !text.contains("hook qwen"),
-        "{settings}"
-    );
+    let settings = world.uninstall_removes_the_hooks(&world.agent.home.settings);
     assert_eq!(settings["tools"]["approvalMode"], "default", "{settings}");
     assert_eq!(settings["security"]["auth"]["selectedType"], "openai");
 }
@@ -182,14 +167,8 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     let tmux = world.start();
     // Once from the gateway: Qwen shows no dialog of its own, and the command runs.
     let prompt = world.prompt_for(&tmux, "once");
-    let list = world.gateway.list_text();
-    assert!(
-        list.contains("once,deny") && list.contains("printf once > once.txt"),
-        "{list}"
-    );
-    assert_eq!(prompt["actions"], json!(["once", "deny"]));
     let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
-    world.once_from_the_gateway_runs_it(&tmux, &prompt, "once", screens, DEADLINE);
+    world.once_offered_and_from_the_gateway_runs_it(&tmux, &prompt, screens, DEADLINE);
 
     // Deny with a message: the command does not run and the model reads exactly the message.
     let prompt = world.prompt_for(&tmux, "deny");
@@ -217,14 +196,12 @@ fn the_probe_unlocks_once_and_deny_a_release_hands_back_at_once_and_without_a_ga
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // The gateway down: the hook leaves it to Qwen at once, as if gatehouse were not installed.
-    world.gateway.kill();
-    let asked_at = Instant::now();
-    world.agent.submit(&tmux, "please write down.txt");
-    world.yes_in_qwen(&tmux, "down");
-    assert!(
-        asked_at.elapsed() < Duration::from_secs(QWEN_WAIT_SECONDS),
-        "Qwen's dialog came only after {:?}",
-        asked_at.elapsed()
+    let within = Duration::from_secs(QWEN_WAIT_SECONDS);
+    world.with_the_gateway_down_the_dialog_asks_at_once(
+        &tmux,
+        APPROVAL_PROMPT_TEXT,
+        within,
+        DEADLINE,
     );
 }
 
@@ -236,12 +213,8 @@ pub(crate) fn write_qwen_record(gateway: &Gateway) {
 
 /// Qwen Code 0.24.4's PermissionRequest for `command` in `session`.
 pub(crate) fn qwen_permission_request(session: &str, command: &str) -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("crates/adapter-qwen/tests/data/qwen-code-0.24.4/PermissionRequest.shell.json");
-    let mut event: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    event["session_id"] = json!(session);
-    event["tool_input"]["command"] = json!(command);
-    event.to_string().into_bytes()
+    let captured = "crates/adapter-qwen/tests/data/qwen-code-0.24.4/PermissionRequest.shell.json";
+    captured_event(captured, session, command)
 }
 
 /// Without Qwen itself (this runs everywhere): a hostile command from Qwen is listed with its
@@ -254,66 +227,21 @@ fn hostile_qwen_text_is_shown_as_escapes_and_only_the_probed_version_is_answerab
     write_qwen_record(&gateway);
     // No `qwen` on this PATH: what the hook reports is all the gateway learns.
     let path = [("PATH", "/usr/bin:/bin")];
-    let hostile = "printf \u{1b}[2Jgone\u{202e} > x.txt";
-
     let forged = gateway.spawn_hook(
         "qwen",
-        &qwen_permission_request("forged", hostile),
+        &qwen_permission_request("forged", HOSTILE_COMMAND),
         &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4; rm -rf /")],
     );
-    crate::common::finished_silently(forged, DEADLINE, "read-only: the hook returns with nothing");
-    let listed = gateway.wait_for_pending(1);
-    assert_eq!(listed[0]["actions"], json!([]), "{}", listed[0]);
-    assert_eq!(listed[0]["summary"], hostile, "the JSON stays exact");
-    let list = gateway.list_text();
-    assert!(
-        list.contains("\\e[2Jgone\\u{202e}") && !list.contains('\u{1b}'),
-        "{list}"
-    );
+    hostile_command_is_listed_escaped(&gateway, forged, DEADLINE);
 
     let probed = gateway.spawn_hook(
         "qwen",
         &qwen_permission_request("probed", "printf fine > fine.txt"),
         &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4")],
     );
-    let mut answerable = Vec::new();
-    wait_for(
-        DEADLINE,
-        "the probed version's prompt to be answerable",
-        || {
-            answerable = gateway
-                .list()
-                .into_iter()
-                .filter(|prompt| prompt["session"] == "probed")
-                .collect();
-            answerable.len() == 1
-        },
-    );
-    assert_eq!(answerable[0]["actions"], json!(["once", "deny"]));
-    let denied = gateway.run(&[
-        "answer",
-        answerable[0]["id"].as_str().unwrap(),
-        "deny",
-        "--message",
-        "not today",
-    ]);
-    assert!(denied.status.success(), "{denied:?}");
-    let probed = crate::common::finish(probed, DEADLINE);
-    assert!(probed.status.success());
-    let printed: Value = serde_json::from_slice(&probed.stdout).unwrap();
-    assert_eq!(
-        printed,
-        json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest",
-            "decision": { "behavior": "deny", "message": "not today" } } })
-    );
+    let verdict = json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest",
+        "decision": { "behavior": "deny", "message": "not today" } } });
+    the_probed_prompt_denied_prints(&gateway, probed, verdict, DEADLINE);
 
-    for not_an_event in [
-        &b"not json"[..],
-        br#"{"hook_event_name": "PermissionRequest"}"#,
-    ] {
-        let left_alone =
-            crate::common::finish(gateway.spawn_hook("qwen", not_an_event, &path), DEADLINE);
-        assert!(left_alone.status.success());
-        assert!(left_alone.stdout.is_empty());
-    }
+    not_an_event_is_left_alone(&gateway, "qwen", "PermissionRequest", &path, DEADLINE);
 }

@@ -122,6 +122,14 @@ impl AgentTerminal {
         tmux
     }
 
+    /// Starts the agent in tmux, keeping the `TMUX` variables its hooks report, and waits for
+    /// `ready_text`; dropping the terminal ends the agent with its quit command ([`QuittingTmux`]).
+    pub fn start_quitting(&self, ready_text: &str, screen: AgentScreen) -> QuittingTmux {
+        let tmux = self.launch(true);
+        tmux.wait_for_text(ready_text, self.start_deadline);
+        QuittingTmux::new(tmux, screen)
+    }
+
     /// Types a message into the agent and sends it.
     pub fn submit(&self, tmux: &Tmux, message: &str) {
         tmux.send_text(message);

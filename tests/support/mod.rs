@@ -1,7 +1,7 @@
 //! Shared helpers for the end-to-end tests: the one end-to-end world ([`world`]; with Claude
 //! Code, [`claude_world`]), the agent in it ([`agent`]), the scenarios the agents' files share
 //! ([`scenarios`]; the OpenCode family's, [`opencode_family`]), a scripted fake Anthropic API,
-//! each agent's private home, a private tmux session, a polling helper with a deadline, and a
+//! a hook fed an agent's captured event ([`fed_hook`]), each agent's private home, a private tmux session, a polling helper with a deadline, and a
 //! hook fed its event ([`spawn_fed`]).
 
 // Each test uses only some of these helpers, so unused ones must not warn.
@@ -14,6 +14,7 @@ pub mod claude_world;
 pub mod codex_env;
 pub mod copilot_env;
 pub mod fake_anthropic;
+pub mod fed_hook;
 pub mod gemini_env;
 pub mod leftovers;
 pub mod opencode_family;

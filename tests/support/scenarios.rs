@@ -1,14 +1,16 @@
 //! The scenarios that the end-to-end files of agents which ask for a command repeat, on the one
 //! world ([`AgentWorld`]) whose agent is its terminal: a prompt for a scripted call, Yes and Esc
-//! in the agent's own dialog, `once` and `deny` from the gateway, and a probe counting for the
-//! very next prompt. The scripted call `NAME` runs `printf NAME > NAME.txt` in the workspace,
+//! in the agent's own dialog, `once` and `deny` from the gateway, a probe counting for the very
+//! next prompt, the agent's own dialog asking at once with the gateway down, uninstall leaving
+//! no hook, and the entry `install` writes for a hook gatehouse holds. The scripted call `NAME` runs `printf NAME > NAME.txt` in the workspace,
 //! asked for by the message "please write NAME.txt".
 
 use std::ops::Deref;
-use std::time::Duration;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use gatehouse_harness::model::ScriptedCall;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::tmux::Tmux;
 use super::world::{refused, AgentTerminal, AgentWorld};
@@ -172,4 +174,115 @@ impl<A: Deref<Target = AgentTerminal>> AgentWorld<A> {
         tmux.wait_for_text(dialog_text, deadline);
         tmux.press_until_gone(&["Escape"], dialog_text, Duration::from_secs(2), deadline);
     }
+
+    /// [`Self::prompt_for_writing`], from the pane the agent runs in (its hooks report it).
+    pub fn prompt_for_writing_in_its_pane(
+        &self,
+        tmux: &Tmux,
+        name: &str,
+        tool: &str,
+        deadline: Duration,
+    ) -> Value {
+        let prompt = self.prompt_for_writing(tmux, name, Some(tool), deadline);
+        assert_eq!(prompt["terminal"]["tmux_pane"], tmux.pane_id(), "{prompt}");
+        prompt
+    }
+
+    /// After the probe, `prompt` for the scripted call `once` is listed with `once` and `deny`,
+    /// and `once` from the gateway runs it with no dialog of the agent's own
+    /// ([`Self::once_from_the_gateway_runs_it`]).
+    pub fn once_offered_and_from_the_gateway_runs_it(
+        &self,
+        tmux: &Tmux,
+        prompt: &Value,
+        screens: (&str, &str),
+        deadline: Duration,
+    ) {
+        let list = self.gateway.list_text();
+        assert!(
+            list.contains("once,deny") && list.contains("printf once > once.txt"),
+            "{list}"
+        );
+        assert_eq!(prompt["actions"], json!(["once", "deny"]));
+        self.once_from_the_gateway_runs_it(tmux, prompt, "once", screens, deadline);
+    }
+
+    /// The gateway down: for the scripted call `down` the hook leaves it to the agent at once,
+    /// as if gatehouse were not installed: its dialog (`dialog_text`) asks within `within`, and
+    /// Yes there runs the command.
+    pub fn with_the_gateway_down_the_dialog_asks_at_once(
+        &mut self,
+        tmux: &Tmux,
+        dialog_text: &str,
+        within: Duration,
+        deadline: Duration,
+    ) {
+        self.gateway.kill();
+        let asked_at = Instant::now();
+        self.agent.submit(tmux, "please write down.txt");
+        self.yes_in_the_terminal(tmux, "down", dialog_text, deadline);
+        assert!(
+            asked_at.elapsed() < within,
+            "{}'s dialog came only after {:?}",
+            self.adapter,
+            asked_at.elapsed()
+        );
+    }
+
+    /// After the message that asks for [`hostile_call`]: its prompt is listed with the command
+    /// exact, the agent shows its dialog (`dialog_text`), and `list` shows the escape and the
+    /// bidi control as text (`\e`, `\u{202e}`), never raw. Returns the prompt and the screen.
+    pub fn hostile_call_is_listed_as_text(
+        &self,
+        tmux: &Tmux,
+        dialog_text: &str,
+        deadline: Duration,
+    ) -> (Value, String) {
+        let prompt = self.the_one_listed(tmux, deadline);
+        assert_eq!(prompt["summary"], hostile_call().command);
+        let screen = tmux.wait_for_text(dialog_text, deadline);
+        let list = self.gateway.list_text();
+        assert!(
+            list.contains("\\e[2J\\u{202e}gone")
+                && !list.contains('\u{1b}')
+                && !list.contains('\u{202e}'),
+            "{list}"
+        );
+        (prompt, screen)
+    }
+
+    /// `gatehouse uninstall ADAPTER` removes gatehouse's entries from the agent's settings at
+    /// `settings`: neither the hook executable's command nor `gatehouse hook ADAPTER` is left.
+    /// Returns the settings, for what must stay.
+    pub fn uninstall_removes_the_hooks(&self, settings: &Path) -> Value {
+        let uninstalled = self.gateway.run(&["uninstall", self.adapter]);
+        assert!(uninstalled.status.success(), "{uninstalled:?}");
+        let left: Value = serde_json::from_slice(&std::fs::read(settings).unwrap()).unwrap();
+        let text = left.to_string();
+        let hook = format!("hook {}", self.adapter);
+        assert!(
+            !text.contains("gatehouse-hook") && !text.contains(&hook),
+            "{left}"
+        );
+        left
+    }
+}
+
+/// The scripted call `hostile`: `printf hostile > hostile.txt`, then a comment that holds a
+/// terminal escape (clear the screen) and a bidirectional control, as a model could write it.
+pub fn hostile_call() -> ScriptedCall {
+    ScriptedCall {
+        call_id: "call_hostile".into(),
+        command: "printf hostile > hostile.txt # \u{1b}[2J\u{202e}gone".into(),
+        reason: String::new(),
+    }
+}
+
+/// The `hook` entry `install` wrote for an agent whose hook gatehouse holds: its command sets
+/// the wait to `wait_seconds`, and the agent's timeout for it is `timeout_seconds` (`why`).
+pub fn assert_holding_hook(hook: &Value, wait_seconds: u64, timeout_seconds: u64, why: &str) {
+    let command = hook["command"].as_str().unwrap();
+    let wait = format!("GATEHOUSE_HOOK__WAIT_SECONDS={wait_seconds} ");
+    assert!(command.starts_with(&wait), "{hook}");
+    assert_eq!(hook["timeout"], timeout_seconds, "{why}");
 }
