@@ -14,7 +14,9 @@
 //!   program in any part is never allowed ([`pattern::refusal`]).
 //! - "Any words may follow" exists only for programs whose further words run no code
 //!   ([`crate::safe_words::FURTHER_WORDS_RUN_NO_CODE`]); for others the person lists the words.
-//! - A folder covers paths by components; `..` is refused ([`Folder`]).
+//! - A part that reads a pipe (`a | b`) is allowed only if its program is one of those, since
+//!   what reads its input may run it as code (`sqlite3`'s `.shell`).
+//! - A folder covers paths by components; `..` and a leading `~` are refused ([`Folder`]).
 //! - An allow rule names a tool or a command: none allows every tool.
 //! - [`describe`] says in plain words exactly what a rule lets through.
 //!
@@ -180,5 +182,7 @@ impl From<Rule> for RuleSpec {
     }
 }
 
+#[cfg(test)]
+mod holes_tests;
 #[cfg(test)]
 mod tests;

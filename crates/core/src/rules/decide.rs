@@ -1,10 +1,13 @@
 //! Which rule, if any, decides a prompt: any deny wins; a shell command is allowed only when it
-//! parses, no part names a refused program, and every part is matched by an allow rule.
+//! parses, no part names a refused program, every part is matched by an allow rule, and every
+//! part that reads a pipe is a program whose input runs no code there
+//! ([`safe_words::FURTHER_WORDS_RUN_NO_CODE`]).
 
 use super::folder::Folder;
 use super::pattern::refusal;
 use super::shell::{self, SimpleCommand};
 use super::{Expiry, Rule, RuleId, RuleVerdict};
+use crate::safe_words;
 use crate::time::Timestamp;
 
 /// What [`decide`] knows of a prompt, all of it as the gateway and the adapter found it.
@@ -89,6 +92,9 @@ pub fn decide(rules: &[Rule], facts: &PromptFacts<'_>) -> Option<Decision> {
         Some(Err(_unsure)) => return None,
         Some(Ok(parts)) => {
             for part in &parts {
+                if part.reads_pipe && safe_words::read_only_program(part.program()).is_none() {
+                    return None;
+                }
                 let id = allowing_rule(&allows, part)?;
                 if !deciding.contains(id) {
                     deciding.push(id.clone());

@@ -35,6 +35,10 @@ pub fn describe(rule: &Rule) -> String {
     if let Some(pattern) = &spec.command {
         if allow {
             words.push_str(" In a command of several parts (`;`, `&&`, `||`, `|`, `&`, lines), every part needs a rule that allows it; copies between the standard outputs (`2>&1`) may come anywhere.");
+            words.push_str(&format!(
+                " A part's standard input may come from another command (`|`) only for {}.",
+                safe_words::read_only_names()
+            ));
             if let Some(unseen) = safe_words::unseen_code(&pattern.words_text()) {
                 words.push_str(&format!(
                     " The rule covers the command's words only, not {unseen}: whatever is there when it runs, runs without asking."

@@ -43,8 +43,13 @@ impl Folder {
     }
 
     /// Whether `path` is this folder or below it. `path` is resolved against `base` when it is
-    /// relative; a path with `..`, or a relative one without a base, is covered by no folder.
+    /// relative; a path with `..`, a relative one without a base, or one starting with `~`
+    /// (which agents and shells expand to a home folder: `~/.bashrc`, `~user/x`) is covered by
+    /// no folder.
     pub fn covers(&self, path: &str, base: Option<&Folder>) -> bool {
+        if path.starts_with('~') {
+            return false;
+        }
         let inside = |components: &[String]| components.starts_with(&self.components);
         match components(path) {
             Components::Absolute(components) => inside(&components),

@@ -76,6 +76,8 @@ pub struct Word {
 pub struct SimpleCommand {
     /// The words, the program first; never empty.
     pub words: Vec<Word>,
+    /// Whether its standard input is the output of the part before it (`|` or `|&`).
+    pub reads_pipe: bool,
 }
 
 impl SimpleCommand {
@@ -371,7 +373,8 @@ impl Reader {
     fn end_command(&mut self) -> Result<(), Unsure> {
         let words = std::mem::take(&mut self.words);
         check_program(&words[0])?;
-        self.commands.push(SimpleCommand { words });
+        let reads_pipe = !self.commands.is_empty() && self.last_separator == Some(Separator::Pipe);
+        self.commands.push(SimpleCommand { words, reads_pipe });
         Ok(())
     }
 
