@@ -25,7 +25,7 @@ use gatehouse_harness::model::ScriptedCall;
 use serde_json::{json, Value};
 
 use crate::common::Gateway;
-use crate::support::scenarios::{write_call, write_calls};
+use crate::support::scenarios::{hostile_call, write_call, write_calls};
 use crate::support::tmux::Tmux;
 use crate::support::world::{
     find_bin, poll_until, refused, required_bin, sandbox_env, workspace_in, Agent, AgentTerminal,
@@ -239,13 +239,8 @@ fn private_cline(
 /// withdraws it too; a command's escapes show as text; uninstall removes exactly the hook files.
 #[test]
 fn watched_read_only_clines_dialog_answers_withdraw_it_and_hostile_text_shows_as_escapes() {
-    let hostile = ScriptedCall {
-        call_id: "call_hostile".into(),
-        command: "printf hostile > hostile.txt # \u{1b}[2J\u{202e}gone".into(),
-        reason: String::new(),
-    };
     let mut script = write_calls(&["yes", "no"]);
-    script.push(hostile.clone());
+    script.push(hostile_call());
     let Some(world) = World::new(script, AutoApprove::Off) else {
         return;
     };
@@ -281,10 +276,8 @@ fn watched_read_only_clines_dialog_answers_withdraw_it_and_hostile_text_shows_as
     // Approve in Cline's dialog: the command runs, and the prompt is withdrawn.
     let prompt = world.prompt_for(&tmux, "yes");
     let list = world.gateway.list_text();
-    assert!(
-        list.contains("printf yes > yes.txt") && list.contains("answer [y] Approve or [n] Deny"),
-        "{list}"
-    );
+    let said = ["printf yes > yes.txt", "answer [y] Approve or [n] Deny"];
+    crate::common::assert_says_all("list", &list, &said);
     assert_eq!(
         world.written_by("yes"),
         None,
@@ -319,17 +312,8 @@ fn watched_read_only_clines_dialog_answers_withdraw_it_and_hostile_text_shows_as
     // The model's escapes reach gatehouse's list as text, not as escapes to run, and the
     // prompt keeps the command exact.
     world.submit(&tmux, "please write hostile.txt");
-    let prompt = world.the_one_listed(&tmux, DEADLINE);
-    assert_eq!(prompt["summary"], hostile.command);
+    let (prompt, _) = world.hostile_call_is_listed_as_text(&tmux, DIALOG_TEXT, DEADLINE);
     assert_eq!(prompt["actions"], json!([]));
-    tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
-    let list = world.gateway.list_text();
-    assert!(
-        list.contains("\\e[2J\\u{202e}gone")
-            && !list.contains('\u{1b}')
-            && !list.contains('\u{202e}'),
-        "{list}"
-    );
     world.press_in_dialog(&tmux, "n");
     world.withdrawn(&prompt, "the hostile prompt to go", "once", DEADLINE);
     assert_eq!(world.written_by("hostile"), None);

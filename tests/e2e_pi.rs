@@ -21,7 +21,7 @@ use gatehouse_harness::model::{ScriptedCall, ScriptedModel};
 use serde_json::{json, Value};
 
 use crate::common::Gateway;
-use crate::support::scenarios::{write_call, write_calls};
+use crate::support::scenarios::{hostile_call, write_call, write_calls};
 use crate::support::tmux::Tmux;
 use crate::support::world::{
     sandbox_env, workspace_in, Agent, AgentTerminal, AgentWorld, QuittingTmux,
@@ -158,13 +158,8 @@ impl World {
 #[test]
 fn read_only_until_probed_pis_dialog_decides_shows_hostile_text_as_escapes_and_uninstall_removes_the_extension(
 ) {
-    let hostile = ScriptedCall {
-        call_id: "call_hostile".into(),
-        command: "printf hostile > hostile.txt # \u{1b}[2J\u{202e}gone".into(),
-        reason: String::new(),
-    };
     let mut script = write_calls(&["yes", "no"]);
-    script.push(hostile.clone());
+    script.push(hostile_call());
     let Some(world) = World::new(script) else {
         return;
     };
@@ -174,10 +169,8 @@ fn read_only_until_probed_pis_dialog_decides_shows_hostile_text_as_escapes_and_u
     // Yes in pi's dialog: the command runs, and the extension settles the read-only prompt.
     let prompt = world.prompt_for(&tmux, "yes");
     let list = world.gateway.list_text();
-    assert!(
-        list.contains("printf yes > yes.txt") && list.contains("gatehouse probe pi"),
-        "{list}"
-    );
+    let said = ["printf yes > yes.txt", "gatehouse probe pi"];
+    crate::common::assert_says_all("list", &list, &said);
     let texts = (DIALOG_TEXT, READY_TEXT);
     world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
 
@@ -197,15 +190,8 @@ fn read_only_until_probed_pis_dialog_decides_shows_hostile_text_as_escapes_and_u
     // The model's escapes reach neither pi's terminal nor gatehouse's list as escapes to run:
     // both show them as text, and the prompt keeps the command exact.
     world.agent.submit(&tmux, "please write hostile.txt");
-    let prompt = world.the_one_listed(&tmux, DEADLINE);
-    assert_eq!(prompt["summary"], hostile.command);
-    let screen = tmux.wait_for_text(DIALOG_TEXT, DEADLINE);
+    let (prompt, screen) = world.hostile_call_is_listed_as_text(&tmux, DIALOG_TEXT, DEADLINE);
     assert!(screen.contains("\\e[2J\\u{202e}gone"), "{screen}");
-    let list = world.gateway.list_text();
-    assert!(
-        list.contains("\\e[2J\\u{202e}gone") && !list.contains('\u{1b}'),
-        "{list}"
-    );
     world.esc_in_the_terminal(&tmux, DIALOG_TEXT, DEADLINE);
     world.withdrawn(&prompt, "the hostile prompt to go", "once", DEADLINE);
     assert_eq!(world.written_by("hostile"), None);
