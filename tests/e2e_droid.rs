@@ -18,10 +18,7 @@ use gatehouse_harness::model::ScriptedModel;
 use serde_json::{json, Value};
 
 use crate::common::Gateway;
-use crate::support::fed_hook::{
-    captured_event, hostile_command_is_listed_escaped, not_an_event_is_left_alone,
-    the_probed_prompt_denied_prints, HOSTILE_COMMAND,
-};
+use crate::support::fed_hook;
 use crate::support::scenarios::{assert_holding_hook, write_calls};
 use crate::support::tmux::Tmux;
 use crate::support::world::{
@@ -152,24 +149,11 @@ fn read_only_until_probed_droids_dialog_decides_and_its_answers_withdraw_the_pro
     );
     let tmux = world.start();
 
-    // Yes in Droid's dialog: the command runs, and PostToolUse withdraws the prompt.
-    let prompt = world.prompt_for(&tmux, "yes");
-    let list = world.gateway.list_text();
-    let said = [
-        "printf yes > yes.txt",
-        "read-only: ",
-        "gatehouse probe droid",
-    ];
-    crate::common::assert_says_all("list", &list, &said);
-    let texts = (APPROVAL_PROMPT_TEXT, READY_TEXT);
-    world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
-
-    // Esc in Droid's dialog: the turn is cancelled, Stop says so, and the prompt goes.
-    let prompt = world.prompt_for(&tmux, "esc");
-    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
-    let what = "the prompt cancelled in Droid's dialog to be withdrawn";
-    world.withdrawn(&prompt, what, "once", DEADLINE);
-    assert_eq!(world.written_by("esc"), None);
+    // Yes in Droid's dialog: the command runs, and PostToolUse withdraws the prompt. Esc in
+    // Droid's dialog: the turn is cancelled, Stop says so, and the prompt goes.
+    let prompt_for = |name: &str| world.prompt_for(&tmux, name);
+    let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.read_only_yes_and_esc_in_the_terminal(&tmux, prompt_for, screens, DEADLINE);
     tmux.wait_for_text(READY_TEXT, DEADLINE);
 
     // `uninstall droid` removes gatehouse's entries and only those.
@@ -270,7 +254,7 @@ fn the_probe_unlocks_once_and_deny_an_unanswered_hold_ends_in_droids_dialog_and_
 /// Droid 0.225.2's PreToolUse for `command` in `session`.
 fn droid_pre_tool_use(session: &str, command: &str) -> Vec<u8> {
     let captured = "crates/adapter-droid/tests/data/factory-droid-0.225.2/PreToolUse-Execute.json";
-    captured_event(captured, session, command)
+    fed_hook::captured_event(captured, session, command)
 }
 
 /// Without Droid itself (this runs everywhere): a folder `name` in the sandbox with a `droid`
@@ -306,10 +290,10 @@ fn hostile_droid_text_is_shown_as_escapes_and_only_the_probed_version_is_answera
     let path = format!("{}:/usr/bin:/bin", older.display());
     let watched = gateway.spawn_hook(
         "droid",
-        &droid_pre_tool_use("older", HOSTILE_COMMAND),
+        &droid_pre_tool_use("older", fed_hook::HOSTILE_COMMAND),
         &[("PATH", &path)],
     );
-    let list = hostile_command_is_listed_escaped(&gateway, watched, DEADLINE);
+    let list = fed_hook::hostile_command_is_listed_escaped(&gateway, watched, DEADLINE);
     assert!(
         list.contains("0.224.0"),
         "the reason names the version: {list}"
@@ -332,7 +316,7 @@ fn hostile_droid_text_is_shown_as_escapes_and_only_the_probed_version_is_answera
     );
     let verdict = json!({ "hookSpecificOutput": { "hookEventName": "PreToolUse",
         "permissionDecision": "deny", "permissionDecisionReason": "not today" } });
-    the_probed_prompt_denied_prints(&gateway, probed, verdict, DEADLINE);
+    fed_hook::the_probed_prompt_denied_prints(&gateway, probed, verdict, DEADLINE);
     let watched_ones: Vec<Value> = gateway
         .list()
         .into_iter()
@@ -348,7 +332,7 @@ fn hostile_droid_text_is_shown_as_escapes_and_only_the_probed_version_is_answera
         watched_ones[0]
     );
 
-    not_an_event_is_left_alone(
+    fed_hook::not_an_event_is_left_alone(
         &gateway,
         "droid",
         "PreToolUse",

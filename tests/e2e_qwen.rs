@@ -18,10 +18,7 @@ use gatehouse_harness::model::ScriptedModel;
 use serde_json::{json, Value};
 
 use crate::common::Gateway;
-use crate::support::fed_hook::{
-    captured_event, hostile_command_is_listed_escaped, not_an_event_is_left_alone,
-    the_probed_prompt_denied_prints, HOSTILE_COMMAND,
-};
+use crate::support::fed_hook;
 use crate::support::scenarios::{assert_holding_hook, write_calls};
 use crate::support::tmux::Tmux;
 use crate::support::world::{
@@ -120,24 +117,11 @@ fn read_only_until_probed_qwens_dialog_decides_and_its_answers_withdraw_the_prom
     world.unverified_until_probed("Qwen Code");
     let tmux = world.start();
 
-    // Yes in Qwen's dialog: the command runs, and PostToolUse withdraws the prompt.
-    let prompt = world.prompt_for(&tmux, "yes");
-    let list = world.gateway.list_text();
-    let said = [
-        "printf yes > yes.txt",
-        "read-only: ",
-        "gatehouse probe qwen",
-    ];
-    crate::common::assert_says_all("list", &list, &said);
-    let texts = (APPROVAL_PROMPT_TEXT, READY_TEXT);
-    world.read_only_and_enter_in_the_terminal_withdraws_it(&tmux, &prompt, "yes", texts, DEADLINE);
-
-    // Esc in Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
-    let prompt = world.prompt_for(&tmux, "esc");
-    world.esc_in_the_terminal(&tmux, APPROVAL_PROMPT_TEXT, DEADLINE);
-    let what = "the prompt cancelled in Qwen's dialog to be withdrawn";
-    world.withdrawn(&prompt, what, "once", DEADLINE);
-    assert_eq!(world.written_by("esc"), None);
+    // Yes in Qwen's dialog: the command runs, and PostToolUse withdraws the prompt. Esc in
+    // Qwen's dialog: the call is cancelled, PostToolBatch says so, and the prompt goes.
+    let prompt_for = |name: &str| world.prompt_for(&tmux, name);
+    let screens = (APPROVAL_PROMPT_TEXT, READY_TEXT);
+    world.read_only_yes_and_esc_in_the_terminal(&tmux, prompt_for, screens, DEADLINE);
 
     // `uninstall qwen` removes gatehouse's entries and only those.
     let settings = world.uninstall_removes_the_hooks(&world.agent.home.settings);
@@ -214,7 +198,7 @@ pub(crate) fn write_qwen_record(gateway: &Gateway) {
 /// Qwen Code 0.24.4's PermissionRequest for `command` in `session`.
 pub(crate) fn qwen_permission_request(session: &str, command: &str) -> Vec<u8> {
     let captured = "crates/adapter-qwen/tests/data/qwen-code-0.24.4/PermissionRequest.shell.json";
-    captured_event(captured, session, command)
+    fed_hook::captured_event(captured, session, command)
 }
 
 /// Without Qwen itself (this runs everywhere): a hostile command from Qwen is listed with its
@@ -229,10 +213,10 @@ fn hostile_qwen_text_is_shown_as_escapes_and_only_the_probed_version_is_answerab
     let path = [("PATH", "/usr/bin:/bin")];
     let forged = gateway.spawn_hook(
         "qwen",
-        &qwen_permission_request("forged", HOSTILE_COMMAND),
+        &qwen_permission_request("forged", fed_hook::HOSTILE_COMMAND),
         &[path[0], ("QWEN_CODE_STARTUP_VERSION", "0.24.4; rm -rf /")],
     );
-    hostile_command_is_listed_escaped(&gateway, forged, DEADLINE);
+    fed_hook::hostile_command_is_listed_escaped(&gateway, forged, DEADLINE);
 
     let probed = gateway.spawn_hook(
         "qwen",
@@ -241,7 +225,7 @@ fn hostile_qwen_text_is_shown_as_escapes_and_only_the_probed_version_is_answerab
     );
     let verdict = json!({ "hookSpecificOutput": { "hookEventName": "PermissionRequest",
         "decision": { "behavior": "deny", "message": "not today" } } });
-    the_probed_prompt_denied_prints(&gateway, probed, verdict, DEADLINE);
+    fed_hook::the_probed_prompt_denied_prints(&gateway, probed, verdict, DEADLINE);
 
-    not_an_event_is_left_alone(&gateway, "qwen", "PermissionRequest", &path, DEADLINE);
+    fed_hook::not_an_event_is_left_alone(&gateway, "qwen", "PermissionRequest", &path, DEADLINE);
 }

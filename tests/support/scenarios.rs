@@ -188,6 +188,38 @@ impl<A: Deref<Target = AgentTerminal>> AgentWorld<A> {
         prompt
     }
 
+    /// Before the probe, the scripted calls `yes` and `esc`, each asked for by `prompt_for`:
+    /// `yes` is listed read-only, naming `gatehouse probe ADAPTER`, and Yes in the agent's dialog
+    /// (`dialog_text`) runs it and withdraws the prompt
+    /// ([`Self::read_only_and_enter_in_the_terminal_withdraws_it`]); Esc in the dialog cancels
+    /// `esc`: its prompt is withdrawn (a late `once` is refused) and it never runs.
+    pub fn read_only_yes_and_esc_in_the_terminal(
+        &self,
+        tmux: &Tmux,
+        prompt_for: impl Fn(&str) -> Value,
+        (dialog_text, ready_text): (&str, &str),
+        deadline: Duration,
+    ) {
+        let prompt = prompt_for("yes");
+        let list = self.gateway.list_text();
+        let probe = format!("gatehouse probe {}", self.adapter);
+        let said = ["printf yes > yes.txt", "read-only: ", &probe];
+        crate::common::assert_says_all("list", &list, &said);
+        let texts = (dialog_text, ready_text);
+        self.read_only_and_enter_in_the_terminal_withdraws_it(
+            tmux, &prompt, "yes", texts, deadline,
+        );
+
+        let prompt = prompt_for("esc");
+        self.esc_in_the_terminal(tmux, dialog_text, deadline);
+        let what = format!(
+            "the prompt cancelled in {}'s dialog to be withdrawn",
+            self.adapter
+        );
+        self.withdrawn(&prompt, &what, "once", deadline);
+        assert_eq!(self.written_by("esc"), None);
+    }
+
     /// After the probe, `prompt` for the scripted call `once` is listed with `once` and `deny`,
     /// and `once` from the gateway runs it with no dialog of the agent's own
     /// ([`Self::once_from_the_gateway_runs_it`]).
