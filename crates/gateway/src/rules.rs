@@ -1,7 +1,7 @@
 //! How the gateway applies gatehouse's rules to a prompt as it arrives: only to a held permission
 //! prompt the capability gate lets gatehouse answer (never a read-only one, never one whose
 //! verdict is not offered), with the facts the adapter found ([`RuleFactsSource`]) and the folder
-//! with its links resolved. The verdict then travels the person's path (`Gateway::answer`), by
+//! and every file the call names with their links resolved (on this machine). The verdict then travels the person's path (`Gateway::answer`), by
 //! `rule ID`, so receipts, the audit log and "at most one verdict" hold as for any answer.
 //!
 //! The gateway knows no agent: what command a call runs and which files it touches come from the
@@ -41,6 +41,44 @@ fn resolved_cwd(cwd: &str, of_this_machine: bool) -> Option<String> {
         .and_then(|path| path.to_str().map(str::to_owned))
 }
 
+/// Every path of `paths` with its links resolved, relative ones from `cwd` (the folder as the
+/// agent gave it): for each, the real path of its deepest part that exists, then the rest, which
+/// may hold no `..` and no link (a dangling one leads anywhere). `None` when any path cannot be
+/// resolved, so that no rule allows the call. A path starting with `~` is kept as it is: no
+/// folder covers it.
+fn resolved_paths(paths: &[String], cwd: &str) -> Option<Vec<String>> {
+    paths
+        .iter()
+        .map(|path| {
+            if path.starts_with('~') {
+                return Some(path.clone());
+            }
+            let joined = Path::new(cwd).join(path);
+            resolved_path(&joined)?.to_str().map(str::to_owned)
+        })
+        .collect()
+}
+
+fn resolved_path(path: &Path) -> Option<std::path::PathBuf> {
+    if !path.is_absolute() {
+        return None;
+    }
+    for existing in path.ancestors() {
+        if std::fs::symlink_metadata(existing).is_err() {
+            continue;
+        }
+        let rest = path.strip_prefix(existing).ok()?;
+        let climbs = rest
+            .components()
+            .any(|component| component == std::path::Component::ParentDir);
+        if climbs {
+            return None;
+        }
+        return Some(std::fs::canonicalize(existing).ok()?.join(rest));
+    }
+    None
+}
+
 /// The rule's decision for `prompt` as listed (its actions decided), and the answer it gives;
 /// `None` when no rule decides or the answer is not one gatehouse may give for it.
 pub(crate) fn rule_answer(
@@ -62,6 +100,10 @@ pub(crate) fn rule_answer(
         &new.host
     };
     let cwd = resolved_cwd(&new.cwd, of_this_machine);
+    let paths = match (&facts.paths, of_this_machine) {
+        (Some(paths), true) => resolved_paths(paths, &new.cwd),
+        (paths, _) => paths.clone(),
+    };
     let decision = decide(
         rules,
         &PromptFacts {
@@ -71,7 +113,7 @@ pub(crate) fn rule_answer(
             tool: &new.tool,
             cwd: cwd.as_deref(),
             command: facts.command.as_deref(),
-            paths: facts.paths.as_deref(),
+            paths: paths.as_deref(),
             now,
         },
     )?;

@@ -435,3 +435,79 @@ async fn a_prompt_too_large_to_list_whole_is_never_allowed_by_a_rule() {
     prompt.input["description"] = "x".repeat(64 * 1024).into();
     reaches_the_person(&gateway, prompt).await;
 }
+
+/// Facts of a file tool: the `file_path` of the input is the one file the call names.
+fn file_facts(prompt: &NewPrompt) -> Option<RuleFacts> {
+    Some(RuleFacts {
+        command: None,
+        paths: Some(vec![prompt.input["file_path"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()]),
+    })
+}
+
+fn write_in(file_path: &str, cwd: &str) -> NewPrompt {
+    let mut prompt = in_folder(&format!("write {file_path}"), cwd);
+    prompt.tool = "Write".into();
+    prompt.summary = format!("Write {file_path}");
+    prompt.input = serde_json::json!({ "file_path": file_path, "content": "x" });
+    prompt
+}
+
+#[tokio::test]
+async fn a_file_rule_follows_the_links_of_the_files_it_names() {
+    let folders = folders();
+    let mut writes = RuleSpec::from(cargo_test_all(&folders.project));
+    writes.id = RuleId("r-write".into());
+    writes.tool = Some("Write".into());
+    writes.command = None;
+    rules_file::save(
+        &rules_file::rules_path(&folders.state),
+        &[Rule::new(writes).unwrap()],
+    )
+    .unwrap();
+    let mut flags = toy_capabilities();
+    let mut write_flags = flags.rules[0].clone();
+    write_flags.tool = Some("Write".into());
+    flags.rules.push(write_flags);
+    let gateway = Gateway::new(vec![flags], GatewayOptions::default());
+    gateway.apply_rules_with(
+        RulesFile::at(rules_file::rules_path(&folders.state)),
+        Arc::new(file_facts),
+    );
+    let project = Path::new(&folders.project);
+    let outside = Path::new(&folders.other).join(".bashrc");
+    fs::write(&outside, "x").unwrap();
+    fs::write(project.join("inside.txt"), "x").unwrap();
+    std::os::unix::fs::symlink(&outside, project.join("notes.txt")).unwrap();
+    std::os::unix::fs::symlink(project.join("inside.txt"), project.join("alias.txt")).unwrap();
+    std::os::unix::fs::symlink(
+        Path::new(&folders.other).join("missing"),
+        project.join("dangling.txt"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&folders.other, project.join("away")).unwrap();
+    let text = |path: PathBuf| path.to_str().unwrap().to_owned();
+    for allowed in [
+        text(project.join("alias.txt")),
+        text(project.join("new/file.txt")),
+        "alias.txt".to_owned(),
+        "fresh.txt".to_owned(),
+    ] {
+        let result = hold(&gateway, write_in(&allowed, &folders.project)).await;
+        assert!(allowed_once(&result), "{allowed}: {result:?}");
+    }
+    for pending in [
+        text(project.join("notes.txt")),
+        "notes.txt".to_owned(),
+        text(project.join("dangling.txt")),
+        text(project.join("away/.bashrc")),
+        text(project.join("away/new.txt")),
+        text(project.join("new/../../other/.bashrc")),
+        "~/.bashrc".to_owned(),
+        "~root/.ssh/id_rsa".to_owned(),
+    ] {
+        reaches_the_person(&gateway, write_in(&pending, &folders.project)).await;
+    }
+}
