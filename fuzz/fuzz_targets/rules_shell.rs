@@ -110,6 +110,12 @@ fuzz_target!(|bytes: &[u8]| {
                     .is_some_and(|p| p.matches(part))
         });
         assert!(matched, "allowed {text:?} has the unmatched part {part:?}");
+        assert!(
+            !part.reads_pipe
+                || gatehouse_core::safe_words::read_only_program(part.program()).is_some(),
+            "allowed {text:?} pipes into {:?}",
+            part.program()
+        );
         if part.program() != "cat" && part.program() != "echo" {
             assert!(part.words.iter().all(|word| !word.may_expand), "{text:?}");
         }
