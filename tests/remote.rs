@@ -167,7 +167,10 @@ const KEPT_OUTPUT: usize = 1 << 20;
 
 /// Collects what `stream` says into `into`, keeping the first [`KEPT_OUTPUT`] bytes and reading
 /// (and dropping) the rest until it ends.
-fn collect(mut stream: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) {
+fn collect(
+    mut stream: impl Read + Send + 'static,
+    into: Arc<Mutex<Vec<u8>>>,
+) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut buffer = [0u8; 8192];
         while let Ok(read) = stream.read(&mut buffer) {
@@ -178,7 +181,7 @@ fn collect(mut stream: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) {
             let room = KEPT_OUTPUT.saturating_sub(kept.len()).min(read);
             kept.extend_from_slice(&buffer[..room]);
         }
-    });
+    })
 }
 
 /// `gatehouse remote`, its stdout and stderr collected.
@@ -186,6 +189,8 @@ struct Remote {
     stderr: Arc<Mutex<Vec<u8>>>,
     stdout: Arc<Mutex<Vec<u8>>>,
     process: Child,
+    /// The threads that collect stderr and stdout; each ends at its stream's end.
+    collectors: Vec<std::thread::JoinHandle<()>>,
     /// Reaped by [`Remote::exit_within`]: its pid is no longer ours to signal.
     reaped: bool,
 }
@@ -226,12 +231,15 @@ impl Remote {
             .spawn()
             .expect("gatehouse remote starts");
         let (stderr, stdout) = (Arc::default(), Arc::default());
-        collect(process.stderr.take().unwrap(), Arc::clone(&stderr));
-        collect(process.stdout.take().unwrap(), Arc::clone(&stdout));
+        let collectors = vec![
+            collect(process.stderr.take().unwrap(), Arc::clone(&stderr)),
+            collect(process.stdout.take().unwrap(), Arc::clone(&stdout)),
+        ];
         Remote {
             stderr,
             stdout,
             process,
+            collectors,
             reaped: false,
         }
     }
@@ -317,6 +325,17 @@ impl Remote {
                 unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, std::ptr::null_mut()) };
             if waited == pid {
                 self.reaped = true;
+                // Its last words may still be in the pipes: wait for the collectors to reach
+                // their ends (bounded: an ssh it started may still hold the pipes open).
+                let drained = Instant::now();
+                while self
+                    .collectors
+                    .iter()
+                    .any(|collector| !collector.is_finished())
+                    && drained.elapsed() < Duration::from_secs(10)
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
                 return Some(Exit {
                     code: if libc::WIFEXITED(status) {
                         libc::WEXITSTATUS(status)
